@@ -1,0 +1,268 @@
+//! The hash algorithms fastsum speaks, and the one place that dispatches
+//! from the runtime [`Algorithm`] value into monomorphized hashing code.
+//!
+//! Each family lives in its own file and implements [`StreamHasher`] for
+//! the well-kept crate that does the work (RustCrypto, `blake3`,
+//! `xxhash-rust`). Callers write generic code over `H: StreamHasher` and
+//! enter it through [`dispatch!`](crate::dispatch), so the hot loop is
+//! compiled once per algorithm with no virtual call per block.
+
+mod blake;
+mod rustcrypto;
+mod xxh;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::digest::Digest;
+use crate::error::{Error, ErrorKind};
+
+/// A hash algorithm, with its output length where that is variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Algorithm {
+    /// MD5 (RFC 1321), 128 bits: `md5sum`.
+    Md5,
+    /// SHA-1 (FIPS 180-4), 160 bits: `sha1sum`.
+    Sha1,
+    /// SHA-224, 224 bits: `sha224sum`.
+    Sha224,
+    /// SHA-256, 256 bits: `sha256sum`.
+    Sha256,
+    /// SHA-384, 384 bits: `sha384sum`.
+    Sha384,
+    /// SHA-512, 512 bits: `sha512sum`.
+    Sha512,
+    /// BLAKE2b (RFC 7693) with the given output length in bytes (1..=64;
+    /// 64 is `b2sum`'s default).
+    Blake2b {
+        /// Output length in bytes.
+        output_len: u8,
+    },
+    /// BLAKE3, 256 bits: `b3sum`.
+    Blake3,
+    /// XXH32, 32 bits: `xxhsum -H0`.
+    Xxh32,
+    /// XXH64, 64 bits: `xxhsum` (its default).
+    Xxh64,
+    /// XXH3, 64 bits: `xxhsum -H3`.
+    Xxh3,
+    /// XXH128, 128 bits: `xxhsum -H2`.
+    Xxh128,
+}
+
+impl Algorithm {
+    /// BLAKE2b-512, as `b2sum` computes by default.
+    pub const BLAKE2B: Algorithm = Algorithm::Blake2b { output_len: 64 };
+
+    /// Every algorithm, in the order they are listed to users.
+    pub const ALL: [Algorithm; 12] = [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha224,
+        Algorithm::Sha256,
+        Algorithm::Sha384,
+        Algorithm::Sha512,
+        Algorithm::BLAKE2B,
+        Algorithm::Blake3,
+        Algorithm::Xxh32,
+        Algorithm::Xxh64,
+        Algorithm::Xxh3,
+        Algorithm::Xxh128,
+    ];
+
+    /// The name fastsum uses for this algorithm (`md5`, `blake2b`, `xxh128` ...);
+    /// BLAKE2b with a short output is `blake2b-256` and the like.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Md5 => "md5",
+            Algorithm::Sha1 => "sha1",
+            Algorithm::Sha224 => "sha224",
+            Algorithm::Sha256 => "sha256",
+            Algorithm::Sha384 => "sha384",
+            Algorithm::Sha512 => "sha512",
+            Algorithm::Blake2b { .. } => "blake2b",
+            Algorithm::Blake3 => "blake3",
+            Algorithm::Xxh32 => "xxh32",
+            Algorithm::Xxh64 => "xxh64",
+            Algorithm::Xxh3 => "xxh3",
+            Algorithm::Xxh128 => "xxh128",
+        }
+    }
+
+    /// The label the reference tools print in BSD (`--tag`) lines:
+    /// `MD5`, `SHA256`, `BLAKE2b`, `BLAKE3`, `XXH64` ...
+    pub fn tag(self) -> &'static str {
+        match self {
+            Algorithm::Md5 => "MD5",
+            Algorithm::Sha1 => "SHA1",
+            Algorithm::Sha224 => "SHA224",
+            Algorithm::Sha256 => "SHA256",
+            Algorithm::Sha384 => "SHA384",
+            Algorithm::Sha512 => "SHA512",
+            Algorithm::Blake2b { .. } => "BLAKE2b",
+            Algorithm::Blake3 => "BLAKE3",
+            Algorithm::Xxh32 => "XXH32",
+            Algorithm::Xxh64 => "XXH64",
+            Algorithm::Xxh3 => "XXH3",
+            Algorithm::Xxh128 => "XXH128",
+        }
+    }
+
+    /// The length of this algorithm's digest in bytes.
+    pub fn output_len(self) -> usize {
+        match self {
+            Algorithm::Md5 => 16,
+            Algorithm::Sha1 => 20,
+            Algorithm::Sha224 => 28,
+            Algorithm::Sha256 => 32,
+            Algorithm::Sha384 => 48,
+            Algorithm::Sha512 => 64,
+            Algorithm::Blake2b { output_len } => output_len as usize,
+            Algorithm::Blake3 => 32,
+            Algorithm::Xxh32 => 4,
+            Algorithm::Xxh64 | Algorithm::Xxh3 => 8,
+            Algorithm::Xxh128 => 16,
+        }
+    }
+
+    /// True for the non-cryptographic, memory-speed algorithms (xxHash and
+    /// BLAKE3), whose I/O needs differ from the slow MD/SHA family.
+    pub fn is_fast(self) -> bool {
+        matches!(self, Algorithm::Blake3 | Algorithm::Xxh32 | Algorithm::Xxh64 | Algorithm::Xxh3 | Algorithm::Xxh128)
+    }
+
+    /// The valid names, comma separated, for error messages.
+    pub fn valid_names() -> String {
+        Algorithm::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Hashes a byte slice.
+    ///
+    /// ```
+    /// use fastsum::Algorithm;
+    /// assert_eq!(Algorithm::Md5.hash_bytes(b"abc").to_hex(), "900150983cd24fb0d6963f7d28e17f72");
+    /// ```
+    pub fn hash_bytes(self, bytes: &[u8]) -> Digest {
+        fn run<H: StreamHasher>(algorithm: Algorithm, bytes: &[u8]) -> Digest {
+            let mut h = H::new(algorithm);
+            h.update(bytes);
+            h.finalize()
+        }
+        crate::dispatch!(self, H => run::<H>(self, bytes))
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Algorithm::Blake2b { output_len } if output_len != 64 => {
+                write!(f, "blake2b-{}", u32::from(output_len) * 8)
+            }
+            a => f.write_str(a.name()),
+        }
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = Error;
+
+    /// Parses a name, case-insensitively: the names of [`Algorithm::name`],
+    /// `blake2b-BITS` for a shorter BLAKE2b, and a few common aliases
+    /// (`sha-256`, `b2`, `b3`, `xxh3_64`, `xxhash64`).
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let lower = s.to_ascii_lowercase();
+        let algorithm = match lower.as_str() {
+            "md5" => Algorithm::Md5,
+            "sha1" | "sha-1" => Algorithm::Sha1,
+            "sha224" | "sha-224" => Algorithm::Sha224,
+            "sha256" | "sha-256" => Algorithm::Sha256,
+            "sha384" | "sha-384" => Algorithm::Sha384,
+            "sha512" | "sha-512" => Algorithm::Sha512,
+            "blake2b" | "blake2" | "b2" | "blake2b-512" => Algorithm::BLAKE2B,
+            "blake3" | "b3" => Algorithm::Blake3,
+            "xxh32" | "xxhash32" => Algorithm::Xxh32,
+            "xxh64" | "xxhash64" => Algorithm::Xxh64,
+            "xxh3" | "xxh3_64" | "xxh3-64" => Algorithm::Xxh3,
+            "xxh128" | "xxh3_128" | "xxh3-128" => Algorithm::Xxh128,
+            other => match other.strip_prefix("blake2b-").and_then(|b| b.parse::<u32>().ok()) {
+                Some(bits) if bits % 8 == 0 && (8..=512).contains(&bits) => {
+                    Algorithm::Blake2b { output_len: (bits / 8) as u8 }
+                }
+                _ => {
+                    return Err(Error::new(ErrorKind::UnknownAlgorithm {
+                        name: s.to_string(),
+                        valid: Algorithm::valid_names(),
+                    }))
+                }
+            },
+        };
+        Ok(algorithm)
+    }
+}
+
+/// An incremental hash function: the interface generic hashing code is
+/// written against. One implementation per algorithm family.
+pub trait StreamHasher {
+    /// A fresh state for `algorithm` (which must be one this type serves).
+    fn new(algorithm: Algorithm) -> Self;
+    /// Absorbs more input.
+    fn update(&mut self, bytes: &[u8]);
+    /// The digest of everything absorbed.
+    fn finalize(self) -> Digest;
+}
+
+/// Runs `$body` with the type alias `$H` bound to the [`StreamHasher`] for
+/// `$algorithm`: the single point where a runtime algorithm becomes a
+/// compile-time type.
+#[macro_export]
+macro_rules! dispatch {
+    ($algorithm:expr, $H:ident => $body:expr) => {{
+        use $crate::algo::hashers as __h;
+        match $algorithm {
+            $crate::Algorithm::Md5 => { type $H = __h::Md5; $body }
+            $crate::Algorithm::Sha1 => { type $H = __h::Sha1; $body }
+            $crate::Algorithm::Sha224 => { type $H = __h::Sha224; $body }
+            $crate::Algorithm::Sha256 => { type $H = __h::Sha256; $body }
+            $crate::Algorithm::Sha384 => { type $H = __h::Sha384; $body }
+            $crate::Algorithm::Sha512 => { type $H = __h::Sha512; $body }
+            $crate::Algorithm::Blake2b { .. } => { type $H = __h::Blake2b; $body }
+            $crate::Algorithm::Blake3 => { type $H = __h::Blake3; $body }
+            $crate::Algorithm::Xxh32 => { type $H = __h::Xxh32; $body }
+            $crate::Algorithm::Xxh64 => { type $H = __h::Xxh64; $body }
+            $crate::Algorithm::Xxh3 => { type $H = __h::Xxh3; $body }
+            $crate::Algorithm::Xxh128 => { type $H = __h::Xxh128; $body }
+        }
+    }};
+}
+
+/// The concrete [`StreamHasher`] types, named for [`dispatch!`](crate::dispatch).
+pub mod hashers {
+    pub use super::blake::{Blake2b, Blake3};
+    pub use super::rustcrypto::{Md5, Sha1, Sha224, Sha256, Sha384, Sha512};
+    pub use super::xxh::{Xxh128, Xxh3, Xxh32, Xxh64};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for a in Algorithm::ALL {
+            assert_eq!(a.to_string().parse::<Algorithm>().unwrap(), a);
+            assert_eq!(a.hash_bytes(b"").len(), a.output_len(), "{a}");
+        }
+        let short: Algorithm = "BLAKE2b-256".parse().unwrap();
+        assert_eq!(short, Algorithm::Blake2b { output_len: 32 });
+        assert_eq!(short.to_string(), "blake2b-256");
+    }
+
+    #[test]
+    fn unknown_names_list_the_valid_ones() {
+        let e = "crc32".parse::<Algorithm>().unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("crc32") && msg.contains("sha256") && msg.contains("xxh128"), "{msg}");
+        assert!("blake2b-12".parse::<Algorithm>().is_err());
+        assert!("blake2b-1024".parse::<Algorithm>().is_err());
+    }
+}

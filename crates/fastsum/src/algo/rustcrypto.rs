@@ -1,0 +1,43 @@
+//! MD5, SHA-1 and SHA-2 from RustCrypto. `sha1` and `sha2` detect the
+//! CPU's SHA extensions (SHA-NI) at run time and use them where present.
+
+use sha2::Digest as _;
+
+use super::{Algorithm, StreamHasher};
+use crate::digest::Digest;
+
+macro_rules! rustcrypto_hasher {
+    ($(#[$doc:meta] $name:ident => $inner:ty),* $(,)?) => {$(
+        #[$doc]
+        #[derive(Clone, Default)]
+        pub struct $name($inner);
+
+        impl StreamHasher for $name {
+            fn new(_: Algorithm) -> Self {
+                Self::default()
+            }
+            #[inline]
+            fn update(&mut self, bytes: &[u8]) {
+                self.0.update(bytes);
+            }
+            fn finalize(self) -> Digest {
+                Digest::from_bytes(&self.0.finalize())
+            }
+        }
+    )*};
+}
+
+rustcrypto_hasher! {
+    /// MD5 through the `md-5` crate.
+    Md5 => md5::Md5,
+    /// SHA-1 through the `sha1` crate.
+    Sha1 => sha1::Sha1,
+    /// SHA-224 through the `sha2` crate.
+    Sha224 => sha2::Sha224,
+    /// SHA-256 through the `sha2` crate.
+    Sha256 => sha2::Sha256,
+    /// SHA-384 through the `sha2` crate.
+    Sha384 => sha2::Sha384,
+    /// SHA-512 through the `sha2` crate.
+    Sha512 => sha2::Sha512,
+}

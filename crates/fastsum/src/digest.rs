@@ -1,0 +1,132 @@
+//! [`Digest`]: the bytes a hash function produced, and their hex form.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, ErrorKind};
+
+/// The largest digest fastsum produces: SHA-512 and BLAKE2b-512, 64 bytes.
+pub const MAX_DIGEST_LEN: usize = 64;
+
+/// A message digest of up to [`MAX_DIGEST_LEN`] bytes, kept inline (no
+/// allocation per file).
+///
+/// Bytes are in the canonical order the reference tools print: big-endian
+/// for the xxHash family, as `xxhsum` prints them by default.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Digest {
+    bytes: [u8; MAX_DIGEST_LEN],
+    len: u8,
+}
+
+impl Digest {
+    /// A digest holding a copy of `bytes`.
+    ///
+    /// # Panics
+    /// If `bytes` is longer than [`MAX_DIGEST_LEN`].
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        assert!(bytes.len() <= MAX_DIGEST_LEN, "digest of {} bytes is too long", bytes.len());
+        let mut d = Digest { bytes: [0; MAX_DIGEST_LEN], len: bytes.len() as u8 };
+        d.bytes[..bytes.len()].copy_from_slice(bytes);
+        d
+    }
+
+    /// The digest's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// True for a zero-length digest (never produced by a hash function).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Lower-case hex, two characters a byte.
+    pub fn to_hex(&self) -> String {
+        let mut s = String::with_capacity(2 * self.len());
+        self.write_hex(&mut s);
+        s
+    }
+
+    /// Appends the lower-case hex form to `out` without allocating.
+    pub fn write_hex(&self, out: &mut String) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for &b in self.as_bytes() {
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 15) as usize] as char);
+        }
+    }
+
+    /// Parses hex of either case; the length must be even and at most
+    /// `2 * MAX_DIGEST_LEN` characters.
+    pub fn from_hex(hex: &str) -> Result<Self, Error> {
+        let hex = hex.as_bytes();
+        if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 2 * MAX_DIGEST_LEN {
+            return Err(Error::new(ErrorKind::InvalidHex));
+        }
+        let mut bytes = [0u8; MAX_DIGEST_LEN];
+        for (i, pair) in hex.chunks_exact(2).enumerate() {
+            let hi = hex_value(pair[0]).ok_or_else(|| Error::new(ErrorKind::InvalidHex))?;
+            let lo = hex_value(pair[1]).ok_or_else(|| Error::new(ErrorKind::InvalidHex))?;
+            bytes[i] = hi << 4 | lo;
+        }
+        Ok(Self::from_bytes(&bytes[..hex.len() / 2]))
+    }
+}
+
+/// The value of one hex digit of either case.
+pub(crate) fn hex_value(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+impl FromStr for Digest {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Digest::from_hex(s)
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in self.as_bytes() {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips_in_either_case() {
+        let d = Digest::from_hex("00FFa5").unwrap();
+        assert_eq!(d.as_bytes(), &[0x00, 0xff, 0xa5]);
+        assert_eq!(d.to_hex(), "00ffa5");
+        assert_eq!(d.to_string(), "00ffa5");
+    }
+
+    #[test]
+    fn bad_hex_is_rejected() {
+        for bad in ["", "0", "0g", "zz", &"00".repeat(65)] {
+            assert!(Digest::from_hex(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}

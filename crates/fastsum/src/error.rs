@@ -1,0 +1,110 @@
+//! The library's one error type: what went wrong, and with which path.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// An error from fastsum, carrying the path it concerns (when there is one)
+/// and an inspectable [`ErrorKind`].
+#[derive(Debug)]
+pub struct Error {
+    path: Option<PathBuf>,
+    kind: ErrorKind,
+}
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The operating system refused an open, read, stat or map.
+    #[error("{}", os_message(.0))]
+    Io(#[from] io::Error),
+    /// The file changed size while it was being read (for example it was
+    /// truncated under a memory map), so the bytes hashed are not a
+    /// consistent snapshot of any version of the file.
+    #[error("file changed while reading")]
+    ChangedWhileReading,
+    /// A name that is not an algorithm fastsum knows.
+    #[error("unknown algorithm '{name}' (valid: {valid})")]
+    UnknownAlgorithm {
+        /// The name as given.
+        name: String,
+        /// The valid names, comma separated.
+        valid: String,
+    },
+    /// A digest string that is not hex of the right length.
+    #[error("invalid hex digest")]
+    InvalidHex,
+}
+
+impl Error {
+    /// An error about `path`.
+    pub fn with_path(path: impl Into<PathBuf>, kind: impl Into<ErrorKind>) -> Self {
+        Error { path: Some(path.into()), kind: kind.into() }
+    }
+
+    /// An error that concerns no path.
+    pub fn new(kind: impl Into<ErrorKind>) -> Self {
+        Error { path: None, kind: kind.into() }
+    }
+
+    /// The path this error concerns, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The OS error number behind this error, if it came from the OS.
+    pub fn raw_os_error(&self) -> Option<i32> {
+        match &self.kind {
+            ErrorKind::Io(e) => e.raw_os_error(),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{}: {}", p.display(), self.kind),
+            None => write!(f, "{}", self.kind),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self {
+        Error::new(e)
+    }
+}
+
+/// The C library's text for an I/O error ("No such file or directory"),
+/// without Rust's " (os error N)" suffix, so messages match the GNU tools.
+pub fn os_message(e: &io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) => {
+            let full = io::Error::from_raw_os_error(code).to_string();
+            match full.rfind(" (os error ") {
+                Some(i) => full[..i].to_string(),
+                None => full,
+            }
+        }
+        None => e.to_string(),
+    }
+}
+
+/// A `Result` whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,203 @@
+//! How bytes get from disk to the hasher.
+//!
+//! Everything about reading lives here, with the reasons:
+//!
+//! * **Streamed reads into one reusable buffer** are the default. The buffer
+//!   is allocated once per [`FileHasher`] (one per thread) and reused for
+//!   every file, so memory stays constant whatever the file size: a 5 GiB
+//!   file costs the same [`DEFAULT_BUFFER_SIZE`] as a 5 KiB one.
+//! * **Buffer size.** Tiny reads drown in syscalls (rsync's 64-byte reads);
+//!   whole-file reads cost the file's size in RAM. The sweep in
+//!   `docs/BENCHMARKS.md` ("read size") shows throughput flat from 64 KiB to
+//!   1 MiB for MD5/SHA and best around 128-256 KiB for xxh3/BLAKE3, whose
+//!   per-syscall cost is a larger share; 256 KiB stays in L2 on this CPU.
+//! * **mmap** is used, in bounded windows, for large regular files hashed with
+//!   the fast algorithms, where it saves the copy from the page cache (see
+//!   [`crate::mmap`] for the measurement and for how a file that shrinks
+//!   under the map becomes an error instead of a SIGBUS crash).
+//! * `posix_fadvise(SEQUENTIAL)` doubles the kernel's read-ahead for cold
+//!   files, as GNU coreutils does.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use crate::algo::{Algorithm, StreamHasher};
+use crate::digest::Digest;
+use crate::error::{Error, ErrorKind, Result};
+use crate::mmap;
+
+/// The read size used unless told otherwise: 256 KiB, chosen by the sweep
+/// recorded in `docs/BENCHMARKS.md`.
+pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
+
+/// Files at least this large, hashed with a fast algorithm, are mapped
+/// rather than read (see [`crate::mmap`]). Below it, the map set-up and
+/// page-table teardown cost more than the copy they save.
+pub const MMAP_THRESHOLD: u64 = 4 * 1024 * 1024;
+
+/// How a file's bytes reach the hasher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadStrategy {
+    /// Pick per file: mmap windows for large regular files with fast
+    /// algorithms, streamed reads otherwise.
+    Auto,
+    /// Always `read(2)` into a buffer of this many bytes.
+    Read {
+        /// Bytes per read call.
+        buffer_size: usize,
+    },
+    /// Map regular files in bounded windows (falls back to reads for
+    /// pipes, devices and files the kernel refuses to map).
+    Mmap,
+}
+
+impl Default for ReadStrategy {
+    fn default() -> Self {
+        ReadStrategy::Auto
+    }
+}
+
+/// A reusable file hasher: owns the read buffer, so a thread hashing many
+/// files allocates once.
+///
+/// ```
+/// use fastsum::{Algorithm, FileHasher};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("abc.txt");
+/// std::fs::write(&path, b"abc").unwrap();
+/// let mut hasher = FileHasher::new();
+/// let digest = hasher.hash_path(Algorithm::Sha256, &path).unwrap();
+/// assert_eq!(digest.to_hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+/// ```
+#[derive(Debug)]
+pub struct FileHasher {
+    buffer: Vec<u8>,
+    strategy: ReadStrategy,
+}
+
+impl Default for FileHasher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FileHasher {
+    /// A hasher with the default strategy and buffer size.
+    pub fn new() -> Self {
+        Self::with_strategy(ReadStrategy::Auto)
+    }
+
+    /// A hasher that reads with `strategy`.
+    pub fn with_strategy(strategy: ReadStrategy) -> Self {
+        let size = match strategy {
+            ReadStrategy::Read { buffer_size } => buffer_size.max(1),
+            ReadStrategy::Auto | ReadStrategy::Mmap => DEFAULT_BUFFER_SIZE,
+        };
+        FileHasher { buffer: vec![0; size], strategy }
+    }
+
+    /// The strategy in use.
+    pub fn strategy(&self) -> ReadStrategy {
+        self.strategy
+    }
+
+    /// Opens and hashes the file at `path`. Errors carry the path.
+    pub fn hash_path(&mut self, algorithm: Algorithm, path: &Path) -> Result<Digest> {
+        let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
+        self.hash_file(algorithm, &file).map_err(|kind| Error::with_path(path, kind))
+    }
+
+    /// Hashes an open file from its current position to its end.
+    pub fn hash_file(&mut self, algorithm: Algorithm, file: &File) -> Result<Digest, ErrorKind> {
+        let metadata = file.metadata()?;
+        let use_map = metadata.is_file()
+            && match self.strategy {
+                ReadStrategy::Auto => algorithm.is_fast() && metadata.len() >= MMAP_THRESHOLD,
+                ReadStrategy::Mmap => metadata.len() > 0,
+                ReadStrategy::Read { .. } => false,
+            };
+        if use_map {
+            if let Some(digest) = mmap::hash_mapped(algorithm, file, metadata.len())? {
+                return Ok(digest);
+            }
+        }
+        if metadata.is_file() {
+            advise_sequential(file);
+        }
+        self.hash_reader(algorithm, file).map_err(ErrorKind::from)
+    }
+
+    /// Hashes everything `reader` yields, in reads of the buffer's size.
+    pub fn hash_reader(&mut self, algorithm: Algorithm, reader: impl Read) -> io::Result<Digest> {
+        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer))
+    }
+
+    /// Hashes standard input.
+    pub fn hash_stdin(&mut self, algorithm: Algorithm) -> io::Result<Digest> {
+        self.hash_reader(algorithm, io::stdin().lock())
+    }
+}
+
+/// The hot loop, monomorphized per algorithm: read, absorb, repeat.
+fn hash_reader_with<H: StreamHasher>(algorithm: Algorithm, mut reader: impl Read, buffer: &mut [u8]) -> io::Result<Digest> {
+    let mut hasher = H::new(algorithm);
+    loop {
+        match reader.read(buffer) {
+            Ok(0) => return Ok(hasher.finalize()),
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Tells the kernel the file will be read front to back (larger read-ahead).
+fn advise_sequential(file: &File) {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: posix_fadvise only reads the descriptor number and flags; the
+    // descriptor is open for the duration of the call because `file` is
+    // borrowed. Failure is harmless (advice only), so the result is ignored.
+    unsafe {
+        libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL);
+    }
+}
+
+/// Hashes the file at `path` with a fresh [`FileHasher`]. For many files,
+/// keep one `FileHasher` and call [`FileHasher::hash_path`] to reuse its
+/// buffer.
+pub fn hash_path(algorithm: Algorithm, path: &Path) -> Result<Digest> {
+    FileHasher::new().hash_path(algorithm, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    #[test]
+    fn every_read_size_gives_the_same_digest() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        for algorithm in Algorithm::ALL {
+            let expected = algorithm.hash_bytes(&data);
+            for size in [1, 63, 64, 4096, 65_537, DEFAULT_BUFFER_SIZE] {
+                let mut h = FileHasher::with_strategy(ReadStrategy::Read { buffer_size: size });
+                assert_eq!(h.hash_reader(algorithm, Cursor::new(&data)).unwrap(), expected, "{algorithm} read size {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_file_names_its_path() {
+        let err = hash_path(Algorithm::Md5, Path::new("/nonexistent/fastsum-test")).unwrap_err();
+        assert_eq!(err.path(), Some(Path::new("/nonexistent/fastsum-test")));
+        assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
+    }
+
+    #[test]
+    fn a_directory_is_a_read_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = hash_path(Algorithm::Md5, dir.path()).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::EISDIR));
+    }
+}

@@ -1,0 +1,35 @@
+//! fastsum: fast file checksums with constant memory.
+//!
+//! The library does all the work behind the `fastsum` command: the hash
+//! algorithms ([`Algorithm`]), the [`Digest`] type, the I/O that feeds
+//! bytes from disk to the hasher ([`FileHasher`]), and the checksum-file
+//! formats of md5sum, sha*sum, b2sum, b3sum and xxhsum ([`manifest`]).
+//! It prints nothing and never exits the process.
+//!
+//! ```
+//! use fastsum::{Algorithm, Digest, FileHasher};
+//!
+//! // A byte slice.
+//! let d: Digest = Algorithm::Md5.hash_bytes(b"abc");
+//! assert_eq!(d.to_hex(), "900150983cd24fb0d6963f7d28e17f72");
+//!
+//! // A file, reusing one buffer for every file this thread hashes.
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("hello");
+//! std::fs::write(&path, b"hello\n").unwrap();
+//! let mut hasher = FileHasher::new();
+//! let d = hasher.hash_path(Algorithm::Xxh64, &path).unwrap();
+//! assert_eq!(d.to_hex(), "e4c191d091bd8853");
+//! ```
+
+pub mod algo;
+pub mod digest;
+pub mod error;
+pub mod io;
+pub mod manifest;
+pub mod mmap;
+
+pub use algo::{Algorithm, StreamHasher};
+pub use digest::Digest;
+pub use error::{Error, ErrorKind, Result};
+pub use io::{hash_path, FileHasher, ReadStrategy};

@@ -1,0 +1,80 @@
+//! Checksum manifests: the line formats that md5sum, sha*sum, b2sum, b3sum
+//! and xxhsum write and read back with `-c`.
+//!
+//! * [`gnu`]: coreutils' `HEX  NAME` / `HEX *NAME` lines and BSD-tagged
+//!   `MD5 (NAME) = HEX` lines, with GNU's name escaping.
+//! * [`xxhsum`]: xxhsum 0.8.1's reading of the same shapes.
+//! * [`b3sum`]: b3sum's stricter reading.
+//!
+//! Each parser is a literal port of the reference tool's rules, because a
+//! drop-in must accept and reject exactly the lines the original does.
+
+pub mod b3sum;
+pub mod gnu;
+pub mod xxhsum;
+
+use std::borrow::Cow;
+
+/// True if GNU and b3sum escape this name when printing it: it holds a
+/// backslash, a newline or a carriage return.
+pub fn needs_escape(name: &[u8]) -> bool {
+    name.iter().any(|&b| matches!(b, b'\\' | b'\n' | b'\r'))
+}
+
+/// Appends `name` to `out` with `\` → `\\`, newline → `\n`, CR → `\r`.
+pub fn write_escaped(name: &[u8], out: &mut Vec<u8>) {
+    for &b in name {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+}
+
+/// Reverses [`write_escaped`]. `None` if the name ends in a lone backslash,
+/// has a backslash before anything but `\`, `n` or `r`, or holds a NUL
+/// (coreutils' `filename_unescape`).
+pub fn unescape(name: &[u8]) -> Option<Cow<'_, [u8]>> {
+    if !name.iter().any(|&b| b == b'\\' || b == 0) {
+        return Some(Cow::Borrowed(name));
+    }
+    let mut out = Vec::with_capacity(name.len());
+    let mut bytes = name.iter();
+    while let Some(&b) = bytes.next() {
+        match b {
+            b'\\' => match bytes.next()? {
+                b'n' => out.push(b'\n'),
+                b'r' => out.push(b'\r'),
+                b'\\' => out.push(b'\\'),
+                _ => return None,
+            },
+            0 => return None,
+            _ => out.push(b),
+        }
+    }
+    Some(Cow::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_round_trips() {
+        let name = b"a\\b\nc\rd e";
+        assert!(needs_escape(name));
+        let mut out = Vec::new();
+        write_escaped(name, &mut out);
+        assert_eq!(out, b"a\\\\b\\nc\\rd e");
+        assert_eq!(unescape(&out).unwrap().as_ref(), name);
+    }
+
+    #[test]
+    fn bad_escapes_are_rejected() {
+        for bad in [&b"a\\"[..], b"a\\t", b"a\0b"] {
+            assert!(unescape(bad).is_none(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Hashing regular files through memory maps, in bounded windows, safely.
+//!
+//! Why: for the memory-speed algorithms (xxHash, BLAKE3) the copy that
+//! `read(2)` makes from the page cache costs about as much as the hash
+//! itself; a map hands the hasher the page cache directly. The sweep in
+//! `docs/BENCHMARKS.md` measures the gain. For MD5/SHA the hash dominates
+//! and the map buys nothing, so [`crate::io`] only maps for fast algorithms.
+//!
+//! Bounded: the file is mapped [`WINDOW`] bytes at a time and each window is
+//! unmapped before the next, so mapped pages (which count in RSS) never
+//! exceed one window, whatever the file size. b3sum maps the whole file and
+//! needs over 5 GiB of RSS for a 5 GiB file; fastsum does not.
+//!
+//! Safe against truncation: if another process shrinks the file while it is
+//! mapped, touching a page past the new end raises SIGBUS, which would kill
+//! the process. A process-wide SIGBUS handler checks whether the faulting
+//! address lies in a window this module registered; if so it maps a zero
+//! page over it (so the faulting load completes), marks the window as
+//! faulted, and the hash is reported as [`ErrorKind::ChangedWhileReading`]
+//! rather than a digest of bytes that were never read. Faults anywhere else
+//! go to the previous handler (by default: the usual crash).
+
+use std::fs::File;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use crate::algo::{Algorithm, StreamHasher};
+use crate::digest::Digest;
+use crate::error::ErrorKind;
+
+/// Bytes mapped at a time: 8 MiB keeps RSS well under the 32 MiB bound
+/// while making the per-window map/unmap cost negligible (under 1% at
+/// 10 GB/s, measured in `docs/BENCHMARKS.md`).
+pub const WINDOW: usize = 8 * 1024 * 1024;
+
+/// Windows that can be mapped at once across all threads.
+const SLOT_COUNT: usize = 64;
+
+struct Slot {
+    start: AtomicUsize,
+    len: AtomicUsize,
+    faulted: AtomicBool,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY_SLOT: Slot = Slot { start: AtomicUsize::new(0), len: AtomicUsize::new(0), faulted: AtomicBool::new(false) };
+static SLOTS: [Slot; SLOT_COUNT] = [EMPTY_SLOT; SLOT_COUNT];
+static PREVIOUS_ACTION: OnceLock<libc::sigaction> = OnceLock::new();
+static HANDLER_READY: OnceLock<bool> = OnceLock::new();
+
+/// A registered window: while it lives, SIGBUS inside it is caught.
+struct Guard {
+    slot: &'static Slot,
+}
+
+impl Guard {
+    fn register(start: usize, len: usize) -> Option<Guard> {
+        if !*HANDLER_READY.get_or_init(install_handler) {
+            return None;
+        }
+        for slot in &SLOTS {
+            if slot.start.compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                slot.faulted.store(false, Ordering::Release);
+                slot.len.store(len, Ordering::Release);
+                return Some(Guard { slot });
+            }
+        }
+        None
+    }
+
+    fn faulted(&self) -> bool {
+        self.slot.faulted.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.slot.len.store(0, Ordering::Release);
+        self.slot.start.store(0, Ordering::Release);
+    }
+}
+
+fn install_handler() -> bool {
+    // SAFETY: a zeroed `sigaction` is a valid "no flags, empty mask" value;
+    // we fill in the handler and flags before passing it to the kernel, and
+    // `previous` is a valid out-pointer for the old action.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigbus as *const () as usize;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER;
+        libc::sigemptyset(&mut action.sa_mask);
+        let mut previous: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGBUS, &action, &mut previous) != 0 {
+            return false;
+        }
+        let _ = PREVIOUS_ACTION.set(previous);
+    }
+    true
+}
+
+extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo_t for an SA_SIGINFO handler.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    for slot in &SLOTS {
+        let start = slot.start.load(Ordering::Acquire);
+        let len = slot.len.load(Ordering::Acquire);
+        if start != 0 && addr >= start && addr < start + len {
+            let page = page_size();
+            let page_start = addr & !(page - 1);
+            // SAFETY: the page lies inside a window this module mapped and
+            // still owns (the slot is registered until the Guard drops, which
+            // happens before the unmap). MAP_FIXED replaces that page of the
+            // file mapping with an anonymous zero page, so the faulting load
+            // can complete; the window is then reported as faulted and its
+            // bytes are never used for a digest. mmap is a plain syscall and
+            // is safe to call from a signal handler on Linux.
+            let replaced = unsafe {
+                libc::mmap(
+                    page_start as *mut libc::c_void,
+                    page,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            slot.faulted.store(true, Ordering::Release);
+            if replaced != libc::MAP_FAILED {
+                return;
+            }
+        }
+    }
+    // Not ours: hand over to whatever handled SIGBUS before us.
+    match PREVIOUS_ACTION.get() {
+        Some(previous) if previous.sa_sigaction != libc::SIG_DFL && previous.sa_sigaction != libc::SIG_IGN => {
+            if previous.sa_flags & libc::SA_SIGINFO != 0 {
+                // SAFETY: the previous handler was installed as an
+                // SA_SIGINFO handler, so it has this signature.
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    unsafe { std::mem::transmute(previous.sa_sigaction) };
+                f(signal, info, context);
+            } else {
+                // SAFETY: a non-SA_SIGINFO handler takes just the signal number.
+                let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(previous.sa_sigaction) };
+                f(signal);
+            }
+        }
+        _ => {
+            // SAFETY: restoring the default action, then returning, re-runs
+            // the faulting instruction, which now terminates the process
+            // with SIGBUS exactly as if we had never installed a handler.
+            unsafe {
+                libc::signal(libc::SIGBUS, libc::SIG_DFL);
+            }
+        }
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if size > 0 { size as usize } else { 4096 }
+}
+
+/// Hashes the first `len` bytes of `file` through mapped windows.
+///
+/// Returns `Ok(None)` when the file cannot be mapped at all (the caller then
+/// reads it), and [`ErrorKind::ChangedWhileReading`] when the file shrank or
+/// grew while it was being hashed.
+pub fn hash_mapped(algorithm: Algorithm, file: &File, len: u64) -> Result<Option<Digest>, ErrorKind> {
+    crate::dispatch!(algorithm, H => hash_mapped_with::<H>(algorithm, file, len))
+}
+
+fn hash_mapped_with<H: StreamHasher>(algorithm: Algorithm, file: &File, len: u64) -> Result<Option<Digest>, ErrorKind> {
+    let mut hasher = H::new(algorithm);
+    let mut offset = 0u64;
+    while offset < len {
+        let window = (len - offset).min(WINDOW as u64) as usize;
+        // SAFETY: mapping a file is unsafe because another process may change
+        // it underneath us. Changes in place can only make the digest stale
+        // (as with read(2)); truncation, which would otherwise crash, is
+        // caught by the SIGBUS guard registered below before any byte is
+        // touched, and the size is re-checked after the last window.
+        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).populate().map(file) };
+        let map = match map {
+            Ok(map) => map,
+            Err(_) if offset == 0 => return Ok(None),
+            Err(e) => return Err(ErrorKind::Io(e)),
+        };
+        let Some(guard) = Guard::register(map.as_ptr() as usize, map.len()) else {
+            if offset == 0 {
+                return Ok(None);
+            }
+            return Err(ErrorKind::ChangedWhileReading);
+        };
+        let _ = map.advise(memmap2::Advice::Sequential);
+        hasher.update(&map);
+        let faulted = guard.faulted();
+        drop(guard);
+        drop(map);
+        if faulted {
+            return Err(ErrorKind::ChangedWhileReading);
+        }
+        offset += window as u64;
+    }
+    if file.metadata()?.len() != len {
+        return Err(ErrorKind::ChangedWhileReading);
+    }
+    Ok(Some(hasher.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn mapped_and_read_digests_agree_across_window_edges() {
+        let mut f = tempfile::tempfile().unwrap();
+        let data: Vec<u8> = (0..(WINDOW + 12_345)).map(|i| (i % 253) as u8).collect();
+        f.write_all(&data).unwrap();
+        for algorithm in [Algorithm::Xxh3, Algorithm::Blake3, Algorithm::Md5] {
+            let mapped = hash_mapped(algorithm, &f, data.len() as u64).unwrap().unwrap();
+            assert_eq!(mapped, algorithm.hash_bytes(&data), "{algorithm}");
+        }
+    }
+
+    #[test]
+    fn a_file_truncated_under_the_map_is_an_error_not_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shrinking");
+        std::fs::write(&path, vec![7u8; 3 * WINDOW]).unwrap();
+        let file = File::open(&path).unwrap();
+        let len = file.metadata().unwrap().len();
+        // Shrink the file after we learned its length: every window past
+        // the new end faults.
+        File::options().write(true).open(&path).unwrap().set_len(4096).unwrap();
+        let result = hash_mapped(Algorithm::Xxh3, &file, len);
+        assert!(matches!(result, Err(ErrorKind::ChangedWhileReading) | Ok(None)), "{result:?}");
+        assert!(!matches!(result, Ok(Some(_))), "a digest for bytes that were not read");
+    }
+}
