@@ -1,1 +1,54 @@
-fn main() {}
+//! `fastsum`: the command-line glue. Which tool to be is decided by the
+//! name it was invoked under (`md5sum`, `b3sum`, `xxhsum` ...); everything
+//! else is in the personality modules and the `fastsum` library.
+
+mod b3sum;
+mod getopt;
+mod gnu;
+mod help;
+mod output;
+mod quote;
+mod xxhsum;
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(status) => ExitCode::from(status),
+        Err(e) => {
+            eprintln!("fastsum: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run() -> anyhow::Result<u8> {
+    // Die quietly on a closed pipe, exactly as the C tools do (`fastsum |
+    // head` is not an error worth a message).
+    // SAFETY: setting a signal's disposition to the default is always
+    // sound; no Rust code relies on SIGPIPE being ignored after this point.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let program = argv
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "fastsum".into())
+        .into_vec();
+    let base = String::from_utf8_lossy(program.rsplit(|&b| b == b'/').next().unwrap_or(&program))
+        .into_owned();
+    let args: Vec<Vec<u8>> = argv.iter().skip(1).map(|a| a.clone().into_vec()).collect();
+    let status = if let Some(tool) = gnu::Tool::from_program_name(&base) {
+        gnu::run(tool, program, &args)
+    } else if base == "b3sum" {
+        b3sum::run(argv)
+    } else if base.contains("xxh") && base.ends_with("sum") {
+        xxhsum::run(&program, &args)
+    } else {
+        gnu::run(gnu::Tool::FASTSUM, program, &args)
+    };
+    Ok(u8::try_from(status).unwrap_or(1))
+}

@@ -13,15 +13,19 @@ fn main() {
     divan::main();
 }
 
-const ALGORITHMS: [&str; 12] =
-    ["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake3", "xxh32", "xxh64", "xxh3", "xxh128"];
+const ALGORITHMS: [&str; 12] = [
+    "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake3", "xxh32", "xxh64",
+    "xxh3", "xxh128",
+];
 
 /// Each algorithm on in-memory inputs from one block to 1 MiB.
 #[divan::bench(args = ALGORITHMS, consts = [64, 4096, 65536, 1048576])]
 fn in_memory<const N: usize>(bencher: Bencher, name: &str) {
     let algorithm: Algorithm = name.parse().unwrap();
     let data = vec![0xa5u8; N];
-    bencher.counter(BytesCount::new(N)).bench(|| algorithm.hash_bytes(divan::black_box(&data)));
+    bencher
+        .counter(BytesCount::new(N))
+        .bench(|| algorithm.hash_bytes(divan::black_box(&data)));
 }
 
 const FILE_LEN: usize = 64 << 20;
@@ -42,7 +46,9 @@ fn read_size<const SIZE: usize>(bencher: Bencher, name: &str) {
     let algorithm: Algorithm = name.parse().unwrap();
     let file = cached_file();
     let mut hasher = FileHasher::with_strategy(ReadStrategy::Read { buffer_size: SIZE });
-    bencher.counter(BytesCount::new(FILE_LEN)).bench_local(|| hasher.hash_path(algorithm, file.path()).unwrap());
+    bencher
+        .counter(BytesCount::new(FILE_LEN))
+        .bench_local(|| hasher.hash_path(algorithm, file.path()).unwrap());
 }
 
 /// The same file through bounded mmap windows.
@@ -51,5 +57,7 @@ fn mmap_windows(bencher: Bencher, name: &str) {
     let algorithm: Algorithm = name.parse().unwrap();
     let file = cached_file();
     let mut hasher = FileHasher::with_strategy(ReadStrategy::Mmap);
-    bencher.counter(BytesCount::new(FILE_LEN)).bench_local(|| hasher.hash_path(algorithm, file.path()).unwrap());
+    bencher
+        .counter(BytesCount::new(FILE_LEN))
+        .bench_local(|| hasher.hash_path(algorithm, file.path()).unwrap());
 }

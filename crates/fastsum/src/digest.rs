@@ -25,8 +25,15 @@ impl Digest {
     /// # Panics
     /// If `bytes` is longer than [`MAX_DIGEST_LEN`].
     pub fn from_bytes(bytes: &[u8]) -> Self {
-        assert!(bytes.len() <= MAX_DIGEST_LEN, "digest of {} bytes is too long", bytes.len());
-        let mut d = Digest { bytes: [0; MAX_DIGEST_LEN], len: bytes.len() as u8 };
+        assert!(
+            bytes.len() <= MAX_DIGEST_LEN,
+            "digest of {} bytes is too long",
+            bytes.len()
+        );
+        let mut d = Digest {
+            bytes: [0; MAX_DIGEST_LEN],
+            len: bytes.len() as u8,
+        };
         d.bytes[..bytes.len()].copy_from_slice(bytes);
         d
     }

@@ -40,12 +40,18 @@ pub enum ErrorKind {
 impl Error {
     /// An error about `path`.
     pub fn with_path(path: impl Into<PathBuf>, kind: impl Into<ErrorKind>) -> Self {
-        Error { path: Some(path.into()), kind: kind.into() }
+        Error {
+            path: Some(path.into()),
+            kind: kind.into(),
+        }
     }
 
     /// An error that concerns no path.
     pub fn new(kind: impl Into<ErrorKind>) -> Self {
-        Error { path: None, kind: kind.into() }
+        Error {
+            path: None,
+            kind: kind.into(),
+        }
     }
 
     /// The path this error concerns, if any.

@@ -94,7 +94,10 @@ impl FileHasher {
             ReadStrategy::Read { buffer_size } => buffer_size.max(1),
             ReadStrategy::Auto | ReadStrategy::Mmap => DEFAULT_BUFFER_SIZE,
         };
-        FileHasher { buffer: vec![0; size], strategy }
+        FileHasher {
+            buffer: vec![0; size],
+            strategy,
+        }
     }
 
     /// The strategy in use.
@@ -105,7 +108,8 @@ impl FileHasher {
     /// Opens and hashes the file at `path`. Errors carry the path.
     pub fn hash_path(&mut self, algorithm: Algorithm, path: &Path) -> Result<Digest> {
         let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
-        self.hash_file(algorithm, &file).map_err(|kind| Error::with_path(path, kind))
+        self.hash_file(algorithm, &file)
+            .map_err(|kind| Error::with_path(path, kind))
     }
 
     /// Hashes an open file from its current position to its end.
@@ -133,6 +137,24 @@ impl FileHasher {
         crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer))
     }
 
+    /// Reads `reader` to its end through this hasher's buffer, handing each
+    /// chunk to `sink`: for callers with hash states of their own (keyed
+    /// BLAKE3, extendable output).
+    pub fn read_with(
+        &mut self,
+        mut reader: impl Read,
+        mut sink: impl FnMut(&[u8]),
+    ) -> io::Result<()> {
+        loop {
+            match reader.read(&mut self.buffer) {
+                Ok(0) => return Ok(()),
+                Ok(n) => sink(&self.buffer[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Hashes standard input.
     pub fn hash_stdin(&mut self, algorithm: Algorithm) -> io::Result<Digest> {
         self.hash_reader(algorithm, io::stdin().lock())
@@ -140,7 +162,11 @@ impl FileHasher {
 }
 
 /// The hot loop, monomorphized per algorithm: read, absorb, repeat.
-fn hash_reader_with<H: StreamHasher>(algorithm: Algorithm, mut reader: impl Read, buffer: &mut [u8]) -> io::Result<Digest> {
+fn hash_reader_with<H: StreamHasher>(
+    algorithm: Algorithm,
+    mut reader: impl Read,
+    buffer: &mut [u8],
+) -> io::Result<Digest> {
     let mut hasher = H::new(algorithm);
     loop {
         match reader.read(buffer) {
@@ -182,7 +208,11 @@ mod tests {
             let expected = algorithm.hash_bytes(&data);
             for size in [1, 63, 64, 4096, 65_537, DEFAULT_BUFFER_SIZE] {
                 let mut h = FileHasher::with_strategy(ReadStrategy::Read { buffer_size: size });
-                assert_eq!(h.hash_reader(algorithm, Cursor::new(&data)).unwrap(), expected, "{algorithm} read size {size}");
+                assert_eq!(
+                    h.hash_reader(algorithm, Cursor::new(&data)).unwrap(),
+                    expected,
+                    "{algorithm} read size {size}"
+                );
             }
         }
     }

@@ -43,7 +43,11 @@ struct Slot {
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
-const EMPTY_SLOT: Slot = Slot { start: AtomicUsize::new(0), len: AtomicUsize::new(0), faulted: AtomicBool::new(false) };
+const EMPTY_SLOT: Slot = Slot {
+    start: AtomicUsize::new(0),
+    len: AtomicUsize::new(0),
+    faulted: AtomicBool::new(false),
+};
 static SLOTS: [Slot; SLOT_COUNT] = [EMPTY_SLOT; SLOT_COUNT];
 static PREVIOUS_ACTION: OnceLock<libc::sigaction> = OnceLock::new();
 static HANDLER_READY: OnceLock<bool> = OnceLock::new();
@@ -59,7 +63,11 @@ impl Guard {
             return None;
         }
         for slot in &SLOTS {
-            if slot.start.compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+            if slot
+                .start
+                .compare_exchange(0, start, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
                 slot.faulted.store(false, Ordering::Release);
                 slot.len.store(len, Ordering::Release);
                 return Some(Guard { slot });
@@ -98,7 +106,11 @@ fn install_handler() -> bool {
     true
 }
 
-extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+extern "C" fn on_sigbus(
+    signal: libc::c_int,
+    info: *mut libc::siginfo_t,
+    context: *mut libc::c_void,
+) {
     // SAFETY: the kernel passes a valid siginfo_t for an SA_SIGINFO handler.
     let addr = unsafe { (*info).si_addr() } as usize;
     for slot in &SLOTS {
@@ -132,7 +144,9 @@ extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context
     }
     // Not ours: hand over to whatever handled SIGBUS before us.
     match PREVIOUS_ACTION.get() {
-        Some(previous) if previous.sa_sigaction != libc::SIG_DFL && previous.sa_sigaction != libc::SIG_IGN => {
+        Some(previous)
+            if previous.sa_sigaction != libc::SIG_DFL && previous.sa_sigaction != libc::SIG_IGN =>
+        {
             if previous.sa_flags & libc::SA_SIGINFO != 0 {
                 // SAFETY: the previous handler was installed as an
                 // SA_SIGINFO handler, so it has this signature.
@@ -141,7 +155,8 @@ extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context
                 f(signal, info, context);
             } else {
                 // SAFETY: a non-SA_SIGINFO handler takes just the signal number.
-                let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(previous.sa_sigaction) };
+                let f: extern "C" fn(libc::c_int) =
+                    unsafe { std::mem::transmute(previous.sa_sigaction) };
                 f(signal);
             }
         }
@@ -159,7 +174,11 @@ extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context
 fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if size > 0 { size as usize } else { 4096 }
+    if size > 0 {
+        size as usize
+    } else {
+        4096
+    }
 }
 
 /// Hashes the first `len` bytes of `file` through mapped windows.
@@ -167,11 +186,19 @@ fn page_size() -> usize {
 /// Returns `Ok(None)` when the file cannot be mapped at all (the caller then
 /// reads it), and [`ErrorKind::ChangedWhileReading`] when the file shrank or
 /// grew while it was being hashed.
-pub fn hash_mapped(algorithm: Algorithm, file: &File, len: u64) -> Result<Option<Digest>, ErrorKind> {
+pub fn hash_mapped(
+    algorithm: Algorithm,
+    file: &File,
+    len: u64,
+) -> Result<Option<Digest>, ErrorKind> {
     crate::dispatch!(algorithm, H => hash_mapped_with::<H>(algorithm, file, len))
 }
 
-fn hash_mapped_with<H: StreamHasher>(algorithm: Algorithm, file: &File, len: u64) -> Result<Option<Digest>, ErrorKind> {
+fn hash_mapped_with<H: StreamHasher>(
+    algorithm: Algorithm,
+    file: &File,
+    len: u64,
+) -> Result<Option<Digest>, ErrorKind> {
     let mut hasher = H::new(algorithm);
     let mut offset = 0u64;
     while offset < len {
@@ -181,7 +208,13 @@ fn hash_mapped_with<H: StreamHasher>(algorithm: Algorithm, file: &File, len: u64
         // (as with read(2)); truncation, which would otherwise crash, is
         // caught by the SIGBUS guard registered below before any byte is
         // touched, and the size is re-checked after the last window.
-        let map = unsafe { memmap2::MmapOptions::new().offset(offset).len(window).populate().map(file) };
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .offset(offset)
+                .len(window)
+                .populate()
+                .map(file)
+        };
         let map = match map {
             Ok(map) => map,
             Err(_) if offset == 0 => return Ok(None),
@@ -220,7 +253,9 @@ mod tests {
         let data: Vec<u8> = (0..(WINDOW + 12_345)).map(|i| (i % 253) as u8).collect();
         f.write_all(&data).unwrap();
         for algorithm in [Algorithm::Xxh3, Algorithm::Blake3, Algorithm::Md5] {
-            let mapped = hash_mapped(algorithm, &f, data.len() as u64).unwrap().unwrap();
+            let mapped = hash_mapped(algorithm, &f, data.len() as u64)
+                .unwrap()
+                .unwrap();
             assert_eq!(mapped, algorithm.hash_bytes(&data), "{algorithm}");
         }
     }
@@ -234,9 +269,20 @@ mod tests {
         let len = file.metadata().unwrap().len();
         // Shrink the file after we learned its length: every window past
         // the new end faults.
-        File::options().write(true).open(&path).unwrap().set_len(4096).unwrap();
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(4096)
+            .unwrap();
         let result = hash_mapped(Algorithm::Xxh3, &file, len);
-        assert!(matches!(result, Err(ErrorKind::ChangedWhileReading) | Ok(None)), "{result:?}");
-        assert!(!matches!(result, Ok(Some(_))), "a digest for bytes that were not read");
+        assert!(
+            matches!(result, Err(ErrorKind::ChangedWhileReading) | Ok(None)),
+            "{result:?}"
+        );
+        assert!(
+            !matches!(result, Ok(Some(_))),
+            "a digest for bytes that were not read"
+        );
     }
 }

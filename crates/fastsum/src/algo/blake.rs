@@ -26,7 +26,9 @@ impl StreamHasher for Blake2b {
     fn finalize(self) -> Digest {
         let mut out = [0u8; MAX_DIGEST_LEN];
         let len = self.0.output_size();
-        self.0.finalize_variable(&mut out[..len]).expect("buffer sized to output");
+        self.0
+            .finalize_variable(&mut out[..len])
+            .expect("buffer sized to output");
         Digest::from_bytes(&out[..len])
     }
 }

@@ -128,12 +128,23 @@ impl Algorithm {
     /// True for the non-cryptographic, memory-speed algorithms (xxHash and
     /// BLAKE3), whose I/O needs differ from the slow MD/SHA family.
     pub fn is_fast(self) -> bool {
-        matches!(self, Algorithm::Blake3 | Algorithm::Xxh32 | Algorithm::Xxh64 | Algorithm::Xxh3 | Algorithm::Xxh128)
+        matches!(
+            self,
+            Algorithm::Blake3
+                | Algorithm::Xxh32
+                | Algorithm::Xxh64
+                | Algorithm::Xxh3
+                | Algorithm::Xxh128
+        )
     }
 
     /// The valid names, comma separated, for error messages.
     pub fn valid_names() -> String {
-        Algorithm::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+        Algorithm::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Hashes a byte slice.
@@ -184,10 +195,13 @@ impl FromStr for Algorithm {
             "xxh64" | "xxhash64" => Algorithm::Xxh64,
             "xxh3" | "xxh3_64" | "xxh3-64" => Algorithm::Xxh3,
             "xxh128" | "xxh3_128" | "xxh3-128" => Algorithm::Xxh128,
-            other => match other.strip_prefix("blake2b-").and_then(|b| b.parse::<u32>().ok()) {
-                Some(bits) if bits % 8 == 0 && (8..=512).contains(&bits) => {
-                    Algorithm::Blake2b { output_len: (bits / 8) as u8 }
-                }
+            other => match other
+                .strip_prefix("blake2b-")
+                .and_then(|b| b.parse::<u32>().ok())
+            {
+                Some(bits) if bits % 8 == 0 && (8..=512).contains(&bits) => Algorithm::Blake2b {
+                    output_len: (bits / 8) as u8,
+                },
                 _ => {
                     return Err(Error::new(ErrorKind::UnknownAlgorithm {
                         name: s.to_string(),
@@ -219,18 +233,54 @@ macro_rules! dispatch {
     ($algorithm:expr, $H:ident => $body:expr) => {{
         use $crate::algo::hashers as __h;
         match $algorithm {
-            $crate::Algorithm::Md5 => { type $H = __h::Md5; $body }
-            $crate::Algorithm::Sha1 => { type $H = __h::Sha1; $body }
-            $crate::Algorithm::Sha224 => { type $H = __h::Sha224; $body }
-            $crate::Algorithm::Sha256 => { type $H = __h::Sha256; $body }
-            $crate::Algorithm::Sha384 => { type $H = __h::Sha384; $body }
-            $crate::Algorithm::Sha512 => { type $H = __h::Sha512; $body }
-            $crate::Algorithm::Blake2b { .. } => { type $H = __h::Blake2b; $body }
-            $crate::Algorithm::Blake3 => { type $H = __h::Blake3; $body }
-            $crate::Algorithm::Xxh32 => { type $H = __h::Xxh32; $body }
-            $crate::Algorithm::Xxh64 => { type $H = __h::Xxh64; $body }
-            $crate::Algorithm::Xxh3 => { type $H = __h::Xxh3; $body }
-            $crate::Algorithm::Xxh128 => { type $H = __h::Xxh128; $body }
+            $crate::Algorithm::Md5 => {
+                type $H = __h::Md5;
+                $body
+            }
+            $crate::Algorithm::Sha1 => {
+                type $H = __h::Sha1;
+                $body
+            }
+            $crate::Algorithm::Sha224 => {
+                type $H = __h::Sha224;
+                $body
+            }
+            $crate::Algorithm::Sha256 => {
+                type $H = __h::Sha256;
+                $body
+            }
+            $crate::Algorithm::Sha384 => {
+                type $H = __h::Sha384;
+                $body
+            }
+            $crate::Algorithm::Sha512 => {
+                type $H = __h::Sha512;
+                $body
+            }
+            $crate::Algorithm::Blake2b { .. } => {
+                type $H = __h::Blake2b;
+                $body
+            }
+            $crate::Algorithm::Blake3 => {
+                type $H = __h::Blake3;
+                $body
+            }
+            $crate::Algorithm::Xxh32 => {
+                type $H = __h::Xxh32;
+                $body
+            }
+            $crate::Algorithm::Xxh64 => {
+                type $H = __h::Xxh64;
+                $body
+            }
+            $crate::Algorithm::Xxh3 => {
+                type $H = __h::Xxh3;
+                $body
+            }
+            $crate::Algorithm::Xxh128 => {
+                type $H = __h::Xxh128;
+                $body
+            }
         }
     }};
 }
@@ -261,7 +311,10 @@ mod tests {
     fn unknown_names_list_the_valid_ones() {
         let e = "crc32".parse::<Algorithm>().unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("crc32") && msg.contains("sha256") && msg.contains("xxh128"), "{msg}");
+        assert!(
+            msg.contains("crc32") && msg.contains("sha256") && msg.contains("xxh128"),
+            "{msg}"
+        );
         assert!("blake2b-12".parse::<Algorithm>().is_err());
         assert!("blake2b-1024".parse::<Algorithm>().is_err());
     }

@@ -30,7 +30,10 @@ pub fn parse_line(line: &str) -> Result<B3Line, &'static str> {
     };
     let (hex, name) = if let Some((hex, name)) = rest.split_once("  ") {
         (hex, name)
-    } else if let Some((name, hex)) = rest.strip_prefix("BLAKE3 (").and_then(|r| r.rsplit_once(") = ")) {
+    } else if let Some((name, hex)) = rest
+        .strip_prefix("BLAKE3 (")
+        .and_then(|r| r.rsplit_once(") = "))
+    {
         (hex, name)
     } else {
         return Err("Invalid check line format");
@@ -43,7 +46,11 @@ pub fn parse_line(line: &str) -> Result<B3Line, &'static str> {
     for (i, byte) in bytes.iter_mut().enumerate() {
         *byte = lower_hex(hex_bytes[2 * i])? << 4 | lower_hex(hex_bytes[2 * i + 1])?;
     }
-    let path = if escaped { unescape(name)? } else { name.to_string() };
+    let path = if escaped {
+        unescape(name)?
+    } else {
+        name.to_string()
+    };
     if path.is_empty() {
         return Err("empty file path");
     }
@@ -53,7 +60,12 @@ pub fn parse_line(line: &str) -> Result<B3Line, &'static str> {
     if path.contains('\u{FFFD}') {
         return Err("Unicode replacement character in path");
     }
-    Ok(B3Line { written_name: name.to_string(), escaped, path, expected: Digest::from_bytes(&bytes) })
+    Ok(B3Line {
+        written_name: name.to_string(),
+        escaped,
+        path,
+        expected: Digest::from_bytes(&bytes),
+    })
 }
 
 fn lower_hex(c: u8) -> Result<u8, &'static str> {
@@ -90,15 +102,27 @@ mod tests {
     #[test]
     fn reads_both_forms() {
         assert_eq!(parse_line(&format!("{H}  a  b\n")).unwrap().path, "a  b");
-        assert_eq!(parse_line(&format!("BLAKE3 (x) = y) = {H}")).unwrap().path, "x) = y");
+        assert_eq!(
+            parse_line(&format!("BLAKE3 (x) = y) = {H}")).unwrap().path,
+            "x) = y"
+        );
         assert_eq!(parse_line(&format!("\\{H}  a\\nb")).unwrap().path, "a\nb");
     }
 
     #[test]
     fn rejects_what_b3sum_rejects() {
-        assert_eq!(parse_line(&format!("{}  a", H.to_uppercase())), Err("Invalid hex"));
-        assert_eq!(parse_line(&format!("{}  a", &H[2..])), Err("Invalid hash length"));
-        assert_eq!(parse_line(&format!("\\{H}  a\\t")), Err("Invalid backslash escape"));
+        assert_eq!(
+            parse_line(&format!("{}  a", H.to_uppercase())),
+            Err("Invalid hex")
+        );
+        assert_eq!(
+            parse_line(&format!("{}  a", &H[2..])),
+            Err("Invalid hash length")
+        );
+        assert_eq!(
+            parse_line(&format!("\\{H}  a\\t")),
+            Err("Invalid backslash escape")
+        );
         assert_eq!(parse_line(&format!("{H}  ")), Err("empty file path"));
         assert_eq!(parse_line("nonsense"), Err("Invalid check line format"));
         assert_eq!(parse_line("\n"), Err("Empty line"));

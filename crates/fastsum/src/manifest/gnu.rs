@@ -53,7 +53,10 @@ pub struct CheckParser {
 impl CheckParser {
     /// A parser for one checksum file.
     pub fn new(policy: TagPolicy) -> Self {
-        CheckParser { policy, bsd_reversed: None }
+        CheckParser {
+            policy,
+            bsd_reversed: None,
+        }
     }
 
     /// Parses one line, without its line terminator (strip `\n`, then one
@@ -93,7 +96,8 @@ impl CheckParser {
                 // With every tag in play, "XXH3" must not claim "XXH32 (..."
                 // and "SHA1" not "SHA128": the tag must end here.
                 let next = s.get(tag.len()).copied();
-                let ends = matches!(self.policy, TagPolicy::Only(_)) || matches!(next, Some(b' ' | b'(' | b'-'));
+                let ends = matches!(self.policy, TagPolicy::Only(_))
+                    || matches!(next, Some(b' ' | b'(' | b'-'));
                 if ends && best.is_none_or(|b| b.tag().len() < tag.len()) {
                     best = Some(a);
                 }
@@ -116,16 +120,28 @@ impl CheckParser {
             } else if next != Some(b'(') {
                 i += 1;
             }
-            let algorithm = Algorithm::Blake2b { output_len: (output_bits / 8) as u8 };
+            let algorithm = Algorithm::Blake2b {
+                output_len: (output_bits / 8) as u8,
+            };
             return Some((algorithm, i));
         }
         Some((algorithm, i))
     }
 
-    fn parse_untagged<'a>(&mut self, s: &'a [u8], s_len: usize, mut i: usize, escaped: bool) -> Option<CheckLine<'a>> {
+    fn parse_untagged<'a>(
+        &mut self,
+        s: &'a [u8],
+        s_len: usize,
+        mut i: usize,
+        escaped: bool,
+    ) -> Option<CheckLine<'a>> {
         let algorithm = self.policy.default_algorithm();
         let variable = matches!(algorithm, Algorithm::Blake2b { .. });
-        let min_line = if variable { 3 } else { 2 * algorithm.output_len() + 2 };
+        let min_line = if variable {
+            3
+        } else {
+            2 * algorithm.output_len() + 2
+        };
         let backslash_next = s.get(i) == Some(&b'\\');
         if s_len.checked_sub(i)? < min_line + usize::from(backslash_next) {
             return None;
@@ -145,7 +161,13 @@ impl CheckParser {
             return None;
         }
         let expected = parse_hex(&s[hex_start..i])?;
-        let algorithm = if variable { Algorithm::Blake2b { output_len: (hex_len / 2) as u8 } } else { algorithm };
+        let algorithm = if variable {
+            Algorithm::Blake2b {
+                output_len: (hex_len / 2) as u8,
+            }
+        } else {
+            algorithm
+        };
         i += 1;
         let mut binary = false;
         let rest = s_len - i;
@@ -161,8 +183,17 @@ impl CheckParser {
             i += 1;
         }
         let raw_name = s.get(i..)?;
-        let name = if escaped { unescape(raw_name)? } else { Cow::Borrowed(raw_name) };
-        Some(CheckLine { algorithm, expected, name, binary })
+        let name = if escaped {
+            unescape(raw_name)?
+        } else {
+            Cow::Borrowed(raw_name)
+        };
+        Some(CheckLine {
+            algorithm,
+            expected,
+            name,
+            binary,
+        })
     }
 }
 
@@ -182,7 +213,11 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
     }
     let close = s.iter().rposition(|&b| b == b')')?;
     let raw_name = &s[..close];
-    let name = if escaped { unescape(raw_name)? } else { Cow::Borrowed(raw_name) };
+    let name = if escaped {
+        unescape(raw_name)?
+    } else {
+        Cow::Borrowed(raw_name)
+    };
     let mut j = close + 1;
     while j < s.len() && is_white(s[j]) {
         j += 1;
@@ -199,7 +234,12 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
         return None;
     }
     let expected = parse_hex(hex)?;
-    Some(CheckLine { algorithm, expected, name, binary: false })
+    Some(CheckLine {
+        algorithm,
+        expected,
+        name,
+        binary: false,
+    })
 }
 
 fn is_white(b: u8) -> bool {
@@ -228,7 +268,10 @@ fn parse_c_number(s: &[u8]) -> Option<(u64, usize)> {
     if s.get(i) == Some(&b'+') {
         i += 1;
     }
-    let (radix, start) = if s.get(i) == Some(&b'0') && matches!(s.get(i + 1), Some(b'x' | b'X')) && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit) {
+    let (radix, start) = if s.get(i) == Some(&b'0')
+        && matches!(s.get(i + 1), Some(b'x' | b'X'))
+        && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+    {
         (16, i + 2)
     } else if s.get(i) == Some(&b'0') {
         (8, i)
@@ -238,7 +281,9 @@ fn parse_c_number(s: &[u8]) -> Option<(u64, usize)> {
     let mut value: u64 = 0;
     let mut j = start;
     while let Some(d) = s.get(j).and_then(|&c| (c as char).to_digit(radix)) {
-        value = value.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+        value = value
+            .checked_mul(u64::from(radix))?
+            .checked_add(u64::from(d))?;
         j += 1;
     }
     if j == start {
@@ -261,7 +306,14 @@ pub enum LineStyle {
 
 /// Appends one output line as GNU `md5sum` prints it. With `terminator`
 /// NUL (`-z`), names are not escaped.
-pub fn write_line(out: &mut Vec<u8>, algorithm: Algorithm, digest: &Digest, name: &[u8], style: LineStyle, terminator: u8) {
+pub fn write_line(
+    out: &mut Vec<u8>,
+    algorithm: Algorithm,
+    digest: &Digest,
+    name: &[u8],
+    style: LineStyle,
+    terminator: u8,
+) {
     let escape = terminator == b'\n' && needs_escape(name);
     if escape {
         out.push(b'\\');
@@ -305,9 +357,14 @@ mod tests {
     const ABC_MD5: &str = "900150983cd24fb0d6963f7d28e17f72";
 
     fn parse_one(policy: TagPolicy, line: &str) -> Option<(Algorithm, String, String, bool)> {
-        CheckParser::new(policy)
-            .parse(line.as_bytes())
-            .map(|l| (l.algorithm, l.expected.to_hex(), String::from_utf8_lossy(&l.name).into_owned(), l.binary))
+        CheckParser::new(policy).parse(line.as_bytes()).map(|l| {
+            (
+                l.algorithm,
+                l.expected.to_hex(),
+                String::from_utf8_lossy(&l.name).into_owned(),
+                l.binary,
+            )
+        })
     }
 
     #[test]
@@ -315,8 +372,18 @@ mod tests {
         let md5 = TagPolicy::Only(Algorithm::Md5);
         assert_eq!(parse_one(md5, &format!("{ABC_MD5}  a b")).unwrap().2, "a b");
         assert!(parse_one(md5, &format!("{ABC_MD5} *a")).unwrap().3);
-        assert_eq!(parse_one(md5, &format!("MD5 (x) y) = {}", ABC_MD5.to_uppercase())).unwrap().2, "x) y");
-        assert_eq!(parse_one(md5, &format!("\\MD5 (a\\nb) = {ABC_MD5}")).unwrap().2, "a\nb");
+        assert_eq!(
+            parse_one(md5, &format!("MD5 (x) y) = {}", ABC_MD5.to_uppercase()))
+                .unwrap()
+                .2,
+            "x) y"
+        );
+        assert_eq!(
+            parse_one(md5, &format!("\\MD5 (a\\nb) = {ABC_MD5}"))
+                .unwrap()
+                .2,
+            "a\nb"
+        );
         assert!(parse_one(md5, &format!("SHA1 (a) = {ABC_MD5}")).is_none());
         assert!(parse_one(md5, &format!("{ABC_MD5}")).is_none());
         assert!(parse_one(md5, &format!("{}  a", &ABC_MD5[1..])).is_none());
@@ -360,9 +427,23 @@ mod tests {
     fn writes_lines_as_md5sum_does() {
         let d = Algorithm::Md5.hash_bytes(b"abc");
         let mut out = Vec::new();
-        write_line(&mut out, Algorithm::Md5, &d, b"a\nb", LineStyle::Untagged { binary: false }, b'\n');
+        write_line(
+            &mut out,
+            Algorithm::Md5,
+            &d,
+            b"a\nb",
+            LineStyle::Untagged { binary: false },
+            b'\n',
+        );
         write_line(&mut out, Algorithm::Md5, &d, b"a", LineStyle::Tagged, b'\n');
-        write_line(&mut out, Algorithm::Md5, &d, b"a\nb", LineStyle::Untagged { binary: true }, 0);
+        write_line(
+            &mut out,
+            Algorithm::Md5,
+            &d,
+            b"a\nb",
+            LineStyle::Untagged { binary: true },
+            0,
+        );
         let expected = format!("\\{ABC_MD5}  a\\nb\nMD5 (a) = {ABC_MD5}\n{ABC_MD5} *a\nb\0");
         assert_eq!(String::from_utf8(out).unwrap(), expected);
     }

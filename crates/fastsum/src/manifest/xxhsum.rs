@@ -60,7 +60,11 @@ pub fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
         let name = &line[first_space + 2..last_space - 3];
         let hex = &line[last_space + 1..];
         let expected = canonical_from_hex(algorithm, hex, reverse)?;
-        return Some(XxhLine { algorithm, expected, name });
+        return Some(XxhLine {
+            algorithm,
+            expected,
+            name,
+        });
     } else {
         let hex = &line[..first_space];
         let algorithm = match hex.len() {
@@ -74,7 +78,11 @@ pub fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
     let expected = canonical_from_hex(algorithm, hex, reverse)?;
     // The second separator byte may be anything (a '*' for instance).
     let name = &line[first_space + 2..];
-    Some(XxhLine { algorithm, expected, name })
+    Some(XxhLine {
+        algorithm,
+        expected,
+        name,
+    })
 }
 
 fn canonical_from_hex(algorithm: Algorithm, hex: &[u8], reverse: bool) -> Option<Digest> {
@@ -95,7 +103,14 @@ fn canonical_from_hex(algorithm: Algorithm, hex: &[u8], reverse: bool) -> Option
 /// Appends an xxhsum output line: `HEX  NAME` or `TAG (NAME) = HEX`, hex in
 /// big- or little-endian order. XXH3 is always written tagged, as xxhsum
 /// 0.8.1 does, because its untagged form could not be told from XXH64's.
-pub fn write_line(out: &mut Vec<u8>, algorithm: Algorithm, digest: &Digest, name: &[u8], tagged: bool, little_endian: bool) {
+pub fn write_line(
+    out: &mut Vec<u8>,
+    algorithm: Algorithm,
+    digest: &Digest,
+    name: &[u8],
+    tagged: bool,
+    little_endian: bool,
+) {
     let mut hex = String::with_capacity(2 * digest.len());
     if little_endian {
         let reversed: Vec<u8> = digest.as_bytes().iter().rev().copied().collect();
@@ -126,9 +141,20 @@ mod tests {
 
     #[test]
     fn hex_length_picks_the_algorithm() {
-        assert_eq!(parse_line(b"32d153ff  a", false).unwrap().algorithm, Algorithm::Xxh32);
-        assert_eq!(parse_line(b"44bc2cf5ad770999 *a", false).unwrap().name, b"a");
-        assert_eq!(parse_line(b"06b05ab6733a618578af5f94892f3950  a", false).unwrap().algorithm, Algorithm::Xxh128);
+        assert_eq!(
+            parse_line(b"32d153ff  a", false).unwrap().algorithm,
+            Algorithm::Xxh32
+        );
+        assert_eq!(
+            parse_line(b"44bc2cf5ad770999 *a", false).unwrap().name,
+            b"a"
+        );
+        assert_eq!(
+            parse_line(b"06b05ab6733a618578af5f94892f3950  a", false)
+                .unwrap()
+                .algorithm,
+            Algorithm::Xxh128
+        );
         assert!(parse_line(b"06b05ab6  733a6", false).is_some());
         assert!(parse_line(b"06b05ab  a", false).is_none());
     }

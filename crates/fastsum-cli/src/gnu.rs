@@ -1,0 +1,577 @@
+//! The coreutils personality: `md5sum`, `sha1sum`, `sha224sum`,
+//! `sha256sum`, `sha384sum`, `sha512sum`, `b2sum`, and fastsum's own
+//! interface, which is the same with `-a ALGORITHM` added.
+//!
+//! This follows coreutils 9.1 `src/digest.c` step by step: option order and
+//! conflicts, which errors end the run and which only fail one file, the
+//! per-line check output, the WARNING summaries and the exit status.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use fastsum::manifest::{gnu as manifest, write_escaped};
+use fastsum::{Algorithm, ErrorKind, FileHasher};
+
+use crate::getopt::{Getopt, HasArg, OptSpec};
+use crate::output::{Buffering, Output};
+use crate::quote::{quote, quotef, utf8_locale};
+
+/// Which coreutils program is being imitated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool {
+    /// The program's official name (`md5sum`), for help and version text.
+    pub name: &'static str,
+    /// Its algorithm.
+    pub algorithm: Algorithm,
+    /// What sets it apart.
+    pub kind: ToolKind,
+}
+
+/// The three shapes of the coreutils front end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolKind {
+    /// md5sum and the sha*sum tools.
+    Fixed,
+    /// b2sum: `-l BITS`.
+    Blake2,
+    /// fastsum itself: `-a ALGORITHM`, and `-l BITS` for blake2b.
+    Fastsum,
+}
+
+impl Tool {
+    /// The coreutils tool invoked under `name`, if any.
+    pub fn from_program_name(name: &str) -> Option<Tool> {
+        let (algorithm, kind) = match name {
+            "md5sum" => (Algorithm::Md5, ToolKind::Fixed),
+            "sha1sum" => (Algorithm::Sha1, ToolKind::Fixed),
+            "sha224sum" => (Algorithm::Sha224, ToolKind::Fixed),
+            "sha256sum" => (Algorithm::Sha256, ToolKind::Fixed),
+            "sha384sum" => (Algorithm::Sha384, ToolKind::Fixed),
+            "sha512sum" => (Algorithm::Sha512, ToolKind::Fixed),
+            "b2sum" => (Algorithm::BLAKE2B, ToolKind::Blake2),
+            _ => return None,
+        };
+        let name = match algorithm {
+            Algorithm::Md5 => "md5sum",
+            Algorithm::Sha1 => "sha1sum",
+            Algorithm::Sha224 => "sha224sum",
+            Algorithm::Sha256 => "sha256sum",
+            Algorithm::Sha384 => "sha384sum",
+            Algorithm::Sha512 => "sha512sum",
+            _ => "b2sum",
+        };
+        Some(Tool {
+            name,
+            algorithm,
+            kind,
+        })
+    }
+
+    /// fastsum's own interface.
+    pub const FASTSUM: Tool = Tool {
+        name: "fastsum",
+        algorithm: Algorithm::Md5,
+        kind: ToolKind::Fastsum,
+    };
+}
+
+fn specs(kind: ToolKind) -> Vec<OptSpec> {
+    let spec =
+        |short: Option<u8>, long: &'static str, has_arg: HasArg, key: &'static str| OptSpec {
+            short,
+            long: Some(long),
+            has_arg,
+            key,
+        };
+    let mut specs = Vec::new();
+    if kind == ToolKind::Fastsum {
+        specs.push(spec(Some(b'a'), "algorithm", HasArg::Required, "a"));
+    }
+    if kind != ToolKind::Fixed {
+        specs.push(spec(Some(b'l'), "length", HasArg::Required, "l"));
+    }
+    specs.extend([
+        spec(Some(b'c'), "check", HasArg::No, "c"),
+        spec(None, "ignore-missing", HasArg::No, "ignore-missing"),
+        spec(None, "quiet", HasArg::No, "quiet"),
+        spec(None, "status", HasArg::No, "status"),
+        spec(Some(b'w'), "warn", HasArg::No, "w"),
+        spec(None, "strict", HasArg::No, "strict"),
+        spec(None, "tag", HasArg::No, "tag"),
+        spec(Some(b'z'), "zero", HasArg::No, "z"),
+        spec(Some(b'b'), "binary", HasArg::No, "b"),
+        spec(Some(b't'), "text", HasArg::No, "t"),
+        spec(
+            if kind == ToolKind::Fastsum {
+                Some(b'h')
+            } else {
+                None
+            },
+            "help",
+            HasArg::No,
+            "help",
+        ),
+        spec(None, "version", HasArg::No, "version"),
+    ]);
+    specs
+}
+
+/// The options of one run, after parsing.
+struct Options {
+    algorithm: Algorithm,
+    check: bool,
+    status_only: bool,
+    warn: bool,
+    quiet: bool,
+    strict: bool,
+    ignore_missing: bool,
+    tag: bool,
+    /// -1: not given; 0: text; 1: binary.
+    binary: i8,
+    terminator: u8,
+}
+
+/// One run of a coreutils-style tool.
+struct Run {
+    tool: Tool,
+    /// `argv[0]` as given: GNU tools name themselves that way in messages.
+    program: Vec<u8>,
+    out: Output,
+    utf8: bool,
+    hasher: FileHasher,
+}
+
+impl Run {
+    fn error(&mut self, message: &[u8]) {
+        let mut line = self.program.clone();
+        line.extend_from_slice(b": ");
+        line.extend_from_slice(message);
+        line.push(b'\n');
+        self.out.err_raw(&line);
+    }
+
+    fn file_error(&mut self, name: &[u8], cause: &str) {
+        let mut message = quotef(name, self.utf8);
+        message.extend_from_slice(b": ");
+        message.extend_from_slice(cause.as_bytes());
+        self.error(&message);
+    }
+
+    /// A usage error: the message, then the "Try" line; exit status 1.
+    fn usage_error(&mut self, message: Option<&str>) -> i32 {
+        if let Some(m) = message {
+            self.error(m.as_bytes());
+        }
+        let mut line = b"Try '".to_vec();
+        line.extend_from_slice(&self.program);
+        line.extend_from_slice(b" --help' for more information.\n");
+        self.out.err_raw(&line);
+        1
+    }
+
+    fn finish(&mut self, status: i32) -> i32 {
+        match self.out.finish() {
+            Ok(()) => status,
+            Err(e) => {
+                self.error(format!("write error: {}", fastsum::error::os_message(&e)).as_bytes());
+                1
+            }
+        }
+    }
+}
+
+/// Runs `tool` with `args` (without `argv[0]`); returns the exit status.
+pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
+    let mut run = Run {
+        tool,
+        program,
+        out: Output::new(Buffering::Line),
+        utf8: utf8_locale(),
+        hasher: FileHasher::new(),
+    };
+    let mut o = Options {
+        algorithm: tool.algorithm,
+        check: false,
+        status_only: false,
+        warn: false,
+        quiet: false,
+        strict: false,
+        ignore_missing: false,
+        tag: false,
+        binary: -1,
+        terminator: b'\n',
+    };
+    let mut length_bits: Option<(u64, Vec<u8>)> = None;
+    let specs = specs(tool.kind);
+    let mut getopt = Getopt::new(args, &specs);
+    for item in getopt.by_ref() {
+        let opt = match item {
+            Ok(opt) => opt,
+            Err(message) => return run.usage_error(Some(&message)),
+        };
+        let value = opt.value.unwrap_or_default();
+        match opt.key {
+            "a" => match std::str::from_utf8(&value)
+                .ok()
+                .and_then(|v| v.parse::<Algorithm>().ok())
+            {
+                Some(a) => o.algorithm = a,
+                None => return invalid_algorithm(&mut run, &value),
+            },
+            "l" => {
+                let Some(bits) = parse_decimal(&value) else {
+                    let mut m = b"invalid length: ".to_vec();
+                    m.extend(quote(&value, run.utf8));
+                    run.error(&m);
+                    return 1;
+                };
+                if bits % 8 != 0 {
+                    let mut m = b"invalid length: ".to_vec();
+                    m.extend(quote(&value, run.utf8));
+                    run.error(&m);
+                    run.error(b"length is not a multiple of 8");
+                    return 1;
+                }
+                length_bits = Some((bits, value));
+            }
+            "c" => o.check = true,
+            "status" => (o.status_only, o.warn, o.quiet) = (true, false, false),
+            "w" => (o.status_only, o.warn, o.quiet) = (false, true, false),
+            "quiet" => (o.status_only, o.warn, o.quiet) = (false, false, true),
+            "ignore-missing" => o.ignore_missing = true,
+            "strict" => o.strict = true,
+            "b" => o.binary = 1,
+            "t" => o.binary = 0,
+            "tag" => (o.tag, o.binary) = (true, 1),
+            "z" => o.terminator = 0,
+            "help" => {
+                let text = crate::help::gnu_help(tool, &run.program);
+                run.out.out(text.as_bytes());
+                return run.finish(0);
+            }
+            "version" => {
+                let text = crate::help::version(tool.name);
+                run.out.out(text.as_bytes());
+                return run.finish(0);
+            }
+            other => unreachable!("option {other} has no handler"),
+        }
+    }
+    let operands = getopt.into_operands();
+
+    if let Some((bits, text)) = length_bits {
+        if bits > 512 {
+            let mut m = b"invalid length: ".to_vec();
+            m.extend(quote(&text, run.utf8));
+            run.error(&m);
+            let mut m = b"maximum digest length for ".to_vec();
+            m.extend(quote(b"BLAKE2b", run.utf8));
+            m.extend_from_slice(b" is 512 bits");
+            run.error(&m);
+            return 1;
+        }
+        if bits != 0 {
+            match o.algorithm {
+                Algorithm::Blake2b { .. } => {
+                    o.algorithm = Algorithm::Blake2b {
+                        output_len: (bits / 8) as u8,
+                    }
+                }
+                _ => {
+                    run.error(b"--length is only supported with --algorithm=blake2b");
+                    return 1;
+                }
+            }
+        }
+    }
+    let conflict = if o.tag && o.binary == 0 {
+        Some("--tag does not support --text mode")
+    } else if o.terminator == 0 && o.check {
+        Some("the --zero option is not supported when verifying checksums")
+    } else if o.tag && o.check {
+        Some("the --tag option is meaningless when verifying checksums")
+    } else if o.binary >= 0 && o.check {
+        Some("the --binary and --text options are meaningless when verifying checksums")
+    } else if o.ignore_missing && !o.check {
+        Some("the --ignore-missing option is meaningful only when verifying checksums")
+    } else if o.status_only && !o.check {
+        Some("the --status option is meaningful only when verifying checksums")
+    } else if o.warn && !o.check {
+        Some("the --warn option is meaningful only when verifying checksums")
+    } else if o.quiet && !o.check {
+        Some("the --quiet option is meaningful only when verifying checksums")
+    } else if o.strict && !o.check {
+        Some("the --strict option is meaningful only when verifying checksums")
+    } else {
+        None
+    };
+    if let Some(message) = conflict {
+        return run.usage_error(Some(message));
+    }
+
+    let operands = if operands.is_empty() {
+        vec![b"-".to_vec()]
+    } else {
+        operands
+    };
+    let mut ok = true;
+    for name in &operands {
+        if o.check {
+            ok &= check_file(&mut run, &o, name);
+        } else {
+            ok &= hash_one(&mut run, &o, name);
+        }
+    }
+    run.finish(if ok { 0 } else { 1 })
+}
+
+fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
+    let mut m = b"invalid argument ".to_vec();
+    m.extend(quote(value, run.utf8));
+    m.extend_from_slice(b" for ");
+    m.extend(quote(b"--algorithm", run.utf8));
+    run.error(&m);
+    let mut list = b"Valid arguments are:\n".to_vec();
+    for a in Algorithm::ALL {
+        list.extend_from_slice(b"  - ");
+        list.extend(quote(a.name().as_bytes(), run.utf8));
+        list.push(b'\n');
+    }
+    run.out.err_raw(&list);
+    run.usage_error(None)
+}
+
+/// coreutils' `xdectoumax`: optional blanks and '+', then decimal digits only.
+fn parse_decimal(value: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(value).ok()?;
+    let digits = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let digits = digits.strip_prefix('+').unwrap_or(digits);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// How hashing one named input ended.
+enum Hashed {
+    Digest(fastsum::Digest),
+    /// ENOENT with --ignore-missing.
+    Missing,
+    /// Reported already.
+    Failed,
+}
+
+/// coreutils' `digest_file`: "-" is standard input; errors are reported
+/// here, with the name quoted as coreutils quotes it.
+fn digest_named(run: &mut Run, algorithm: Algorithm, name: &[u8], ignore_missing: bool) -> Hashed {
+    let result = if name == b"-" {
+        run.hasher.hash_stdin(algorithm).map_err(ErrorKind::Io)
+    } else {
+        match File::open(Path::new(OsStr::from_bytes(name))) {
+            Ok(file) => run.hasher.hash_file(algorithm, &file),
+            Err(e) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+                return Hashed::Missing
+            }
+            Err(e) => Err(ErrorKind::Io(e)),
+        }
+    };
+    match result {
+        Ok(digest) => Hashed::Digest(digest),
+        Err(kind) => {
+            run.file_error(name, &kind.to_string());
+            Hashed::Failed
+        }
+    }
+}
+
+fn hash_one(run: &mut Run, o: &Options, name: &[u8]) -> bool {
+    let Hashed::Digest(digest) = digest_named(run, o.algorithm, name, false) else {
+        return false;
+    };
+    let style = if o.tag || o.algorithm == Algorithm::Xxh3 {
+        manifest::LineStyle::Tagged
+    } else {
+        manifest::LineStyle::Untagged {
+            binary: o.binary == 1,
+        }
+    };
+    manifest::write_line(
+        run.out.stdout_buf(),
+        o.algorithm,
+        &digest,
+        name,
+        style,
+        o.terminator,
+    );
+    run.out.commit();
+    true
+}
+
+/// coreutils' `digest_check`: verifies every line of one checksum file.
+fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
+    let is_stdin = checkfile == b"-";
+    let display_name: &[u8] = if is_stdin {
+        b"standard input"
+    } else {
+        checkfile
+    };
+    let reader: Box<dyn Read> = if is_stdin {
+        Box::new(io::stdin())
+    } else {
+        match File::open(Path::new(OsStr::from_bytes(checkfile))) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                run.file_error(checkfile, &fastsum::error::os_message(&e));
+                return false;
+            }
+        }
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let policy = match run.tool.kind {
+        ToolKind::Fastsum => manifest::TagPolicy::Any(o.algorithm),
+        _ => manifest::TagPolicy::Only(o.algorithm),
+    };
+    let mut parser = manifest::CheckParser::new(policy);
+    let (mut misformatted, mut mismatched, mut unreadable) = (0u64, 0u64, 0u64);
+    let (mut any_properly_formatted, mut any_matched) = (false, false);
+    let mut line = Vec::new();
+    let mut line_number = 0u64;
+    let read_failed = loop {
+        line.clear();
+        line_number += 1;
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break false,
+            Ok(_) => {}
+            Err(_) => break true,
+        }
+        if line[0] == b'#' {
+            continue;
+        }
+        let mut len = line.len();
+        if line[len - 1] == b'\n' {
+            len -= 1;
+        }
+        if len > 0 && line[len - 1] == b'\r' {
+            len -= 1;
+        }
+        if len == 0 {
+            continue;
+        }
+        let parsed = parser
+            .parse(&line[..len])
+            .filter(|l| !(is_stdin && l.name.as_ref() == b"-"));
+        let Some(entry) = parsed else {
+            misformatted += 1;
+            if o.warn {
+                let mut m = quotef(display_name, run.utf8);
+                m.extend_from_slice(
+                    format!(
+                        ": {line_number}: improperly formatted {} checksum line",
+                        o.algorithm.tag()
+                    )
+                    .as_bytes(),
+                );
+                run.error(&m);
+            }
+            continue;
+        };
+        any_properly_formatted = true;
+        let name = entry.name.into_owned();
+        // coreutils 9.1 escapes names here only when they hold a newline.
+        let escape = !o.status_only && name.contains(&b'\n');
+        let status: Option<&[u8]> =
+            match digest_named(run, entry.algorithm, &name, o.ignore_missing) {
+                Hashed::Failed => {
+                    unreadable += 1;
+                    Some(b"FAILED open or read")
+                }
+                Hashed::Missing => None,
+                Hashed::Digest(actual) if actual == entry.expected => {
+                    any_matched = true;
+                    (!o.quiet).then_some(b"OK")
+                }
+                Hashed::Digest(_) => {
+                    mismatched += 1;
+                    Some(b"FAILED")
+                }
+            };
+        if let (Some(status), false) = (status, o.status_only) {
+            let buf = run.out.stdout_buf();
+            if escape {
+                buf.push(b'\\');
+                write_escaped(&name, buf);
+            } else {
+                buf.extend_from_slice(&name);
+            }
+            buf.extend_from_slice(b": ");
+            buf.extend_from_slice(status);
+            buf.push(b'\n');
+            run.out.commit();
+        }
+    };
+    if read_failed {
+        let mut m = quotef(display_name, run.utf8);
+        m.extend_from_slice(b": read error");
+        run.error(&m);
+        return false;
+    }
+    if !any_properly_formatted {
+        let mut m = quotef(display_name, run.utf8);
+        m.extend_from_slice(b": no properly formatted checksum lines found");
+        run.error(&m);
+    } else if !o.status_only {
+        let plural = |n: u64, one: &str, many: &str| {
+            if n == 1 {
+                one.to_string()
+            } else {
+                many.to_string()
+            }
+        };
+        if misformatted != 0 {
+            let m = format!(
+                "WARNING: {misformatted} {}",
+                plural(
+                    misformatted,
+                    "line is improperly formatted",
+                    "lines are improperly formatted"
+                )
+            );
+            run.error(m.as_bytes());
+        }
+        if unreadable != 0 {
+            let m = format!(
+                "WARNING: {unreadable} {}",
+                plural(
+                    unreadable,
+                    "listed file could not be read",
+                    "listed files could not be read"
+                )
+            );
+            run.error(m.as_bytes());
+        }
+        if mismatched != 0 {
+            let m = format!(
+                "WARNING: {mismatched} {}",
+                plural(
+                    mismatched,
+                    "computed checksum did NOT match",
+                    "computed checksums did NOT match"
+                )
+            );
+            run.error(m.as_bytes());
+        }
+        if o.ignore_missing && !any_matched {
+            let mut m = quotef(display_name, run.utf8);
+            m.extend_from_slice(b": no file was verified");
+            run.error(&m);
+        }
+    }
+    any_properly_formatted
+        && any_matched
+        && mismatched == 0
+        && unreadable == 0
+        && (!o.strict || misformatted == 0)
+}

@@ -1,0 +1,101 @@
+//! `--help` and `--version` texts.
+
+use fastsum::Algorithm;
+
+use crate::gnu::{Tool, ToolKind};
+
+/// coreutils 9.1's `usage(EXIT_SUCCESS)` text for `tool`, with `program`
+/// (argv[0]) in the Usage line as coreutils prints it. fastsum's own help
+/// follows the same layout.
+pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
+    let program = String::from_utf8_lossy(program);
+    let mut s = format!("Usage: {program} [OPTION]... [FILE]...\n");
+    let (label, bits, reference, info) = match tool.algorithm {
+        Algorithm::Md5 => ("MD5", 128, "RFC 1321", "md5sum invocation"),
+        Algorithm::Sha1 => ("SHA1", 160, "FIPS-180-1", "sha1sum invocation"),
+        Algorithm::Sha224 => ("SHA224", 224, "RFC 3874", "sha2 utilities"),
+        Algorithm::Sha256 => ("SHA256", 256, "FIPS-180-2", "sha2 utilities"),
+        Algorithm::Sha384 => ("SHA384", 384, "FIPS-180-2", "sha2 utilities"),
+        Algorithm::Sha512 => ("SHA512", 512, "FIPS-180-2", "sha2 utilities"),
+        _ => ("BLAKE2b", 512, "RFC 7693", "b2sum invocation"),
+    };
+    if tool.kind == ToolKind::Fastsum {
+        s.push_str("Print or check file checksums, fast, with constant memory.\n");
+    } else {
+        s.push_str(&format!("Print or check {label} ({bits}-bit) checksums.\n"));
+    }
+    s.push_str("\nWith no FILE, or when FILE is -, read standard input.\n");
+    if tool.kind != ToolKind::Fixed {
+        s.push_str("\nMandatory arguments to long options are mandatory for short options too.\n");
+    }
+    if tool.kind == ToolKind::Fastsum {
+        s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS\n");
+    }
+    s.push_str("  -b, --binary          read in binary mode\n");
+    s.push_str("  -c, --check           read checksums from the FILEs and check them\n");
+    if tool.kind != ToolKind::Fixed {
+        s.push_str("  -l, --length=BITS     digest length in bits; must not exceed the max for\n");
+        s.push_str("                          the blake2 algorithm and must be a multiple of 8\n");
+    }
+    s.push_str("      --tag             create a BSD-style checksum\n");
+    s.push_str("  -t, --text            read in text mode (default)\n");
+    s.push_str("  -z, --zero            end each output line with NUL, not newline,\n");
+    s.push_str("                          and disable file name escaping\n");
+    s.push_str("\nThe following five options are useful only when verifying checksums:\n");
+    s.push_str("      --ignore-missing  don't fail or report status for missing files\n");
+    s.push_str("      --quiet           don't print OK for each successfully verified file\n");
+    s.push_str("      --status          don't output anything, status code shows success\n");
+    s.push_str("      --strict          exit non-zero for improperly formatted checksum lines\n");
+    s.push_str("  -w, --warn            warn about improperly formatted checksum lines\n\n");
+    if tool.kind == ToolKind::Fastsum {
+        s.push_str("  -h, --help        display this help and exit\n");
+    } else {
+        s.push_str("      --help        display this help and exit\n");
+    }
+    s.push_str("      --version     output version information and exit\n");
+    if tool.kind == ToolKind::Fastsum {
+        s.push_str("\nALGORITHMS: ");
+        s.push_str(&Algorithm::valid_names());
+        s.push_str("\n\nInvoked through a link named md5sum, sha1sum, sha224sum, sha256sum,\n");
+        s.push_str("sha384sum, sha512sum, b2sum, b3sum or xxhsum, fastsum behaves as that tool.\n");
+        s.push_str("When checking, BSD-style lines name their algorithm (MD5, SHA256, BLAKE2b,\n");
+        s.push_str("BLAKE3, XXH64, ...); other lines use --algorithm.\n");
+        return s;
+    }
+    s.push_str(&format!(
+        "\nThe sums are computed as described in {reference}.\n"
+    ));
+    s.push_str("When checking, the input should be a former output of this program.\n");
+    s.push_str("The default mode is to print a line with: checksum, a space,\n");
+    s.push_str("a character indicating input mode ('*' for binary, ' ' for text\n");
+    s.push_str("or where binary is insignificant), and name for each FILE.\n");
+    s.push_str(
+        "\nNote: There is no difference between binary mode and text mode on GNU systems.\n",
+    );
+    s.push_str("\nGNU coreutils online help: <https://www.gnu.org/software/coreutils/>\n");
+    let messages = ["LC_ALL", "LC_MESSAGES", "LANG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "C".into());
+    if !messages.starts_with("en_") {
+        s.push_str("Report any translation bugs to <https://translationproject.org/team/>\n");
+    }
+    s.push_str(&format!(
+        "Full documentation <https://www.gnu.org/software/coreutils/{}>\n",
+        tool.name
+    ));
+    s.push_str(&format!(
+        "or available locally via: info '(coreutils) {info}'\n"
+    ));
+    s
+}
+
+/// `--version`: says honestly what this is, and names the tool it stands in for.
+pub fn version(name: &str) -> String {
+    let v = env!("CARGO_PKG_VERSION");
+    if name == "fastsum" {
+        format!("fastsum {v}\n")
+    } else {
+        format!("{name} (fastsum {v}) compatible with GNU coreutils 9.1\n")
+    }
+}

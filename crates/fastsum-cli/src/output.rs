@@ -1,0 +1,98 @@
+//! Standard output and error as the reference tools use them.
+//!
+//! Output is batched (one write per 32 KiB, not per line), yet a message on
+//! stderr first flushes stdout through its last complete line, so that with
+//! `2>&1` the two interleave exactly as they do for a line-buffered GNU
+//! tool. xxhsum's stdout is fully buffered when not a terminal (C stdio's
+//! default), so its messages come before its output; `Buffering::Full`
+//! reproduces that.
+
+use std::io::{self, Write};
+
+/// How the reference tool buffers stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffering {
+    /// Line buffered (GNU coreutils' `setvbuf(_IOLBF)`, Rust's `LineWriter`).
+    Line,
+    /// C stdio's default for a pipe or file: flushed in 4 KiB blocks and at exit.
+    Full,
+}
+
+const BATCH: usize = 32 * 1024;
+const STDIO_BLOCK: usize = 4096;
+
+/// The process's stdout and stderr.
+pub struct Output {
+    pending: Vec<u8>,
+    buffering: Buffering,
+    error: Option<io::Error>,
+}
+
+impl Output {
+    /// Output buffered as `buffering` says (a terminal is always line buffered).
+    pub fn new(buffering: Buffering) -> Self {
+        // SAFETY: isatty only inspects the descriptor number.
+        let tty = unsafe { libc::isatty(1) } == 1;
+        let buffering = if tty { Buffering::Line } else { buffering };
+        Output {
+            pending: Vec::with_capacity(BATCH + 4096),
+            buffering,
+            error: None,
+        }
+    }
+
+    /// The buffer to append stdout bytes to; call [`Output::commit`] after.
+    pub fn stdout_buf(&mut self) -> &mut Vec<u8> {
+        &mut self.pending
+    }
+
+    /// Writes out what has been appended, once enough has accumulated.
+    pub fn commit(&mut self) {
+        if self.pending.len() >= BATCH {
+            let n = match self.buffering {
+                Buffering::Line => self.pending.len(),
+                Buffering::Full => self.pending.len() / STDIO_BLOCK * STDIO_BLOCK,
+            };
+            self.write_stdout(n);
+        }
+    }
+
+    /// Appends bytes to stdout.
+    pub fn out(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        self.commit();
+    }
+
+    /// Writes `message` to stderr as is, after flushing what a line-buffered
+    /// stdout would already have written.
+    pub fn err_raw(&mut self, message: &[u8]) {
+        if self.buffering == Buffering::Line {
+            if let Some(last_newline) = self.pending.iter().rposition(|&b| b == b'\n') {
+                self.write_stdout(last_newline + 1);
+            }
+        }
+        let _ = io::stderr().write_all(message);
+    }
+
+    /// Flushes stdout; returns the first write error, if any happened.
+    pub fn finish(&mut self) -> io::Result<()> {
+        let n = self.pending.len();
+        self.write_stdout(n);
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn write_stdout(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.error.is_none() {
+            if let Err(e) = io::stdout().lock().write_all(&self.pending[..n]) {
+                self.error = Some(e);
+            }
+        }
+        self.pending.drain(..n);
+    }
+}

@@ -1,0 +1,237 @@
+//! File names in messages, quoted as GNU coreutils quotes them.
+//!
+//! coreutils prints names in error messages through gnulib's `quotef`
+//! (shell-escape style, quoting only when needed, ':' counted as special)
+//! and a few values through `quote` (locale quotes). This is a port of the
+//! relevant paths of gnulib's `quotearg_buffer_restyled`.
+
+/// True when the locale's character set is UTF-8 (from `LC_ALL`,
+/// `LC_CTYPE`, `LANG`, as `setlocale(LC_ALL, "")` resolves them).
+pub fn utf8_locale() -> bool {
+    let value = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    value.contains("utf-8") || value.contains("utf8")
+}
+
+/// gnulib `quotef`: `name` as is when the shell would read it back
+/// unchanged, otherwise in single quotes with `$'\n'`-style escapes.
+pub fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
+    let chars = split_chars(name, utf8);
+    if !needs_quoting(name, &chars) {
+        return name.to_vec();
+    }
+    if name.contains(&b'\'')
+        && chars
+            .iter()
+            .enumerate()
+            .all(|(i, c)| c_and_shell_compatible(c, i, name.len()))
+    {
+        return c_quote(&chars);
+    }
+    shell_escape_always(&chars)
+}
+
+/// gnulib `quote`: ‘value’ in a UTF-8 locale, 'value' otherwise.
+pub fn quote(value: &[u8], utf8: bool) -> Vec<u8> {
+    let (l, r): (&[u8], &[u8]) = if utf8 {
+        ("‘".as_bytes(), "’".as_bytes())
+    } else {
+        (b"'", b"'")
+    };
+    let mut out = l.to_vec();
+    out.extend_from_slice(value);
+    out.extend_from_slice(r);
+    out
+}
+
+/// One character of the name: a printable run of bytes, or one byte the
+/// locale cannot print.
+#[derive(Debug)]
+enum Char<'a> {
+    Printable(&'a [u8]),
+    Unprintable(u8),
+}
+
+fn split_chars(name: &[u8], utf8: bool) -> Vec<Char<'_>> {
+    let mut out = Vec::with_capacity(name.len());
+    let mut i = 0;
+    while i < name.len() {
+        let b = name[i];
+        if b < 0x80 {
+            if (0x20..0x7f).contains(&b) {
+                out.push(Char::Printable(&name[i..i + 1]));
+            } else {
+                out.push(Char::Unprintable(b));
+            }
+            i += 1;
+            continue;
+        }
+        if utf8 {
+            let len = utf8_len(b);
+            if len > 1 && i + len <= name.len() {
+                if let Ok(s) = std::str::from_utf8(&name[i..i + len]) {
+                    let c = s.chars().next().unwrap_or('\0');
+                    if !c.is_control() {
+                        out.push(Char::Printable(&name[i..i + len]));
+                        i += len;
+                        continue;
+                    }
+                    // A valid but unprintable sequence is escaped whole.
+                    for &byte in &name[i..i + len] {
+                        out.push(Char::Unprintable(byte));
+                    }
+                    i += len;
+                    continue;
+                }
+            }
+        }
+        out.push(Char::Unprintable(b));
+        i += 1;
+    }
+    out
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 1,
+    }
+}
+
+fn needs_quoting(name: &[u8], chars: &[Char<'_>]) -> bool {
+    if name.is_empty() {
+        return true;
+    }
+    chars.iter().enumerate().any(|(i, c)| match c {
+        Char::Unprintable(_) => true,
+        Char::Printable(bytes) if bytes.len() > 1 => false,
+        Char::Printable(bytes) => match bytes[0] {
+            b'#' | b'~' => i == 0,
+            b'{' | b'}' => name.len() == 1,
+            b' ' | b'!' | b'"' | b'$' | b'&' | b'(' | b')' | b'*' | b';' | b'<' | b'=' | b'>'
+            | b'[' | b'\\' | b'^' | b'`' | b'|' | b'\'' | b'?' | b':' => true,
+            _ => false,
+        },
+    })
+}
+
+/// gnulib's `c_and_shell_quote_compat`: characters for which C-style
+/// double quotes read the same as shell single quotes.
+fn c_and_shell_compatible(c: &Char<'_>, index: usize, len: usize) -> bool {
+    match c {
+        Char::Unprintable(_) => false,
+        Char::Printable(bytes) if bytes.len() > 1 => true,
+        Char::Printable(bytes) => {
+            let b = bytes[0];
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'%' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b']' | b'_' | b' ' | b'\''
+                )
+                || (matches!(b, b'#' | b'~') && index == 0)
+                || (matches!(b, b'{' | b'}') && len == 1)
+        }
+    }
+}
+
+/// Double quotes, used when the only trouble is a single quote. (gnulib
+/// re-runs without its extra "quote these too" set here, so ':' is bare.)
+fn c_quote(chars: &[Char<'_>]) -> Vec<u8> {
+    let mut out = vec![b'"'];
+    for c in chars {
+        if let Char::Printable(bytes) = c {
+            out.extend_from_slice(bytes);
+        }
+    }
+    out.push(b'"');
+    out
+}
+
+fn shell_escape_always(chars: &[Char<'_>]) -> Vec<u8> {
+    let mut out = vec![b'\''];
+    let mut in_dollar = false;
+    let escape = |out: &mut Vec<u8>, in_dollar: &mut bool, text: &[u8]| {
+        if !*in_dollar {
+            out.extend_from_slice(b"'$'");
+            *in_dollar = true;
+        }
+        out.extend_from_slice(text);
+    };
+    for c in chars {
+        match c {
+            Char::Unprintable(b) => {
+                let named: Option<&[u8]> = match b {
+                    b'\n' => Some(b"\\n"),
+                    b'\r' => Some(b"\\r"),
+                    b'\t' => Some(b"\\t"),
+                    0x07 => Some(b"\\a"),
+                    0x08 => Some(b"\\b"),
+                    0x0c => Some(b"\\f"),
+                    0x0b => Some(b"\\v"),
+                    _ => None,
+                };
+                match named {
+                    Some(text) => escape(&mut out, &mut in_dollar, text),
+                    None => {
+                        let text = [
+                            b'\\',
+                            b'0' + (b >> 6),
+                            b'0' + ((b >> 3) & 7),
+                            b'0' + (b & 7),
+                        ];
+                        escape(&mut out, &mut in_dollar, &text);
+                    }
+                }
+            }
+            Char::Printable(bytes) => {
+                if in_dollar {
+                    out.extend_from_slice(b"''");
+                    in_dollar = false;
+                }
+                if bytes == b"'" {
+                    out.extend_from_slice(b"'\\''");
+                } else {
+                    out.extend_from_slice(bytes);
+                }
+            }
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: &[u8]) -> String {
+        String::from_utf8_lossy(&quotef(s, true)).into_owned()
+    }
+
+    /// Expectations taken from coreutils 9.1 `md5sum` error messages.
+    #[test]
+    fn quotes_as_coreutils_does() {
+        assert_eq!(q(b"missing/x"), "missing/x");
+        assert_eq!(q(b"miss\nx"), "'miss'$'\\n''x'");
+        assert_eq!(q(b"it's"), "\"it's\"");
+        assert_eq!(q(b"it's:x"), "\"it's:x\"");
+        assert_eq!(q(b"a\x01b"), "'a'$'\\001''b'");
+        assert_eq!(q(b"a?b"), "'a?b'");
+        assert_eq!(q(b"{"), "'{'");
+        assert_eq!(q("\u{e9}\n".as_bytes()), "'\u{e9}'$'\\n'");
+        assert_eq!(q(b"a:b"), "'a:b'");
+        assert_eq!(q(b"~x"), "'~x'");
+        assert_eq!(q(b"x~"), "x~");
+        assert_eq!(q(b"#a"), "'#a'");
+        assert_eq!(q(b"a#"), "a#");
+        assert_eq!(q(b"miss ing"), "'miss ing'");
+        assert_eq!(q(b"\xff\xfe"), "''$'\\377\\376'");
+        assert_eq!(q("é".as_bytes()), "é");
+        assert_eq!(q(b"standard input"), "'standard input'");
+    }
+}
