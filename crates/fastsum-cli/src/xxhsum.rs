@@ -41,10 +41,9 @@ impl Run {
 
     fn usage(&mut self) {
         let exe = self.exe.clone();
-        self.log(&format!(
-            "{exe} 0.8.1 (fastsum {}) \n",
-            env!("CARGO_PKG_VERSION")
-        ));
+        // xxhsum's own banner, kept byte for byte in usage output (scripts
+        // compare it); `--version` says what this really is.
+        self.log(&format!("{exe} 0.8.1 by Yann Collet \n"));
         self.log("Print or verify checksums using fast non-cryptographic algorithm xxHash \n\n");
         self.log(&format!("Usage: {exe} [options] [files] \n\n"));
         self.log("When no filename provided or when '-' is provided, uses stdin as input. \n");
@@ -60,7 +59,10 @@ impl Run {
         self.log("  -V, --version        Display version information \n");
         self.log("      --tag            Produce BSD-style checksum lines \n");
         self.log("      --little-endian  Checksum values use little endian convention (default: big endian) \n");
-        self.log("  -b                   Run benchmark (not in fastsum: use 'fastsum bench') \n");
+        self.log("  -b                   Run benchmark \n");
+        self.log("  -b#                  Bench only algorithm variant # \n");
+        self.log("  -i#                  Number of times to run the benchmark (default: 3) \n");
+        self.log("  -q, --quiet          Don't display version header in benchmark mode \n");
         self.log("\n");
         self.log("The following four options are useful only when verifying checksums (-c): \n");
         self.log("  -q, --quiet          Don't print OK for each successfully verified file \n");

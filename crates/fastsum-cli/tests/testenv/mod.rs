@@ -1,0 +1,195 @@
+//! The one helper every CLI test goes through: a temp directory, the real
+//! `fastsum` binary, and the reference tool run side by side with the same
+//! argv[0], arguments, working directory and standard input.
+
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What one run printed and how it ended.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: i32,
+}
+
+impl Outcome {
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+    pub fn stderr_str(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// A scratch directory in which files are made and tools are run.
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestEnv {
+    pub fn new() -> Self {
+        TestEnv {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a file whose name may be any bytes.
+    pub fn file(&self, name: &[u8], contents: &[u8]) -> PathBuf {
+        let p = self.path().join(OsStr::from_bytes(name));
+        fs::write(&p, contents).expect("write test file");
+        p
+    }
+
+    pub fn mkdir(&self, name: &str) -> PathBuf {
+        let p = self.path().join(name);
+        fs::create_dir_all(&p).expect("mkdir");
+        p
+    }
+
+    /// Runs `fastsum` as `tool` (argv[0] = tool).
+    pub fn fastsum(&self, tool: &str, args: &[&[u8]], stdin: &[u8]) -> Outcome {
+        run(
+            Path::new(env!("CARGO_BIN_EXE_fastsum")),
+            tool,
+            args,
+            stdin,
+            self.path(),
+        )
+    }
+
+    /// Runs the reference `tool` from PATH with the same argv[0].
+    pub fn reference(&self, tool: &str, args: &[&[u8]], stdin: &[u8]) -> Outcome {
+        run(&reference_path(tool), tool, args, stdin, self.path())
+    }
+
+    /// Runs both and asserts identical stdout, stderr and exit status.
+    pub fn assert_same(&self, tool: &str, args: &[&[u8]], stdin: &[u8]) -> Outcome {
+        let expected = self.reference(tool, args, stdin);
+        let actual = self.fastsum(tool, args, stdin);
+        if expected != actual {
+            let shown: Vec<String> = args
+                .iter()
+                .map(|a| format!("{:?}", String::from_utf8_lossy(a)))
+                .collect();
+            panic!(
+                "{tool} {} differs from the reference\n--- reference (status {})\nstdout: {:?}\nstderr: {:?}\n--- fastsum (status {})\nstdout: {:?}\nstderr: {:?}",
+                shown.join(" "),
+                expected.status,
+                expected.stdout_str(),
+                expected.stderr_str(),
+                actual.status,
+                actual.stdout_str(),
+                actual.stderr_str()
+            );
+        }
+        actual
+    }
+}
+
+/// Where the reference tool lives. A missing peer fails the test: CI
+/// installs them all (see .ci/run), and a silently skipped comparison
+/// proves nothing.
+pub fn reference_path(tool: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(Path::new(&home).join(".cargo/bin"));
+    }
+    for dir in dirs {
+        let candidate = dir.join(tool);
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    panic!("reference tool {tool} is not installed; .ci/run installs it (apt-get install coreutils xxhash; cargo install b3sum)");
+}
+
+fn run(exe: &Path, argv0: &str, args: &[&[u8]], stdin: &[u8], cwd: &Path) -> Outcome {
+    let mut cmd = Command::new(exe);
+    cmd.arg0(argv0)
+        .args(args.iter().map(|a| OsStr::from_bytes(a)))
+        .current_dir(cwd)
+        .env("LC_ALL", "C.UTF-8")
+        .env_remove("POSIXLY_CORRECT")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", exe.display()));
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    Outcome {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// The GNU tools fastsum stands in for.
+pub const GNU_TOOLS: [&str; 7] = [
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+];
+
+/// Every tool fastsum stands in for.
+pub const ALL_TOOLS: [&str; 9] = [
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "b3sum",
+    "xxhsum",
+];
+
+/// File names that break naive tools.
+pub const ODD_NAMES: [&[u8]; 10] = [
+    b"plain.txt",
+    b"with space",
+    b"back\\slash",
+    b"new\nline",
+    b"carriage\rreturn",
+    b"*star",
+    b" leading space",
+    b"trailing space ",
+    b"non-utf8-\xff\xfe",
+    b"quote's",
+];
+
+/// Deterministic bytes: BLAKE3's test pattern.
+pub fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i % 251) as u8).collect()
+}
