@@ -259,7 +259,9 @@ mod tests {
         },
     ];
 
-    fn run(args: &[&str]) -> (Vec<Result<(String, Option<String>), String>>, Vec<String>) {
+    type Parsed = Result<(String, Option<String>), String>;
+
+    fn run(args: &[&str]) -> (Vec<Parsed>, Vec<String>) {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
         let mut g = Getopt::new(&args, SPECS);
         let opts = g

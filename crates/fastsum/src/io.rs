@@ -37,10 +37,11 @@ pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 pub const MMAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 
 /// How a file's bytes reach the hasher.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ReadStrategy {
     /// Pick per file: mmap windows for large regular files with fast
     /// algorithms, streamed reads otherwise.
+    #[default]
     Auto,
     /// Always `read(2)` into a buffer of this many bytes.
     Read {
@@ -50,12 +51,6 @@ pub enum ReadStrategy {
     /// Map regular files in bounded windows (falls back to reads for
     /// pipes, devices and files the kernel refuses to map).
     Mmap,
-}
-
-impl Default for ReadStrategy {
-    fn default() -> Self {
-        ReadStrategy::Auto
-    }
 }
 
 /// A reusable file hasher: owns the read buffer, so a thread hashing many

@@ -1,0 +1,52 @@
+//! Property tests for the check-line parsers: they never panic on any
+//! bytes, and what the writers print reads back as what was written.
+
+use fastsum::manifest::{b3sum, gnu, xxhsum};
+use fastsum::Algorithm;
+use proptest::prelude::*;
+
+fn algorithm() -> impl Strategy<Value = Algorithm> {
+    (0..Algorithm::ALL.len()).prop_map(|i| Algorithm::ALL[i])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn gnu_parser_never_panics(line in proptest::collection::vec(any::<u8>(), 0..200), a in algorithm(), any_tag in any::<bool>()) {
+        let policy = if any_tag { gnu::TagPolicy::Any(a) } else { gnu::TagPolicy::Only(a) };
+        let mut parser = gnu::CheckParser::new(policy);
+        let _ = parser.parse(&line);
+        let _ = parser.parse(&line);
+    }
+
+    #[test]
+    fn gnu_parser_never_panics_on_near_misses(prefix in "(\\\\)?(MD5|SHA1|BLAKE2b|BLAKE2b-[0-9x]{1,4}|XXH3|XXH32)? ?\\(?", rest in "[ -~]{0,80}") {
+        for a in Algorithm::ALL {
+            let mut parser = gnu::CheckParser::new(gnu::TagPolicy::Any(a));
+            let _ = parser.parse(format!("{prefix}{rest}").as_bytes());
+        }
+    }
+
+    #[test]
+    fn xxhsum_and_b3sum_parsers_never_panic(line in proptest::collection::vec(any::<u8>(), 0..200), le in any::<bool>()) {
+        let _ = xxhsum::parse_line(&line, le);
+        let _ = b3sum::parse_line(&String::from_utf8_lossy(&line));
+    }
+
+    #[test]
+    fn gnu_lines_round_trip(name in proptest::collection::vec(1u8..=255, 1..40), a in algorithm(), tagged in any::<bool>(), binary in any::<bool>()) {
+        let digest = a.hash_bytes(&name);
+        let style = if tagged { gnu::LineStyle::Tagged } else { gnu::LineStyle::Untagged { binary } };
+        let mut line = Vec::new();
+        gnu::write_line(&mut line, a, &digest, &name, style, b'\n');
+        line.pop();
+        let parsed = gnu::CheckParser::new(gnu::TagPolicy::Any(a)).parse(&line);
+        // Whatever the name (spaces, '*', ')', newlines, invalid UTF-8),
+        // a written line must read back as the same file and digest.
+        let parsed = parsed.expect("written line parses");
+        prop_assert_eq!(parsed.algorithm, a);
+        prop_assert_eq!(parsed.expected, digest);
+        prop_assert_eq!(parsed.name.as_ref(), &name[..]);
+    }
+}
