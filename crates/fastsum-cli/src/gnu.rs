@@ -523,45 +523,28 @@ fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
         m.extend_from_slice(b": no properly formatted checksum lines found");
         run.error(&m);
     } else if !o.status_only {
-        let plural = |n: u64, one: &str, many: &str| {
-            if n == 1 {
-                one.to_string()
-            } else {
-                many.to_string()
+        let warnings = [
+            (
+                misformatted,
+                "line is improperly formatted",
+                "lines are improperly formatted",
+            ),
+            (
+                unreadable,
+                "listed file could not be read",
+                "listed files could not be read",
+            ),
+            (
+                mismatched,
+                "computed checksum did NOT match",
+                "computed checksums did NOT match",
+            ),
+        ];
+        for (count, one, many) in warnings {
+            if count != 0 {
+                let text = if count == 1 { one } else { many };
+                run.error(format!("WARNING: {count} {text}").as_bytes());
             }
-        };
-        if misformatted != 0 {
-            let m = format!(
-                "WARNING: {misformatted} {}",
-                plural(
-                    misformatted,
-                    "line is improperly formatted",
-                    "lines are improperly formatted"
-                )
-            );
-            run.error(m.as_bytes());
-        }
-        if unreadable != 0 {
-            let m = format!(
-                "WARNING: {unreadable} {}",
-                plural(
-                    unreadable,
-                    "listed file could not be read",
-                    "listed files could not be read"
-                )
-            );
-            run.error(m.as_bytes());
-        }
-        if mismatched != 0 {
-            let m = format!(
-                "WARNING: {mismatched} {}",
-                plural(
-                    mismatched,
-                    "computed checksum did NOT match",
-                    "computed checksums did NOT match"
-                )
-            );
-            run.error(m.as_bytes());
         }
         if o.ignore_missing && !any_matched {
             let mut m = quotef(display_name, run.utf8);
