@@ -10,10 +10,11 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use fastsum::manifest::{gnu as manifest, write_escaped};
-use fastsum::{Algorithm, ErrorKind, FileHasher};
+use fastsum::engine::{self, Operand, Order, Outcome, Progress, Record, TreeOptions};
+use fastsum::manifest::{self, gnu as gnu_lines, write_escaped};
+use fastsum::{Algorithm, ErrorKind, FileHasher, ReadStrategy};
 
 use crate::getopt::{Getopt, HasArg, OptSpec};
 use crate::output::{Buffering, Output};
@@ -88,7 +89,19 @@ fn specs(kind: ToolKind) -> Vec<OptSpec> {
         };
     let mut specs = Vec::new();
     if kind == ToolKind::Fastsum {
-        specs.push(spec(Some(b'a'), "algorithm", HasArg::Required, "a"));
+        specs.extend([
+            spec(Some(b'a'), "algorithm", HasArg::Required, "a"),
+            spec(Some(b'r'), "recursive", HasArg::No, "r"),
+            spec(Some(b'j'), "threads", HasArg::Required, "j"),
+            spec(None, "unordered", HasArg::No, "unordered"),
+            spec(Some(b'L'), "follow", HasArg::No, "L"),
+            spec(None, "one-file-system", HasArg::No, "one-file-system"),
+            spec(None, "exclude", HasArg::Required, "exclude"),
+            spec(None, "json", HasArg::No, "json"),
+            spec(None, "no-progress", HasArg::No, "no-progress"),
+            spec(None, "io", HasArg::Required, "io"),
+            spec(None, "read-size", HasArg::Required, "read-size"),
+        ]);
     }
     if kind != ToolKind::Fixed {
         specs.push(spec(Some(b'l'), "length", HasArg::Required, "l"));
@@ -132,6 +145,10 @@ struct Options {
     /// -1: not given; 0: text; 1: binary.
     binary: i8,
     terminator: u8,
+    /// fastsum's own options for many files.
+    tree: TreeOptions,
+    json: bool,
+    no_progress: bool,
 }
 
 /// One run of a coreutils-style tool.
@@ -203,7 +220,12 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         tag: false,
         binary: -1,
         terminator: b'\n',
+        tree: TreeOptions::new(tool.algorithm),
+        json: false,
+        no_progress: false,
     };
+    let mut read_size: Option<usize> = None;
+    let mut io_mode = "auto".to_string();
     let mut length_bits: Option<(u64, Vec<u8>)> = None;
     let specs = specs(tool.kind);
     let mut getopt = Getopt::new(args, &specs);
@@ -237,6 +259,32 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 }
                 length_bits = Some((bits, value));
             }
+            "r" => o.tree.recursive = true,
+            "j" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
+                Some(0) => o.tree.threads = fastsum::engine::available_threads(),
+                Some(n) => o.tree.threads = n,
+                None => return invalid_value(&mut run, "number of threads", &value),
+            },
+            "unordered" => o.tree.order = Order::Unordered,
+            "L" => o.tree.walk.follow_links = true,
+            "one-file-system" => o.tree.walk.one_file_system = true,
+            "exclude" => o
+                .tree
+                .walk
+                .excludes
+                .push(String::from_utf8_lossy(&value).into_owned()),
+            "json" => o.json = true,
+            "no-progress" => o.no_progress = true,
+            "io" => match &value[..] {
+                b"auto" | b"read" | b"mmap" => {
+                    io_mode = String::from_utf8_lossy(&value).into_owned()
+                }
+                _ => return invalid_value(&mut run, "I/O mode (auto, read, mmap)", &value),
+            },
+            "read-size" => match parse_size(&value) {
+                Some(n) if n > 0 => read_size = Some(n),
+                _ => return invalid_value(&mut run, "read size", &value),
+            },
             "c" => o.check = true,
             "status" => (o.status_only, o.warn, o.quiet) = (true, false, false),
             "w" => (o.status_only, o.warn, o.quiet) = (false, true, false),
@@ -287,7 +335,24 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             }
         }
     }
-    let conflict = if o.tag && o.binary == 0 {
+    o.tree.algorithm = o.algorithm;
+    o.tree.strategy = match (io_mode.as_str(), read_size) {
+        ("mmap", _) => ReadStrategy::Mmap,
+        ("read", size) | ("auto", size @ Some(_)) => ReadStrategy::Read {
+            buffer_size: size.unwrap_or(fastsum::io::DEFAULT_BUFFER_SIZE),
+        },
+        _ => ReadStrategy::Auto,
+    };
+    let walking = o.tree.recursive
+        || o.tree.order == Order::Unordered
+        || o.tree.walk.follow_links
+        || o.tree.walk.one_file_system
+        || !o.tree.walk.excludes.is_empty();
+    let conflict = if o.json && (o.check || o.tag || o.terminator == 0) {
+        Some("--json cannot be combined with --check, --tag or --zero")
+    } else if walking && o.check {
+        Some("the --recursive, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
+    } else if o.tag && o.binary == 0 {
         Some("--tag does not support --text mode")
     } else if o.terminator == 0 && o.check {
         Some("the --zero option is not supported when verifying checksums")
@@ -317,15 +382,34 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
     } else {
         operands
     };
-    let mut ok = true;
-    for name in &operands {
-        if o.check {
+    let ok = if o.check {
+        let mut ok = true;
+        for name in &operands {
             ok &= check_file(&mut run, &o, name);
-        } else {
-            ok &= hash_one(&mut run, &o, name);
         }
-    }
+        ok
+    } else {
+        hash_operands(&mut run, &o, &operands)
+    };
     run.finish(if ok { 0 } else { 1 })
+}
+
+fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> i32 {
+    let mut m = format!("invalid {what}: ").into_bytes();
+    m.extend(quote(value, run.utf8));
+    run.error(&m);
+    run.usage_error(None)
+}
+
+/// A byte count: decimal, with an optional K, M or G suffix (powers of 1024).
+fn parse_size(value: &[u8]) -> Option<usize> {
+    let (digits, unit) = match value.last()? {
+        b'K' | b'k' => (&value[..value.len() - 1], 1 << 10),
+        b'M' | b'm' => (&value[..value.len() - 1], 1 << 20),
+        b'G' | b'g' => (&value[..value.len() - 1], 1 << 30),
+        _ => (value, 1),
+    };
+    usize::try_from(parse_decimal(digits)?).ok()?.checked_mul(unit)
 }
 
 fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
@@ -387,27 +471,86 @@ fn digest_named(run: &mut Run, algorithm: Algorithm, name: &[u8], ignore_missing
     }
 }
 
-fn hash_one(run: &mut Run, o: &Options, name: &[u8]) -> bool {
-    let Hashed::Digest(digest) = digest_named(run, o.algorithm, name, false) else {
-        return false;
-    };
-    let style = if o.tag || o.algorithm == Algorithm::Xxh3 {
-        manifest::LineStyle::Tagged
-    } else {
-        manifest::LineStyle::Untagged {
-            binary: o.binary == 1,
+/// Hashes every operand through the library's pipeline (every core; with
+/// `-r`, whole trees) and prints each result in order, as the GNU tool would.
+fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
+    let operands: Vec<Operand> = names
+        .iter()
+        .map(|name| match &name[..] {
+            b"-" => Operand::Stdin,
+            _ => Operand::Path(PathBuf::from(OsStr::from_bytes(name))),
+        })
+        .collect();
+    let progress = Progress::default();
+    let display = crate::progress::Display::default();
+    let show_progress =
+        run.tool.kind == ToolKind::Fastsum && crate::progress::wanted(o.no_progress);
+    // SAFETY: isatty only inspects the descriptor number.
+    let stdout_is_tty = unsafe { libc::isatty(1) } == 1;
+    let mut ok = true;
+    let result = std::thread::scope(|scope| {
+        if show_progress {
+            scope.spawn(|| display.run(&progress));
         }
-    };
-    manifest::write_line(
-        run.out.stdout_buf(),
-        o.algorithm,
-        &digest,
-        name,
-        style,
-        o.terminator,
-    );
-    run.out.commit();
-    true
+        let result = engine::hash_operands(&o.tree, &operands, &progress, |record| {
+            ok &= !record.is_failure();
+            let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
+            if (to_stderr || stdout_is_tty) && display.visible() {
+                display.suspend(|| print_record(run, o, &record));
+            } else {
+                print_record(run, o, &record);
+            }
+        });
+        display.finish();
+        result
+    });
+    if let Err(e) = result {
+        run.error(e.to_string().as_bytes());
+        return false;
+    }
+    ok
+}
+
+/// One result: a checksum line (or JSON object) on stdout, or a message on
+/// stderr in the GNU form `PROGRAM: NAME: CAUSE`.
+fn print_record(run: &mut Run, o: &Options, record: &Record) {
+    let name = record.path.as_os_str().as_bytes();
+    if o.json {
+        manifest::json::write_record(run.out.stdout_buf(), o.algorithm, record);
+        run.out.commit();
+    }
+    match &record.outcome {
+        Outcome::Hashed(hashed) => {
+            if o.json {
+                return;
+            }
+            let style = if o.tag || o.algorithm == Algorithm::Xxh3 {
+                gnu_lines::LineStyle::Tagged
+            } else {
+                gnu_lines::LineStyle::Untagged {
+                    binary: o.binary == 1,
+                }
+            };
+            gnu_lines::write_line(
+                run.out.stdout_buf(),
+                o.algorithm,
+                &hashed.digest,
+                name,
+                style,
+                o.terminator,
+            );
+            run.out.commit();
+        }
+        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+            run.file_error(name, &kind.to_string());
+        }
+        Outcome::Skipped(kind) => {
+            run.file_error(
+                name,
+                &format!("skipped {} (not a regular file)", kind.describe()),
+            );
+        }
+    }
 }
 
 /// coreutils' `digest_check`: verifies every line of one checksum file.
@@ -431,10 +574,10 @@ fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     };
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let policy = match run.tool.kind {
-        ToolKind::Fastsum => manifest::TagPolicy::Any(o.algorithm),
-        _ => manifest::TagPolicy::Only(o.algorithm),
+        ToolKind::Fastsum => gnu_lines::TagPolicy::Any(o.algorithm),
+        _ => gnu_lines::TagPolicy::Only(o.algorithm),
     };
-    let mut parser = manifest::CheckParser::new(policy);
+    let mut parser = gnu_lines::CheckParser::new(policy);
     let (mut misformatted, mut mismatched, mut unreadable) = (0u64, 0u64, 0u64);
     let (mut any_properly_formatted, mut any_matched) = (false, false);
     let mut line = Vec::new();

@@ -7,6 +7,7 @@ mod getopt;
 mod gnu;
 mod help;
 mod output;
+mod progress;
 mod quote;
 mod xxhsum;
 

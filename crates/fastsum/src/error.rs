@@ -35,6 +35,16 @@ pub enum ErrorKind {
     /// A digest string that is not hex of the right length.
     #[error("invalid hex digest")]
     InvalidHex,
+    /// Following symbolic links led back to a directory already being
+    /// walked (GNU find's wording).
+    #[error("File system loop detected; '{}' is part of the same file system loop", .ancestor.display())]
+    FilesystemLoop {
+        /// The directory the link leads back to.
+        ancestor: PathBuf,
+    },
+    /// An `--exclude` pattern that is not a valid glob.
+    #[error("invalid exclude pattern: {0}")]
+    InvalidGlob(String),
 }
 
 impl Error {
@@ -62,6 +72,11 @@ impl Error {
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.kind
+    }
+
+    /// What went wrong, without the path.
+    pub fn into_kind(self) -> ErrorKind {
+        self.kind
     }
 
     /// The OS error number behind this error, if it came from the OS.

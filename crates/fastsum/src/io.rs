@@ -26,6 +26,8 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::algo::{Algorithm, StreamHasher};
 use crate::digest::Digest;
@@ -40,6 +42,16 @@ pub const DEFAULT_BUFFER_SIZE: usize = 1024 * 1024;
 /// rather than read (see [`crate::mmap`]). Below it, the map set-up and
 /// page-table teardown cost more than the copy they save.
 pub const MMAP_THRESHOLD: u64 = 4 * 1024 * 1024;
+
+/// BLAKE3 files at least this large are hashed by several threads at once
+/// (when [`FileHasher::parallel_large_files`] is on), in mapped windows of
+/// [`PARALLEL_WINDOW`] bytes. See `docs/BENCHMARKS.md` ("one large file").
+pub const PARALLEL_THRESHOLD: u64 = 16 * 1024 * 1024;
+
+/// The window that BLAKE3's tree is hashed across threads in: large enough
+/// that the split-and-join cost per window vanishes, small enough that
+/// mapped pages (which count in RSS) stay well under the 32 MiB bound.
+pub const PARALLEL_WINDOW: usize = 16 * 1024 * 1024;
 
 /// How a file's bytes reach the hasher.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,6 +86,8 @@ pub enum ReadStrategy {
 pub struct FileHasher {
     buffer: Vec<u8>,
     strategy: ReadStrategy,
+    parallel_large_files: bool,
+    progress: Option<Arc<AtomicU64>>,
 }
 
 impl Default for FileHasher {
@@ -97,7 +111,24 @@ impl FileHasher {
         FileHasher {
             buffer: vec![0; size],
             strategy,
+            parallel_large_files: false,
+            progress: None,
         }
+    }
+
+    /// Lets one large BLAKE3 file be hashed by all of rayon's threads (as
+    /// b3sum does, but in bounded windows). Off by default: a caller that
+    /// already runs one hasher per core gains nothing from it.
+    pub fn parallel_large_files(mut self, on: bool) -> Self {
+        self.parallel_large_files = on;
+        self
+    }
+
+    /// Adds every byte hashed to `counter` as the hash goes (for progress
+    /// reports on large files).
+    pub fn count_bytes_in(mut self, counter: Arc<AtomicU64>) -> Self {
+        self.progress = Some(counter);
+        self
     }
 
     /// The strategy in use.
@@ -112,29 +143,94 @@ impl FileHasher {
             .map_err(|kind| Error::with_path(path, kind))
     }
 
+    /// Hashes a file that a walk found to be regular and `size_hint` bytes
+    /// long: small files take the short way (open, read to the end, close:
+    /// no `fstat`, no read-ahead advice, no map set-up); others go through
+    /// [`FileHasher::hash_file`]. Returns the digest and the bytes hashed.
+    pub fn hash_walked_file(
+        &mut self,
+        algorithm: Algorithm,
+        path: &Path,
+        size_hint: u64,
+    ) -> Result<(Digest, u64)> {
+        let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
+        if size_hint < SMALL_FILE_LIMIT {
+            // Reading to EOF, not to `size_hint`: the file may have changed
+            // since the walk saw it, and a short read is not proof of EOF
+            // on every file system (FUSE may return them).
+            return self
+                .hash_reader_counted(algorithm, &file)
+                .map_err(|e| Error::with_path(path, e));
+        }
+        self.hash_file_counted(algorithm, &file)
+            .map_err(|kind| Error::with_path(path, kind))
+    }
+
     /// Hashes an open file from its current position to its end.
     pub fn hash_file(&mut self, algorithm: Algorithm, file: &File) -> Result<Digest, ErrorKind> {
+        self.hash_file_counted(algorithm, file).map(|(d, _)| d)
+    }
+
+    /// [`FileHasher::hash_file`], also returning the bytes hashed.
+    pub fn hash_file_counted(
+        &mut self,
+        algorithm: Algorithm,
+        file: &File,
+    ) -> Result<(Digest, u64), ErrorKind> {
         let metadata = file.metadata()?;
+        let len = metadata.len();
+        if metadata.is_file()
+            && self.parallel_large_files
+            && algorithm == Algorithm::Blake3
+            && len >= PARALLEL_THRESHOLD
+            && !matches!(self.strategy, ReadStrategy::Read { .. })
+        {
+            let mut hasher = blake3::Hasher::new();
+            let mapped = mmap::for_each_window(
+                file,
+                len,
+                PARALLEL_WINDOW,
+                self.progress.as_deref(),
+                |window| {
+                    hasher.update_rayon(window);
+                },
+            )?;
+            if mapped {
+                return Ok((Digest::from_bytes(hasher.finalize().as_bytes()), len));
+            }
+        }
         let use_map = metadata.is_file()
             && match self.strategy {
-                ReadStrategy::Auto => mapping_wins(algorithm) && metadata.len() >= MMAP_THRESHOLD,
-                ReadStrategy::Mmap => metadata.len() > 0,
+                ReadStrategy::Auto => mapping_wins(algorithm) && len >= MMAP_THRESHOLD,
+                ReadStrategy::Mmap => len > 0,
                 ReadStrategy::Read { .. } => false,
             };
         if use_map {
-            if let Some(digest) = mmap::hash_mapped(algorithm, file, metadata.len())? {
-                return Ok(digest);
+            if let Some(digest) = mmap::hash_mapped(algorithm, file, len, self.progress.as_deref())?
+            {
+                return Ok((digest, len));
             }
         }
         if metadata.is_file() {
             advise_sequential(file);
         }
-        self.hash_reader(algorithm, file).map_err(ErrorKind::from)
+        self.hash_reader_counted(algorithm, file)
+            .map_err(ErrorKind::from)
+    }
+
+    /// Hashes everything `reader` yields; returns the digest and byte count.
+    fn hash_reader_counted(
+        &mut self,
+        algorithm: Algorithm,
+        reader: impl Read,
+    ) -> io::Result<(Digest, u64)> {
+        let progress = self.progress.as_deref();
+        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer, progress))
     }
 
     /// Hashes everything `reader` yields, in reads of the buffer's size.
     pub fn hash_reader(&mut self, algorithm: Algorithm, reader: impl Read) -> io::Result<Digest> {
-        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer))
+        self.hash_reader_counted(algorithm, reader).map(|(d, _)| d)
     }
 
     /// Reads `reader` to its end through this hasher's buffer, handing each
@@ -159,7 +255,16 @@ impl FileHasher {
     pub fn hash_stdin(&mut self, algorithm: Algorithm) -> io::Result<Digest> {
         self.hash_reader(algorithm, io::stdin().lock())
     }
+
+    /// Hashes standard input; returns the digest and the bytes read.
+    pub fn hash_stdin_counted(&mut self, algorithm: Algorithm) -> io::Result<(Digest, u64)> {
+        self.hash_reader_counted(algorithm, io::stdin().lock())
+    }
 }
+
+/// Files a walk reports smaller than this take the short way in
+/// [`FileHasher::hash_walked_file`] (see `docs/BENCHMARKS.md`, "small files").
+pub const SMALL_FILE_LIMIT: u64 = 256 * 1024;
 
 /// Whether a memory map beats reads for `algorithm` (`docs/BENCHMARKS.md`):
 /// only for the memory-speed algorithms, where the copy out of the page
@@ -173,12 +278,20 @@ fn hash_reader_with<H: StreamHasher>(
     algorithm: Algorithm,
     mut reader: impl Read,
     buffer: &mut [u8],
-) -> io::Result<Digest> {
+    progress: Option<&AtomicU64>,
+) -> io::Result<(Digest, u64)> {
     let mut hasher = H::new(algorithm);
+    let mut total = 0u64;
     loop {
         match reader.read(buffer) {
-            Ok(0) => return Ok(hasher.finalize()),
-            Ok(n) => hasher.update(&buffer[..n]),
+            Ok(0) => return Ok((hasher.finalize(), total)),
+            Ok(n) => {
+                hasher.update(&buffer[..n]);
+                total += n as u64;
+                if let Some(counter) = progress {
+                    counter.fetch_add(n as u64, Ordering::Relaxed);
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }

@@ -24,10 +24,12 @@
 
 pub mod algo;
 pub mod digest;
+pub mod engine;
 pub mod error;
 pub mod io;
 pub mod manifest;
 pub mod mmap;
+pub mod walk;
 
 pub use algo::{Algorithm, StreamHasher};
 pub use digest::Digest;

@@ -21,7 +21,7 @@
 //! go to the previous handler (by default: the usual crash).
 
 use std::fs::File;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use crate::algo::{Algorithm, StreamHasher};
@@ -185,24 +185,38 @@ fn page_size() -> usize {
 ///
 /// Returns `Ok(None)` when the file cannot be mapped at all (the caller then
 /// reads it), and [`ErrorKind::ChangedWhileReading`] when the file shrank or
-/// grew while it was being hashed.
+/// grew while it was being hashed. `progress`, if given, counts the bytes
+/// hashed as each window is done.
 pub fn hash_mapped(
     algorithm: Algorithm,
     file: &File,
     len: u64,
+    progress: Option<&AtomicU64>,
 ) -> Result<Option<Digest>, ErrorKind> {
-    crate::dispatch!(algorithm, H => hash_mapped_with::<H>(algorithm, file, len))
+    crate::dispatch!(algorithm, H => {
+        let mut hasher = H::new(algorithm);
+        let mapped = for_each_window(file, len, WINDOW, progress, |window| hasher.update(window))?;
+        Ok(mapped.then(|| hasher.finalize()))
+    })
 }
 
-fn hash_mapped_with<H: StreamHasher>(
-    algorithm: Algorithm,
+/// Maps `file` `window_size` bytes at a time, up to `len`, and hands each
+/// window to `absorb`, unmapping it before the next.
+///
+/// Returns `Ok(false)`, having absorbed nothing, when the file cannot be
+/// mapped at all; [`ErrorKind::ChangedWhileReading`] when a window faulted
+/// (the file shrank) or the size differs at the end. Only on `Ok(true)` did
+/// `absorb` see exactly the file's `len` bytes.
+pub fn for_each_window(
     file: &File,
     len: u64,
-) -> Result<Option<Digest>, ErrorKind> {
-    let mut hasher = H::new(algorithm);
+    window_size: usize,
+    progress: Option<&AtomicU64>,
+    mut absorb: impl FnMut(&[u8]),
+) -> Result<bool, ErrorKind> {
     let mut offset = 0u64;
     while offset < len {
-        let window = (len - offset).min(WINDOW as u64) as usize;
+        let window = (len - offset).min(window_size as u64) as usize;
         // SAFETY: mapping a file is unsafe because another process may change
         // it underneath us. Changes in place can only make the digest stale
         // (as with read(2)); truncation, which would otherwise crash, is
@@ -217,17 +231,17 @@ fn hash_mapped_with<H: StreamHasher>(
         };
         let map = match map {
             Ok(map) => map,
-            Err(_) if offset == 0 => return Ok(None),
+            Err(_) if offset == 0 => return Ok(false),
             Err(e) => return Err(ErrorKind::Io(e)),
         };
         let Some(guard) = Guard::register(map.as_ptr() as usize, map.len()) else {
             if offset == 0 {
-                return Ok(None);
+                return Ok(false);
             }
             return Err(ErrorKind::ChangedWhileReading);
         };
         let _ = map.advise(memmap2::Advice::Sequential);
-        hasher.update(&map);
+        absorb(&map);
         let faulted = guard.faulted();
         drop(guard);
         drop(map);
@@ -235,11 +249,14 @@ fn hash_mapped_with<H: StreamHasher>(
             return Err(ErrorKind::ChangedWhileReading);
         }
         offset += window as u64;
+        if let Some(counter) = progress {
+            counter.fetch_add(window as u64, Ordering::Relaxed);
+        }
     }
     if file.metadata()?.len() != len {
         return Err(ErrorKind::ChangedWhileReading);
     }
-    Ok(Some(hasher.finalize()))
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -253,7 +270,7 @@ mod tests {
         let data: Vec<u8> = (0..(WINDOW + 12_345)).map(|i| (i % 253) as u8).collect();
         f.write_all(&data).unwrap();
         for algorithm in [Algorithm::Xxh3, Algorithm::Blake3, Algorithm::Md5] {
-            let mapped = hash_mapped(algorithm, &f, data.len() as u64)
+            let mapped = hash_mapped(algorithm, &f, data.len() as u64, None)
                 .unwrap()
                 .unwrap();
             assert_eq!(mapped, algorithm.hash_bytes(&data), "{algorithm}");
@@ -275,7 +292,7 @@ mod tests {
             .unwrap()
             .set_len(4096)
             .unwrap();
-        let result = hash_mapped(Algorithm::Xxh3, &file, len);
+        let result = hash_mapped(Algorithm::Xxh3, &file, len, None);
         assert!(
             matches!(result, Err(ErrorKind::ChangedWhileReading) | Ok(None)),
             "{result:?}"

@@ -5,12 +5,14 @@
 //!   `MD5 (NAME) = HEX` lines, with GNU's name escaping.
 //! * [`xxhsum`]: xxhsum 0.8.1's reading of the same shapes.
 //! * [`b3sum`]: b3sum's stricter reading.
+//! * [`json`]: fastsum's JSON Lines output for programs.
 //!
 //! Each parser is a literal port of the reference tool's rules, because a
 //! drop-in must accept and reject exactly the lines the original does.
 
 pub mod b3sum;
 pub mod gnu;
+pub mod json;
 pub mod xxhsum;
 
 use std::borrow::Cow;

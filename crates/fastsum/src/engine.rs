@@ -1,0 +1,638 @@
+//! The pipeline that hashes many files on every core: operands and walks
+//! feed a queue of jobs; a pool of workers takes them in *batches* and hashes
+//! them; the caller's thread collects the results and hands them out in a
+//! deterministic order.
+//!
+//! ```text
+//!  operands ─► feeder thread ─► (walk::walk, parallel) ─┐
+//!                  │                                     ▼
+//!                  │ specials, walk errors        job queue (bounded)
+//!                  ▼                                     │ batches of ≤ 64 files / 8 MiB
+//!            result channel ◄── Vec<Record> ── workers × threads, each a BatchHasher
+//!                  │
+//!                  ▼
+//!  collector (caller's thread): per operand, sorts by path bytes once the
+//!  operand is complete, then calls `sink` (or at once with Order::Unordered)
+//! ```
+//!
+//! The hashing stage is the [`BatchHasher`] trait: a worker hands it a batch
+//! of files, not one file, so that a multi-lane hasher (several independent
+//! MD5 streams advanced together in SIMD registers, fed from several files
+//! at once) can take the place of [`ScalarBatchHasher`] without touching the
+//! walk, the ordering or the output.
+
+use std::collections::VecDeque;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+use crate::error::{Error, ErrorKind, Result};
+use crate::io::{FileHasher, ReadStrategy};
+use crate::walk::{self, SpecialKind, WalkItem, WalkOptions};
+
+/// Files a worker takes from the queue at most at once.
+pub const MAX_BATCH_FILES: usize = 64;
+/// Bytes (by the walk's sizes) a worker takes at most at once, beyond the
+/// first file: keeps two workers from taking all of a few large files.
+pub const MAX_BATCH_BYTES: u64 = 8 * 1024 * 1024;
+/// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
+const JOB_QUEUE: usize = 16 * 1024;
+
+/// The order results are handed out in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    /// Operand by operand as given; within a walked directory, sorted by
+    /// path bytes, so two runs over the same tree give identical output.
+    #[default]
+    Sorted,
+    /// Each result as soon as it is ready.
+    Unordered,
+}
+
+/// What to hash and how.
+#[derive(Clone, Debug)]
+pub struct TreeOptions {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Hashing threads (at least 1).
+    pub threads: usize,
+    /// Walk directories given as operands (otherwise they fail as the GNU
+    /// tools fail them: "Is a directory").
+    pub recursive: bool,
+    /// The output order.
+    pub order: Order,
+    /// How to walk.
+    pub walk: WalkOptions,
+    /// How each file is read.
+    pub strategy: ReadStrategy,
+}
+
+impl TreeOptions {
+    /// Defaults: one thread per available core, sorted, not recursive.
+    pub fn new(algorithm: Algorithm) -> Self {
+        TreeOptions {
+            algorithm,
+            threads: available_threads(),
+            recursive: false,
+            order: Order::Sorted,
+            walk: WalkOptions::default(),
+            strategy: ReadStrategy::Auto,
+        }
+    }
+}
+
+/// The cores this process may use (1 if unknown).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A command-line operand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// `-`: standard input.
+    Stdin,
+    /// A file, or with `recursive` possibly a directory.
+    Path(PathBuf),
+}
+
+/// One file to hash.
+#[derive(Debug)]
+pub struct Job {
+    /// Index of the operand it came from.
+    pub operand: usize,
+    /// Where its bytes come from.
+    pub source: Operand,
+    /// Its size as the walk saw it, if it was walked.
+    pub size_hint: Option<u64>,
+}
+
+/// A file hashed: the digest and the number of bytes it covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hashed {
+    /// The digest.
+    pub digest: Digest,
+    /// Bytes read.
+    pub size: u64,
+}
+
+/// How one path ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Hashed.
+    Hashed(Hashed),
+    /// Could not be opened or read.
+    Failed(ErrorKind),
+    /// A FIFO, socket or device met during a walk: skipped, never opened.
+    Skipped(SpecialKind),
+    /// A walk error (an unreadable directory, a link loop).
+    WalkFailed(ErrorKind),
+}
+
+/// One result, for one path.
+#[derive(Debug)]
+pub struct Record {
+    /// Index of the operand it belongs to.
+    pub operand: usize,
+    /// The path as the user will see it (`-` for standard input).
+    pub path: PathBuf,
+    /// What happened.
+    pub outcome: Outcome,
+}
+
+impl Record {
+    /// Whether this record means the run did not do all it was asked
+    /// (skipped special files do not count: they have no bytes to hash).
+    pub fn is_failure(&self) -> bool {
+        matches!(self.outcome, Outcome::Failed(_) | Outcome::WalkFailed(_))
+    }
+}
+
+/// The hashing stage: hashes a batch of files and reports each one.
+///
+/// A worker calls it with up to [`MAX_BATCH_FILES`] jobs at once. An
+/// implementation may hash them in any order and interleaved (a multi-lane
+/// hasher advances several at once) but must call `done` exactly once per
+/// job, and an error in one file must not affect the others.
+pub trait BatchHasher: Send {
+    /// Hashes every job in `batch` (leaving it empty) with `algorithm`.
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
+    );
+}
+
+/// The one-file-at-a-time hasher: a [`FileHasher`] (one read buffer) per
+/// worker, small files by the short way.
+#[derive(Debug)]
+pub struct ScalarBatchHasher {
+    files: FileHasher,
+}
+
+impl ScalarBatchHasher {
+    /// A hasher that reads through `files`.
+    pub fn new(files: FileHasher) -> Self {
+        ScalarBatchHasher { files }
+    }
+}
+
+impl BatchHasher for ScalarBatchHasher {
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
+    ) {
+        for job in batch.drain(..) {
+            let result = match (&job.source, job.size_hint) {
+                (Operand::Stdin, _) => self
+                    .files
+                    .hash_stdin_counted(algorithm)
+                    .map_err(ErrorKind::Io),
+                (Operand::Path(path), Some(size)) => self
+                    .files
+                    .hash_walked_file(algorithm, path, size)
+                    .map_err(Error::into_kind),
+                (Operand::Path(path), None) => std::fs::File::open(path)
+                    .map_err(ErrorKind::Io)
+                    .and_then(|file| self.files.hash_file_counted(algorithm, &file)),
+            };
+            done(job, result.map(|(digest, size)| Hashed { digest, size }));
+        }
+    }
+}
+
+/// Counters a progress display can read while a run goes on.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Files found so far (walked or named).
+    pub files_found: AtomicU64,
+    /// Their bytes, by the walk's sizes (0 for named files until hashed).
+    pub bytes_found: AtomicU64,
+    /// Files finished (hashed or failed).
+    pub files_done: AtomicU64,
+    /// Bytes hashed so far, counted as they are read.
+    pub bytes_done: Arc<AtomicU64>,
+}
+
+enum Message {
+    Records(Vec<Record>),
+    /// All records of the operand are sent or will be: there are `count`.
+    OperandComplete {
+        operand: usize,
+        count: usize,
+    },
+}
+
+/// Hashes every operand (walking directories when `options.recursive`) on
+/// `options.threads` workers using [`ScalarBatchHasher`]s, and calls `sink`
+/// on the caller's thread for every record, in `options.order`.
+///
+/// Per-file problems are records, not errors: the run always goes on. The
+/// only error returned is an invalid exclude pattern, before any work.
+pub fn hash_operands(
+    options: &TreeOptions,
+    operands: &[Operand],
+    progress: &Progress,
+    sink: impl FnMut(Record),
+) -> Result<()> {
+    hash_operands_with(options, operands, progress, sink, |options| {
+        ScalarBatchHasher::new(
+            FileHasher::with_strategy(options.strategy)
+                .parallel_large_files(options.threads > 1)
+                .count_bytes_in(progress.bytes_done.clone()),
+        )
+    })
+}
+
+/// [`hash_operands`] with the hashing stage of one's choice:
+/// `make_hasher` is called once per worker thread.
+pub fn hash_operands_with<B: BatchHasher>(
+    options: &TreeOptions,
+    operands: &[Operand],
+    progress: &Progress,
+    mut sink: impl FnMut(Record),
+    make_hasher: impl Fn(&TreeOptions) -> B + Sync,
+) -> Result<()> {
+    walk::check_excludes(&options.walk.excludes)?;
+    let mut options = options.clone();
+    // Standard input read by two workers at once would be split between
+    // them; one worker reads operands strictly in order, as the GNU tools.
+    if operands.iter().filter(|o| **o == Operand::Stdin).count() > 1 {
+        options.threads = 1;
+    }
+    options.threads = options.threads.max(1);
+    if options.walk.threads == 0 {
+        options.walk.threads = options.threads;
+    }
+    let options = &options;
+
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<Message>();
+    std::thread::scope(|scope| {
+        for _ in 0..options.threads {
+            let job_rx = job_rx.clone();
+            let result_tx = result_tx.clone();
+            let hasher = make_hasher(options);
+            scope.spawn(move || work(options.algorithm, hasher, job_rx, result_tx, progress));
+        }
+        drop(job_rx);
+        let feeder_results = result_tx.clone();
+        scope.spawn(move || feed(options, operands, job_tx, feeder_results, progress));
+        drop(result_tx);
+        collect(options.order, result_rx, &mut sink);
+    });
+    Ok(())
+}
+
+/// The feeder: turns operands into jobs, walking directories.
+fn feed(
+    options: &TreeOptions,
+    operands: &[Operand],
+    jobs: Sender<Job>,
+    results: Sender<Message>,
+    progress: &Progress,
+) {
+    for (index, operand) in operands.iter().enumerate() {
+        let path = match operand {
+            Operand::Path(path) if options.recursive && path.is_dir() => path,
+            _ => {
+                progress.files_found.fetch_add(1, Ordering::Relaxed);
+                let job = Job {
+                    operand: index,
+                    source: operand.clone(),
+                    size_hint: None,
+                };
+                let _ = jobs.send(job);
+                let _ = results.send(Message::OperandComplete {
+                    operand: index,
+                    count: 1,
+                });
+                continue;
+            }
+        };
+        let count = AtomicU64::new(0);
+        let sink = |item: WalkItem| {
+            count.fetch_add(1, Ordering::Relaxed);
+            let (path, outcome) = match item {
+                WalkItem::File { path, size } => {
+                    progress.files_found.fetch_add(1, Ordering::Relaxed);
+                    progress.bytes_found.fetch_add(size, Ordering::Relaxed);
+                    let job = Job {
+                        operand: index,
+                        source: Operand::Path(path),
+                        size_hint: Some(size),
+                    };
+                    let _ = jobs.send(job);
+                    return;
+                }
+                WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
+                WalkItem::Error(error) => {
+                    let path = error.path().map(PathBuf::from).unwrap_or_default();
+                    (path, Outcome::WalkFailed(error.into_kind()))
+                }
+            };
+            let record = Record {
+                operand: index,
+                path,
+                outcome,
+            };
+            let _ = results.send(Message::Records(vec![record]));
+        };
+        // Globs were validated up front, so this cannot fail.
+        let _ = walk::walk(path, &options.walk, &sink);
+        let _ = results.send(Message::OperandComplete {
+            operand: index,
+            count: count.load(Ordering::Relaxed) as usize,
+        });
+    }
+}
+
+/// A worker: takes batches from the queue until it is closed and empty.
+fn work<B: BatchHasher>(
+    algorithm: Algorithm,
+    mut hasher: B,
+    jobs: Receiver<Job>,
+    results: Sender<Message>,
+    progress: &Progress,
+) {
+    let mut batch = Vec::with_capacity(MAX_BATCH_FILES);
+    while let Ok(first) = jobs.recv() {
+        let mut bytes = first.size_hint.unwrap_or(0);
+        batch.push(first);
+        while batch.len() < MAX_BATCH_FILES && bytes < MAX_BATCH_BYTES {
+            match jobs.try_recv() {
+                Ok(job) => {
+                    bytes += job.size_hint.unwrap_or(0);
+                    batch.push(job);
+                }
+                Err(_) => break,
+            }
+        }
+        let mut records = Vec::with_capacity(batch.len());
+        hasher.hash_batch(algorithm, &mut batch, &mut |job, result| {
+            let path = match job.source {
+                Operand::Stdin => PathBuf::from("-"),
+                Operand::Path(path) => path,
+            };
+            let outcome = match result {
+                Ok(hashed) => Outcome::Hashed(hashed),
+                Err(kind) => Outcome::Failed(kind),
+            };
+            records.push(Record {
+                operand: job.operand,
+                path,
+                outcome,
+            });
+        });
+        progress
+            .files_done
+            .fetch_add(records.len() as u64, Ordering::Relaxed);
+        if results.send(Message::Records(records)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Records of one operand waiting for the rest of it.
+#[derive(Default)]
+struct PendingOperand {
+    records: Vec<Record>,
+    expected: Option<usize>,
+}
+
+/// The collector: hands records to `sink` in `order`.
+fn collect(order: Order, results: Receiver<Message>, sink: &mut impl FnMut(Record)) {
+    if order == Order::Unordered {
+        for message in results {
+            if let Message::Records(records) = message {
+                records.into_iter().for_each(&mut *sink);
+            }
+        }
+        return;
+    }
+    // pending[0] is operand `next`.
+    let mut next = 0usize;
+    let mut pending: VecDeque<PendingOperand> = VecDeque::new();
+    for message in results {
+        let (operand, records, expected) = match message {
+            Message::Records(records) => {
+                let Some(first) = records.first() else {
+                    continue;
+                };
+                // Records in one message always share an operand unless they
+                // come from a worker's batch; file them one by one then.
+                if records.iter().all(|r| r.operand == first.operand) {
+                    (first.operand, records, None)
+                } else {
+                    for record in records {
+                        let slot = slot(&mut pending, next, record.operand);
+                        slot.records.push(record);
+                    }
+                    emit_ready(&mut pending, &mut next, sink);
+                    continue;
+                }
+            }
+            Message::OperandComplete { operand, count } => (operand, Vec::new(), Some(count)),
+        };
+        let slot = slot(&mut pending, next, operand);
+        slot.records.extend(records);
+        if expected.is_some() {
+            slot.expected = expected;
+        }
+        emit_ready(&mut pending, &mut next, sink);
+    }
+}
+
+fn slot(
+    pending: &mut VecDeque<PendingOperand>,
+    next: usize,
+    operand: usize,
+) -> &mut PendingOperand {
+    let index = operand - next;
+    if pending.len() <= index {
+        pending.resize_with(index + 1, PendingOperand::default);
+    }
+    &mut pending[index]
+}
+
+/// Hands out every complete operand at the front, sorted by path bytes.
+fn emit_ready(
+    pending: &mut VecDeque<PendingOperand>,
+    next: &mut usize,
+    sink: &mut impl FnMut(Record),
+) {
+    while let Some(front) = pending.front() {
+        if front.expected != Some(front.records.len()) {
+            break;
+        }
+        let mut done = pending.pop_front().expect("front exists");
+        if done.records.len() > 1 {
+            done.records.sort_unstable_by(|a, b| {
+                a.path
+                    .as_os_str()
+                    .as_bytes()
+                    .cmp(b.path.as_os_str().as_bytes())
+            });
+        }
+        done.records.into_iter().for_each(&mut *sink);
+        *next += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (name, len) in [
+            ("b/z", 10),
+            ("b/a", 0),
+            ("a.txt", 3),
+            ("a/b", 4_000_000),
+            ("a b/c", 7),
+            ("c", 65),
+        ] {
+            let path = root.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            std::fs::write(path, bytes).unwrap();
+        }
+        dir
+    }
+
+    fn run(options: &TreeOptions, operands: &[Operand]) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        hash_operands(options, operands, &Progress::default(), |r| {
+            let what = match r.outcome {
+                Outcome::Hashed(h) => h.digest.to_hex(),
+                Outcome::Failed(k) | Outcome::WalkFailed(k) => format!("error: {k}"),
+                Outcome::Skipped(k) => format!("skipped {}", k.describe()),
+            };
+            out.push((r.path.display().to_string(), what));
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn walked_files_come_sorted_by_path_bytes_with_correct_digests() {
+        let dir = tree();
+        let root = dir.path();
+        let mut options = TreeOptions::new(Algorithm::Md5);
+        options.recursive = true;
+        for threads in [1, 2, 8] {
+            options.threads = threads;
+            let out = run(&options, &[Operand::Path(root.to_path_buf())]);
+            let names: Vec<_> = out
+                .iter()
+                .map(|(p, _)| {
+                    Path::new(p)
+                        .strip_prefix(root)
+                        .unwrap()
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            // '/' (0x2f) sorts after ' ' and '.', before letters.
+            assert_eq!(
+                names,
+                ["a b/c", "a.txt", "a/b", "b/a", "b/z", "c"],
+                "-j {threads}"
+            );
+            for (path, digest) in &out {
+                let bytes = std::fs::read(path).unwrap();
+                assert_eq!(*digest, Algorithm::Md5.hash_bytes(&bytes).to_hex());
+            }
+        }
+    }
+
+    #[test]
+    fn operands_keep_their_order_and_failures_their_place() {
+        let dir = tree();
+        let root = dir.path();
+        let operands = [
+            Operand::Path(root.join("c")),
+            Operand::Path(root.join("missing")),
+            Operand::Path(root.join("b")),
+            Operand::Path(root.join("a.txt")),
+        ];
+        let mut options = TreeOptions::new(Algorithm::Sha256);
+        options.threads = 4;
+        let out = run(&options, &operands);
+        let names: Vec<_> = out.iter().map(|(p, _)| p.clone()).collect();
+        let expected: Vec<_> = ["c", "missing", "b", "a.txt"]
+            .iter()
+            .map(|n| root.join(n).display().to_string())
+            .collect();
+        assert_eq!(names, expected);
+        assert_eq!(out[1].1, "error: No such file or directory");
+        assert_eq!(out[2].1, "error: Is a directory");
+    }
+
+    #[test]
+    fn unordered_gives_the_same_set() {
+        let dir = tree();
+        let mut options = TreeOptions::new(Algorithm::Xxh3);
+        options.recursive = true;
+        let sorted = run(&options, &[Operand::Path(dir.path().to_path_buf())]);
+        options.order = Order::Unordered;
+        let mut unordered = run(&options, &[Operand::Path(dir.path().to_path_buf())]);
+        unordered.sort();
+        assert_eq!(sorted, unordered);
+    }
+
+    /// A hashing stage that records the batches it was given.
+    struct Recording(Arc<std::sync::Mutex<Vec<usize>>>, ScalarBatchHasher);
+
+    impl BatchHasher for Recording {
+        fn hash_batch(
+            &mut self,
+            algorithm: Algorithm,
+            batch: &mut Vec<Job>,
+            done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
+        ) {
+            self.0.lock().unwrap().push(batch.len());
+            // Finish them in reverse, as a lane hasher might.
+            batch.reverse();
+            self.1.hash_batch(algorithm, batch, done);
+        }
+    }
+
+    #[test]
+    fn the_hashing_stage_receives_batches_and_order_survives_any_completion_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..500 {
+            std::fs::write(dir.path().join(format!("f{i:03}")), i.to_string()).unwrap();
+        }
+        let sizes = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut options = TreeOptions::new(Algorithm::Md5);
+        options.recursive = true;
+        options.threads = 1;
+        let mut names = Vec::new();
+        hash_operands_with(
+            &options,
+            &[Operand::Path(dir.path().to_path_buf())],
+            &Progress::default(),
+            |r| names.push(r.path),
+            |_| Recording(sizes.clone(), ScalarBatchHasher::new(FileHasher::new())),
+        )
+        .unwrap();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert_eq!(names.len(), 500);
+        let sizes = sizes.lock().unwrap();
+        assert_eq!(sizes.iter().sum::<usize>(), 500);
+        assert!(sizes.iter().all(|&n| n <= MAX_BATCH_FILES));
+    }
+}

@@ -1,0 +1,151 @@
+//! JSON Lines output: one object per file, for programs that consume
+//! fastsum.
+//!
+//! ```text
+//! {"path":"dir/a.txt","algorithm":"md5","digest":"900150983cd24fb0d6963f7d28e17f72","size":3}
+//! {"path":"dir/gone","algorithm":"md5","error":"No such file or directory"}
+//! {"path":"dir/pipe","algorithm":"md5","skipped":"fifo"}
+//! {"path":"caf\ufffd","path_base64":"Y2Fm6Q==","algorithm":"md5","digest":"...","size":0}
+//! ```
+//!
+//! `path` is always text. A name that is not UTF-8 (Unix names are bytes)
+//! cannot be JSON text faithfully, so it gets `path` with U+FFFD in place
+//! of the bad bytes, for people, and `path_base64` with the exact bytes,
+//! for programs (the choice ripgrep's JSON output makes, as a field).
+
+use crate::algo::Algorithm;
+use crate::engine::{Outcome, Record};
+
+/// Appends `record` as one JSON object and a newline to `out`.
+pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = record.path.as_os_str().as_bytes();
+    out.extend_from_slice(b"{\"path\":");
+    write_string(out, &String::from_utf8_lossy(bytes));
+    if std::str::from_utf8(bytes).is_err() {
+        out.extend_from_slice(b",\"path_base64\":\"");
+        write_base64(out, bytes);
+        out.push(b'"');
+    }
+    out.extend_from_slice(b",\"algorithm\":");
+    write_string(out, algorithm.name());
+    match &record.outcome {
+        Outcome::Hashed(hashed) => {
+            out.extend_from_slice(b",\"digest\":\"");
+            out.extend_from_slice(hashed.digest.to_hex().as_bytes());
+            out.extend_from_slice(format!("\",\"size\":{}", hashed.size).as_bytes());
+        }
+        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+            out.extend_from_slice(b",\"error\":");
+            write_string(out, &kind.to_string());
+        }
+        Outcome::Skipped(kind) => {
+            out.extend_from_slice(b",\"skipped\":");
+            write_string(out, kind.describe());
+        }
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// A JSON string literal: quotes, backslashes and control characters
+/// escaped, everything else as UTF-8.
+fn write_string(out: &mut Vec<u8>, text: &str) {
+    out.push(b'"');
+    for c in text.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
+            }
+            c => {
+                let mut utf8 = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+/// Standard base64 (RFC 4648, with padding).
+fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]);
+            } else {
+                out.push(b'=');
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Hashed;
+    use crate::walk::SpecialKind;
+    use crate::ErrorKind;
+    use std::ffi::OsStr;
+    use std::path::PathBuf;
+
+    fn line(path: &[u8], outcome: Outcome) -> String {
+        let record = Record {
+            operand: 0,
+            path: PathBuf::from(OsStr::from_bytes(path)),
+            outcome,
+        };
+        let mut out = Vec::new();
+        write_record(&mut out, Algorithm::Md5, &record);
+        String::from_utf8(out).unwrap()
+    }
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn records_as_json_lines() {
+        let digest = Algorithm::Md5.hash_bytes(b"abc");
+        assert_eq!(
+            line(
+                b"d/a \"q\"\\\n",
+                Outcome::Hashed(Hashed { digest, size: 3 })
+            ),
+            "{\"path\":\"d/a \\\"q\\\"\\\\\\n\",\"algorithm\":\"md5\",\
+             \"digest\":\"900150983cd24fb0d6963f7d28e17f72\",\"size\":3}\n"
+        );
+        assert_eq!(
+            line(b"x\x01", Outcome::Skipped(SpecialKind::Fifo)),
+            "{\"path\":\"x\\u0001\",\"algorithm\":\"md5\",\"skipped\":\"fifo\"}\n"
+        );
+        let gone = ErrorKind::Io(std::io::Error::from_raw_os_error(libc::ENOENT));
+        assert_eq!(
+            line(b"gone", Outcome::Failed(gone)),
+            "{\"path\":\"gone\",\"algorithm\":\"md5\",\"error\":\"No such file or directory\"}\n"
+        );
+    }
+
+    #[test]
+    fn non_utf8_names_carry_their_exact_bytes() {
+        let out = line(b"caf\xe9", Outcome::Skipped(SpecialKind::Socket));
+        assert!(out.starts_with("{\"path\":\"caf\u{fffd}\",\"path_base64\":\"Y2Fm6Q==\","));
+        for (input, expected) in [
+            (&b""[..], ""),
+            (b"f", "Zg=="),
+            (b"fo", "Zm8="),
+            (b"foobar", "Zm9vYmFy"),
+        ] {
+            let mut out = Vec::new();
+            write_base64(&mut out, input);
+            assert_eq!(out, expected.as_bytes());
+        }
+    }
+}
