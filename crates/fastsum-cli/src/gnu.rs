@@ -409,7 +409,9 @@ fn parse_size(value: &[u8]) -> Option<usize> {
         b'G' | b'g' => (&value[..value.len() - 1], 1 << 30),
         _ => (value, 1),
     };
-    usize::try_from(parse_decimal(digits)?).ok()?.checked_mul(unit)
+    usize::try_from(parse_decimal(digits)?)
+        .ok()?
+        .checked_mul(unit)
 }
 
 fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {

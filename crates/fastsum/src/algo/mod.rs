@@ -8,6 +8,7 @@
 //! compiled once per algorithm with no virtual call per block.
 
 mod blake;
+mod md5;
 mod rustcrypto;
 mod xxh;
 
@@ -288,7 +289,8 @@ macro_rules! dispatch {
 /// The concrete [`StreamHasher`] types, named for [`dispatch!`](crate::dispatch).
 pub mod hashers {
     pub use super::blake::{Blake2b, Blake3};
-    pub use super::rustcrypto::{Md5, Sha1, Sha224, Sha256, Sha384, Sha512};
+    pub use super::md5::Md5;
+    pub use super::rustcrypto::{Sha1, Sha224, Sha256, Sha384, Sha512};
     pub use super::xxh::{Xxh128, Xxh3, Xxh32, Xxh64};
 }
 

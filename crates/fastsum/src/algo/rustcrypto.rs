@@ -1,4 +1,4 @@
-//! MD5, SHA-1 and SHA-2 from RustCrypto. `sha1` and `sha2` detect the
+//! SHA-1 and SHA-2 from RustCrypto. `sha1` and `sha2` detect the
 //! CPU's SHA extensions (SHA-NI) at run time and use them where present.
 
 use sha2::Digest as _;
@@ -28,8 +28,6 @@ macro_rules! rustcrypto_hasher {
 }
 
 rustcrypto_hasher! {
-    /// MD5 through the `md-5` crate.
-    Md5 => md5::Md5,
     /// SHA-1 through the `sha1` crate.
     Sha1 => sha1::Sha1,
     /// SHA-224 through the `sha2` crate.
