@@ -35,23 +35,24 @@ impl Display {
             }
             std::thread::sleep(REFRESH);
         }
+        // The walk does not stat files (that would cost a path lookup per
+        // file), so the total is counted in files; bytes and throughput are
+        // shown as they are read.
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} ETA {eta} {msg}",
-            )
-            .expect("the template is valid"),
+            ProgressStyle::with_template("{bar:30} {pos}/{len} files, {msg}, ETA {eta}")
+                .expect("the template is valid"),
         );
         *self.bar.lock().expect("not poisoned") = Some(bar.clone());
         while !self.finished.load(Ordering::Acquire) {
-            let found = progress.bytes_found.load(Ordering::Relaxed);
-            let done = progress.bytes_done.load(Ordering::Relaxed);
-            bar.set_length(found.max(done));
-            bar.set_position(done);
+            let bytes = progress.bytes_done.load(Ordering::Relaxed);
+            let seconds = start.elapsed().as_secs_f64();
+            bar.set_length(progress.files_found.load(Ordering::Relaxed));
+            bar.set_position(progress.files_done.load(Ordering::Relaxed));
             bar.set_message(format!(
-                "{}/{} files",
-                progress.files_done.load(Ordering::Relaxed),
-                progress.files_found.load(Ordering::Relaxed)
+                "{} at {}/s",
+                indicatif::BinaryBytes(bytes),
+                indicatif::BinaryBytes((bytes as f64 / seconds) as u64)
             ));
             std::thread::sleep(REFRESH);
         }

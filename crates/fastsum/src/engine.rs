@@ -7,7 +7,7 @@
 //!  operands ─► feeder thread ─► (walk::walk, parallel) ─┐
 //!                  │                                     ▼
 //!                  │ specials, walk errors        job queue (bounded)
-//!                  ▼                                     │ batches of ≤ 64 files / 8 MiB
+//!                  ▼                                     │ batches: a fair share, ≤ max_batch
 //!            result channel ◄── Vec<Record> ── workers × threads, each a BatchHasher
 //!                  │
 //!                  ▼
@@ -31,15 +31,13 @@ use crossbeam_channel::{Receiver, Sender};
 
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{ErrorKind, Result};
 use crate::io::{FileHasher, ReadStrategy};
 use crate::walk::{self, SpecialKind, WalkItem, WalkOptions};
 
-/// Files a worker takes from the queue at most at once.
+/// The most files a worker hands its hasher at once (a hasher may ask for
+/// fewer through [`BatchHasher::max_batch`]).
 pub const MAX_BATCH_FILES: usize = 64;
-/// Bytes (by the walk's sizes) a worker takes at most at once, beyond the
-/// first file: keeps two workers from taking all of a few large files.
-pub const MAX_BATCH_BYTES: u64 = 8 * 1024 * 1024;
 /// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
 const JOB_QUEUE: usize = 16 * 1024;
 
@@ -107,8 +105,6 @@ pub struct Job {
     pub operand: usize,
     /// Where its bytes come from.
     pub source: Operand,
-    /// Its size as the walk saw it, if it was walked.
-    pub size_hint: Option<u64>,
 }
 
 /// A file hashed: the digest and the number of bytes it covers.
@@ -154,11 +150,18 @@ impl Record {
 
 /// The hashing stage: hashes a batch of files and reports each one.
 ///
-/// A worker calls it with up to [`MAX_BATCH_FILES`] jobs at once. An
+/// A worker calls it with up to [`BatchHasher::max_batch`] jobs at once. An
 /// implementation may hash them in any order and interleaved (a multi-lane
 /// hasher advances several at once) but must call `done` exactly once per
 /// job, and an error in one file must not affect the others.
 pub trait BatchHasher: Send {
+    /// The largest batch worth handing over (at most [`MAX_BATCH_FILES`]).
+    /// Workers hand over less when the queue is short, so that the last
+    /// files of a run are spread over all workers.
+    fn max_batch(&self) -> usize {
+        MAX_BATCH_FILES
+    }
+
     /// Hashes every job in `batch` (leaving it empty) with `algorithm`.
     fn hash_batch(
         &mut self,
@@ -183,6 +186,12 @@ impl ScalarBatchHasher {
 }
 
 impl BatchHasher for ScalarBatchHasher {
+    /// One file at a time gains nothing from batching; small batches only
+    /// save queue traffic.
+    fn max_batch(&self) -> usize {
+        8
+    }
+
     fn hash_batch(
         &mut self,
         algorithm: Algorithm,
@@ -190,16 +199,12 @@ impl BatchHasher for ScalarBatchHasher {
         done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
     ) {
         for job in batch.drain(..) {
-            let result = match (&job.source, job.size_hint) {
-                (Operand::Stdin, _) => self
+            let result = match &job.source {
+                Operand::Stdin => self
                     .files
                     .hash_stdin_counted(algorithm)
                     .map_err(ErrorKind::Io),
-                (Operand::Path(path), Some(size)) => self
-                    .files
-                    .hash_walked_file(algorithm, path, size)
-                    .map_err(Error::into_kind),
-                (Operand::Path(path), None) => std::fs::File::open(path)
+                Operand::Path(path) => std::fs::File::open(path)
                     .map_err(ErrorKind::Io)
                     .and_then(|file| self.files.hash_file_counted(algorithm, &file)),
             };
@@ -213,8 +218,6 @@ impl BatchHasher for ScalarBatchHasher {
 pub struct Progress {
     /// Files found so far (walked or named).
     pub files_found: AtomicU64,
-    /// Their bytes, by the walk's sizes (0 for named files until hashed).
-    pub bytes_found: AtomicU64,
     /// Files finished (hashed or failed).
     pub files_done: AtomicU64,
     /// Bytes hashed so far, counted as they are read.
@@ -280,7 +283,16 @@ pub fn hash_operands_with<B: BatchHasher>(
             let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
             let hasher = make_hasher(options);
-            scope.spawn(move || work(options.algorithm, hasher, job_rx, result_tx, progress));
+            scope.spawn(move || {
+                work(
+                    options.algorithm,
+                    options.threads,
+                    hasher,
+                    job_rx,
+                    result_tx,
+                    progress,
+                )
+            });
         }
         drop(job_rx);
         let feeder_results = result_tx.clone();
@@ -307,7 +319,6 @@ fn feed(
                 let job = Job {
                     operand: index,
                     source: operand.clone(),
-                    size_hint: None,
                 };
                 let _ = jobs.send(job);
                 let _ = results.send(Message::OperandComplete {
@@ -321,13 +332,11 @@ fn feed(
         let sink = |item: WalkItem| {
             count.fetch_add(1, Ordering::Relaxed);
             let (path, outcome) = match item {
-                WalkItem::File { path, size } => {
+                WalkItem::File { path } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);
-                    progress.bytes_found.fetch_add(size, Ordering::Relaxed);
                     let job = Job {
                         operand: index,
                         source: Operand::Path(path),
-                        size_hint: Some(size),
                     };
                     let _ = jobs.send(job);
                     return;
@@ -357,21 +366,22 @@ fn feed(
 /// A worker: takes batches from the queue until it is closed and empty.
 fn work<B: BatchHasher>(
     algorithm: Algorithm,
+    threads: usize,
     mut hasher: B,
     jobs: Receiver<Job>,
     results: Sender<Message>,
     progress: &Progress,
 ) {
-    let mut batch = Vec::with_capacity(MAX_BATCH_FILES);
+    let max_batch = hasher.max_batch().clamp(1, MAX_BATCH_FILES);
+    let mut batch = Vec::with_capacity(max_batch);
     while let Ok(first) = jobs.recv() {
-        let mut bytes = first.size_hint.unwrap_or(0);
         batch.push(first);
-        while batch.len() < MAX_BATCH_FILES && bytes < MAX_BATCH_BYTES {
+        // Take a fair share of what is queued: all workers stay busy to
+        // the end even when the last files are large.
+        let share = (jobs.len() / (2 * threads)).clamp(1, max_batch);
+        while batch.len() < share {
             match jobs.try_recv() {
-                Ok(job) => {
-                    bytes += job.size_hint.unwrap_or(0);
-                    batch.push(job);
-                }
+                Ok(job) => batch.push(job),
                 Err(_) => break,
             }
         }

@@ -143,29 +143,6 @@ impl FileHasher {
             .map_err(|kind| Error::with_path(path, kind))
     }
 
-    /// Hashes a file that a walk found to be regular and `size_hint` bytes
-    /// long: small files take the short way (open, read to the end, close:
-    /// no `fstat`, no read-ahead advice, no map set-up); others go through
-    /// [`FileHasher::hash_file`]. Returns the digest and the bytes hashed.
-    pub fn hash_walked_file(
-        &mut self,
-        algorithm: Algorithm,
-        path: &Path,
-        size_hint: u64,
-    ) -> Result<(Digest, u64)> {
-        let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
-        if size_hint < SMALL_FILE_LIMIT {
-            // Reading to EOF, not to `size_hint`: the file may have changed
-            // since the walk saw it, and a short read is not proof of EOF
-            // on every file system (FUSE may return them).
-            return self
-                .hash_reader_counted(algorithm, &file)
-                .map_err(|e| Error::with_path(path, e));
-        }
-        self.hash_file_counted(algorithm, &file)
-            .map_err(|kind| Error::with_path(path, kind))
-    }
-
     /// Hashes an open file from its current position to its end.
     pub fn hash_file(&mut self, algorithm: Algorithm, file: &File) -> Result<Digest, ErrorKind> {
         self.hash_file_counted(algorithm, file).map(|(d, _)| d)
@@ -211,7 +188,9 @@ impl FileHasher {
                 return Ok((digest, len));
             }
         }
-        if metadata.is_file() {
+        // Small files take the short way: no read-ahead advice (one
+        // syscall more than the read itself), no map set-up.
+        if metadata.is_file() && len >= SMALL_FILE_LIMIT {
             advise_sequential(file);
         }
         self.hash_reader_counted(algorithm, file)
@@ -262,8 +241,9 @@ impl FileHasher {
     }
 }
 
-/// Files a walk reports smaller than this take the short way in
-/// [`FileHasher::hash_walked_file`] (see `docs/BENCHMARKS.md`, "small files").
+/// Files smaller than this take the short way: `open`, `fstat`, reads to
+/// EOF, `close`; no read-ahead advice and no map (see `docs/BENCHMARKS.md`,
+/// "small files").
 pub const SMALL_FILE_LIMIT: u64 = 256 * 1024;
 
 /// Whether a memory map beats reads for `algorithm` (`docs/BENCHMARKS.md`):

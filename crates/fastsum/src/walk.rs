@@ -81,12 +81,12 @@ impl SpecialKind {
 /// One thing the walk found.
 #[derive(Debug)]
 pub enum WalkItem {
-    /// A regular file, with its size when it was seen.
+    /// A regular file (known from `readdir`'s file type: the walk does
+    /// not `stat` files, the hasher's `fstat` on the open file is cheaper
+    /// than a second path lookup).
     File {
         /// The root joined with the path below it.
         path: PathBuf,
-        /// Bytes, from the walk's `stat` (the hash reads to the real end).
-        size: u64,
     },
     /// A FIFO, socket or device: skipped, never opened.
     Special {
@@ -156,13 +156,7 @@ fn classify(entry: &ignore::DirEntry) -> Option<WalkItem> {
     if let Some(kind) = SpecialKind::of(file_type) {
         return Some(WalkItem::Special { path, kind });
     }
-    match entry.metadata() {
-        Ok(metadata) => Some(WalkItem::File {
-            path,
-            size: metadata.len(),
-        }),
-        Err(e) => Some(WalkItem::Error(convert_error(e, entry.path()))),
-    }
+    Some(WalkItem::File { path })
 }
 
 /// The walker's error as fastsum's: the innermost path and cause.
@@ -201,7 +195,7 @@ mod tests {
         let (mut files, mut other) = (Vec::new(), Vec::new());
         for item in items.into_inner().unwrap() {
             match item {
-                WalkItem::File { path, .. } => {
+                WalkItem::File { path } => {
                     files.push(path.strip_prefix(root).unwrap().to_path_buf())
                 }
                 WalkItem::Special { path, kind } => other.push(format!(
