@@ -43,8 +43,13 @@ pub enum ErrorKind {
         ancestor: PathBuf,
     },
     /// An `--exclude` pattern that is not a valid glob.
-    #[error("invalid exclude pattern: {0}")]
-    InvalidGlob(String),
+    #[error("invalid exclude pattern '{glob}': {cause}")]
+    InvalidGlob {
+        /// The pattern as given.
+        glob: String,
+        /// What is wrong with it.
+        cause: String,
+    },
 }
 
 impl Error {

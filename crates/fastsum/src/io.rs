@@ -1,27 +1,29 @@
 //! How bytes get from disk to the hasher.
 //!
-//! Everything about reading lives here, with the reasons:
+//! Everything about reading lives here, with the reasons. The figures come
+//! from `scripts/sweep-io` on the standard corpus (one thread, warm cache,
+//! medians), recorded in `docs/BENCHMARKS.md` ("I/O sweep").
 //!
-//! * **Streamed reads into one reusable buffer** are the default. The buffer
-//!   is allocated once per [`FileHasher`] (one per thread) and reused for
-//!   every file, so memory stays constant whatever the file size: a 5 GiB
-//!   file costs the same [`DEFAULT_BUFFER_SIZE`] as a 5 KiB one.
-//! * **Buffer size.** Tiny reads drown in syscalls (rsync's 64-byte reads);
-//!   whole-file reads cost the file's size in RAM. The sweep in
-//!   `docs/BENCHMARKS.md` ("read size", 64 MiB cached file) found MD5 flat
-//!   (548 MB/s at 4 KiB, 575 MB/s at 1 MiB), SHA-256 +13% and BLAKE3 +140%
-//!   from 4 KiB to 1 MiB, and xxh3 still rising (11.3 GB/s at 1 MiB, 12.0 at
-//!   4 MiB, where BLAKE3 drops back). 1 MiB is best or within 6% of best for
-//!   every algorithm, at a fixed 1 MiB of memory.
-//! * **mmap** is used, in bounded windows, only where measurement shows it
-//!   wins: xxHash and BLAKE3 on files of at least [`MMAP_THRESHOLD`] (xxh3:
-//!   13.0 GB/s mapped vs 11.3 GB/s read on a 64 MiB file; BLAKE3 on the
-//!   1 GiB corpus file: 0.244 s mapped vs 0.299 s read, though the 64 MiB
-//!   microbenchmark favours reads; the corpus figure decides). MD5/SHA gain
-//!   nothing. See [`crate::mmap`] for how a file that shrinks
-//!   under the map becomes an error instead of a SIGBUS crash.
-//! * `posix_fadvise(SEQUENTIAL)` doubles the kernel's read-ahead for cold
-//!   files, as GNU coreutils does.
+//! * **Files of at least [`MMAP_THRESHOLD`] (256 KiB) are mapped**, in
+//!   bounded windows, for every algorithm. With MD5 and SHA near 0.8 and
+//!   1.6 GB/s the copy out of the page cache is no longer free: on 256 MiB
+//!   of 256 KiB files, md5 0.376 s read vs 0.366 s mapped, xxh3 0.051 vs
+//!   0.041; on the 1 GiB file md5 1.480 vs 1.420, sha256 0.759 vs 0.663,
+//!   xxh3 0.182 vs 0.095. Below 256 KiB the map set-up loses (64 KiB files:
+//!   xxh3 0.074 read vs 0.087 mapped; 16 KiB: 0.171 vs 0.280).
+//! * **Smaller files are read** into one reusable buffer of
+//!   [`DEFAULT_BUFFER_SIZE`] (256 KiB), so a file below the threshold takes
+//!   one read plus the read that sees EOF: open, fstat, read, read, close;
+//!   no read-ahead advice, no map. The buffer is allocated once per
+//!   [`FileHasher`] (one per thread). Read sizes from 32 KiB to 4 MiB are
+//!   within 4% of each other on the 1 GiB file (4 KiB loses 7-100%: rsync's
+//!   lesson), so the size that covers every small file in one call wins.
+//! * Memory stays constant whatever the file size: one buffer and at most
+//!   one mapped window (see [`crate::mmap`], which also turns a file that
+//!   shrinks under the map into an error instead of a SIGBUS crash).
+//! * `posix_fadvise(SEQUENTIAL)` doubles the kernel's read-ahead for large
+//!   files that are read rather than mapped (pipes aside), as GNU coreutils
+//!   does.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -34,14 +36,14 @@ use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
 use crate::mmap;
 
-/// The read size used unless told otherwise: 1 MiB, chosen by the sweep
-/// recorded in `docs/BENCHMARKS.md`.
-pub const DEFAULT_BUFFER_SIZE: usize = 1024 * 1024;
+/// The read size used unless told otherwise: 256 KiB, so that every file
+/// below [`MMAP_THRESHOLD`] is read in one call (module docs).
+pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 
-/// Files at least this large, hashed with a memory-speed algorithm, are mapped
-/// rather than read (see [`crate::mmap`]). Below it, the map set-up and
-/// page-table teardown cost more than the copy they save.
-pub const MMAP_THRESHOLD: u64 = 4 * 1024 * 1024;
+/// Files at least this large are mapped rather than read (see
+/// [`crate::mmap`]). Below it, the map set-up and page-table teardown cost
+/// more than the copy they save (module docs).
+pub const MMAP_THRESHOLD: u64 = 256 * 1024;
 
 /// BLAKE3 files at least this large are hashed by several threads at once
 /// (when [`FileHasher::parallel_large_files`] is on), in mapped windows of
@@ -49,8 +51,9 @@ pub const MMAP_THRESHOLD: u64 = 4 * 1024 * 1024;
 pub const PARALLEL_THRESHOLD: u64 = 16 * 1024 * 1024;
 
 /// The window that BLAKE3's tree is hashed across threads in: large enough
-/// that the split-and-join cost per window vanishes, small enough that
-/// mapped pages (which count in RSS) stay well under the 32 MiB bound.
+/// that the split-and-join cost per window vanishes (8 MiB: 162 ms, 16 MiB:
+/// 158 ms, 32 MiB: 160 ms on the 1 GiB file, `docs/BENCHMARKS.md`), small
+/// enough that mapped pages (which count in RSS) stay well under 32 MiB.
 pub const PARALLEL_WINDOW: usize = 16 * 1024 * 1024;
 
 /// How a file's bytes reach the hasher.
@@ -167,6 +170,10 @@ impl FileHasher {
                 file,
                 len,
                 PARALLEL_WINDOW,
+                // Let the hashing threads fault pages in, in parallel: a
+                // populating map is filled by this thread alone, while the
+                // others wait (192 ms vs 166 ms on the 1 GiB file).
+                false,
                 self.progress.as_deref(),
                 |window| {
                     hasher.update_rayon(window);
@@ -242,15 +249,13 @@ impl FileHasher {
 }
 
 /// Files smaller than this take the short way: `open`, `fstat`, reads to
-/// EOF, `close`; no read-ahead advice and no map (see `docs/BENCHMARKS.md`,
-/// "small files").
-pub const SMALL_FILE_LIMIT: u64 = 256 * 1024;
+/// EOF, `close`; no read-ahead advice and no map (module docs).
+pub const SMALL_FILE_LIMIT: u64 = MMAP_THRESHOLD;
 
-/// Whether a memory map beats reads for `algorithm` (`docs/BENCHMARKS.md`):
-/// only for the memory-speed algorithms, where the copy out of the page
-/// cache is a large share of the cost.
-fn mapping_wins(algorithm: Algorithm) -> bool {
-    algorithm.is_fast()
+/// Whether a memory map beats reads for `algorithm` on a file of at least
+/// [`MMAP_THRESHOLD`] bytes: for every algorithm (module docs).
+fn mapping_wins(_algorithm: Algorithm) -> bool {
+    true
 }
 
 /// The hot loop, monomorphized per algorithm: read, absorb, repeat.

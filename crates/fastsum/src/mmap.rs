@@ -1,10 +1,10 @@
 //! Hashing regular files through memory maps, in bounded windows, safely.
 //!
-//! Why: for the memory-speed algorithms (xxHash, BLAKE3) the copy that
-//! `read(2)` makes from the page cache costs about as much as the hash
-//! itself; a map hands the hasher the page cache directly. The sweep in
-//! `docs/BENCHMARKS.md` measures the gain. For MD5/SHA the hash dominates
-//! and the map buys nothing, so [`crate::io`] only maps for fast algorithms.
+//! Why: the copy that `read(2)` makes from the page cache costs about as
+//! much as the hash itself for the memory-speed algorithms (xxHash, BLAKE3)
+//! and 4-13% of MD5 and SHA; a map hands the hasher the page cache directly.
+//! The sweep in `docs/BENCHMARKS.md` measures the gain and places the
+//! threshold ([`crate::io::MMAP_THRESHOLD`]).
 //!
 //! Bounded: the file is mapped [`WINDOW`] bytes at a time and each window is
 //! unmapped before the next, so mapped pages (which count in RSS) never
@@ -195,13 +195,16 @@ pub fn hash_mapped(
 ) -> Result<Option<Digest>, ErrorKind> {
     crate::dispatch!(algorithm, H => {
         let mut hasher = H::new(algorithm);
-        let mapped = for_each_window(file, len, WINDOW, progress, |window| hasher.update(window))?;
+        let mapped = for_each_window(file, len, WINDOW, true, progress, |window| hasher.update(window))?;
         Ok(mapped.then(|| hasher.finalize()))
     })
 }
 
 /// Maps `file` `window_size` bytes at a time, up to `len`, and hands each
-/// window to `absorb`, unmapping it before the next.
+/// window to `absorb`, unmapping it before the next. With `populate`, the
+/// kernel fills each window's page table in one go (cheapest for a single
+/// reader); without, the pages fault in as they are touched (by whichever
+/// threads touch them, in parallel).
 ///
 /// Returns `Ok(false)`, having absorbed nothing, when the file cannot be
 /// mapped at all; [`ErrorKind::ChangedWhileReading`] when a window faulted
@@ -211,6 +214,7 @@ pub fn for_each_window(
     file: &File,
     len: u64,
     window_size: usize,
+    populate: bool,
     progress: Option<&AtomicU64>,
     mut absorb: impl FnMut(&[u8]),
 ) -> Result<bool, ErrorKind> {
@@ -223,11 +227,12 @@ pub fn for_each_window(
         // caught by the SIGBUS guard registered below before any byte is
         // touched, and the size is re-checked after the last window.
         let map = unsafe {
-            memmap2::MmapOptions::new()
-                .offset(offset)
-                .len(window)
-                .populate()
-                .map(file)
+            let mut options = memmap2::MmapOptions::new();
+            options.offset(offset).len(window);
+            if populate {
+                options.populate();
+            }
+            options.map(file)
         };
         let map = match map {
             Ok(map) => map,

@@ -137,12 +137,23 @@ pub fn check_excludes(excludes: &[String]) -> Result<()> {
 
 /// The excludes as the walker's overrides: each a negated (ignore) glob.
 fn exclude_overrides(root: &Path, excludes: &[String]) -> Result<ignore::overrides::Override> {
-    let invalid = |e: ignore::Error| Error::new(ErrorKind::InvalidGlob(e.to_string()));
+    let invalid = |glob: &str, e: ignore::Error| {
+        let cause = match e {
+            ignore::Error::Glob { err, .. } => err,
+            other => other.to_string(),
+        };
+        Error::new(ErrorKind::InvalidGlob {
+            glob: glob.to_string(),
+            cause,
+        })
+    };
     let mut overrides = ignore::overrides::OverrideBuilder::new(root);
     for glob in excludes {
-        overrides.add(&format!("!{glob}")).map_err(invalid)?;
+        overrides
+            .add(&format!("!{glob}"))
+            .map_err(|e| invalid(glob, e))?;
     }
-    overrides.build().map_err(invalid)
+    overrides.build().map_err(|e| invalid("", e))
 }
 
 /// What `entry` is to a checksum tool (`None`: a directory or an unfollowed

@@ -75,6 +75,50 @@ impl TestEnv {
         )
     }
 
+    /// Runs `fastsum` under its own name with `args`, killing it and failing
+    /// the test if it has not finished within `limit` (a hang is a bug).
+    pub fn fastsum_within(&self, limit: std::time::Duration, args: &[&[u8]]) -> Outcome {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastsum"));
+        cmd.arg0("fastsum")
+            .args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .current_dir(self.path())
+            .env("LC_ALL", "C.UTF-8")
+            .env_remove("RUST_BACKTRACE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn fastsum");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut stderr = child.stderr.take().expect("stderr");
+        let out = std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
+            v
+        });
+        let err = std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stderr, &mut v);
+            v
+        });
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            if start.elapsed() > limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("fastsum {args:?} did not finish within {limit:?}: it hung");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        Outcome {
+            stdout: out.join().expect("stdout reader"),
+            stderr: err.join().expect("stderr reader"),
+            status: status.code().unwrap_or(-1),
+        }
+    }
+
     /// Runs the reference `tool` from PATH with the same argv[0].
     pub fn reference(&self, tool: &str, args: &[&[u8]], stdin: &[u8]) -> Outcome {
         run(&reference_path(tool), tool, args, stdin, self.path())

@@ -1,0 +1,402 @@
+//! Whole trees (issue 3): recursion against `find | sort | xargs md5sum`,
+//! thread counts, special files, links, unreadable and vanishing files,
+//! excludes and `--json`.
+
+mod testenv;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::process::Command;
+use std::time::Duration;
+
+use testenv::{pattern, TestEnv, ODD_NAMES};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// A tree whose names sort differently by path bytes than by a
+/// directory-first walk ("a.txt" < "a/..." < "a0"), with odd names, empty
+/// files and files past the mmap threshold.
+fn make_tree(env: &TestEnv) {
+    for dir in ["t/a", "t/a b", "t/a/deep/er", "t/z", "t/.hidden"] {
+        env.mkdir(dir);
+    }
+    let files: [(&[u8], usize); 10] = [
+        (b"t/a.txt", 10),
+        (b"t/a0", 0),
+        (b"t/a/x", 65),
+        (b"t/a/deep/er/y", 5_000_000),
+        (b"t/a b/c", 300_000),
+        (b"t/z/1", 1),
+        (b"t/.hidden/h", 64),
+        (b"t/.gitignore", 6),
+        (b"t/Z", 55),
+        (b"t/z0", 1_048_577),
+    ];
+    for (name, len) in files {
+        env.file(name, &pattern(len));
+    }
+    for odd in ODD_NAMES {
+        let mut name = b"t/a/".to_vec();
+        name.extend_from_slice(odd);
+        env.file(&name, odd);
+    }
+}
+
+/// `find DIR -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum`.
+fn reference_listing(env: &TestEnv, dir: &str, find_extra: &str) -> Vec<u8> {
+    let script =
+        format!("find {dir} {find_extra} -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(env.path())
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .expect("run find | xargs md5sum");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn recursion_matches_sorted_find_xargs_md5sum_at_every_thread_count() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    let expected = reference_listing(&env, "t", "");
+    for threads in ["1", "2", "8"] {
+        let ours = env.fastsum_within(LIMIT, &[b"-r", b"-j", threads.as_bytes(), b"t"]);
+        assert_eq!(ours.status, 0, "{}", ours.stderr_str());
+        assert_eq!(ours.stderr_str(), "");
+        assert_eq!(
+            ours.stdout_str(),
+            String::from_utf8_lossy(&expected),
+            "-j {threads}"
+        );
+    }
+}
+
+#[test]
+fn unordered_prints_the_same_lines() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    let sorted = env.fastsum_within(LIMIT, &[b"-r", b"t"]);
+    let unordered = env.fastsum_within(LIMIT, &[b"-r", b"--unordered", b"-j", b"4", b"t"]);
+    let lines = |o: &testenv::Outcome| {
+        o.stdout
+            .split(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect::<BTreeSet<_>>()
+    };
+    assert_eq!(lines(&sorted), lines(&unordered));
+}
+
+#[test]
+fn operands_keep_their_order_around_directories() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    env.file(b"first", b"1");
+    env.file(b"last", b"2");
+    let ours = env.fastsum_within(LIMIT, &[b"-r", b"first", b"t/z", b"last"]);
+    let mut expected = reference_listing(&env, "first", "");
+    expected.extend(reference_listing(&env, "t/z", ""));
+    expected.extend(reference_listing(&env, "last", ""));
+    assert_eq!(ours.stdout_str(), String::from_utf8_lossy(&expected));
+}
+
+#[test]
+fn a_directory_without_recursion_fails_as_md5sum_does() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    let ours = env.fastsum_within(LIMIT, &[b"t/Z", b"t", b"t/a0"]);
+    assert_eq!(ours.status, 1);
+    assert_eq!(ours.stderr_str(), "fastsum: t: Is a directory\n");
+    assert_eq!(ours.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+}
+
+#[test]
+fn fifos_sockets_and_devices_in_a_tree_are_skipped_without_hanging() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    mkfifo(&env.path().join("t/a/pipe"));
+    let _socket = std::os::unix::net::UnixListener::bind(env.path().join("t/sock")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", env.path().join("t/zero")).unwrap();
+    let expected = reference_listing(&env, "t", "");
+    let ours = env.fastsum_within(LIMIT, &[b"-r", b"-L", b"t"]);
+    assert_eq!(ours.status, 0, "skipped special files are not failures");
+    assert_eq!(ours.stdout_str(), String::from_utf8_lossy(&expected));
+    assert_eq!(
+        ours.stderr_str(),
+        "fastsum: t/a/pipe: skipped fifo (not a regular file)\n\
+         fastsum: t/sock: skipped socket (not a regular file)\n\
+         fastsum: t/zero: skipped character special file (not a regular file)\n"
+    );
+}
+
+#[test]
+fn a_fifo_named_on_the_command_line_is_read_like_md5sum_reads_it() {
+    let env = TestEnv::new();
+    let fifo = env.path().join("named");
+    mkfifo(&fifo);
+    let writer = std::thread::spawn(move || std::fs::write(fifo, b"through a pipe"));
+    let ours = env.fastsum_within(LIMIT, &[b"named"]);
+    writer.join().unwrap().unwrap();
+    assert_eq!(
+        ours.stdout_str(),
+        format!("{}  named\n", hex_md5(b"through a pipe"))
+    );
+}
+
+fn hex_md5(bytes: &[u8]) -> String {
+    fastsum::Algorithm::Md5.hash_bytes(bytes).to_hex()
+}
+
+#[test]
+fn symlinks_are_followed_only_with_dash_l_and_a_loop_ends() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    std::os::unix::fs::symlink("..", env.path().join("t/a/deep/loop")).unwrap();
+    std::os::unix::fs::symlink("a b/c", env.path().join("t/link-to-c")).unwrap();
+
+    let plain = env.fastsum_within(LIMIT, &[b"-r", b"t"]);
+    assert_eq!(plain.status, 0);
+    assert_eq!(
+        plain.stdout_str(),
+        String::from_utf8_lossy(&reference_listing(&env, "t", ""))
+    );
+
+    let followed = env.fastsum_within(LIMIT, &[b"-r", b"-L", b"t"]);
+    assert_eq!(followed.status, 1, "a loop is reported as find -L does");
+    assert_eq!(
+        followed.stderr_str(),
+        "fastsum: t/a/deep/loop: File system loop detected; 't/a' is part of the same file system loop\n"
+    );
+    let out = followed.stdout_str();
+    assert!(out.contains(&format!("{}  t/link-to-c\n", hex_md5(&pattern(300_000)))));
+    // Every real file once, plus the link: nothing walked twice.
+    let expected_lines = reference_listing(&env, "t", "")
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count()
+        + 1;
+    assert_eq!(out.lines().count(), expected_lines, "{out}");
+}
+
+#[test]
+fn an_unreadable_file_fails_alone() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    // /proc/self/mem is a regular file that every user can open and no one
+    // can read at offset 0 (EIO): an unreadable file even for root.
+    std::os::unix::fs::symlink("/proc/self/mem", env.path().join("t/a/mem")).unwrap();
+    let ours = env.fastsum_within(LIMIT, &[b"-r", b"-L", b"t"]);
+    assert_eq!(ours.status, 1);
+    assert_eq!(ours.stderr_str(), "fastsum: t/a/mem: Input/output error\n");
+    assert_eq!(
+        ours.stdout_str(),
+        String::from_utf8_lossy(&reference_listing(&env, "t", "")),
+        "every other file is still hashed"
+    );
+}
+
+#[test]
+fn permission_denied_files_and_directories_fail_alone() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        eprintln!("skipped: root reads everything (covered by an_unreadable_file_fails_alone)");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    make_tree(&env);
+    let secret = env.file(b"t/secret", b"x");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let closed = env.mkdir("t/closed");
+    env.file(b"t/closed/inside", b"y");
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let ours = env.fastsum_within(LIMIT, &[b"-r", b"t"]);
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(ours.status, 1);
+    assert_eq!(
+        ours.stderr_str(),
+        "fastsum: t/closed: Permission denied\nfastsum: t/secret: Permission denied\n"
+    );
+}
+
+#[test]
+fn files_removed_during_the_walk_are_reported_and_the_rest_hashed() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    let count = 20_000;
+    for i in 0..count {
+        env.file(format!("t/f{i:05}").as_bytes(), i.to_string().as_bytes());
+    }
+    let root = env.path().join("t");
+    let remover = std::thread::spawn(move || {
+        for i in (0..count).filter(|i| i % 2 == 1) {
+            let _ = std::fs::remove_file(root.join(format!("f{i:05}")));
+        }
+    });
+    let ours = env.fastsum_within(LIMIT, &[b"-r", b"t"]);
+    remover.join().unwrap();
+    let mut seen = BTreeSet::new();
+    for line in ours.stdout_str().lines() {
+        let (digest, name) = line.split_once("  ").unwrap();
+        let i: usize = name.trim_start_matches("t/f").parse().unwrap();
+        assert_eq!(digest, hex_md5(i.to_string().as_bytes()), "{name}");
+        seen.insert(i);
+    }
+    for line in ours.stderr_str().lines() {
+        let name = line
+            .strip_prefix("fastsum: ")
+            .and_then(|l| l.strip_suffix(": No such file or directory"))
+            .unwrap_or_else(|| panic!("unexpected message {line:?}"));
+        let i: usize = name.trim_start_matches("t/f").parse().unwrap();
+        assert_eq!(i % 2, 1, "only removed files may be missing");
+        assert!(seen.insert(i), "{name} both hashed and missing");
+    }
+    for i in (0..count).filter(|i| i % 2 == 0) {
+        assert!(
+            seen.contains(&i),
+            "f{i:05} was never removed yet not hashed"
+        );
+    }
+    let missing = ours.stderr_str().lines().count();
+    assert_eq!(ours.status, i32::from(missing > 0));
+}
+
+#[test]
+fn excludes_leave_out_matching_files_and_whole_directories() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    env.file(b"t/a/debug.log", b"log");
+    env.file(b"t/z/trace.log", b"log");
+    let ours = env.fastsum_within(
+        LIMIT,
+        &[b"-r", b"--exclude", b"*.log", b"--exclude=a b/", b"t"],
+    );
+    let expected = reference_listing(&env, "t", "-name '*.log' -prune -o -path 't/a b' -prune -o");
+    assert_eq!(ours.status, 0, "{}", ours.stderr_str());
+    assert_eq!(ours.stdout_str(), String::from_utf8_lossy(&expected));
+    assert!(!ours.stdout_str().contains(".log"));
+
+    let bad = env.fastsum_within(LIMIT, &[b"-r", b"--exclude", b"a[", b"t"]);
+    assert_eq!(bad.status, 1);
+    assert_eq!(
+        bad.stderr_str(),
+        "fastsum: invalid exclude pattern 'a[': unclosed character class; missing ']'
+"
+    );
+    assert!(bad.stdout.is_empty());
+}
+
+#[test]
+fn one_file_system_stays_on_the_starting_file_system() {
+    use std::os::unix::fs::MetadataExt;
+    let env = TestEnv::new();
+    let elsewhere = match tempfile::tempdir_in("/dev/shm") {
+        Ok(dir) => dir,
+        Err(_) => return eprintln!("skipped: no /dev/shm"),
+    };
+    if std::fs::metadata(elsewhere.path()).unwrap().dev()
+        == std::fs::metadata(env.path()).unwrap().dev()
+    {
+        return eprintln!("skipped: /dev/shm is on the same file system as the temp dir");
+    }
+    make_tree(&env);
+    std::fs::write(elsewhere.path().join("far"), b"far away").unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), env.path().join("t/mount")).unwrap();
+    let all = env.fastsum_within(LIMIT, &[b"-r", b"-L", b"t"]);
+    assert!(all.stdout_str().contains("t/mount/far"));
+    let one = env.fastsum_within(LIMIT, &[b"-r", b"-L", b"--one-file-system", b"t"]);
+    assert!(
+        !one.stdout_str().contains("t/mount/far"),
+        "{}",
+        one.stdout_str()
+    );
+    assert_eq!(
+        one.stdout_str(),
+        String::from_utf8_lossy(&reference_listing(&env, "t", "-xdev -name mount -prune -o"))
+    );
+}
+
+#[test]
+fn json_lines_parse_back_with_exact_names_digests_and_sizes() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    mkfifo(&env.path().join("t/pipe"));
+    let ours = env.fastsum_within(LIMIT, &[b"-r", b"--json", b"-a", b"sha256", b"t", b"gone"]);
+    assert_eq!(ours.status, 1);
+    // Python's json module is the independent reader; it prints one
+    // "name-as-hex TAB rest" line per object.
+    let script = r#"
+import base64, json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    name = base64.b64decode(o["path_base64"]) if "path_base64" in o else o["path"].encode()
+    rest = o.get("digest") or ("error:" + o["error"] if "error" in o else "skipped:" + o["skipped"])
+    print(name.hex(), o["algorithm"], rest, o.get("size", "-"), sep="\t")
+"#;
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&ours.stdout).unwrap();
+    let parsed = child.wait_with_output().unwrap();
+    assert!(parsed.status.success(), "python could not parse the JSON");
+    let mut by_name = BTreeMap::new();
+    for line in String::from_utf8(parsed.stdout).unwrap().lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let name: Vec<u8> = (0..fields[0].len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&fields[0][i..i + 2], 16).unwrap())
+            .collect();
+        assert_eq!(fields[1], "sha256");
+        by_name.insert(name, (fields[2].to_string(), fields[3].to_string()));
+    }
+    let mut regular = 0;
+    for (name, (what, size)) in &by_name {
+        let path = env.path().join(OsStr::from_bytes(name));
+        if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            let bytes = std::fs::read(&path).unwrap();
+            regular += 1;
+            assert_eq!(
+                *what,
+                fastsum::Algorithm::Sha256.hash_bytes(&bytes).to_hex()
+            );
+            assert_eq!(*size, bytes.len().to_string());
+        }
+    }
+    assert_eq!(regular, 10 + ODD_NAMES.len());
+    assert_eq!(by_name[&b"t/pipe"[..]].0, "skipped:fifo");
+    assert_eq!(by_name[&b"gone"[..]].0, "error:No such file or directory");
+    assert!(by_name.contains_key(&b"t/a/non-utf8-\xff\xfe"[..]));
+}
+
+#[test]
+fn tree_options_are_refused_when_checking() {
+    let env = TestEnv::new();
+    env.file(b"list", b"");
+    let ours = env.fastsum_within(LIMIT, &[b"-c", b"-r", b"list"]);
+    assert_eq!(ours.status, 1);
+    assert!(ours
+        .stderr_str()
+        .contains("meaningless when verifying checksums"));
+    let ours = env.fastsum_within(LIMIT, &[b"-j", b"x", b"list"]);
+    assert_eq!(ours.status, 1);
+    assert!(ours
+        .stderr_str()
+        .starts_with("fastsum: invalid number of threads: ‘x’\n"));
+}
