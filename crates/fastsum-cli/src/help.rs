@@ -41,6 +41,23 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("  -t, --text            read in text mode (default)\n");
     s.push_str("  -z, --zero            end each output line with NUL, not newline,\n");
     s.push_str("                          and disable file name escaping\n");
+    if tool.kind == ToolKind::Fastsum {
+        s.push_str("\nMany files:\n");
+        s.push_str(
+            "  -r, --recursive       hash the files under each directory FILE, sorted by path\n",
+        );
+        s.push_str("  -j, --threads=N       hashing threads (default: all cores)\n");
+        s.push_str("      --unordered       print each result when ready, not in sorted order\n");
+        s.push_str("  -L, --follow          follow symbolic links met in directories\n");
+        s.push_str("      --one-file-system  stay on the file system of each directory FILE\n");
+        s.push_str(
+            "      --exclude=GLOB    leave out matching paths (gitignore syntax; repeatable)\n",
+        );
+        s.push_str("      --json            print one JSON object per file instead of lines\n");
+        s.push_str("      --no-progress     never show the progress bar\n");
+        s.push_str("      --io=MODE         auto (default), read or mmap\n");
+        s.push_str("      --read-size=BYTES read size for --io=read (K, M suffixes)\n");
+    }
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");
     s.push_str("      --quiet           don't print OK for each successfully verified file\n");

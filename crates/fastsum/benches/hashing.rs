@@ -61,3 +61,17 @@ fn mmap_windows(bencher: Bencher, name: &str) {
         .counter(BytesCount::new(FILE_LEN))
         .bench_local(|| hasher.hash_path(algorithm, file.path()).unwrap());
 }
+
+/// fastsum's latency-scheduled MD5 against the `md-5` crate it replaced,
+/// on the same in-memory buffer.
+#[divan::bench(args = ["fastsum", "md-5"], consts = [4096, 1048576])]
+fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
+    use md5::Digest as _;
+    let data = vec![0x5au8; N];
+    let bencher = bencher.counter(BytesCount::new(N));
+    match which {
+        "fastsum" => bencher.bench(|| Algorithm::Md5.hash_bytes(divan::black_box(&data))),
+        _ => bencher
+            .bench(|| fastsum::Digest::from_bytes(&md5::Md5::digest(divan::black_box(&data)))),
+    }
+}

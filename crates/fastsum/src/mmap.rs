@@ -200,6 +200,39 @@ pub fn hash_mapped(
     })
 }
 
+/// Maps `len` bytes of `file` at `offset` (a multiple of the page size),
+/// hands them to `absorb`, and unmaps them; pages fault in as touched.
+///
+/// A window that faulted (the file shrank) is
+/// [`ErrorKind::ChangedWhileReading`], whatever `absorb` returned.
+pub fn with_window<R>(
+    file: &File,
+    offset: u64,
+    len: usize,
+    absorb: impl FnOnce(&[u8]) -> R,
+) -> Result<R, ErrorKind> {
+    // SAFETY: as in `for_each_window`: in-place changes can only make the
+    // result stale, as with read(2); truncation is caught by the SIGBUS
+    // guard registered before any byte is touched.
+    let map = unsafe {
+        memmap2::MmapOptions::new()
+            .offset(offset)
+            .len(len)
+            .map(file)?
+    };
+    let guard =
+        Guard::register(map.as_ptr() as usize, map.len()).ok_or(ErrorKind::ChangedWhileReading)?;
+    let _ = map.advise(memmap2::Advice::Sequential);
+    let result = absorb(&map);
+    let faulted = guard.faulted();
+    drop(guard);
+    drop(map);
+    if faulted {
+        return Err(ErrorKind::ChangedWhileReading);
+    }
+    Ok(result)
+}
+
 /// Maps `file` `window_size` bytes at a time, up to `len`, and hands each
 /// window to `absorb`, unmapping it before the next. With `populate`, the
 /// kernel fills each window's page table in one go (cheapest for a single

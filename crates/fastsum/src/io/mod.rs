@@ -36,6 +36,8 @@ use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
 use crate::mmap;
 
+pub mod blake3_tree;
+
 /// The read size used unless told otherwise: 256 KiB, so that every file
 /// below [`MMAP_THRESHOLD`] is read in one call (module docs).
 pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
@@ -46,15 +48,8 @@ pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 pub const MMAP_THRESHOLD: u64 = 256 * 1024;
 
 /// BLAKE3 files at least this large are hashed by several threads at once
-/// (when [`FileHasher::parallel_large_files`] is on), in mapped windows of
-/// [`PARALLEL_WINDOW`] bytes. See `docs/BENCHMARKS.md` ("one large file").
+/// (when [`FileHasher::parallel_large_files`] is on); see [`blake3_tree`].
 pub const PARALLEL_THRESHOLD: u64 = 16 * 1024 * 1024;
-
-/// The window that BLAKE3's tree is hashed across threads in: large enough
-/// that the split-and-join cost per window vanishes (8 MiB: 162 ms, 16 MiB:
-/// 158 ms, 32 MiB: 160 ms on the 1 GiB file, `docs/BENCHMARKS.md`), small
-/// enough that mapped pages (which count in RSS) stay well under 32 MiB.
-pub const PARALLEL_WINDOW: usize = 16 * 1024 * 1024;
 
 /// How a file's bytes reach the hasher.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,23 +160,8 @@ impl FileHasher {
             && len >= PARALLEL_THRESHOLD
             && !matches!(self.strategy, ReadStrategy::Read { .. })
         {
-            let mut hasher = blake3::Hasher::new();
-            let mapped = mmap::for_each_window(
-                file,
-                len,
-                PARALLEL_WINDOW,
-                // Let the hashing threads fault pages in, in parallel: a
-                // populating map is filled by this thread alone, while the
-                // others wait (192 ms vs 166 ms on the 1 GiB file).
-                false,
-                self.progress.as_deref(),
-                |window| {
-                    hasher.update_rayon(window);
-                },
-            )?;
-            if mapped {
-                return Ok((Digest::from_bytes(hasher.finalize().as_bytes()), len));
-            }
+            let digest = blake3_tree::hash_file(file, len, self.progress.as_deref())?;
+            return Ok((digest, len));
         }
         let use_map = metadata.is_file()
             && match self.strategy {
