@@ -176,11 +176,19 @@ impl FileHasher {
             }
         }
         // Small files take the short way: no read-ahead advice (one
-        // syscall more than the read itself), no map set-up.
-        if metadata.is_file() && len >= SMALL_FILE_LIMIT {
-            advise_sequential(file);
-        }
-        self.hash_reader_counted(algorithm, file)
+        // syscall more than the read itself), no map set-up, and no read
+        // just to see EOF once fstat's length has been read.
+        let known_len = if metadata.is_file() && len < SMALL_FILE_LIMIT {
+            Some(len)
+        } else {
+            if metadata.is_file() {
+                advise_sequential(file);
+            }
+            None
+        };
+        let progress = self.progress.as_deref();
+        let buffer = &mut self.buffer;
+        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, file, buffer, progress, known_len))
             .map_err(ErrorKind::from)
     }
 
@@ -191,7 +199,7 @@ impl FileHasher {
         reader: impl Read,
     ) -> io::Result<(Digest, u64)> {
         let progress = self.progress.as_deref();
-        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer, progress))
+        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer, progress, None))
     }
 
     /// Hashes everything `reader` yields, in reads of the buffer's size.
@@ -238,12 +246,17 @@ fn mapping_wins(_algorithm: Algorithm) -> bool {
     true
 }
 
-/// The hot loop, monomorphized per algorithm: read, absorb, repeat.
+/// The hot loop, monomorphized per algorithm: read, absorb, repeat, until
+/// EOF or, for a regular file whose length `fstat` gave (`known_len`), until
+/// that many bytes are in: the file as it was when it was stat'ed, without
+/// a further read that would only return 0. (Reads that return less do not
+/// stop it: FUSE may return short reads, and files in /proc report 0.)
 fn hash_reader_with<H: StreamHasher>(
     algorithm: Algorithm,
     mut reader: impl Read,
     buffer: &mut [u8],
     progress: Option<&AtomicU64>,
+    known_len: Option<u64>,
 ) -> io::Result<(Digest, u64)> {
     let mut hasher = H::new(algorithm);
     let mut total = 0u64;
@@ -255,6 +268,9 @@ fn hash_reader_with<H: StreamHasher>(
                 total += n as u64;
                 if let Some(counter) = progress {
                     counter.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                if known_len == Some(total) {
+                    return Ok((hasher.finalize(), total));
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -307,6 +323,16 @@ mod tests {
         let err = hash_path(Algorithm::Md5, Path::new("/nonexistent/fastsum-test")).unwrap_err();
         assert_eq!(err.path(), Some(Path::new("/nonexistent/fastsum-test")));
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
+    }
+
+    #[test]
+    fn files_whose_stat_size_lies_are_read_to_eof() {
+        // /proc files report size 0 but have content: the short way must
+        // not stop at fstat's length when that is not where EOF is.
+        let expected = std::fs::read("/proc/version").unwrap();
+        assert!(!expected.is_empty());
+        let digest = hash_path(Algorithm::Md5, Path::new("/proc/version")).unwrap();
+        assert_eq!(digest, Algorithm::Md5.hash_bytes(&expected));
     }
 
     #[test]
