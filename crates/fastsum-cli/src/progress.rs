@@ -40,7 +40,7 @@ impl Display {
         // shown as they are read.
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} files, {msg}, ETA {eta}")
+            ProgressStyle::with_template("{wide_bar} {pos}/{len} files, {msg}, ETA {eta}")
                 .expect("the template is valid"),
         );
         *self.bar.lock().expect("not poisoned") = Some(bar.clone());

@@ -400,3 +400,46 @@ fn tree_options_are_refused_when_checking() {
         .stderr_str()
         .starts_with("fastsum: invalid number of threads: ‘x’\n"));
 }
+
+/// Runs `fastsum ARGS > out` under `script`, so that stderr is a terminal,
+/// while a writer keeps the FIFO operand open for 1.6 s (past the 1 s
+/// delay before the bar appears). Returns what reached the terminal and
+/// what reached stdout.
+fn run_on_a_terminal(env: &TestEnv, args: &str) -> (String, String) {
+    let fifo = env.path().join("slow");
+    let _ = std::fs::remove_file(&fifo);
+    mkfifo(&fifo);
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let mut pipe = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+        pipe.write_all(b"abc").unwrap();
+        std::thread::sleep(Duration::from_millis(1600));
+    });
+    let command = format!("{} {args} slow > out", env!("CARGO_BIN_EXE_fastsum"));
+    let terminal = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(env.path())
+        .env("TERM", "xterm")
+        .env("COLUMNS", "100")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+    writer.join().unwrap();
+    assert!(terminal.status.success(), "{terminal:?}");
+    let out = std::fs::read_to_string(env.path().join("out")).unwrap();
+    (String::from_utf8_lossy(&terminal.stdout).into_owned(), out)
+}
+
+#[test]
+fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
+    let env = TestEnv::new();
+    let expected = format!("{}  slow\n", hex_md5(b"abc"));
+    let (terminal, out) = run_on_a_terminal(&env, "");
+    assert!(terminal.contains("0/1 files"), "no bar drawn: {terminal:?}");
+    assert_eq!(out, expected, "stdout holds the checksum line only");
+    let (terminal, out) = run_on_a_terminal(&env, "--no-progress");
+    assert_eq!(terminal, "", "--no-progress draws nothing");
+    assert_eq!(out, expected);
+    // On a pipe (every other test) stderr stays empty: see
+    // recursion_matches_sorted_find_xargs_md5sum_at_every_thread_count.
+}
