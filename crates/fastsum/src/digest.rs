@@ -69,6 +69,16 @@ impl Digest {
         }
     }
 
+    /// Appends the lower-case hex form to a byte buffer without allocating
+    /// (output lines are built as bytes: file names need not be UTF-8).
+    pub fn push_hex(&self, out: &mut Vec<u8>) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for &b in self.as_bytes() {
+            out.push(HEX[(b >> 4) as usize]);
+            out.push(HEX[(b & 15) as usize]);
+        }
+    }
+
     /// Parses hex of either case; the length must be even and at most
     /// `2 * MAX_DIGEST_LEN` characters.
     pub fn from_hex(hex: &str) -> Result<Self, Error> {

@@ -325,8 +325,6 @@ pub fn write_line(
             out.extend_from_slice(name);
         }
     };
-    let mut hex = String::with_capacity(2 * digest.len());
-    digest.write_hex(&mut hex);
     match style {
         LineStyle::Tagged => {
             out.extend_from_slice(algorithm.tag().as_bytes());
@@ -338,10 +336,10 @@ pub fn write_line(
             out.extend_from_slice(b" (");
             write_name(out);
             out.extend_from_slice(b") = ");
-            out.extend_from_slice(hex.as_bytes());
+            digest.push_hex(out);
         }
         LineStyle::Untagged { binary } => {
-            out.extend_from_slice(hex.as_bytes());
+            digest.push_hex(out);
             out.push(b' ');
             out.push(if binary { b'*' } else { b' ' });
             write_name(out);

@@ -31,9 +31,10 @@ pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
     write_string(out, algorithm.name());
     match &record.outcome {
         Outcome::Hashed(hashed) => {
+            use std::io::Write as _;
             out.extend_from_slice(b",\"digest\":\"");
-            out.extend_from_slice(hashed.digest.to_hex().as_bytes());
-            out.extend_from_slice(format!("\",\"size\":{}", hashed.size).as_bytes());
+            hashed.digest.push_hex(out);
+            let _ = write!(out, "\",\"size\":{}", hashed.size);
         }
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
             out.extend_from_slice(b",\"error\":");
