@@ -195,33 +195,52 @@ pub fn hash_mapped(
 ) -> Result<Option<Digest>, ErrorKind> {
     crate::dispatch!(algorithm, H => {
         let mut hasher = H::new(algorithm);
-        let mapped = for_each_window(file, len, WINDOW, true, progress, |window| hasher.update(window))?;
+        let mapped = for_each_window(file, len, progress, |window| hasher.update(window))?;
         Ok(mapped.then(|| hasher.finalize()))
     })
 }
 
+/// What became of one window.
+enum Window<R> {
+    /// Mapped, absorbed, unmapped, no fault.
+    Absorbed(R),
+    /// Never mapped (or no guard slot free): nothing was touched.
+    Unmapped(ErrorKind),
+}
+
 /// Maps `len` bytes of `file` at `offset` (a multiple of the page size),
-/// hands them to `absorb`, and unmaps them; pages fault in as touched.
-///
-/// A window that faulted (the file shrank) is
+/// registers the SIGBUS guard before any byte is touched, hands the bytes to
+/// `absorb`, and unmaps them. With `populate`, the kernel fills the page
+/// table in one go (cheapest for a single reader); without, pages fault in
+/// as they are touched. A window that faulted (the file shrank) is
 /// [`ErrorKind::ChangedWhileReading`], whatever `absorb` returned.
-pub fn with_window<R>(
+fn map_window<R>(
     file: &File,
     offset: u64,
     len: usize,
+    populate: bool,
     absorb: impl FnOnce(&[u8]) -> R,
-) -> Result<R, ErrorKind> {
-    // SAFETY: as in `for_each_window`: in-place changes can only make the
-    // result stale, as with read(2); truncation is caught by the SIGBUS
-    // guard registered before any byte is touched.
+) -> Result<Window<R>, ErrorKind> {
+    // SAFETY: mapping a file is unsafe because another process may change
+    // it underneath us. Changes in place can only make the digest stale (as
+    // with read(2)); truncation, which would otherwise crash, is caught by
+    // the SIGBUS guard registered below before any byte is touched, and
+    // callers re-check the size after the last window.
     let map = unsafe {
-        memmap2::MmapOptions::new()
-            .offset(offset)
-            .len(len)
-            .map(file)?
+        let mut options = memmap2::MmapOptions::new();
+        options.offset(offset).len(len);
+        if populate {
+            options.populate();
+        }
+        options.map(file)
     };
-    let guard =
-        Guard::register(map.as_ptr() as usize, map.len()).ok_or(ErrorKind::ChangedWhileReading)?;
+    let map = match map {
+        Ok(map) => map,
+        Err(e) => return Ok(Window::Unmapped(ErrorKind::Io(e))),
+    };
+    let Some(guard) = Guard::register(map.as_ptr() as usize, map.len()) else {
+        return Ok(Window::Unmapped(ErrorKind::ChangedWhileReading));
+    };
     let _ = map.advise(memmap2::Advice::Sequential);
     let result = absorb(&map);
     let faulted = guard.faulted();
@@ -230,61 +249,44 @@ pub fn with_window<R>(
     if faulted {
         return Err(ErrorKind::ChangedWhileReading);
     }
-    Ok(result)
+    Ok(Window::Absorbed(result))
 }
 
-/// Maps `file` `window_size` bytes at a time, up to `len`, and hands each
-/// window to `absorb`, unmapping it before the next. With `populate`, the
-/// kernel fills each window's page table in one go (cheapest for a single
-/// reader); without, the pages fault in as they are touched (by whichever
-/// threads touch them, in parallel).
+/// Maps `len` bytes of `file` at `offset` (a multiple of the page size),
+/// hands them to `absorb`, and unmaps them; pages fault in as touched (by
+/// the calling thread: several threads can each map their own window).
+pub fn with_window<R>(
+    file: &File,
+    offset: u64,
+    len: usize,
+    absorb: impl FnOnce(&[u8]) -> R,
+) -> Result<R, ErrorKind> {
+    match map_window(file, offset, len, false, absorb)? {
+        Window::Absorbed(result) => Ok(result),
+        Window::Unmapped(error) => Err(error),
+    }
+}
+
+/// Maps `file` [`WINDOW`] bytes at a time (page tables populated), up to
+/// `len`, and hands each window to `absorb`, unmapping it before the next.
 ///
 /// Returns `Ok(false)`, having absorbed nothing, when the file cannot be
 /// mapped at all; [`ErrorKind::ChangedWhileReading`] when a window faulted
 /// (the file shrank) or the size differs at the end. Only on `Ok(true)` did
 /// `absorb` see exactly the file's `len` bytes.
-pub fn for_each_window(
+fn for_each_window(
     file: &File,
     len: u64,
-    window_size: usize,
-    populate: bool,
     progress: Option<&AtomicU64>,
     mut absorb: impl FnMut(&[u8]),
 ) -> Result<bool, ErrorKind> {
     let mut offset = 0u64;
     while offset < len {
-        let window = (len - offset).min(window_size as u64) as usize;
-        // SAFETY: mapping a file is unsafe because another process may change
-        // it underneath us. Changes in place can only make the digest stale
-        // (as with read(2)); truncation, which would otherwise crash, is
-        // caught by the SIGBUS guard registered below before any byte is
-        // touched, and the size is re-checked after the last window.
-        let map = unsafe {
-            let mut options = memmap2::MmapOptions::new();
-            options.offset(offset).len(window);
-            if populate {
-                options.populate();
-            }
-            options.map(file)
-        };
-        let map = match map {
-            Ok(map) => map,
-            Err(_) if offset == 0 => return Ok(false),
-            Err(e) => return Err(ErrorKind::Io(e)),
-        };
-        let Some(guard) = Guard::register(map.as_ptr() as usize, map.len()) else {
-            if offset == 0 {
-                return Ok(false);
-            }
-            return Err(ErrorKind::ChangedWhileReading);
-        };
-        let _ = map.advise(memmap2::Advice::Sequential);
-        absorb(&map);
-        let faulted = guard.faulted();
-        drop(guard);
-        drop(map);
-        if faulted {
-            return Err(ErrorKind::ChangedWhileReading);
+        let window = (len - offset).min(WINDOW as u64) as usize;
+        match map_window(file, offset, window, true, &mut absorb)? {
+            Window::Absorbed(()) => {}
+            Window::Unmapped(_) if offset == 0 => return Ok(false),
+            Window::Unmapped(error) => return Err(error),
         }
         offset += window as u64;
         if let Some(counter) = progress {
