@@ -3,6 +3,7 @@
 //! else is in the personality modules and the `fastsum` library.
 
 mod b3sum;
+mod bench;
 mod getopt;
 mod gnu;
 mod help;
@@ -48,6 +49,9 @@ fn run() -> anyhow::Result<u8> {
         b3sum::run(argv)
     } else if base.contains("xxh") && base.ends_with("sum") {
         xxhsum::run(&program, &args)
+    } else if args.first().is_some_and(|a| a == b"bench") {
+        // `fastsum bench ...` (a file named bench: `fastsum ./bench`).
+        bench::run(argv.into_iter().skip(2).collect())
     } else {
         gnu::run(gnu::Tool::FASTSUM, program, &args)
     };

@@ -75,3 +75,73 @@ fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
             .bench(|| fastsum::Digest::from_bytes(&md5::Md5::digest(divan::black_box(&data)))),
     }
 }
+
+/// fastsum's overhead over the raw hash primitive on the same in-memory
+/// buffer: `raw` calls the hash crate directly; `hash_bytes` goes through
+/// the `Algorithm` dispatch, the `StreamHasher` wrapper and `Digest`;
+/// `hash_reader` adds `FileHasher`'s buffered read loop (a `Cursor` in
+/// place of the file). Target: within 5% of `raw` (issue 5).
+#[divan::bench(args = ["raw", "hash_bytes", "hash_reader"], consts = [4096, 1048576])]
+fn overhead_sha256<const N: usize>(bencher: Bencher, layer: &str) {
+    use sha2::Digest as _;
+    let data = vec![0x3cu8; N];
+    let bencher = bencher.counter(BytesCount::new(N));
+    let mut hasher = FileHasher::new();
+    match layer {
+        "raw" => bencher.bench_local(|| sha2::Sha256::digest(divan::black_box(&data))),
+        "hash_bytes" => {
+            bencher.bench_local(|| Algorithm::Sha256.hash_bytes(divan::black_box(&data)))
+        }
+        _ => bencher.bench_local(|| {
+            hasher
+                .hash_reader(
+                    Algorithm::Sha256,
+                    std::io::Cursor::new(divan::black_box(&data)),
+                )
+                .unwrap()
+        }),
+    }
+}
+
+/// As [`overhead_sha256`], for BLAKE3 (the `blake3` crate).
+#[divan::bench(args = ["raw", "hash_bytes", "hash_reader"], consts = [4096, 1048576])]
+fn overhead_blake3<const N: usize>(bencher: Bencher, layer: &str) {
+    let data = vec![0x3cu8; N];
+    let bencher = bencher.counter(BytesCount::new(N));
+    let mut hasher = FileHasher::new();
+    match layer {
+        "raw" => bencher.bench_local(|| blake3::hash(divan::black_box(&data))),
+        "hash_bytes" => {
+            bencher.bench_local(|| Algorithm::Blake3.hash_bytes(divan::black_box(&data)))
+        }
+        _ => bencher.bench_local(|| {
+            hasher
+                .hash_reader(
+                    Algorithm::Blake3,
+                    std::io::Cursor::new(divan::black_box(&data)),
+                )
+                .unwrap()
+        }),
+    }
+}
+
+/// As [`overhead_sha256`], for XXH3-64 (`xxhash-rust`): the fastest
+/// algorithm, where a wrapper's cost would show most.
+#[divan::bench(args = ["raw", "hash_bytes", "hash_reader"], consts = [4096, 1048576])]
+fn overhead_xxh3<const N: usize>(bencher: Bencher, layer: &str) {
+    let data = vec![0x3cu8; N];
+    let bencher = bencher.counter(BytesCount::new(N));
+    let mut hasher = FileHasher::new();
+    match layer {
+        "raw" => bencher.bench_local(|| xxhash_rust::xxh3::xxh3_64(divan::black_box(&data))),
+        "hash_bytes" => bencher.bench_local(|| Algorithm::Xxh3.hash_bytes(divan::black_box(&data))),
+        _ => bencher.bench_local(|| {
+            hasher
+                .hash_reader(
+                    Algorithm::Xxh3,
+                    std::io::Cursor::new(divan::black_box(&data)),
+                )
+                .unwrap()
+        }),
+    }
+}

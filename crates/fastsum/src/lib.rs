@@ -23,6 +23,7 @@
 //! ```
 
 pub mod algo;
+pub mod bench;
 pub mod digest;
 pub mod engine;
 pub mod error;

@@ -19,6 +19,9 @@ impl StreamHasher for Xxh32 {
     fn finalize(self) -> Digest {
         Digest::from_bytes(&self.0.digest().to_be_bytes())
     }
+    fn oneshot(_: Algorithm, bytes: &[u8]) -> Digest {
+        Digest::from_bytes(&xxhash_rust::xxh32::xxh32(bytes, 0).to_be_bytes())
+    }
 }
 
 /// XXH64.
@@ -35,6 +38,9 @@ impl StreamHasher for Xxh64 {
     }
     fn finalize(self) -> Digest {
         Digest::from_bytes(&self.0.digest().to_be_bytes())
+    }
+    fn oneshot(_: Algorithm, bytes: &[u8]) -> Digest {
+        Digest::from_bytes(&xxhash_rust::xxh64::xxh64(bytes, 0).to_be_bytes())
     }
 }
 
@@ -53,6 +59,9 @@ impl StreamHasher for Xxh3 {
     fn finalize(self) -> Digest {
         Digest::from_bytes(&self.0.digest().to_be_bytes())
     }
+    fn oneshot(_: Algorithm, bytes: &[u8]) -> Digest {
+        Digest::from_bytes(&xxhash_rust::xxh3::xxh3_64(bytes).to_be_bytes())
+    }
 }
 
 /// XXH3, 128-bit output (XXH128).
@@ -69,5 +78,8 @@ impl StreamHasher for Xxh128 {
     }
     fn finalize(self) -> Digest {
         Digest::from_bytes(&self.0.digest128().to_be_bytes())
+    }
+    fn oneshot(_: Algorithm, bytes: &[u8]) -> Digest {
+        Digest::from_bytes(&xxhash_rust::xxh3::xxh3_128(bytes).to_be_bytes())
     }
 }

@@ -1,0 +1,280 @@
+//! `fastsum bench PATH...`: compares ways of checksumming the user's own
+//! files (the library's `bench` module does the work; this is the glue).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use clap::Parser;
+use fastsum::bench::{self, Budget, External, Measurement, Report, Strategy, SystemClock};
+use fastsum::walk::{self, WalkItem, WalkOptions};
+use fastsum::Algorithm;
+
+/// Compare ways of checksumming your files on this machine: streamed reads
+/// at several sizes, whole-file reads, mmap, fastsum's default, and the
+/// system tools, in a cmpthese-style table with time and peak memory.
+#[derive(Parser, Debug)]
+#[command(name = "fastsum bench", version)]
+struct BenchArgs {
+    /// Algorithm to benchmark (repeatable).
+    #[arg(short = 'a', long = "algorithm", value_name = "NAME", default_values_t = vec!["md5".to_string()])]
+    algorithms: Vec<String>,
+    /// Only these strategies (repeatable), e.g. fastsum, slurp, read-4K, mmap, md5sum.
+    #[arg(long = "strategy", value_name = "NAME")]
+    strategies: Vec<String>,
+    /// Seconds to spend timing each strategy (at least 3 iterations).
+    #[arg(
+        long,
+        value_name = "SECS",
+        conflicts_with = "iterations",
+        default_value_t = 2.0
+    )]
+    time: f64,
+    /// Exactly this many timed iterations per strategy.
+    #[arg(long, value_name = "N")]
+    iterations: Option<u32>,
+    /// Drop the files from the page cache before every iteration.
+    #[arg(long)]
+    cold: bool,
+    /// Print the figures as JSON (one object per algorithm).
+    #[arg(long)]
+    json: bool,
+    /// Internal: run one strategy once, for the peak-memory measurement.
+    #[arg(long, hide = true, value_name = "STRATEGY")]
+    run_once: Option<String>,
+    /// Files or directories (walked recursively).
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+}
+
+/// Runs `fastsum bench` with `args` (after the word `bench`).
+pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
+    let args = match BenchArgs::try_parse_from(std::iter::once("fastsum bench".into()).chain(args))
+    {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match bench_main(args) {
+        Ok(status) => status,
+        Err(message) => {
+            eprintln!("fastsum bench: {message}");
+            1
+        }
+    }
+}
+
+fn bench_main(args: BenchArgs) -> Result<i32, String> {
+    let algorithms: Vec<Algorithm> = args
+        .algorithms
+        .iter()
+        .map(|name| name.parse::<Algorithm>().map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let files = collect_files(&args.paths)?;
+    if files.is_empty() {
+        return Err("no regular files to benchmark".into());
+    }
+    if let Some(name) = &args.run_once {
+        let strategy = strategies(algorithms[0], files.len())
+            .into_iter()
+            .find(|s| s.name() == *name)
+            .ok_or_else(|| format!("unknown strategy {name}"))?;
+        strategy
+            .digests(algorithms[0], &files)
+            .map_err(|e| e.to_string())?;
+        return Ok(0);
+    }
+    let budget = match args.iterations {
+        Some(n) => Budget::Iterations(n),
+        None => Budget::Time(Duration::from_secs_f64(args.time.max(0.0))),
+    };
+    let bytes = bench::total_bytes(&files).map_err(|e| e.to_string())?;
+    let mut status = 0;
+    for algorithm in algorithms {
+        let mut chosen = strategies(algorithm, files.len());
+        if !args.strategies.is_empty() {
+            let known: Vec<String> = chosen.iter().map(|s| s.name()).collect();
+            for wanted in &args.strategies {
+                if !known.contains(wanted) {
+                    return Err(format!(
+                        "unknown strategy '{wanted}' for {algorithm} (available: {})",
+                        known.join(", ")
+                    ));
+                }
+            }
+            chosen.retain(|s| args.strategies.contains(&s.name()));
+        }
+        let mut cold_failed = false;
+        let mut evict = || {
+            if args.cold && !cold_failed {
+                for file in &files {
+                    if let Err(e) = bench::evict_from_cache(file) {
+                        eprintln!("fastsum bench: --cold: cannot drop the page cache ({e}); measuring warm");
+                        cold_failed = true;
+                        break;
+                    }
+                }
+            }
+        };
+        let mut measurements = Vec::new();
+        let mut results = Vec::new();
+        let show_status = !args.json && crate::progress::wanted(false);
+        for strategy in &chosen {
+            if show_status {
+                eprint!(
+                    "\x1b[2Kfastsum bench: {algorithm}: {} ...\r",
+                    strategy.name()
+                );
+            }
+            let (times, digests) = bench::run_strategy(
+                strategy.as_ref(),
+                algorithm,
+                &files,
+                budget,
+                !args.cold,
+                &mut SystemClock::default(),
+                &mut evict,
+            )
+            .map_err(|e| format!("{}: {e}", strategy.name()))?;
+            let peak_rss = peak_rss(strategy.as_ref(), algorithm, &files);
+            measurements.push(Measurement {
+                name: strategy.name(),
+                times,
+                peak_rss,
+            });
+            results.push((strategy.name(), digests));
+        }
+        if show_status {
+            eprint!("\x1b[2K");
+        }
+        let report = Report {
+            algorithm,
+            files: files.len() as u64,
+            bytes,
+            measurements,
+        };
+        if args.json {
+            print!("{}", bench::render_json(&report));
+        } else {
+            println!(
+                "{algorithm}: {} file{}, {} bytes{}",
+                files.len(),
+                if files.len() == 1 { "" } else { "s" },
+                bytes,
+                if args.cold && !cold_failed {
+                    ", cold cache"
+                } else {
+                    ", warm cache"
+                }
+            );
+            print!("{}", bench::render_table(&report));
+        }
+        for d in bench::disagreements(&files, &results) {
+            let hex =
+                |digest: Option<fastsum::Digest>| digest.map_or("(none)".into(), |d| d.to_hex());
+            eprintln!(
+                "fastsum bench: DIGESTS DISAGREE on {}: {} says {}, {} says {}",
+                d.path.display(),
+                d.other.0,
+                hex(d.other.1),
+                d.reference.0,
+                hex(d.reference.1)
+            );
+            status = 1;
+        }
+    }
+    Ok(status)
+}
+
+/// The strategies for `algorithm`: fastsum's default first (the reference
+/// for digest agreement), then the in-process ways, then the system tools.
+fn strategies(algorithm: Algorithm, files: usize) -> Vec<Box<dyn Strategy>> {
+    let mut list: Vec<Box<dyn Strategy>> = vec![Box::new(bench::FastsumDefault { threads: 1 })];
+    let threads = fastsum::engine::available_threads();
+    if files > 1 && threads > 1 {
+        list.push(Box::new(bench::FastsumDefault { threads }));
+    }
+    list.push(Box::new(bench::Slurp));
+    for size in [
+        64,
+        4 << 10,
+        32 << 10,
+        128 << 10,
+        fastsum::io::DEFAULT_BUFFER_SIZE,
+        1 << 20,
+    ] {
+        list.push(Box::new(bench::Streamed(size)));
+    }
+    list.push(Box::new(bench::Mapped));
+    for peer in External::peers(algorithm) {
+        list.push(Box::new(peer));
+    }
+    list
+}
+
+/// Peak RSS of one run of `strategy` in a fresh process: this binary in
+/// `--run-once` mode, or the external tool itself.
+fn peak_rss(strategy: &dyn Strategy, algorithm: Algorithm, files: &[PathBuf]) -> Option<u64> {
+    let mut command = match External::peers(algorithm)
+        .into_iter()
+        .find(|p| p.label == strategy.name())
+    {
+        Some(peer) => peer.command(files),
+        None => {
+            let mut c = std::process::Command::new(std::env::current_exe().ok()?);
+            c.args([
+                "bench",
+                "--run-once",
+                &strategy.name(),
+                "-a",
+                algorithm.name(),
+                "--",
+            ])
+            .args(files);
+            c
+        }
+    };
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    match bench::wait_for_peak_rss(child) {
+        Ok((status, rss)) if status.success() => Some(rss),
+        _ => None,
+    }
+}
+
+/// The regular files under `paths`, directories walked, in path order.
+fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        let metadata = std::fs::metadata(path)
+            .map_err(|e| format!("{}: {}", path.display(), fastsum::error::os_message(&e)))?;
+        if metadata.is_file() {
+            bench::check_readable(path).map_err(|e| e.to_string())?;
+            files.push(path.clone());
+        } else if metadata.is_dir() {
+            let found = Mutex::new(Vec::new());
+            walk::walk(path, &WalkOptions::default(), &|item| match item {
+                WalkItem::File { path } => found.lock().expect("not poisoned").push(path),
+                WalkItem::Special { .. } => {}
+                WalkItem::Error(e) => eprintln!("fastsum bench: {e}"),
+            })
+            .map_err(|e| e.to_string())?;
+            let mut found = found.into_inner().expect("not poisoned");
+            found.sort();
+            files.extend(found);
+        } else {
+            return Err(format!(
+                "{}: not a regular file or directory",
+                path.display()
+            ));
+        }
+    }
+    Ok(files)
+}

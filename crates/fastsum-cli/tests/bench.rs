@@ -1,0 +1,174 @@
+//! `fastsum bench` (issue 5) against the real binary: JSON read back,
+//! a lying peer caught, clear errors.
+
+mod testenv;
+
+use std::process::Command;
+
+use testenv::{pattern, TestEnv};
+
+fn bench(env: &TestEnv, args: &[&str], path_prefix: Option<&std::path::Path>) -> testenv::Outcome {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastsum"));
+    cmd.arg("bench").args(args).current_dir(env.path());
+    if let Some(dir) = path_prefix {
+        let path = std::env::var("PATH").unwrap_or_default();
+        cmd.env("PATH", format!("{}:{path}", dir.display()));
+    }
+    let out = cmd.output().expect("run fastsum bench");
+    testenv::Outcome {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn corpus(env: &TestEnv) {
+    env.mkdir("data/sub");
+    env.file(b"data/a", &pattern(100_000));
+    env.file(b"data/sub/b", &pattern(300_000));
+    env.file(b"data/empty", b"");
+}
+
+#[test]
+fn json_figures_parse_back() {
+    let env = TestEnv::new();
+    corpus(&env);
+    let out = bench(
+        &env,
+        &[
+            "--json",
+            "--iterations",
+            "2",
+            "-a",
+            "sha256",
+            "--strategy",
+            "fastsum",
+            "--strategy",
+            "slurp",
+            "--strategy",
+            "read-4K",
+            "--strategy",
+            "mmap",
+            "data",
+        ],
+        None,
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    let script = r#"
+import json, sys
+doc = json.loads(sys.stdin.read())
+assert doc["algorithm"] == "sha256", doc
+assert doc["files"] == 3 and doc["bytes"] == 400000, doc
+names = [s["name"] for s in doc["strategies"]]
+assert sorted(names) == ["fastsum", "mmap", "read-4K", "slurp"], names
+medians = [s["median_seconds"] for s in doc["strategies"]]
+assert medians == sorted(medians, reverse=True), "slowest first"
+for s in doc["strategies"]:
+    assert len(s["times_seconds"]) == 2 and s["median_seconds"] > 0
+    assert s["peak_rss_bytes"] > 1 << 20, s
+print("ok")
+"#;
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&out.stdout).unwrap();
+    let checked = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&checked.stdout),
+        "ok\n",
+        "{}\n{}",
+        out.stdout_str(),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+}
+
+#[test]
+fn the_table_lists_every_strategy_once_with_the_diagonal() {
+    let env = TestEnv::new();
+    corpus(&env);
+    let out = bench(
+        &env,
+        &[
+            "--iterations",
+            "1",
+            "--strategy",
+            "fastsum",
+            "--strategy",
+            "slurp",
+            "data/a",
+        ],
+        None,
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    let text = out.stdout_str();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "md5: 1 file, 100000 bytes, warm cache");
+    assert!(lines[1].trim_start().starts_with("Rate"), "{text}");
+    assert_eq!(lines[2].matches("--").count(), 1, "{text}");
+    assert_eq!(lines[3].matches("--").count(), 1, "{text}");
+    assert!(lines[5].starts_with("Fastest: "), "{text}");
+}
+
+#[test]
+fn a_peer_that_answers_wrong_digests_fails_the_run_loudly() {
+    let env = TestEnv::new();
+    corpus(&env);
+    let fake = env.mkdir("fakebin");
+    let script = fake.join("md5sum");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nfor f in \"$@\"; do echo \"00000000000000000000000000000000  $f\"; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = bench(
+        &env,
+        &[
+            "--iterations",
+            "1",
+            "--strategy",
+            "fastsum",
+            "--strategy",
+            "md5sum",
+            "data/a",
+        ],
+        Some(&fake),
+    );
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stderr_str().contains(&format!(
+            "fastsum bench: DIGESTS DISAGREE on data/a: md5sum says 00000000000000000000000000000000, fastsum says {}",
+            fastsum::Algorithm::Md5.hash_bytes(&pattern(100_000)).to_hex()
+        )),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+#[test]
+fn a_missing_path_is_a_clear_error() {
+    let env = TestEnv::new();
+    let out = bench(&env, &["--iterations", "1", "no/such/file"], None);
+    assert_eq!(out.status, 1);
+    assert_eq!(
+        out.stderr_str(),
+        "fastsum bench: no/such/file: No such file or directory\n"
+    );
+    assert!(out.stdout.is_empty());
+    corpus(&env);
+    let out = bench(&env, &["--strategy", "warp-drive", "data"], None);
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stderr_str().starts_with(
+            "fastsum bench: unknown strategy 'warp-drive' for md5 (available: fastsum, "
+        ),
+        "{}",
+        out.stderr_str()
+    );
+}
