@@ -78,13 +78,41 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
         return Err("no regular files to benchmark".into());
     }
     if let Some(name) = &args.run_once {
-        let strategy = strategies(algorithms[0], files.len())
+        // A fresh process measuring one strategy: prints its peak RSS.
+        let algorithm = algorithms[0];
+        let peak = match External::peers(algorithm)
             .into_iter()
-            .find(|s| s.name() == *name)
-            .ok_or_else(|| format!("unknown strategy {name}"))?;
-        strategy
-            .digests(algorithms[0], &files)
-            .map_err(|e| e.to_string())?;
+            .find(|p| p.label == *name)
+        {
+            Some(peer) => {
+                // The tool is spawned from this small process, so the peak
+                // the kernel reports for it is the tool's own (plus this
+                // process's few MiB if the tool is smaller still).
+                let child = peer
+                    .command(&files[..files.len().min(bench::EXTERNAL_FILES_PER_RUN)])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .map_err(|e| format!("{name}: {e}"))?;
+                let (status, rss) = bench::wait_for_peak_rss(child).map_err(|e| e.to_string())?;
+                if !status.success() {
+                    return Err(format!("{name} exited with {status}"));
+                }
+                rss
+            }
+            None => {
+                let strategy = strategies(algorithm, files.len())
+                    .into_iter()
+                    .find(|s| s.name() == *name)
+                    .ok_or_else(|| format!("unknown strategy {name}"))?;
+                strategy
+                    .digests(algorithm, &files)
+                    .map_err(|e| e.to_string())?;
+                bench::own_peak_rss().map_err(|e| e.to_string())?
+            }
+        };
+        println!("{peak}");
         return Ok(0);
     }
     let budget = match args.iterations {
@@ -215,38 +243,30 @@ fn strategies(algorithm: Algorithm, files: usize) -> Vec<Box<dyn Strategy>> {
     list
 }
 
-/// Peak RSS of one run of `strategy` in a fresh process: this binary in
-/// `--run-once` mode, or the external tool itself.
+/// Peak RSS of one run of `strategy` in a fresh process (this binary in
+/// `--run-once` mode, which reports its own high-water mark, or that of the
+/// external tool it starts). Not the kernel's figure for a direct child:
+/// a child started with vfork inherits this process's high-water mark,
+/// which after the slurp strategy is the size of the largest file.
 fn peak_rss(strategy: &dyn Strategy, algorithm: Algorithm, files: &[PathBuf]) -> Option<u64> {
-    let mut command = match External::peers(algorithm)
-        .into_iter()
-        .find(|p| p.label == strategy.name())
-    {
-        Some(peer) => peer.command(files),
-        None => {
-            let mut c = std::process::Command::new(std::env::current_exe().ok()?);
-            c.args([
-                "bench",
-                "--run-once",
-                &strategy.name(),
-                "-a",
-                algorithm.name(),
-                "--",
-            ])
-            .args(files);
-            c
-        }
-    };
-    let child = command
+    let output = std::process::Command::new(std::env::current_exe().ok()?)
+        .args([
+            "bench",
+            "--run-once",
+            &strategy.name(),
+            "-a",
+            algorithm.name(),
+            "--",
+        ])
+        .args(files)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
+        .output()
         .ok()?;
-    match bench::wait_for_peak_rss(child) {
-        Ok((status, rss)) if status.success() => Some(rss),
-        _ => None,
+    if !output.status.success() {
+        return None;
     }
+    String::from_utf8(output.stdout).ok()?.trim().parse().ok()
 }
 
 /// The regular files under `paths`, directories walked, in path order.

@@ -172,3 +172,43 @@ fn a_missing_path_is_a_clear_error() {
         out.stderr_str()
     );
 }
+
+#[test]
+fn peak_memory_shows_what_slurping_costs() {
+    let env = TestEnv::new();
+    let big = std::fs::File::create(env.path().join("big")).unwrap();
+    big.set_len(64 << 20).unwrap();
+    let out = bench(
+        &env,
+        &[
+            "--json",
+            "--iterations",
+            "1",
+            "-a",
+            "xxh3",
+            "--strategy",
+            "slurp",
+            "--strategy",
+            "read-4K",
+            "big",
+        ],
+        None,
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    let json = out.stdout_str();
+    let rss = |name: &str| -> u64 {
+        let at = json.find(&format!("\"name\":\"{name}\"")).unwrap();
+        let rest = &json[at..];
+        let value = rest.split("\"peak_rss_bytes\":").nth(1).unwrap();
+        value
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // Each in a fresh process: slurp holds the whole 64 MiB, streaming
+    // reads hold a buffer (the parent's own peak must not leak in).
+    assert!(rss("slurp") > 64 << 20, "{json}");
+    assert!(rss("read-4K") < 32 << 20, "{json}");
+}

@@ -194,11 +194,25 @@ impl External {
     }
 }
 
+/// Files per child process of an [`External`] strategy, as `xargs -n 1000`
+/// would pass them: a whole tree does not fit in one argument list.
+pub const EXTERNAL_FILES_PER_RUN: usize = 1000;
+
 impl Strategy for External {
     fn name(&self) -> String {
         self.label.clone()
     }
-    fn digests(&self, _: Algorithm, files: &[PathBuf]) -> Result<Vec<Digest>> {
+    fn digests(&self, algorithm: Algorithm, files: &[PathBuf]) -> Result<Vec<Digest>> {
+        let mut digests = Vec::with_capacity(files.len());
+        for chunk in files.chunks(EXTERNAL_FILES_PER_RUN) {
+            digests.extend(self.digests_of_chunk(algorithm, chunk)?);
+        }
+        Ok(digests)
+    }
+}
+
+impl External {
+    fn digests_of_chunk(&self, _: Algorithm, files: &[PathBuf]) -> Result<Vec<Digest>> {
         let output = self
             .command(files)
             .output()
@@ -604,6 +618,22 @@ pub fn wait_for_peak_rss(child: std::process::Child) -> Result<(std::process::Ex
         std::process::ExitStatus::from_raw(status),
         usage.ru_maxrss as u64 * 1024,
     ))
+}
+
+/// This process's peak RSS in bytes (`VmHWM` in `/proc/self/status`: the
+/// high-water mark of this process image alone, unlike `getrusage`).
+pub fn own_peak_rss() -> Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| Error::with_path("/proc/self/status", e))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+        .ok_or_else(|| {
+            Error::with_path("/proc/self/status", std::io::Error::other("no VmHWM line"))
+        })
 }
 
 /// Total size of `files` (for the rate).
