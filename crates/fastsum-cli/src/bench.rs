@@ -167,7 +167,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                 &mut evict,
             )
             .map_err(|e| format!("{}: {e}", strategy.name()))?;
-            let peak_rss = peak_rss(strategy.as_ref(), algorithm, &files);
+            let peak_rss = peak_rss(strategy.as_ref(), algorithm, &args.paths);
             measurements.push(Measurement {
                 name: strategy.name(),
                 times,
