@@ -212,3 +212,30 @@ fn peak_memory_shows_what_slurping_costs() {
     assert!(rss("slurp") > 64 << 20, "{json}");
     assert!(rss("read-4K") < 32 << 20, "{json}");
 }
+
+#[test]
+fn cold_runs_say_so_and_still_agree() {
+    let env = TestEnv::new();
+    corpus(&env);
+    let out = bench(
+        &env,
+        &[
+            "--cold",
+            "--iterations",
+            "1",
+            "--strategy",
+            "fastsum",
+            "--strategy",
+            "mmap",
+            "data",
+        ],
+        None,
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert!(
+        out.stdout_str()
+            .starts_with("md5: 3 files, 400000 bytes, cold cache\n"),
+        "{}",
+        out.stdout_str()
+    );
+}
