@@ -186,10 +186,13 @@ impl ScalarBatchHasher {
 }
 
 impl BatchHasher for ScalarBatchHasher {
-    /// One file at a time gains nothing from batching; small batches only
-    /// save queue traffic.
+    /// One file at a time gains nothing from batching itself, but every
+    /// batch is one hand-off to the collector (a thread wake-up): on the
+    /// 100,000 small files, `-j1 -a xxh3` takes 549 ms with batches of 8
+    /// and 494 ms with 64 (tree: 780 vs 763 ms). Fair shares keep the
+    /// last, large files spread over the workers.
     fn max_batch(&self) -> usize {
-        8
+        64
     }
 
     fn hash_batch(
