@@ -68,23 +68,7 @@ for s in doc["strategies"]:
     assert s["peak_rss_bytes"] > 1 << 20, s
 print("ok")
 "#;
-    let mut child = Command::new("python3")
-        .args(["-c", script])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(&out.stdout).unwrap();
-    let checked = child.wait_with_output().unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&checked.stdout),
-        "ok\n",
-        "{}\n{}",
-        out.stdout_str(),
-        String::from_utf8_lossy(&checked.stderr)
-    );
+    assert_eq!(testenv::python(script, &out.stdout), "ok\n");
 }
 
 #[test]

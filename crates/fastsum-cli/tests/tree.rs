@@ -346,18 +346,9 @@ for line in sys.stdin:
     rest = o.get("digest") or ("error:" + o["error"] if "error" in o else "skipped:" + o["skipped"])
     print(name.hex(), o["algorithm"], rest, o.get("size", "-"), sep="\t")
 "#;
-    let mut child = Command::new("python3")
-        .args(["-c", script])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3");
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(&ours.stdout).unwrap();
-    let parsed = child.wait_with_output().unwrap();
-    assert!(parsed.status.success(), "python could not parse the JSON");
+    let parsed = testenv::python(script, &ours.stdout);
     let mut by_name = BTreeMap::new();
-    for line in String::from_utf8(parsed.stdout).unwrap().lines() {
+    for line in parsed.lines() {
         let fields: Vec<&str> = line.split('\t').collect();
         let name: Vec<u8> = (0..fields[0].len())
             .step_by(2)

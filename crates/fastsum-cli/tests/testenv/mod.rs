@@ -195,6 +195,33 @@ fn run(exe: &Path, argv0: &str, args: &[&[u8]], stdin: &[u8], cwd: &Path) -> Out
     }
 }
 
+/// Runs `python3 -c script` with `input` on stdin (Python's json module is
+/// the independent reader of fastsum's JSON); returns its stdout, failing
+/// the test with Python's stderr if the script fails.
+pub fn python(script: &str, input: &[u8]) -> String {
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 (installed by scripts/install-peers)");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("feed python");
+    let out = child.wait_with_output().expect("wait for python");
+    assert!(
+        out.status.success(),
+        "python failed on {:?}: {}",
+        String::from_utf8_lossy(input),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("python prints UTF-8")
+}
+
 /// The GNU tools fastsum stands in for.
 pub const GNU_TOOLS: [&str; 7] = [
     "md5sum",
