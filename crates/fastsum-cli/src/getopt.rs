@@ -12,6 +12,9 @@ pub enum HasArg {
     No,
     /// Needs a value (`-l 256`, `-l256`, `--length=256`, `--length 256`).
     Required,
+    /// Takes a value only as `--cache=PATH` (glibc's `optional_argument`;
+    /// long options only here).
+    Optional,
 }
 
 /// An option, named by the key the caller matches on.
@@ -86,7 +89,7 @@ impl<'a> Getopt<'a> {
                     value: None,
                 })
             }
-            HasArg::Required => {
+            HasArg::Required | HasArg::Optional => {
                 self.cluster = None;
                 self.index += 1;
                 if !at_end {
@@ -163,9 +166,13 @@ impl<'a> Getopt<'a> {
         let full = spec.long.unwrap_or_default();
         match (spec.has_arg, inline_value) {
             (HasArg::No, Some(_)) => Err(format!("option '--{full}' doesn't allow an argument")),
-            (HasArg::No, None) => Ok(Opt {
+            (HasArg::No | HasArg::Optional, None) => Ok(Opt {
                 key: spec.key,
                 value: None,
+            }),
+            (HasArg::Optional, Some(v)) => Ok(Opt {
+                key: spec.key,
+                value: Some(v.to_vec()),
             }),
             (HasArg::Required, Some(v)) => Ok(Opt {
                 key: spec.key,

@@ -12,9 +12,11 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use fastsum::cache::{Cache, CacheSession, CachingBatchHasher};
 use fastsum::engine::{self, Operand, Order, Outcome, Progress, Record, TreeOptions};
 use fastsum::manifest::{self, gnu as gnu_lines, write_escaped};
 use fastsum::{Algorithm, ErrorKind, FileHasher, ReadStrategy};
+use std::sync::Arc;
 
 use crate::getopt::{Getopt, HasArg, OptSpec};
 use crate::output::{Buffering, Output};
@@ -101,6 +103,8 @@ fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "no-progress", HasArg::No, "no-progress"),
             spec(None, "io", HasArg::Required, "io"),
             spec(None, "read-size", HasArg::Required, "read-size"),
+            spec(None, "cache", HasArg::Optional, "cache"),
+            spec(None, "cache-stats", HasArg::No, "cache-stats"),
         ]);
     }
     if kind != ToolKind::Fixed {
@@ -149,6 +153,9 @@ struct Options {
     tree: TreeOptions,
     json: bool,
     no_progress: bool,
+    /// `--cache[=PATH]`: the cache file (None: no cache).
+    cache: Option<PathBuf>,
+    cache_stats: bool,
 }
 
 /// One run of a coreutils-style tool.
@@ -159,6 +166,14 @@ struct Run {
     out: Output,
     utf8: bool,
     hasher: FileHasher,
+    /// The cache for `-c` runs, opened on first use: sessions by algorithm.
+    check_cache: Option<CheckCache>,
+}
+
+/// The cache as `-c` uses it: one session per algorithm met in the lists.
+struct CheckCache {
+    cache: Cache,
+    sessions: Vec<(Algorithm, Arc<CacheSession>)>,
 }
 
 impl Run {
@@ -208,6 +223,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         out: Output::new(Buffering::Line),
         utf8: utf8_locale(),
         hasher: FileHasher::new(),
+        check_cache: None,
     };
     let mut o = Options {
         algorithm: tool.algorithm,
@@ -223,6 +239,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         tree: TreeOptions::new(tool.algorithm),
         json: false,
         no_progress: false,
+        cache: None,
+        cache_stats: false,
     };
     let mut read_size: Option<usize> = None;
     let mut io_mode = "auto".to_string();
@@ -275,6 +293,19 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 .push(String::from_utf8_lossy(&value).into_owned()),
             "json" => o.json = true,
             "no-progress" => o.no_progress = true,
+            "cache" => {
+                o.cache = match value.is_empty() {
+                    false => Some(PathBuf::from(OsStr::from_bytes(&value))),
+                    true => match fastsum::cache::Cache::default_path() {
+                        Some(path) => Some(path),
+                        None => {
+                            run.error(b"--cache: no $XDG_CACHE_HOME or $HOME to put it in; give --cache=PATH");
+                            return 1;
+                        }
+                    },
+                }
+            }
+            "cache-stats" => o.cache_stats = true,
             "io" => match &value[..] {
                 b"auto" | b"read" | b"mmap" => {
                     io_mode = String::from_utf8_lossy(&value).into_owned()
@@ -383,9 +414,37 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         operands
     };
     let ok = if o.check {
+        if let Some(path) = &o.cache {
+            run.check_cache = open_cache(&mut run, path).map(|cache| CheckCache {
+                cache,
+                sessions: Vec::new(),
+            });
+        }
         let mut ok = true;
         for name in &operands {
             ok &= check_file(&mut run, &o, name);
+        }
+        if let Some(state) = run.check_cache.take() {
+            let CheckCache {
+                mut cache,
+                sessions,
+            } = state;
+            let mut total = fastsum::cache::RunStats::default();
+            for (algorithm, session) in sessions {
+                let session = Arc::into_inner(session).expect("the run holds the only reference");
+                match session.finish(&mut cache, algorithm) {
+                    Ok(stats) => {
+                        total.hits += stats.hits;
+                        total.misses += stats.misses;
+                        total.racy_rereads += stats.racy_rereads;
+                        total.bytes_read += stats.bytes_read;
+                    }
+                    Err(e) => run.error(format!("cache: {e}").as_bytes()),
+                }
+            }
+            if o.cache_stats {
+                print_cache_stats(&mut run, &total);
+            }
         }
         ok
     } else {
@@ -453,7 +512,22 @@ enum Hashed {
 /// coreutils' `digest_file`: "-" is standard input; errors are reported
 /// here, with the name quoted as coreutils quotes it.
 fn digest_named(run: &mut Run, algorithm: Algorithm, name: &[u8], ignore_missing: bool) -> Hashed {
-    let result = if name == b"-" {
+    let session = match (&mut run.check_cache, name) {
+        (Some(state), name) if name != b"-" => state.session(algorithm),
+        _ => None,
+    };
+    let result = if let Some(session) = session {
+        match session.hash_path(
+            &mut run.hasher,
+            algorithm,
+            Path::new(OsStr::from_bytes(name)),
+        ) {
+            Err(ErrorKind::Io(e)) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+                return Hashed::Missing
+            }
+            other => other.map(|h| h.digest),
+        }
+    } else if name == b"-" {
         run.hasher.hash_stdin(algorithm).map_err(ErrorKind::Io)
     } else {
         match File::open(Path::new(OsStr::from_bytes(name))) {
@@ -483,6 +557,26 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
             _ => Operand::Path(PathBuf::from(OsStr::from_bytes(name))),
         })
         .collect();
+    // The cache, if asked for: loaded in bulk for the operands' paths. A
+    // cache that cannot be opened costs a warning, never the run.
+    let session = o.cache.as_ref().and_then(|path| {
+        let cache = open_cache(run, path)?;
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let prefixes: Vec<PathBuf> = operands
+            .iter()
+            .filter_map(|op| match op {
+                Operand::Path(p) => Some(fastsum::cache::absolute_in(&cwd, p)),
+                Operand::Stdin => None,
+            })
+            .collect();
+        match cache.load(o.algorithm, &prefixes) {
+            Ok(snapshot) => Some((cache, Arc::new(CacheSession::new(snapshot)))),
+            Err(e) => {
+                run.error(format!("cache: {e}").as_bytes());
+                None
+            }
+        }
+    });
     let progress = Progress::default();
     let display = crate::progress::Display::default();
     let show_progress =
@@ -494,7 +588,7 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
         if show_progress {
             scope.spawn(|| display.run(&progress));
         }
-        let result = engine::hash_operands(&o.tree, &operands, &progress, |record| {
+        let mut sink = |record: Record| {
             ok &= !record.is_failure();
             let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
             if (to_stderr || stdout_is_tty) && display.visible() {
@@ -502,7 +596,20 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
             } else {
                 print_record(run, o, &record);
             }
-        });
+        };
+        let result = match &session {
+            None => engine::hash_operands(&o.tree, &operands, &progress, &mut sink),
+            Some((_, session)) => {
+                engine::hash_operands_with(&o.tree, &operands, &progress, &mut sink, |options| {
+                    CachingBatchHasher::new(
+                        session.clone(),
+                        FileHasher::with_strategy(options.strategy)
+                            .parallel_large_files(options.threads > 1)
+                            .count_bytes_in(progress.bytes_done.clone()),
+                    )
+                })
+            }
+        };
         display.finish();
         result
     });
@@ -510,7 +617,56 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
         run.error(e.to_string().as_bytes());
         return false;
     }
+    if let Some((mut cache, session)) = session {
+        let session = Arc::into_inner(session).expect("the workers are done");
+        match session.finish(&mut cache, o.algorithm) {
+            Ok(stats) if o.cache_stats => print_cache_stats(run, &stats),
+            Ok(_) => {}
+            Err(e) => run.error(format!("cache: {e}").as_bytes()),
+        }
+    }
     ok
+}
+
+/// Opens the cache at `path`, saying once if it had to be rebuilt; a cache
+/// that cannot be opened at all is a warning and the run goes on without.
+fn open_cache(run: &mut Run, path: &Path) -> Option<Cache> {
+    match Cache::open(path) {
+        Ok(cache) => {
+            if let Some(notice) = cache.notice() {
+                run.error(notice.as_bytes());
+            }
+            Some(cache)
+        }
+        Err(e) => {
+            run.error(format!("cache: {e}; going on without it").as_bytes());
+            None
+        }
+    }
+}
+
+/// `--cache-stats`: what the cache saved, on stderr.
+fn print_cache_stats(run: &mut Run, stats: &fastsum::cache::RunStats) {
+    run.error(
+        format!(
+            "cache: {} hits, {} misses, {} racy re-reads, {} bytes read",
+            stats.hits, stats.misses, stats.racy_rereads, stats.bytes_read
+        )
+        .as_bytes(),
+    );
+}
+
+impl CheckCache {
+    /// The session for `algorithm`, loading its entries on first use.
+    fn session(&mut self, algorithm: Algorithm) -> Option<Arc<CacheSession>> {
+        if let Some((_, s)) = self.sessions.iter().find(|(a, _)| *a == algorithm) {
+            return Some(s.clone());
+        }
+        let snapshot = self.cache.load(algorithm, &[PathBuf::from("/")]).ok()?;
+        let session = Arc::new(CacheSession::new(snapshot));
+        self.sessions.push((algorithm, session.clone()));
+        Some(session)
+    }
 }
 
 /// One result: a checksum line (or JSON object) on stdout, or a message on

@@ -4,6 +4,7 @@
 
 mod b3sum;
 mod bench;
+mod cache_cmd;
 mod getopt;
 mod gnu;
 mod help;
@@ -49,6 +50,9 @@ fn run() -> anyhow::Result<u8> {
         b3sum::run(argv)
     } else if base.contains("xxh") && base.ends_with("sum") {
         xxhsum::run(&program, &args)
+    } else if args.first().is_some_and(|a| a == b"cache") {
+        // `fastsum cache stats|prune|clear` (a file named cache: `./cache`).
+        cache_cmd::run(argv.into_iter().skip(2).collect())
     } else if args.first().is_some_and(|a| a == b"bench") {
         // `fastsum bench ...` (a file named bench: `fastsum ./bench`).
         bench::run(argv.into_iter().skip(2).collect())

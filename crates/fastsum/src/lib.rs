@@ -24,6 +24,7 @@
 
 pub mod algo;
 pub mod bench;
+pub mod cache;
 pub mod digest;
 pub mod engine;
 pub mod error;

@@ -1,0 +1,76 @@
+//! `fastsum cache stats | prune | clear [--cache PATH]`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use fastsum::cache::Cache;
+
+/// Look after fastsum's checksum cache.
+#[derive(Parser, Debug)]
+#[command(name = "fastsum cache")]
+struct CacheArgs {
+    #[command(subcommand)]
+    action: Action,
+    /// The cache file (default: $XDG_CACHE_HOME/fastsum/cache.sqlite).
+    #[arg(long, global = true, value_name = "PATH")]
+    cache: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Action {
+    /// Entries, size on disk, and the hit rate of the last run.
+    Stats,
+    /// Drop entries whose files are gone.
+    Prune,
+    /// Drop every entry.
+    Clear,
+}
+
+/// Runs `fastsum cache` with `args` (after the word `cache`).
+pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
+    let args = match CacheArgs::try_parse_from(std::iter::once("fastsum cache".into()).chain(args))
+    {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let Some(path) = args.cache.or_else(Cache::default_path) else {
+        eprintln!("fastsum cache: no $XDG_CACHE_HOME or $HOME; give --cache PATH");
+        return 1;
+    };
+    let mut cache = match Cache::open(&path) {
+        Ok(cache) => cache,
+        Err(e) => {
+            eprintln!("fastsum cache: {e}");
+            return 1;
+        }
+    };
+    if let Some(notice) = cache.notice() {
+        eprintln!("fastsum: {notice}");
+    }
+    let outcome = match args.action {
+        Action::Stats => cache.summary().map(|s| {
+            println!("cache: {}", path.display());
+            println!("entries: {}", s.entries);
+            println!("size on disk: {} bytes", s.bytes_on_disk);
+            match s.last_run {
+                Some((hits, misses)) if hits + misses > 0 => println!(
+                    "last run: {hits} hits, {misses} misses ({:.1}% hit rate)",
+                    100.0 * hits as f64 / (hits + misses) as f64
+                ),
+                _ => println!("last run: none recorded"),
+            }
+        }),
+        Action::Prune => cache.prune().map(|n| println!("pruned {n} entries")),
+        Action::Clear => cache.clear().map(|n| println!("cleared {n} entries")),
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("fastsum cache: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! The persistent cache (issue 4) against the real binary. The truth is
+//! always the digest of the file's current bytes: every case tries to make
+//! the cache answer a stale digest.
+
+mod testenv;
+
+use std::fs::{self, File};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, SystemTime};
+
+use testenv::{Outcome, TestEnv};
+
+/// Past the racy window (2 s) for everything written before this call.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(2300));
+}
+
+fn md5_line(bytes: &[u8], name: &str) -> String {
+    format!(
+        "{}  {name}\n",
+        fastsum::Algorithm::Md5.hash_bytes(bytes).to_hex()
+    )
+}
+
+fn run(env: &TestEnv, args: &[&str]) -> Outcome {
+    use std::os::unix::process::CommandExt;
+    let out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .arg0("fastsum")
+        .arg("--cache=cache.sqlite")
+        .arg("--cache-stats")
+        .args(args)
+        .current_dir(env.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fastsum");
+    Outcome {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// The "N hits" figure of --cache-stats.
+fn hits(out: &Outcome) -> u64 {
+    let err = out.stderr_str();
+    let line = err
+        .lines()
+        .find(|l| l.contains("cache: ") && l.contains(" hits"))
+        .unwrap_or_else(|| panic!("no cache stats in {err:?}"));
+    line.split("cache: ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn mtime(path: &Path) -> SystemTime {
+    fs::metadata(path).unwrap().modified().unwrap()
+}
+
+fn set_mtime(path: &Path, time: SystemTime) {
+    File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
+#[test]
+fn an_unchanged_settled_file_is_a_hit_with_the_same_answer() {
+    let env = TestEnv::new();
+    env.file(b"f", b"hello");
+    settle();
+    let first = run(&env, &["f"]);
+    assert_eq!(first.stdout_str(), md5_line(b"hello", "f"));
+    assert_eq!(hits(&first), 0);
+    let second = run(&env, &["f"]);
+    assert_eq!(second.stdout_str(), md5_line(b"hello", "f"));
+    assert_eq!(hits(&second), 1, "the rerun after the racy window is a hit");
+}
+
+#[test]
+fn same_size_rewrite_with_the_old_mtime_put_back_is_reread() {
+    let env = TestEnv::new();
+    let f = env.file(b"f", b"aaaa");
+    settle();
+    assert_eq!(hits(&run(&env, &["f"])), 0);
+    let old = mtime(&f);
+    fs::write(&f, b"bbbb").unwrap();
+    set_mtime(&f, old);
+    let out = run(&env, &["f"]);
+    assert_eq!(out.stdout_str(), md5_line(b"bbbb", "f"));
+    assert_eq!(hits(&out), 0);
+}
+
+#[test]
+fn an_edit_then_touch_r_to_an_old_reference_is_reread() {
+    let env = TestEnv::new();
+    let reference = env.file(b"ref", b"r");
+    let f = env.file(b"f", b"old content");
+    settle();
+    run(&env, &["f"]);
+    fs::write(&f, b"new content").unwrap();
+    let status = Command::new("touch")
+        .args(["-r", reference.to_str().unwrap(), f.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = run(&env, &["f"]);
+    assert_eq!(out.stdout_str(), md5_line(b"new content", "f"));
+}
+
+#[test]
+fn a_replacement_by_rename_with_identical_size_and_mtime_is_reread() {
+    let env = TestEnv::new();
+    let f = env.file(b"f", b"one!");
+    settle();
+    run(&env, &["f"]);
+    let replacement = env.file(b"f.tmp", b"two!");
+    set_mtime(&replacement, mtime(&f));
+    fs::rename(&replacement, &f).unwrap();
+    let out = run(&env, &["f"]);
+    assert_eq!(out.stdout_str(), md5_line(b"two!", "f"));
+}
+
+#[test]
+fn a_rewrite_in_the_same_tick_right_after_caching_is_not_answered_stale() {
+    let env = TestEnv::new();
+    let f = env.file(b"f", b"1111");
+    // No settling: the file is racy when hashed, so it must not be stored.
+    let first = run(&env, &["f"]);
+    assert_eq!(first.stdout_str(), md5_line(b"1111", "f"));
+    let old = mtime(&f);
+    fs::write(&f, b"2222").unwrap();
+    set_mtime(&f, old);
+    let out = run(&env, &["f"]);
+    assert_eq!(out.stdout_str(), md5_line(b"2222", "f"));
+    assert_eq!(hits(&out), 0);
+}
+
+#[test]
+fn truncated_and_garbage_cache_files_are_rebuilt_and_never_change_an_answer() {
+    let env = TestEnv::new();
+    env.file(b"f", b"content");
+    settle();
+    run(&env, &["f"]);
+    let cache = env.path().join("cache.sqlite");
+    // Fold the WAL in so the main file holds the data, then cut it.
+    let checkpoint = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["cache", "stats", "--cache", cache.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(checkpoint.status.success());
+    let len = fs::metadata(&cache).unwrap().len();
+    File::options()
+        .write(true)
+        .open(&cache)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let _ = fs::remove_file(env.path().join("cache.sqlite-wal"));
+    let out = run(&env, &["f"]);
+    assert_eq!(out.stdout_str(), md5_line(b"content", "f"));
+    assert_eq!(out.status, 0);
+
+    fs::write(&cache, b"garbage garbage garbage garbage garbage garbage").unwrap();
+    let _ = fs::remove_file(env.path().join("cache.sqlite-wal"));
+    let _ = fs::remove_file(env.path().join("cache.sqlite-shm"));
+    let out = run(&env, &["f"]);
+    assert_eq!(out.stdout_str(), md5_line(b"content", "f"));
+    assert_eq!(out.status, 0);
+    let told: Vec<&str> = out
+        .stderr_str()
+        .lines()
+        .filter(|l| l.contains("moved aside"))
+        .map(|_| "")
+        .collect();
+    assert_eq!(told.len(), 1, "reported once: {}", out.stderr_str());
+    let again = run(&env, &["f"]);
+    assert!(!again.stderr_str().contains("moved aside"));
+}
+
+#[test]
+fn another_algorithm_on_the_same_cache_is_a_miss() {
+    let env = TestEnv::new();
+    env.file(b"f", b"xyz");
+    settle();
+    run(&env, &["f"]);
+    let out = run(&env, &["-a", "sha1", "f"]);
+    assert_eq!(
+        out.stdout_str(),
+        format!(
+            "{}  f\n",
+            fastsum::Algorithm::Sha1.hash_bytes(b"xyz").to_hex()
+        )
+    );
+    assert_eq!(hits(&out), 0);
+}
+
+#[test]
+fn a_deleted_file_is_reported_missing_not_answered() {
+    let env = TestEnv::new();
+    let f = env.file(b"f", b"here");
+    settle();
+    run(&env, &["f"]);
+    fs::remove_file(&f).unwrap();
+    let out = run(&env, &["f"]);
+    assert_eq!(out.status, 1);
+    assert!(out.stdout.is_empty());
+    assert!(out
+        .stderr_str()
+        .starts_with("fastsum: f: No such file or directory\n"));
+}
+
+fn tree(env: &TestEnv, files: usize) {
+    env.mkdir("t");
+    for i in 0..files {
+        env.file(format!("t/f{i:04}").as_bytes(), &vec![i as u8; 3000 + i]);
+    }
+}
+
+fn expected_tree(env: &TestEnv) -> String {
+    let mut names: Vec<_> = fs::read_dir(env.path().join("t"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .map(|n| {
+            md5_line(
+                &fs::read(env.path().join("t").join(n)).unwrap(),
+                &format!("t/{n}"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn sigkill_mid_run_leaves_a_cache_the_next_run_uses_correctly() {
+    let env = TestEnv::new();
+    tree(&env, 2000);
+    settle();
+    run(&env, &["-r", "t"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["--cache=cache.sqlite", "-a", "md5", "-r", "t", "t", "t"])
+        .current_dir(env.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    child.kill().unwrap();
+    let _ = child.wait();
+    let victim = env.path().join("t/f0007");
+    let old = mtime(&victim);
+    let mut changed = fs::read(&victim).unwrap();
+    changed[0] ^= 0xff;
+    fs::write(&victim, &changed).unwrap();
+    set_mtime(&victim, old);
+    let out = run(&env, &["-r", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), expected_tree(&env));
+}
+
+#[test]
+fn three_concurrent_runs_share_one_cache() {
+    let env = TestEnv::new();
+    tree(&env, 1500);
+    settle();
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_fastsum"))
+                .args(["--cache=cache.sqlite", "-r", "t"])
+                .current_dir(env.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let expected = expected_tree(&env);
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = run(&env, &["-r", "t"]);
+    assert_eq!(hits(&out), 1500);
+}
+
+#[test]
+fn checking_uses_the_cache_and_still_sees_changes() {
+    let env = TestEnv::new();
+    let f = env.file(b"f", b"check me");
+    env.file(b"list", md5_line(b"check me", "f").as_bytes());
+    settle();
+    let first = run(&env, &["-c", "list"]);
+    assert_eq!(first.stdout_str(), "f: OK\n");
+    let second = run(&env, &["-c", "list"]);
+    assert_eq!(second.stdout_str(), "f: OK\n");
+    assert_eq!(hits(&second), 1);
+    let old = mtime(&f);
+    fs::write(&f, b"check ME").unwrap();
+    set_mtime(&f, old);
+    let third = run(&env, &["-c", "list"]);
+    assert_eq!(third.stdout_str(), "f: FAILED\n");
+    assert_eq!(third.status, 1);
+}
