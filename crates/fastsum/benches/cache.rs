@@ -1,0 +1,68 @@
+//! The cache's cost per run at lookup:store ratios 1:1, 1:10 and 1:100 (as
+//! the classic cache-module comparisons measure): a run loads the entries
+//! under its root in bulk, looks up 100 files, and stores 100, 1,000 or
+//! 10,000 new entries in one transaction.
+//!
+//! Run: `cargo bench -p fastsum --bench cache`
+
+use std::path::PathBuf;
+
+use divan::Bencher;
+use fastsum::cache::{Cache, FileStamp, NewEntry};
+use fastsum::Algorithm;
+
+fn main() {
+    divan::main();
+}
+
+const LOOKUPS: usize = 100;
+
+fn stamp(i: usize) -> FileStamp {
+    FileStamp {
+        kind: libc_regular(),
+        size: i as u64,
+        ino: i as u64,
+        dev: 1,
+        mtime_ns: 1_000_000_000,
+        ctime_ns: 1_000_000_000,
+    }
+}
+
+fn libc_regular() -> u32 {
+    0o100000
+}
+
+fn entry(i: usize) -> NewEntry {
+    NewEntry {
+        path: PathBuf::from(format!("/bench/root/d{:03}/f{i:06}", i % 100)),
+        stamp: stamp(i),
+        digest: Algorithm::Md5.hash_bytes(&i.to_le_bytes()),
+    }
+}
+
+/// One run: bulk load, 100 lookups (all hits), then `100 * STORES_PER_LOOKUP`
+/// stores, against a cache of 10,000 entries (plus the stored ones).
+#[divan::bench(consts = [1, 10, 100], sample_count = 20)]
+fn lookup_store_run<const STORES_PER_LOOKUP: usize>(bencher: Bencher) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
+    let existing: Vec<NewEntry> = (0..10_000).map(entry).collect();
+    let now = fastsum::cache::now_ns();
+    cache.store(Algorithm::Md5, &existing, now).unwrap();
+    let root = [PathBuf::from("/bench/root")];
+    // The same new keys each time (replaced), so the cache does not grow
+    // from sample to sample.
+    let fresh: Vec<NewEntry> = (10_000..10_000 + LOOKUPS * STORES_PER_LOOKUP)
+        .map(entry)
+        .collect();
+    bencher.bench_local(|| {
+        let snapshot = cache.load(Algorithm::Md5, &root).unwrap();
+        let mut hits = 0;
+        for i in 0..LOOKUPS {
+            let e = &existing[i * 97 % existing.len()];
+            hits += usize::from(snapshot.lookup(&e.path, &e.stamp).is_some());
+        }
+        assert_eq!(hits, LOOKUPS);
+        cache.store(Algorithm::Md5, &fresh, now).unwrap();
+    });
+}
