@@ -57,9 +57,15 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str("      --no-progress     never show the progress bar\n");
         s.push_str("      --io=MODE         auto (default), read or mmap\n");
         s.push_str("      --read-size=BYTES read size for --io=read (K, M suffixes)\n");
-        s.push_str("      --cache[=PATH]    answer unchanged files from a checksum cache (default\n");
-        s.push_str("                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c\n");
-        s.push_str("      --cache-stats     after the run, print cache hits and misses to stderr\n");
+        s.push_str(
+            "      --cache[=PATH]    answer unchanged files from a checksum cache (default\n",
+        );
+        s.push_str(
+            "                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c\n",
+        );
+        s.push_str(
+            "      --cache-stats     after the run, print cache hits and misses to stderr\n",
+        );
         s.push_str("\nSubcommands: 'fastsum bench --help', 'fastsum cache stats|prune|clear'.\n");
     }
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");
