@@ -321,3 +321,57 @@ fn checking_uses_the_cache_and_still_sees_changes() {
     assert_eq!(third.stdout_str(), "f: FAILED\n");
     assert_eq!(third.status, 1);
 }
+
+#[test]
+fn a_future_mtime_is_never_trusted() {
+    let env = TestEnv::new();
+    let f = env.file(b"f", b"from the future");
+    let future = SystemTime::now() + Duration::from_secs(3600);
+    set_mtime(&f, future);
+    settle();
+    run(&env, &["f"]);
+    assert_eq!(hits(&run(&env, &["f"])), 0, "future timestamps are racy");
+    fs::write(&f, b"from the FUTURE").unwrap();
+    set_mtime(&f, future);
+    assert_eq!(
+        run(&env, &["f"]).stdout_str(),
+        md5_line(b"from the FUTURE", "f")
+    );
+}
+
+#[test]
+fn a_retargeted_symlink_answers_for_its_new_target() {
+    let env = TestEnv::new();
+    env.file(b"a", b"same size A");
+    let b = env.file(b"b", b"same size B");
+    std::os::unix::fs::symlink("a", env.path().join("link")).unwrap();
+    settle();
+    run(&env, &["link"]);
+    assert_eq!(hits(&run(&env, &["link"])), 1);
+    // Point the link at b, with a's mtime: only the inode tells them apart.
+    set_mtime(&b, mtime(&env.path().join("a")));
+    settle();
+    fs::remove_file(env.path().join("link")).unwrap();
+    std::os::unix::fs::symlink("b", env.path().join("link")).unwrap();
+    let out = run(&env, &["link"]);
+    assert_eq!(out.stdout_str(), md5_line(b"same size B", "link"));
+    assert_eq!(hits(&out), 0);
+}
+
+#[test]
+fn a_file_replaced_by_a_directory_is_not_answered() {
+    let env = TestEnv::new();
+    let f = env.file(b"x", b"was a file");
+    settle();
+    run(&env, &["x"]);
+    fs::remove_file(&f).unwrap();
+    env.mkdir("x");
+    let out = run(&env, &["x"]);
+    assert_eq!(out.status, 1);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr_str().starts_with("fastsum: x: Is a directory\n"),
+        "{}",
+        out.stderr_str()
+    );
+}
