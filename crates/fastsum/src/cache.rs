@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{params, Connection, OpenFlags};
 
-use crate::engine::{BatchHasher, Hashed, Job, Operand};
+use crate::engine::{BatchHasher, Hashed, Job, Operand, ScalarBatchHasher};
 use crate::io::FileHasher;
 
 use crate::algo::Algorithm;
@@ -618,22 +618,27 @@ impl CacheSession {
     }
 }
 
-/// The hashing stage with the cache in front: one per worker.
+/// The hashing stage with the cache in front: one per worker. Paths go
+/// through the shared [`CacheSession`]; standard input, which has no
+/// identity to cache, straight to the scalar hasher.
 pub struct CachingBatchHasher {
     session: Arc<CacheSession>,
-    files: FileHasher,
+    scalar: ScalarBatchHasher,
 }
 
 impl CachingBatchHasher {
     /// A worker's hasher over the shared `session`.
     pub fn new(session: Arc<CacheSession>, files: FileHasher) -> Self {
-        CachingBatchHasher { session, files }
+        CachingBatchHasher {
+            session,
+            scalar: ScalarBatchHasher::new(files),
+        }
     }
 }
 
 impl BatchHasher for CachingBatchHasher {
     fn max_batch(&self) -> usize {
-        64
+        self.scalar.max_batch()
     }
 
     fn hash_batch(
@@ -644,12 +649,8 @@ impl BatchHasher for CachingBatchHasher {
     ) {
         for job in batch.drain(..) {
             let result = match &job.source {
-                Operand::Stdin => self
-                    .files
-                    .hash_stdin_counted(algorithm)
-                    .map(|(digest, size)| Hashed { digest, size })
-                    .map_err(ErrorKind::Io),
-                Operand::Path(path) => self.session.hash_path(&mut self.files, algorithm, path),
+                Operand::Path(path) => self.session.hash_path(self.scalar.files(), algorithm, path),
+                stdin => self.scalar.hash_source(algorithm, stdin),
             };
             done(job, result);
         }

@@ -183,6 +183,30 @@ impl ScalarBatchHasher {
     pub fn new(files: FileHasher) -> Self {
         ScalarBatchHasher { files }
     }
+
+    /// Hashes one operand: standard input, or the file at a path.
+    pub fn hash_source(
+        &mut self,
+        algorithm: Algorithm,
+        source: &Operand,
+    ) -> std::result::Result<Hashed, ErrorKind> {
+        let (digest, size) = match source {
+            Operand::Stdin => self
+                .files
+                .hash_stdin_counted(algorithm)
+                .map_err(ErrorKind::Io)?,
+            Operand::Path(path) => {
+                let file = std::fs::File::open(path)?;
+                self.files.hash_file_counted(algorithm, &file)?
+            }
+        };
+        Ok(Hashed { digest, size })
+    }
+
+    /// The reader, for a hasher layered on this one (the cache).
+    pub fn files(&mut self) -> &mut FileHasher {
+        &mut self.files
+    }
 }
 
 impl BatchHasher for ScalarBatchHasher {
@@ -202,16 +226,8 @@ impl BatchHasher for ScalarBatchHasher {
         done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
     ) {
         for job in batch.drain(..) {
-            let result = match &job.source {
-                Operand::Stdin => self
-                    .files
-                    .hash_stdin_counted(algorithm)
-                    .map_err(ErrorKind::Io),
-                Operand::Path(path) => std::fs::File::open(path)
-                    .map_err(ErrorKind::Io)
-                    .and_then(|file| self.files.hash_file_counted(algorithm, &file)),
-            };
-            done(job, result.map(|(digest, size)| Hashed { digest, size }));
+            let result = self.hash_source(algorithm, &job.source);
+            done(job, result);
         }
     }
 }
