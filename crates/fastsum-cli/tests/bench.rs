@@ -15,11 +15,7 @@ fn bench(env: &TestEnv, args: &[&str], path_prefix: Option<&std::path::Path>) ->
         cmd.env("PATH", format!("{}:{path}", dir.display()));
     }
     let out = cmd.output().expect("run fastsum bench");
-    testenv::Outcome {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        status: out.status.code().unwrap_or(-1),
-    }
+    out.into()
 }
 
 fn corpus(env: &TestEnv) {

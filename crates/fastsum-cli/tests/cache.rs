@@ -34,11 +34,7 @@ fn run(env: &TestEnv, args: &[&str]) -> Outcome {
         .stdin(Stdio::null())
         .output()
         .expect("run fastsum");
-    Outcome {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        status: out.status.code().unwrap_or(-1),
-    }
+    out.into()
 }
 
 /// The "N hits" figure of --cache-stats.

@@ -20,6 +20,26 @@ pub struct Outcome {
     pub status: i32,
 }
 
+impl From<std::process::Output> for Outcome {
+    fn from(out: std::process::Output) -> Self {
+        Outcome {
+            stdout: out.stdout,
+            stderr: out.stderr,
+            status: out.status.code().unwrap_or(-1),
+        }
+    }
+}
+
+/// Reads `pipe` to its end on a thread of its own (so that a child filling
+/// one pipe never blocks on the other).
+fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
 impl Outcome {
     pub fn stdout_str(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
@@ -88,18 +108,8 @@ impl TestEnv {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn fastsum");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let mut stderr = child.stderr.take().expect("stderr");
-        let out = std::thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
-            v
-        });
-        let err = std::thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = std::io::Read::read_to_end(&mut stderr, &mut v);
-            v
-        });
+        let out = drain(child.stdout.take().expect("stdout"));
+        let err = drain(child.stderr.take().expect("stderr"));
         let start = std::time::Instant::now();
         let status = loop {
             if let Some(status) = child.try_wait().expect("wait") {
@@ -188,11 +198,7 @@ fn run(exe: &Path, argv0: &str, args: &[&[u8]], stdin: &[u8], cwd: &Path) -> Out
     });
     let out = child.wait_with_output().expect("wait");
     let _ = writer.join();
-    Outcome {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        status: out.status.code().unwrap_or(-1),
-    }
+    out.into()
 }
 
 /// Runs `python3 -c script` with `input` on stdin (Python's json module is
