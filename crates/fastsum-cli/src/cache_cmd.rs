@@ -47,7 +47,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             return 1;
         }
     };
-    if let Some(notice) = cache.notice() {
+    if let Some(notice) = cache.take_notice() {
         eprintln!("fastsum: {notice}");
     }
     let outcome = match args.action {

@@ -432,7 +432,9 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             let mut total = fastsum::cache::RunStats::default();
             for (algorithm, session) in sessions {
                 let session = Arc::into_inner(session).expect("the run holds the only reference");
-                match session.finish(&mut cache, algorithm) {
+                let finished = session.finish(&mut cache, algorithm);
+                say_notice(&mut run, &mut cache);
+                match finished {
                     Ok(stats) => {
                         total.hits += stats.hits;
                         total.misses += stats.misses;
@@ -516,6 +518,10 @@ fn digest_named(run: &mut Run, algorithm: Algorithm, name: &[u8], ignore_missing
         (Some(state), name) if name != b"-" => state.session(algorithm),
         _ => None,
     };
+    if let Some(mut state) = run.check_cache.take() {
+        say_notice(run, &mut state.cache);
+        run.check_cache = Some(state);
+    }
     let result = if let Some(session) = session {
         match session.hash_path(
             &mut run.hasher,
@@ -560,7 +566,7 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
     // The cache, if asked for: loaded in bulk for the operands' paths. A
     // cache that cannot be opened costs a warning, never the run.
     let session = o.cache.as_ref().and_then(|path| {
-        let cache = open_cache(run, path)?;
+        let mut cache = open_cache(run, path)?;
         let cwd = std::env::current_dir().unwrap_or_default();
         let prefixes: Vec<PathBuf> = operands
             .iter()
@@ -569,7 +575,9 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
                 Operand::Stdin => None,
             })
             .collect();
-        match cache.load(o.algorithm, &prefixes) {
+        let loaded = cache.load(o.algorithm, &prefixes);
+        say_notice(run, &mut cache);
+        match loaded {
             Ok(snapshot) => Some((cache, Arc::new(CacheSession::new(snapshot)))),
             Err(e) => {
                 run.error(format!("cache: {e}").as_bytes());
@@ -619,7 +627,9 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
     }
     if let Some((mut cache, session)) = session {
         let session = Arc::into_inner(session).expect("the workers are done");
-        match session.finish(&mut cache, o.algorithm) {
+        let finished = session.finish(&mut cache, o.algorithm);
+        say_notice(run, &mut cache);
+        match finished {
             Ok(stats) if o.cache_stats => print_cache_stats(run, &stats),
             Ok(_) => {}
             Err(e) => run.error(format!("cache: {e}").as_bytes()),
@@ -632,16 +642,22 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
 /// that cannot be opened at all is a warning and the run goes on without.
 fn open_cache(run: &mut Run, path: &Path) -> Option<Cache> {
     match Cache::open(path) {
-        Ok(cache) => {
-            if let Some(notice) = cache.notice() {
-                run.error(notice.as_bytes());
-            }
+        Ok(mut cache) => {
+            say_notice(run, &mut cache);
             Some(cache)
         }
         Err(e) => {
             run.error(format!("cache: {e}; going on without it").as_bytes());
             None
         }
+    }
+}
+
+/// Says, once, that the cache file was damaged and moved aside (found on
+/// opening, loading or storing).
+fn say_notice(run: &mut Run, cache: &mut Cache) {
+    if let Some(notice) = cache.take_notice() {
+        run.error(notice.as_bytes());
     }
 }
 

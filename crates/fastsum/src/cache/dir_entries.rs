@@ -1,0 +1,272 @@
+//! One directory's cache entries as SQLite stores them: a single blob per
+//! (directory, algorithm), so a run loads a tree's entries with one row per
+//! directory instead of one per file, and looks a name up by binary search
+//! in the blob as loaded, without decoding it.
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//! u32 count
+//! u32 offset[count]            where each record starts, sorted by name
+//! record[count]:
+//!     u16 name_len, name bytes
+//!     u32 kind, u64 size, u64 ino, u64 dev, i64 mtime_ns, i64 ctime_ns
+//!     i64 hashed_at_ns
+//!     u8 digest_len, digest bytes
+//! u64 check                    XXH3-64 of (directory, algorithm, all above)
+//! ```
+//!
+//! The check covers the row's key too, so a damaged page can only make an
+//! entry vanish (a miss, then a re-read), never hand one file's digest to
+//! another.
+
+use std::collections::BTreeMap;
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::FileStamp;
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+
+/// What the cache remembers of one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The file's stamp when it was read (identical before and after).
+    pub stamp: FileStamp,
+    /// When the run that read it started.
+    pub hashed_at_ns: i64,
+    /// The digest of the bytes read.
+    pub digest: Digest,
+}
+
+impl Entry {
+    /// The digest, if `stamp` is the recorded one and the entry was settled
+    /// when recorded.
+    pub fn answer_for(&self, stamp: &FileStamp) -> Option<Digest> {
+        (self.stamp == *stamp && self.stamp.is_settled_at(self.hashed_at_ns)).then_some(self.digest)
+    }
+}
+
+const RECORD_FIXED: usize = 4 + 8 * 6 + 1;
+
+/// A directory's entries as stored: checked once when loaded, then read in
+/// place.
+#[derive(Clone, Debug)]
+pub struct DirEntries {
+    blob: Vec<u8>,
+    count: usize,
+}
+
+fn check_of(dir: &[u8], algorithm: Algorithm, body: &[u8]) -> u64 {
+    let mut check = Xxh3::new();
+    check.update(&(dir.len() as u64).to_le_bytes());
+    check.update(dir);
+    check.update(algorithm.name().as_bytes());
+    check.update(&[0]);
+    check.update(body);
+    check.digest()
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+impl DirEntries {
+    /// Encodes `entries` (sorted by name, as a `BTreeMap` keeps them) for
+    /// the row (`dir`, `algorithm`).
+    pub fn encode(dir: &[u8], algorithm: Algorithm, entries: &BTreeMap<Vec<u8>, Entry>) -> Vec<u8> {
+        let mut blob = Vec::with_capacity(4 + entries.len() * (4 + RECORD_FIXED + 48) + 8);
+        blob.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        let table = blob.len();
+        blob.resize(table + 4 * entries.len(), 0);
+        for (i, (name, entry)) in entries.iter().enumerate() {
+            let offset = blob.len() as u32;
+            blob[table + 4 * i..table + 4 * i + 4].copy_from_slice(&offset.to_le_bytes());
+            let name = &name[..name.len().min(u16::MAX as usize)];
+            blob.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            blob.extend_from_slice(name);
+            let s = entry.stamp;
+            blob.extend_from_slice(&s.kind.to_le_bytes());
+            for field in [s.size, s.ino, s.dev] {
+                blob.extend_from_slice(&field.to_le_bytes());
+            }
+            for field in [s.mtime_ns, s.ctime_ns, entry.hashed_at_ns] {
+                blob.extend_from_slice(&field.to_le_bytes());
+            }
+            let digest = entry.digest.as_bytes();
+            blob.push(digest.len() as u8);
+            blob.extend_from_slice(digest);
+        }
+        let check = check_of(dir, algorithm, &blob);
+        blob.extend_from_slice(&check.to_le_bytes());
+        blob
+    }
+
+    /// The stored `blob` of row (`dir`, `algorithm`), if its check holds
+    /// and every record lies inside it; `None` means damaged: use nothing.
+    pub fn decode(dir: &[u8], algorithm: Algorithm, mut blob: Vec<u8>) -> Option<DirEntries> {
+        let body_len = blob.len().checked_sub(8)?;
+        let check = u64_at(&blob, body_len)?;
+        if check != check_of(dir, algorithm, &blob[..body_len]) {
+            return None;
+        }
+        blob.truncate(body_len);
+        let count = u32_at(&blob, 0)? as usize;
+        let entries = DirEntries { blob, count };
+        // The check makes damage unlikely; the bounds make it harmless.
+        (0..count)
+            .all(|i| entries.record(i).is_some())
+            .then_some(entries)
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    fn record(&self, i: usize) -> Option<(&[u8], Entry)> {
+        let b = &self.blob;
+        let at = u32_at(b, 4 + 4 * i)? as usize;
+        let name_len = u16_at(b, at)? as usize;
+        let name = b.get(at + 2..at + 2 + name_len)?;
+        let f = at + 2 + name_len;
+        let digest_len = *b.get(f + RECORD_FIXED - 1)? as usize;
+        let digest = b.get(f + RECORD_FIXED..f + RECORD_FIXED + digest_len)?;
+        if digest_len > crate::digest::MAX_DIGEST_LEN {
+            return None;
+        }
+        let stamp = FileStamp {
+            kind: u32_at(b, f)?,
+            size: u64_at(b, f + 4)?,
+            ino: u64_at(b, f + 12)?,
+            dev: u64_at(b, f + 20)?,
+            mtime_ns: u64_at(b, f + 28)? as i64,
+            ctime_ns: u64_at(b, f + 36)? as i64,
+        };
+        let entry = Entry {
+            stamp,
+            hashed_at_ns: u64_at(b, f + 44)? as i64,
+            digest: Digest::from_bytes(digest),
+        };
+        Some((name, entry))
+    }
+
+    fn name(&self, i: usize) -> &[u8] {
+        self.record_name(i).unwrap_or_default()
+    }
+
+    fn record_name(&self, i: usize) -> Option<&[u8]> {
+        let at = u32_at(&self.blob, 4 + 4 * i)? as usize;
+        let name_len = u16_at(&self.blob, at)? as usize;
+        self.blob.get(at + 2..at + 2 + name_len)
+    }
+
+    /// The entry for `name`.
+    pub fn get(&self, name: &[u8]) -> Option<Entry> {
+        let (mut low, mut high) = (0, self.count);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.name(mid).cmp(name) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return self.record(mid).map(|(_, e)| e),
+            }
+        }
+        None
+    }
+
+    /// Every entry, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], Entry)> + '_ {
+        (0..self.count).filter_map(|i| self.record(i))
+    }
+
+    /// The entries as a map, to change and encode again.
+    pub fn to_map(&self) -> BTreeMap<Vec<u8>, Entry> {
+        self.iter().map(|(n, e)| (n.to_vec(), e)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(i: u64) -> Entry {
+        Entry {
+            stamp: FileStamp {
+                kind: 0o100000,
+                size: i,
+                ino: 1000 + i,
+                dev: 7,
+                mtime_ns: -5,
+                ctime_ns: i as i64 * 3,
+            },
+            hashed_at_ns: 10_000_000_000,
+            digest: Algorithm::Sha256.hash_bytes(&i.to_le_bytes()),
+        }
+    }
+
+    fn sample() -> BTreeMap<Vec<u8>, Entry> {
+        (0..50u64)
+            .map(|i| (format!("name-{}", i * 7919 % 101).into_bytes(), entry(i)))
+            .chain([
+                (b"\xff\xfe odd".to_vec(), entry(77)),
+                (Vec::new(), entry(78)),
+            ])
+            .collect()
+    }
+
+    #[test]
+    fn encoded_entries_come_back_by_name() {
+        let map = sample();
+        let blob = DirEntries::encode(b"/d", Algorithm::Sha256, &map);
+        let entries = DirEntries::decode(b"/d", Algorithm::Sha256, blob).unwrap();
+        assert_eq!(entries.len(), map.len());
+        for (name, entry) in &map {
+            assert_eq!(entries.get(name), Some(*entry), "{name:?}");
+        }
+        assert_eq!(entries.get(b"name-"), None);
+        assert_eq!(entries.get(b"zzz"), None);
+        assert_eq!(entries.to_map(), map);
+    }
+
+    #[test]
+    fn any_damage_or_another_key_is_rejected() {
+        let blob = DirEntries::encode(b"/d", Algorithm::Sha256, &sample());
+        assert!(DirEntries::decode(b"/e", Algorithm::Sha256, blob.clone()).is_none());
+        assert!(DirEntries::decode(b"/d", Algorithm::Sha512, blob.clone()).is_none());
+        for at in [0, 5, blob.len() / 2, blob.len() - 1] {
+            let mut damaged = blob.clone();
+            damaged[at] ^= 0x10;
+            assert!(DirEntries::decode(b"/d", Algorithm::Sha256, damaged).is_none());
+        }
+        for len in [0, 3, 8, blob.len() - 1] {
+            let cut = blob[..len].to_vec();
+            assert!(DirEntries::decode(b"/d", Algorithm::Sha256, cut).is_none());
+        }
+    }
+
+    #[test]
+    fn an_entry_answers_only_its_own_settled_stamp() {
+        let e = entry(3);
+        assert_eq!(e.answer_for(&e.stamp), Some(e.digest));
+        let mut other = e.stamp;
+        other.ino += 1;
+        assert_eq!(e.answer_for(&other), None);
+        let racy = Entry {
+            hashed_at_ns: e.stamp.ctime_ns,
+            ..e
+        };
+        assert_eq!(racy.answer_for(&racy.stamp), None);
+    }
+}
