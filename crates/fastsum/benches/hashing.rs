@@ -76,6 +76,33 @@ fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
     }
 }
 
+/// The multi-buffer MD5 kernel at every width this CPU runs, one core,
+/// lanes × 16 KiB in memory per call: bytes per second across all lanes,
+/// next to the single-stream compression on the same bytes ("scalar").
+#[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512"])]
+fn md5_lanes(bencher: Bencher, width: &str) {
+    use fastsum::algo::md5_lanes::{compress_lanes, LaneWidth};
+    const PER_LANE: usize = 16 * 1024;
+    let Some(width) = LaneWidth::ALL.into_iter().find(|w| w.name() == width) else {
+        let data = vec![0x5au8; 16 * PER_LANE];
+        return bencher
+            .counter(BytesCount::new(data.len()))
+            .bench(|| Algorithm::Md5.hash_bytes(divan::black_box(&data)));
+    };
+    if !width.is_supported() {
+        return;
+    }
+    let lanes = width.lanes();
+    let data: Vec<Vec<u8>> = (0..lanes).map(|l| vec![l as u8; PER_LANE]).collect();
+    let slices: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
+    let mut states = vec![[0u32; 4]; lanes];
+    bencher
+        .counter(BytesCount::new(lanes * PER_LANE))
+        .bench_local(|| {
+            compress_lanes(width, &mut states, divan::black_box(&slices), PER_LANE / 64);
+        });
+}
+
 /// The raw primitives the overhead benchmarks compare against: the hash
 /// crate called directly, one-shot, its output returned by value (no
 /// allocation, so the comparison charges fastsum's layers alone).

@@ -83,7 +83,7 @@ impl Digest {
     /// `2 * MAX_DIGEST_LEN` characters.
     pub fn from_hex(hex: &str) -> Result<Self, Error> {
         let hex = hex.as_bytes();
-        if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 2 * MAX_DIGEST_LEN {
+        if hex.is_empty() || !hex.len().is_multiple_of(2) || hex.len() > 2 * MAX_DIGEST_LEN {
             return Err(Error::new(ErrorKind::InvalidHex));
         }
         let mut bytes = [0u8; MAX_DIGEST_LEN];

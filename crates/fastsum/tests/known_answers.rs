@@ -54,7 +54,7 @@ fn in_memory() {
 fn streamed_with_odd_read_sizes() {
     for (algorithm, label, expected) in vectors() {
         let data = input(&label);
-        if data.len() < 1000 && !label.ends_with(":0") && data.len() % 7 != 0 {
+        if data.len() < 1000 && !label.ends_with(":0") && !data.len().is_multiple_of(7) {
             continue; // every small length is covered in_memory; sample here
         }
         for size in [1, 63, 64, 65, 4096] {

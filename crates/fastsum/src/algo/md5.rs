@@ -22,10 +22,10 @@
 use super::{Algorithm, StreamHasher};
 use crate::digest::Digest;
 
-const INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+pub(crate) const INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 
 /// `floor(abs(sin(i + 1)) * 2^32)`, RFC 1321's table T.
-const K: [u32; 64] = [
+pub(crate) const K: [u32; 64] = [
     0xd76a_a478,
     0xe8c7_b756,
     0x2420_70db,

@@ -9,6 +9,7 @@
 
 mod blake;
 mod md5;
+pub mod md5_lanes;
 mod rustcrypto;
 mod xxh;
 

@@ -247,7 +247,7 @@ fn is_white(b: u8) -> bool {
 }
 
 fn parse_hex(hex: &[u8]) -> Option<Digest> {
-    if hex.len() % 2 != 0 || hex.len() > 128 {
+    if !hex.len().is_multiple_of(2) || hex.len() > 128 {
         return None;
     }
     let mut bytes = [0u8; 64];
