@@ -162,13 +162,32 @@ pub trait BatchHasher: Send {
         MAX_BATCH_FILES
     }
 
-    /// Hashes every job in `batch` (leaving it empty) with `algorithm`.
+    /// Takes every job in `batch` (leaving it empty) and hashes it with
+    /// `algorithm`, calling `done` once per job. A stage may hold some jobs
+    /// in flight when it returns (the multi-buffer hasher keeps its lanes
+    /// busy across batches) and report them in a later call or in
+    /// [`BatchHasher::flush`].
     fn hash_batch(
         &mut self,
         algorithm: Algorithm,
         batch: &mut Vec<Job>,
         done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
     );
+
+    /// Whether some jobs taken are not reported yet.
+    fn in_flight(&self) -> bool {
+        false
+    }
+
+    /// Finishes and reports every job still in flight: after the last
+    /// batch, and whenever the queue runs dry.
+    fn flush(
+        &mut self,
+        algorithm: Algorithm,
+        done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
+    ) {
+        let _ = (algorithm, done);
+    }
 }
 
 /// The one-file-at-a-time hasher: a [`FileHasher`] (one read buffer) per
@@ -265,7 +284,9 @@ pub fn hash_operands(
     sink: impl FnMut(Record),
 ) -> Result<()> {
     hash_operands_with(options, operands, progress, sink, |options| {
-        ScalarBatchHasher::new(
+        crate::multibuffer::AutoBatchHasher::new(
+            options.algorithm,
+            options.strategy,
             FileHasher::with_strategy(options.strategy)
                 .parallel_large_files(options.threads > 1)
                 .count_bytes_in(progress.bytes_done.clone()),
@@ -393,7 +414,26 @@ fn work<B: BatchHasher>(
 ) {
     let max_batch = hasher.max_batch().clamp(1, MAX_BATCH_FILES);
     let mut batch = Vec::with_capacity(max_batch);
-    while let Ok(first) = jobs.recv() {
+    loop {
+        let first = match jobs.try_recv() {
+            Ok(job) => job,
+            Err(crossbeam_channel::TryRecvError::Empty) if hasher.in_flight() => {
+                // Nothing queued: finish what is in flight rather than
+                // hold it while the walk catches up.
+                let mut records = Vec::new();
+                hasher.flush(algorithm, &mut |job, result| {
+                    records.push(record_of(job, result));
+                });
+                if !report(records, &results, progress) {
+                    return;
+                }
+                continue;
+            }
+            Err(_) => match jobs.recv() {
+                Ok(job) => job,
+                Err(_) => break,
+            },
+        };
         batch.push(first);
         // Take a fair share of what is queued: all workers stay busy to
         // the end even when the last files are large.
@@ -406,27 +446,46 @@ fn work<B: BatchHasher>(
         }
         let mut records = Vec::with_capacity(batch.len());
         hasher.hash_batch(algorithm, &mut batch, &mut |job, result| {
-            let path = match job.source {
-                Operand::Stdin => PathBuf::from("-"),
-                Operand::Path(path) => path,
-            };
-            let outcome = match result {
-                Ok(hashed) => Outcome::Hashed(hashed),
-                Err(kind) => Outcome::Failed(kind),
-            };
-            records.push(Record {
-                operand: job.operand,
-                path,
-                outcome,
-            });
+            records.push(record_of(job, result));
         });
-        progress
-            .files_done
-            .fetch_add(records.len() as u64, Ordering::Relaxed);
-        if results.send(Message::Records(records)).is_err() {
+        if !report(records, &results, progress) {
             return;
         }
     }
+    let mut records = Vec::new();
+    hasher.flush(algorithm, &mut |job, result| {
+        records.push(record_of(job, result));
+    });
+    report(records, &results, progress);
+}
+
+/// A finished job as the collector takes it.
+fn record_of(job: Job, result: std::result::Result<Hashed, ErrorKind>) -> Record {
+    let path = match job.source {
+        Operand::Stdin => PathBuf::from("-"),
+        Operand::Path(path) => path,
+    };
+    let outcome = match result {
+        Ok(hashed) => Outcome::Hashed(hashed),
+        Err(kind) => Outcome::Failed(kind),
+    };
+    Record {
+        operand: job.operand,
+        path,
+        outcome,
+    }
+}
+
+/// Sends a worker's finished records to the collector; false once the
+/// collector is gone.
+fn report(records: Vec<Record>, results: &Sender<Message>, progress: &Progress) -> bool {
+    if records.is_empty() {
+        return true;
+    }
+    progress
+        .files_done
+        .fetch_add(records.len() as u64, Ordering::Relaxed);
+    results.send(Message::Records(records)).is_ok()
 }
 
 /// Records of one operand waiting for the rest of it.

@@ -31,6 +31,7 @@ pub mod error;
 pub mod io;
 pub mod manifest;
 pub mod mmap;
+pub mod multibuffer;
 pub mod walk;
 
 pub use algo::{Algorithm, StreamHasher};

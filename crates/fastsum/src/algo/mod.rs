@@ -296,7 +296,7 @@ macro_rules! dispatch {
 /// The concrete [`StreamHasher`] types, named for [`dispatch!`](crate::dispatch).
 pub mod hashers {
     pub use super::blake::{Blake2b, Blake3};
-    pub use super::md5::Md5;
+    pub use super::md5::{compress as md5_compress, Md5};
     pub use super::rustcrypto::{Sha1, Sha224, Sha256, Sha384, Sha512};
     pub use super::xxh::{Xxh128, Xxh3, Xxh32, Xxh64};
 }

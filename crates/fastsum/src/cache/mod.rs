@@ -26,12 +26,10 @@
 mod dir_entries;
 
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::{CString, OsStr};
+use std::ffi::OsStr;
 use std::fs::Metadata;
-use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -42,6 +40,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{params, Connection, OpenFlags};
 
 use crate::engine::{BatchHasher, Hashed, Job, Operand, ScalarBatchHasher};
+use crate::io::directory::DirectoryCursor;
 use crate::io::FileHasher;
 
 use crate::algo::Algorithm;
@@ -802,17 +801,9 @@ impl CacheSession {
 pub struct CachingBatchHasher {
     session: Arc<CacheSession>,
     scalar: ScalarBatchHasher,
-    directory: Option<OpenDirectory>,
-}
-
-/// The directory of the files just looked up.
-struct OpenDirectory {
-    /// As the files' paths spell it.
-    path: PathBuf,
-    /// Opened with `O_PATH`: good for `fstatat`, nothing else.
-    fd: OwnedFd,
-    /// The cache's key for it.
-    absolute: PathBuf,
+    directory: DirectoryCursor,
+    /// The cache's key for the cursor's directory: (as spelled, absolute).
+    absolute_directory: Option<(PathBuf, PathBuf)>,
 }
 
 impl CachingBatchHasher {
@@ -821,7 +812,8 @@ impl CachingBatchHasher {
         CachingBatchHasher {
             session,
             scalar: ScalarBatchHasher::new(files),
-            directory: None,
+            directory: DirectoryCursor::new(),
+            absolute_directory: None,
         }
     }
 
@@ -831,57 +823,31 @@ impl CachingBatchHasher {
         algorithm: Algorithm,
         path: &Path,
     ) -> std::result::Result<Hashed, ErrorKind> {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        let stamp = FileStamp::of_stat(&self.directory.stat(path)?);
+        let (Some(directory), Some(name)) = (self.directory.directory(), path.file_name()) else {
             return self.session.hash_path(self.scalar.files(), algorithm, path);
         };
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        let same_directory = self.directory.as_ref().is_some_and(|d| {
-            // Bytes, not `Path` equality (which compares component by
-            // component, a measurable part of a cached run).
-            d.path.as_os_str().as_bytes() == parent.as_os_str().as_bytes()
-        });
-        if !same_directory {
-            self.directory = std::fs::File::options()
-                .read(true)
-                .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
-                .open(parent)
-                .ok()
-                .map(|dir| OpenDirectory {
-                    path: parent.to_path_buf(),
-                    fd: dir.into(),
-                    absolute: absolute_in(&self.session.cwd, parent),
-                });
+        let known = self
+            .absolute_directory
+            .as_ref()
+            .is_some_and(|(d, _)| d.as_os_str().as_bytes() == directory.as_os_str().as_bytes());
+        if !known {
+            let absolute = absolute_in(&self.session.cwd, directory);
+            self.absolute_directory = Some((directory.to_path_buf(), absolute));
         }
-        let (Some(directory), Ok(c_name)) = (&self.directory, CString::new(name.as_bytes())) else {
-            // The directory cannot be opened: the path's own stat says why.
-            return self.session.hash_path(self.scalar.files(), algorithm, path);
-        };
-        // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: `fd` is an open directory descriptor we own, `c_name` a
-        // NUL-terminated name, and `st` a buffer of the type fstatat writes.
-        let status =
-            unsafe { libc::fstatat(directory.fd.as_raw_fd(), c_name.as_ptr(), &mut st, 0) };
-        if status != 0 {
-            return Err(ErrorKind::Io(std::io::Error::last_os_error()));
-        }
-        let stamp = FileStamp::of_stat(&st);
+        let (_, absolute) = self.absolute_directory.as_ref().expect("just set");
         if stamp.is_file() {
             let digest = self
                 .session
                 .snapshot
-                .directory(directory.absolute.as_os_str().as_bytes())
+                .directory(absolute.as_os_str().as_bytes())
                 .and_then(|entries| entries.get(name.as_bytes()))
                 .and_then(|entry| entry.answer_for(&stamp));
             if let Some(digest) = digest {
                 return Ok(self.session.hit(digest, stamp.size));
             }
         }
-        let absolute = directory.absolute.join(name);
+        let absolute = absolute.join(name);
         self.session
             .read(self.scalar.files(), algorithm, path, absolute)
     }

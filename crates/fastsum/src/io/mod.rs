@@ -37,6 +37,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::mmap;
 
 pub mod blake3_tree;
+pub mod directory;
 
 /// The read size used unless told otherwise: 256 KiB, so that every file
 /// below [`MMAP_THRESHOLD`] is read in one call (module docs).
@@ -144,6 +145,14 @@ impl FileHasher {
     /// Hashes an open file from its current position to its end.
     pub fn hash_file(&mut self, algorithm: Algorithm, file: &File) -> Result<Digest, ErrorKind> {
         self.hash_file_counted(algorithm, file).map(|(d, _)| d)
+    }
+
+    /// Adds `bytes` to the progress counter, if there is one (for a
+    /// stage that reads files itself, as the multi-buffer hasher does).
+    pub fn note_progress(&self, bytes: u64) {
+        if let Some(counter) = &self.progress {
+            counter.fetch_add(bytes, Ordering::Relaxed);
+        }
     }
 
     /// [`FileHasher::hash_file`], also returning the bytes hashed.

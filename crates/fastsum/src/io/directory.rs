@@ -1,0 +1,143 @@
+//! Opening and stat-ing files relative to their directory.
+//!
+//! A worker's files come mostly a directory at a time (the walk sends a
+//! directory's files together). Resolving each full path again costs a
+//! lookup per component; with the directory kept open, `openat` and
+//! `fstatat` resolve one name. On the 50,000-file tree, full-path lookups
+//! were a fifth of the CPU of an uncached MD5 run and a third of a cached
+//! one.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// The directory of the last file asked for, kept open.
+#[derive(Debug, Default)]
+pub struct DirectoryCursor {
+    current: Option<(PathBuf, OwnedFd)>,
+}
+
+impl DirectoryCursor {
+    /// A cursor with nothing open yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The open directory of `path` and its last component; `None` when
+    /// `path` has no file name or its directory cannot be opened (then the
+    /// full path's own error is the one to report).
+    fn resolve<'p>(&mut self, path: &'p Path) -> Option<(&OwnedFd, CString, &'p Path)> {
+        let name = path.file_name()?;
+        let parent = match path.parent()? {
+            p if p.as_os_str().is_empty() => Path::new("."),
+            p => p,
+        };
+        // Bytes, not `Path` equality (which compares component by
+        // component, a measurable cost per file).
+        let same = self
+            .current
+            .as_ref()
+            .is_some_and(|(p, _)| p.as_os_str().as_bytes() == parent.as_os_str().as_bytes());
+        if !same {
+            let directory = File::options()
+                .read(true)
+                .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+                .open(parent)
+                .ok()?;
+            self.current = Some((parent.to_path_buf(), directory.into()));
+        }
+        let name = CString::new(name.as_bytes()).ok()?;
+        let (_, fd) = self.current.as_ref()?;
+        Some((fd, name, parent))
+    }
+
+    /// The directory `path`'s file is in, as spelled in `path` (`.` for a
+    /// bare name), if it is open.
+    pub fn directory(&self) -> Option<&Path> {
+        self.current.as_ref().map(|(p, _)| p.as_path())
+    }
+
+    /// Opens `path` for reading, as `File::open` does (following symlinks).
+    pub fn open(&mut self, path: &Path) -> io::Result<File> {
+        let Some((directory, name, _)) = self.resolve(path) else {
+            return File::open(path);
+        };
+        // SAFETY: `directory` is an open descriptor we own, `name` is
+        // NUL-terminated; openat returns a new descriptor or -1.
+        let fd = unsafe {
+            libc::openat(
+                directory.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just returned by openat and is owned by no one
+        // else.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    /// `stat(path)`, following symlinks, as `std::fs::metadata` does.
+    pub fn stat(&mut self, path: &Path) -> io::Result<libc::stat> {
+        // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let status = match self.resolve(path) {
+            // SAFETY: `directory` is an open descriptor we own, `name` is
+            // NUL-terminated, `st` is the buffer type fstatat writes.
+            Some((directory, name, _)) => unsafe {
+                libc::fstatat(directory.as_raw_fd(), name.as_ptr(), &mut st, 0)
+            },
+            None => {
+                let c_path = CString::new(path.as_os_str().as_bytes())
+                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+                // SAFETY: as above, with a NUL-terminated path.
+                unsafe { libc::stat(c_path.as_ptr(), &mut st) }
+            }
+        };
+        if status != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(st)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn opens_and_stats_like_the_full_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("a")).unwrap();
+        std::fs::write(dir.path().join("a/one"), b"1").unwrap();
+        std::fs::write(dir.path().join("a/two"), b"22").unwrap();
+        std::fs::write(dir.path().join("three"), b"333").unwrap();
+        let mut cursor = DirectoryCursor::new();
+        for (name, content) in [("a/one", "1"), ("a/two", "22"), ("three", "333")] {
+            let path = dir.path().join(name);
+            let mut text = String::new();
+            cursor
+                .open(&path)
+                .unwrap()
+                .read_to_string(&mut text)
+                .unwrap();
+            assert_eq!(text, content);
+            assert_eq!(cursor.stat(&path).unwrap().st_size as usize, content.len());
+        }
+        let missing = cursor.open(&dir.path().join("a/none")).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        let no_dir = cursor.open(&dir.path().join("nodir/x")).unwrap_err();
+        assert_eq!(no_dir.kind(), io::ErrorKind::NotFound);
+        assert_eq!(
+            cursor.stat(&dir.path().join("nodir/x")).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+    }
+}

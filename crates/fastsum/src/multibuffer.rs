@@ -1,0 +1,636 @@
+//! The multi-buffer hashing stage: many files' MD5s advanced together in
+//! SIMD lanes ([`crate::algo::md5_lanes`]).
+//!
+//! A worker hands [`MultiBufferHasher`] a batch of files. Each lane holds
+//! one file: its MD5 state, its own reusable buffer, and how much of the
+//! file it has read. One round:
+//!
+//! 1. **Refill** every idle lane with the next file of the batch (a file
+//!    that cannot be opened fails alone, and the lane takes the next one).
+//! 2. **Read** into each lane whose buffer holds less than a block, up to
+//!    [`LANE_BUFFER`] bytes. At the file's end (`fstat`'s length, or EOF
+//!    if that comes first, as the scalar path stops) the lane appends
+//!    MD5's padding, so its last blocks are ordinary blocks.
+//! 3. **Compress** the number of blocks every busy lane has ready, all
+//!    lanes at once; idle lanes run on a block of zeros and are ignored.
+//! 4. A lane whose padded blocks are all done has its digest; it is
+//!    reported and the lane is free for the next file.
+//!
+//! **The tail:** when the batch has no files left and few lanes are busy
+//! (a few large files at the end), a SIMD step would mostly run empty
+//! lanes, so each remaining file is finished on the single-stream path
+//! from the lane's state ([`Md5::resume`]).
+//!
+//! Anything else (other algorithms, standard input, files that are not
+//! regular or whose `fstat` length is 0, like `/proc` files) goes to the
+//! scalar hasher, so output, errors and ordering are the scalar path's.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Read};
+
+use crate::algo::hashers::Md5;
+use crate::algo::md5_lanes::{compress_lanes, LaneWidth, MAX_LANES};
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+use crate::engine::{BatchHasher, Hashed, Job, Operand, ScalarBatchHasher};
+use crate::error::ErrorKind;
+use crate::io::directory::DirectoryCursor;
+use crate::io::FileHasher;
+
+/// Bytes each lane reads at a time: 16 lanes of 64 KiB are 1 MiB of
+/// buffers per worker, and one `read` takes most files whole.
+pub const LANE_BUFFER: usize = 64 * 1024;
+
+/// Room after the data for MD5's padding (at most 72 bytes).
+const PADDING_ROOM: usize = 128;
+
+/// What idle lanes compress (their results are thrown away).
+static ZEROS: [u8; LANE_BUFFER + PADDING_ROOM] = [0; LANE_BUFFER + PADDING_ROOM];
+
+/// One lane: a file being hashed, or nothing.
+struct Lane {
+    job: Option<Job>,
+    file: Option<File>,
+    state: [u32; 4],
+    buffer: Box<[u8]>,
+    /// Unhashed bytes are `buffer[start..end]`; `start` is a whole number
+    /// of blocks into the stream.
+    start: usize,
+    end: usize,
+    /// Bytes read from the file so far.
+    read: u64,
+    /// `fstat`'s length: reading stops there.
+    len: u64,
+    /// The padding is in the buffer: what is left are the final blocks.
+    padded: bool,
+}
+
+impl Lane {
+    fn new() -> Self {
+        Lane {
+            job: None,
+            file: None,
+            state: [0; 4],
+            buffer: vec![0; LANE_BUFFER + PADDING_ROOM].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            read: 0,
+            len: 0,
+            padded: false,
+        }
+    }
+
+    fn is_busy(&self) -> bool {
+        self.job.is_some()
+    }
+
+    fn ready_blocks(&self) -> usize {
+        (self.end - self.start) / 64
+    }
+
+    fn start(&mut self, job: Job, file: File, len: u64) {
+        self.job = Some(job);
+        self.file = Some(file);
+        self.state = Md5::INITIAL_STATE;
+        self.start = 0;
+        self.end = 0;
+        self.read = 0;
+        self.len = len;
+        self.padded = false;
+    }
+
+    /// Reads until the buffer is full or the file is done (then pads).
+    /// Counts the bytes read in `files`' progress.
+    fn fill(&mut self, files: &FileHasher) -> io::Result<()> {
+        if self.padded {
+            return Ok(());
+        }
+        self.buffer.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        let file = self.file.as_mut().expect("a busy lane has its file");
+        while self.end < LANE_BUFFER {
+            let left = self.len - self.read;
+            if left == 0 {
+                break;
+            }
+            let want = (LANE_BUFFER - self.end).min(usize::try_from(left).unwrap_or(usize::MAX));
+            match file.read(&mut self.buffer[self.end..self.end + want]) {
+                Ok(0) => {
+                    // Shorter than fstat said: hash what is there.
+                    self.len = self.read;
+                    break;
+                }
+                Ok(n) => {
+                    self.end += n;
+                    self.read += n as u64;
+                    files.note_progress(n as u64);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        if self.read == self.len {
+            self.pad();
+        }
+        Ok(())
+    }
+
+    /// Appends MD5's padding: 0x80, zeros, the bit length; the unhashed
+    /// bytes become a whole number of blocks.
+    fn pad(&mut self) {
+        let bits = self.read.wrapping_mul(8);
+        let padded_end = (self.end + 1 + 8).div_ceil(64) * 64;
+        self.buffer[self.end] = 0x80;
+        self.buffer[self.end + 1..padded_end - 8].fill(0);
+        self.buffer[padded_end - 8..padded_end].copy_from_slice(&bits.to_le_bytes());
+        self.end = padded_end;
+        self.padded = true;
+        self.file = None;
+    }
+
+    fn is_done(&self) -> bool {
+        self.padded && self.start == self.end
+    }
+
+    fn digest(&self) -> Digest {
+        let mut out = [0u8; 16];
+        for (bytes, word) in out.chunks_exact_mut(4).zip(self.state) {
+            bytes.copy_from_slice(&word.to_le_bytes());
+        }
+        Digest::from_bytes(&out)
+    }
+
+    /// Finishes the lane's file on the single-stream path, from its state.
+    fn finish_scalar(&mut self, files: &FileHasher) -> io::Result<Digest> {
+        if self.padded {
+            crate::algo::hashers::md5_compress(&mut self.state, &self.buffer[self.start..self.end]);
+            self.start = self.end;
+            return Ok(self.digest());
+        }
+        let consumed = self.read - (self.end - self.start) as u64;
+        let mut md5 = Md5::resume(self.state, consumed);
+        md5.absorb(&self.buffer[self.start..self.end]);
+        let file = self.file.as_mut().expect("a busy lane has its file");
+        while self.read < self.len {
+            let want = usize::try_from(self.len - self.read)
+                .unwrap_or(usize::MAX)
+                .min(LANE_BUFFER);
+            match file.read(&mut self.buffer[..want]) {
+                Ok(0) => break,
+                Ok(n) => {
+                    md5.absorb(&self.buffer[..n]);
+                    self.read += n as u64;
+                    files.note_progress(n as u64);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        self.file = None;
+        Ok(Digest::from_bytes(&md5.finish()))
+    }
+
+    fn clear(&mut self) -> Option<Job> {
+        self.file = None;
+        self.job.take()
+    }
+}
+
+/// The multi-buffer MD5 stage: see the module documentation.
+pub struct MultiBufferHasher {
+    width: LaneWidth,
+    lanes: Vec<Lane>,
+    /// Jobs taken and not yet in a lane.
+    pending: VecDeque<Job>,
+    scalar: ScalarBatchHasher,
+    directory: DirectoryCursor,
+}
+
+/// Where a job's bytes go.
+enum Opened {
+    /// A regular file of this length, for a lane.
+    Lane(File, u64),
+    /// Something else already open (a FIFO must not be opened twice).
+    Scalar(File),
+    /// Standard input.
+    Stdin,
+}
+
+impl MultiBufferHasher {
+    /// A stage using `width`'s lanes, with `files` for what it passes to
+    /// the scalar path (and for its progress counter).
+    pub fn new(width: LaneWidth, files: FileHasher) -> Self {
+        MultiBufferHasher {
+            width,
+            lanes: (0..width.lanes()).map(|_| Lane::new()).collect(),
+            pending: VecDeque::new(),
+            scalar: ScalarBatchHasher::new(files),
+            directory: DirectoryCursor::new(),
+        }
+    }
+
+    /// The stage for a run with `algorithm`: multi-buffer if it is MD5 and
+    /// the CPU has a lane width (and `FASTSUM_SIMD` does not say
+    /// `scalar`); otherwise `files` back.
+    pub fn for_algorithm(algorithm: Algorithm, files: FileHasher) -> Result<Self, FileHasher> {
+        match LaneWidth::best() {
+            Some(width) if algorithm == Algorithm::Md5 => Ok(Self::new(width, files)),
+            _ => Err(files),
+        }
+    }
+
+    fn open(directory: &mut DirectoryCursor, job: &Job) -> Result<Opened, ErrorKind> {
+        let Operand::Path(path) = &job.source else {
+            return Ok(Opened::Stdin);
+        };
+        let file = directory.open(path)?;
+        let metadata = file.metadata()?;
+        if !metadata.is_file() || metadata.len() == 0 {
+            return Ok(Opened::Scalar(file));
+        }
+        Ok(Opened::Lane(file, metadata.len()))
+    }
+
+    /// Runs the lanes. Without `drain`, returns as soon as a lane is idle
+    /// and no job is pending to refill it (the caller brings more); with
+    /// it, returns when every job taken is reported.
+    fn run(
+        &mut self,
+        algorithm: Algorithm,
+        drain: bool,
+        done: &mut dyn FnMut(Job, Result<Hashed, ErrorKind>),
+    ) {
+        let lane_count = self.lanes.len();
+        loop {
+            // 1. Refill idle lanes.
+            for lane in self.lanes.iter_mut().filter(|l| !l.is_busy()) {
+                while let Some(job) = self.pending.pop_front() {
+                    let result = match Self::open(&mut self.directory, &job) {
+                        Ok(Opened::Lane(file, len)) => {
+                            lane.start(job, file, len);
+                            break;
+                        }
+                        Ok(Opened::Scalar(file)) => self
+                            .scalar
+                            .files()
+                            .hash_file_counted(algorithm, &file)
+                            .map(|(digest, size)| Hashed { digest, size }),
+                        Ok(Opened::Stdin) => self.scalar.hash_source(algorithm, &job.source),
+                        Err(e) => Err(e),
+                    };
+                    done(job, result);
+                }
+            }
+            // 2. Read where a lane has less than a block.
+            for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
+                if lane.ready_blocks() == 0 {
+                    if let Err(e) = lane.fill(self.scalar.files()) {
+                        let job = lane.clear().expect("busy");
+                        done(job, Err(e.into()));
+                    }
+                }
+            }
+            let busy = self.lanes.iter().filter(|l| l.is_busy()).count();
+            if self.pending.is_empty() {
+                if busy == 0 || (!drain && busy < lane_count) {
+                    return;
+                }
+                // The tail: finish the last few files one stream at a time.
+                if drain && busy <= tail_threshold(lane_count) {
+                    for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
+                        let result = lane.finish_scalar(self.scalar.files());
+                        let size = lane.read;
+                        let job = lane.clear().expect("busy");
+                        done(
+                            job,
+                            result
+                                .map(|digest| Hashed { digest, size })
+                                .map_err(Into::into),
+                        );
+                    }
+                    return;
+                }
+            } else if busy < lane_count {
+                // A lane failed to read and there is more to refill it.
+                continue;
+            }
+            // 3. Compress what every busy lane has ready.
+            let blocks = self
+                .lanes
+                .iter()
+                .filter(|l| l.is_busy())
+                .map(Lane::ready_blocks)
+                .min()
+                .unwrap_or(0);
+            let mut states = [[0u32; 4]; MAX_LANES];
+            let mut data: [&[u8]; MAX_LANES] = [&ZEROS[..]; MAX_LANES];
+            for (i, lane) in self.lanes.iter().enumerate() {
+                if lane.is_busy() {
+                    states[i] = lane.state;
+                    data[i] = &lane.buffer[lane.start..lane.end];
+                }
+            }
+            compress_lanes(
+                self.width,
+                &mut states[..lane_count],
+                &data[..lane_count],
+                blocks,
+            );
+            // 4. Report the lanes that are done.
+            for (i, lane) in self.lanes.iter_mut().enumerate() {
+                if !lane.is_busy() {
+                    continue;
+                }
+                lane.state = states[i];
+                lane.start += blocks * 64;
+                if lane.is_done() {
+                    let hashed = Hashed {
+                        digest: lane.digest(),
+                        size: lane.read,
+                    };
+                    let job = lane.clear().expect("busy");
+                    done(job, Ok(hashed));
+                }
+            }
+        }
+    }
+}
+
+/// The hashing stage a run gets by default: multi-buffer for MD5 where the
+/// CPU has lanes, the scalar stage otherwise (and when `--io=mmap` asks for
+/// every file to be mapped, which lanes do not do).
+pub enum AutoBatchHasher {
+    /// One file at a time.
+    Scalar(ScalarBatchHasher),
+    /// Many files in SIMD lanes.
+    MultiBuffer(MultiBufferHasher),
+}
+
+impl AutoBatchHasher {
+    /// The stage for `algorithm` read with `strategy`, reading through `files`.
+    pub fn new(algorithm: Algorithm, strategy: crate::io::ReadStrategy, files: FileHasher) -> Self {
+        if matches!(strategy, crate::io::ReadStrategy::Mmap) {
+            return AutoBatchHasher::Scalar(ScalarBatchHasher::new(files));
+        }
+        match MultiBufferHasher::for_algorithm(algorithm, files) {
+            Ok(lanes) => AutoBatchHasher::MultiBuffer(lanes),
+            Err(files) => AutoBatchHasher::Scalar(ScalarBatchHasher::new(files)),
+        }
+    }
+}
+
+impl BatchHasher for AutoBatchHasher {
+    fn max_batch(&self) -> usize {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.max_batch(),
+            AutoBatchHasher::MultiBuffer(m) => m.max_batch(),
+        }
+    }
+
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, Result<Hashed, ErrorKind>),
+    ) {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.hash_batch(algorithm, batch, done),
+            AutoBatchHasher::MultiBuffer(m) => m.hash_batch(algorithm, batch, done),
+        }
+    }
+
+    fn in_flight(&self) -> bool {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.in_flight(),
+            AutoBatchHasher::MultiBuffer(m) => m.in_flight(),
+        }
+    }
+
+    fn flush(
+        &mut self,
+        algorithm: Algorithm,
+        done: &mut dyn FnMut(Job, Result<Hashed, ErrorKind>),
+    ) {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.flush(algorithm, done),
+            AutoBatchHasher::MultiBuffer(m) => m.flush(algorithm, done),
+        }
+    }
+}
+
+/// When at most this many lanes of `lanes` are busy and nothing is left to
+/// refill them with, the rest is finished one stream at a time: a SIMD step
+/// costs the same with one busy lane as with all of them.
+fn tail_threshold(lanes: usize) -> usize {
+    (lanes / 8).max(1)
+}
+
+impl BatchHasher for MultiBufferHasher {
+    /// Lanes stay busy across batches, so batches only need to be large
+    /// enough to refill them.
+    fn max_batch(&self) -> usize {
+        crate::engine::MAX_BATCH_FILES
+    }
+
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, Result<Hashed, ErrorKind>),
+    ) {
+        if algorithm != Algorithm::Md5 {
+            return self.scalar.hash_batch(algorithm, batch, done);
+        }
+        self.pending.extend(batch.drain(..));
+        self.run(algorithm, false, done);
+    }
+
+    fn in_flight(&self) -> bool {
+        !self.pending.is_empty() || self.lanes.iter().any(Lane::is_busy)
+    }
+
+    fn flush(
+        &mut self,
+        algorithm: Algorithm,
+        done: &mut dyn FnMut(Job, Result<Hashed, ErrorKind>),
+    ) {
+        self.run(algorithm, true, done);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use md5::Digest as _;
+    use proptest::prelude::*;
+    use std::path::PathBuf;
+
+    fn reference(data: &[u8]) -> Digest {
+        Digest::from_bytes(&md5::Md5::digest(data))
+    }
+
+    /// Hashes `files` (contents) as one batch at `width`; returns each
+    /// job's result by operand index.
+    fn run(
+        width: LaneWidth,
+        dir: &std::path::Path,
+        files: &[Vec<u8>],
+    ) -> Vec<Result<Hashed, String>> {
+        let mut batch: Vec<Job> = files
+            .iter()
+            .enumerate()
+            .map(|(i, content)| {
+                let path = dir.join(format!("f{i}"));
+                std::fs::write(&path, content).unwrap();
+                Job {
+                    operand: i,
+                    source: Operand::Path(path),
+                }
+            })
+            .collect();
+        let mut results = vec![None; files.len()];
+        let mut hasher = MultiBufferHasher::new(width, FileHasher::new());
+        let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
+            assert!(results[job.operand].is_none(), "reported twice");
+            results[job.operand] = Some(result.map_err(|e| e.to_string()));
+        };
+        // In two batches, the second taken while the first is in flight.
+        let mut second = batch.split_off(batch.len() / 2);
+        hasher.hash_batch(Algorithm::Md5, &mut batch, &mut record);
+        assert!(batch.is_empty());
+        hasher.hash_batch(Algorithm::Md5, &mut second, &mut record);
+        hasher.flush(Algorithm::Md5, &mut record);
+        assert!(!hasher.in_flight());
+        results
+            .into_iter()
+            .map(|r| r.expect("every job reported"))
+            .collect()
+    }
+
+    #[test]
+    fn the_block_edges_at_every_width() {
+        let dir = tempfile::tempdir().unwrap();
+        let lengths = [0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000];
+        let files: Vec<Vec<u8>> = lengths
+            .iter()
+            .map(|&n| (0..n).map(|i| (i * 13 + n) as u8).collect())
+            .collect();
+        for width in LaneWidth::supported() {
+            for (result, content) in run(width, dir.path(), &files).into_iter().zip(&files) {
+                let hashed = result.unwrap();
+                assert_eq!(
+                    hashed.digest,
+                    reference(content),
+                    "{} len {}",
+                    width.name(),
+                    content.len()
+                );
+                assert_eq!(hashed.size, content.len() as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn large_and_small_files_finish_in_any_order_and_refill_lanes() {
+        let dir = tempfile::tempdir().unwrap();
+        // More files than lanes, multi-MiB ones among them (several lane
+        // buffers each), so lanes refill mid-run and the tail goes scalar.
+        let sizes = [
+            3 * 1024 * 1024 + 17,
+            5,
+            70_000,
+            0,
+            64,
+            LANE_BUFFER,
+            LANE_BUFFER + 1,
+            1,
+        ];
+        let files: Vec<Vec<u8>> = (0..40)
+            .map(|i| {
+                let n = sizes[i % sizes.len()] + i;
+                (0..n).map(|j| (j ^ (j >> 9) ^ i) as u8).collect()
+            })
+            .collect();
+        for width in LaneWidth::supported() {
+            for (result, content) in run(width, dir.path(), &files).into_iter().zip(&files) {
+                assert_eq!(
+                    result.unwrap().digest,
+                    reference(content),
+                    "{}",
+                    width.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_that_fails_fails_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let width = LaneWidth::best().unwrap_or(LaneWidth::Sse2);
+        let good = dir.path().join("good");
+        std::fs::write(&good, b"good bytes").unwrap();
+        let mut batch = vec![
+            Job {
+                operand: 0,
+                source: Operand::Path(dir.path().join("missing")),
+            },
+            Job {
+                operand: 1,
+                source: Operand::Path(good.clone()),
+            },
+            // A directory opens but cannot be read: EISDIR from the scalar path.
+            Job {
+                operand: 2,
+                source: Operand::Path(dir.path().to_path_buf()),
+            },
+            // Reading it fails with EIO partway (procfs: length 0, scalar).
+            Job {
+                operand: 3,
+                source: Operand::Path(PathBuf::from("/proc/self/mem")),
+            },
+        ];
+        let mut hasher = MultiBufferHasher::new(width, FileHasher::new());
+        let mut outcomes = vec![None; 4];
+        let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
+            outcomes[job.operand] = Some(result.map(|h| h.digest).map_err(|e| e.to_string()));
+        };
+        hasher.hash_batch(Algorithm::Md5, &mut batch, &mut record);
+        hasher.flush(Algorithm::Md5, &mut record);
+        assert!(outcomes[0]
+            .clone()
+            .unwrap()
+            .unwrap_err()
+            .contains("No such file"));
+        assert_eq!(
+            outcomes[1].clone().unwrap().unwrap(),
+            reference(b"good bytes")
+        );
+        assert!(outcomes[2].clone().unwrap().is_err());
+        assert!(outcomes[3].clone().unwrap().is_err());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn any_batch_matches_md5_crate(
+            lengths in proptest::collection::vec(
+                prop_oneof![0usize..200, 0usize..5000, 60_000usize..140_000],
+                0..40,
+            ),
+            seed in any::<u8>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let files: Vec<Vec<u8>> = lengths
+                .iter()
+                .map(|&n| (0..n).map(|i| (i as u8).wrapping_mul(seed | 1).wrapping_add(n as u8)).collect())
+                .collect();
+            for width in LaneWidth::supported() {
+                for (result, content) in run(width, dir.path(), &files).into_iter().zip(&files) {
+                    prop_assert_eq!(result.unwrap().digest, reference(content));
+                }
+            }
+        }
+    }
+}
