@@ -79,12 +79,12 @@ fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
 /// The multi-buffer MD5 kernel at every width this CPU runs, one core,
 /// lanes × 16 KiB in memory per call: bytes per second across all lanes,
 /// next to the single-stream compression on the same bytes ("scalar").
-#[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512"])]
+#[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2"])]
 fn md5_lanes(bencher: Bencher, width: &str) {
     use fastsum::algo::md5_lanes::{compress_lanes, LaneWidth};
     const PER_LANE: usize = 16 * 1024;
     let Some(width) = LaneWidth::ALL.into_iter().find(|w| w.name() == width) else {
-        let data = vec![0x5au8; 16 * PER_LANE];
+        let data = vec![0x5au8; 32 * PER_LANE];
         return bencher
             .counter(BytesCount::new(data.len()))
             .bench(|| Algorithm::Md5.hash_bytes(divan::black_box(&data)));

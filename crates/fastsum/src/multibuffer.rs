@@ -162,12 +162,25 @@ impl Lane {
         Digest::from_bytes(&out)
     }
 
-    /// Finishes the lane's file on the single-stream path, from its state.
-    fn finish_scalar(&mut self, files: &FileHasher) -> io::Result<Digest> {
+    /// Finishes the lane's file on the single-stream path, from its state;
+    /// a file not read yet goes through `files` whole (mapped if large).
+    fn finish_scalar(
+        &mut self,
+        algorithm: Algorithm,
+        files: &mut FileHasher,
+    ) -> Result<Hashed, ErrorKind> {
+        if self.read == 0 && !self.padded {
+            let file = self.file.take().expect("a busy lane has its file");
+            let (digest, size) = files.hash_file_counted(algorithm, &file)?;
+            return Ok(Hashed { digest, size });
+        }
         if self.padded {
             crate::algo::hashers::md5_compress(&mut self.state, &self.buffer[self.start..self.end]);
             self.start = self.end;
-            return Ok(self.digest());
+            return Ok(Hashed {
+                digest: self.digest(),
+                size: self.read,
+            });
         }
         let consumed = self.read - (self.end - self.start) as u64;
         let mut md5 = Md5::resume(self.state, consumed);
@@ -185,11 +198,14 @@ impl Lane {
                     files.note_progress(n as u64);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         self.file = None;
-        Ok(Digest::from_bytes(&md5.finish()))
+        Ok(Hashed {
+            digest: Digest::from_bytes(&md5.finish()),
+            size: self.read,
+        })
     }
 
     fn clear(&mut self) -> Option<Job> {
@@ -283,37 +299,36 @@ impl MultiBufferHasher {
                     done(job, result);
                 }
             }
-            // 2. Read where a lane has less than a block.
-            for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
-                if lane.ready_blocks() == 0 {
-                    if let Err(e) = lane.fill(self.scalar.files()) {
-                        let job = lane.clear().expect("busy");
-                        done(job, Err(e.into()));
-                    }
-                }
-            }
             let busy = self.lanes.iter().filter(|l| l.is_busy()).count();
             if self.pending.is_empty() {
                 if busy == 0 || (!drain && busy < lane_count) {
                     return;
                 }
-                // The tail: finish the last few files one stream at a time.
+                // The tail: finish the last few files one stream at a time
+                // (a file not read yet takes the scalar path whole, mapped
+                // if large: a lone 1 GiB file is hashed as it always was).
                 if drain && busy <= tail_threshold(lane_count) {
                     for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
-                        let result = lane.finish_scalar(self.scalar.files());
-                        let size = lane.read;
+                        let result = lane.finish_scalar(algorithm, self.scalar.files());
                         let job = lane.clear().expect("busy");
-                        done(
-                            job,
-                            result
-                                .map(|digest| Hashed { digest, size })
-                                .map_err(Into::into),
-                        );
+                        done(job, result);
                     }
                     return;
                 }
-            } else if busy < lane_count {
-                // A lane failed to read and there is more to refill it.
+            }
+            // 2. Read where a lane has less than a block.
+            let mut failed = false;
+            for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
+                if lane.ready_blocks() == 0 {
+                    if let Err(e) = lane.fill(self.scalar.files()) {
+                        let job = lane.clear().expect("busy");
+                        done(job, Err(e.into()));
+                        failed = true;
+                    }
+                }
+            }
+            if failed {
+                // Refill the failed lanes (or drain) before compressing.
                 continue;
             }
             // 3. Compress what every busy lane has ready.

@@ -11,9 +11,10 @@
 //! | [`LaneWidth::Avx2`] | 8 | AVX2 |
 //! | [`LaneWidth::Avx2x2`] | 16 | AVX2, two 8-lane groups interleaved to hide latency |
 //! | [`LaneWidth::Avx512`] | 16 | AVX-512F (rotate and three-input logic in one instruction each) |
+//! | [`LaneWidth::Avx512x2`] | 32 | AVX-512F, two 16-lane groups interleaved |
 //!
 //! The widest the CPU supports is chosen at run time ([`LaneWidth::best`]);
-//! `FASTSUM_SIMD=scalar|sse2|avx2|avx2x2|avx512` forces one (an unsupported
+//! `FASTSUM_SIMD=scalar|sse2|avx2|avx2x2|avx512|avx512x2` forces one (an unsupported
 //! choice falls back to the best supported one below it; `scalar` turns
 //! the multi-buffer path off).
 //!
@@ -25,7 +26,7 @@
 use super::md5::K;
 
 /// The most lanes any width has.
-pub const MAX_LANES: usize = 16;
+pub const MAX_LANES: usize = 32;
 
 /// A SIMD width for [`compress_lanes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,15 +39,18 @@ pub enum LaneWidth {
     Avx2x2,
     /// 16 lanes of AVX-512F.
     Avx512,
+    /// 32 lanes: two interleaved 16-lane AVX-512F groups.
+    Avx512x2,
 }
 
 impl LaneWidth {
     /// Every width, narrowest first.
-    pub const ALL: [LaneWidth; 4] = [
+    pub const ALL: [LaneWidth; 5] = [
         LaneWidth::Sse2,
         LaneWidth::Avx2,
         LaneWidth::Avx2x2,
         LaneWidth::Avx512,
+        LaneWidth::Avx512x2,
     ];
 
     /// Messages advanced together.
@@ -55,6 +59,7 @@ impl LaneWidth {
             LaneWidth::Sse2 => 4,
             LaneWidth::Avx2 => 8,
             LaneWidth::Avx2x2 | LaneWidth::Avx512 => 16,
+            LaneWidth::Avx512x2 => 32,
         }
     }
 
@@ -65,6 +70,7 @@ impl LaneWidth {
             LaneWidth::Avx2 => "avx2",
             LaneWidth::Avx2x2 => "avx2x2",
             LaneWidth::Avx512 => "avx512",
+            LaneWidth::Avx512x2 => "avx512x2",
         }
     }
 
@@ -75,7 +81,7 @@ impl LaneWidth {
             match self {
                 LaneWidth::Sse2 => true,
                 LaneWidth::Avx2 | LaneWidth::Avx2x2 => std::arch::is_x86_feature_detected!("avx2"),
-                LaneWidth::Avx512 => {
+                LaneWidth::Avx512 | LaneWidth::Avx512x2 => {
                     std::arch::is_x86_feature_detected!("avx512f")
                         && std::arch::is_x86_feature_detected!("avx2")
                 }
@@ -113,6 +119,7 @@ impl LaneWidth {
         };
         // Preference order, best first, as measured (docs/BENCHMARKS.md).
         let preference = [
+            LaneWidth::Avx512x2,
             LaneWidth::Avx512,
             LaneWidth::Avx2x2,
             LaneWidth::Avx2,
@@ -157,6 +164,7 @@ pub fn compress_lanes(width: LaneWidth, states: &mut [[u32; 4]], data: &[&[u8]],
             LaneWidth::Avx2 => x86::compress_avx2(states, &pointers, blocks),
             LaneWidth::Avx2x2 => x86::compress_avx2x2(states, &pointers, blocks),
             LaneWidth::Avx512 => x86::compress_avx512(states, &pointers, blocks),
+            LaneWidth::Avx512x2 => x86::compress_avx512x2(states, &pointers, blocks),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -561,6 +569,18 @@ mod x86 {
         blocks: usize,
     ) {
         kernel::<Avx512, 1>(states, pointers, blocks)
+    }
+
+    /// # Safety
+    /// AVX-512F and AVX2 present; `pointers[..32]` readable for
+    /// `blocks * 64` bytes.
+    #[target_feature(enable = "avx512f,avx2")]
+    pub(super) unsafe fn compress_avx512x2(
+        states: &mut [[u32; 4]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        kernel::<Avx512, 2>(states, pointers, blocks)
     }
 }
 
