@@ -728,6 +728,97 @@ fn print_record(run: &mut Run, o: &Options, record: &Record) {
 }
 
 /// coreutils' `digest_check`: verifies every line of one checksum file.
+/// Lines of a check list read (and their files hashed together) at once.
+const CHECK_CHUNK_LINES: usize = 4096;
+
+/// One line of a check list that is not a comment or blank.
+enum CheckItem {
+    /// Not a checksum line (its line number, for `--warn`).
+    Misformatted(u64),
+    /// A file to check.
+    Entry {
+        name: Vec<u8>,
+        algorithm: Algorithm,
+        expected: fastsum::Digest,
+    },
+}
+
+/// Hashes the files of a chunk of check lines through the pipeline, one
+/// run per algorithm met; `None` for the lines left to `digest_named`
+/// (standard input, misformatted lines, and everything when the cache is
+/// on, which has its own path).
+fn prefetch_digests(
+    run: &Run,
+    o: &Options,
+    items: &[CheckItem],
+) -> Vec<Option<Result<fastsum::Digest, ErrorKind>>> {
+    let mut results: Vec<Option<Result<fastsum::Digest, ErrorKind>>> =
+        items.iter().map(|_| None).collect();
+    if run.check_cache.is_some() {
+        return results;
+    }
+    let mut algorithms: Vec<Algorithm> = Vec::new();
+    for item in items {
+        if let CheckItem::Entry { algorithm, .. } = item {
+            if !algorithms.contains(algorithm) {
+                algorithms.push(*algorithm);
+            }
+        }
+    }
+    for algorithm in algorithms {
+        let (indices, operands): (Vec<usize>, Vec<Operand>) = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                CheckItem::Entry {
+                    name, algorithm: a, ..
+                } if *a == algorithm && name != b"-" => {
+                    Some((i, Operand::Path(PathBuf::from(OsStr::from_bytes(name)))))
+                }
+                _ => None,
+            })
+            .unzip();
+        let mut options = o.tree.clone();
+        options.algorithm = algorithm;
+        options.recursive = false;
+        options.order = engine::Order::Unordered;
+        let finished = engine::hash_operands(&options, &operands, &Progress::default(), |record| {
+            let result = match record.outcome {
+                Outcome::Hashed(hashed) => Ok(hashed.digest),
+                Outcome::Failed(kind) => Err(kind),
+                _ => return,
+            };
+            results[indices[record.operand]] = Some(result);
+        });
+        if finished.is_err() {
+            // Left to digest_named, line by line.
+            for &i in &indices {
+                results[i] = None;
+            }
+        }
+    }
+    results
+}
+
+/// A prefetched digest as `digest_named` would have reported it.
+fn report_hashed(
+    run: &mut Run,
+    name: &[u8],
+    result: Result<fastsum::Digest, ErrorKind>,
+    ignore_missing: bool,
+) -> Hashed {
+    match result {
+        Ok(digest) => Hashed::Digest(digest),
+        Err(ErrorKind::Io(e)) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+            Hashed::Missing
+        }
+        Err(kind) => {
+            run.file_error(name, &kind.to_string());
+            Hashed::Failed
+        }
+    }
+}
+
 fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     let is_stdin = checkfile == b"-";
     let display_name: &[u8] = if is_stdin {
@@ -756,57 +847,90 @@ fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     let (mut any_properly_formatted, mut any_matched) = (false, false);
     let mut line = Vec::new();
     let mut line_number = 0u64;
-    let read_failed = loop {
-        line.clear();
-        line_number += 1;
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break false,
-            Ok(_) => {}
-            Err(_) => break true,
-        }
-        if line[0] == b'#' {
-            continue;
-        }
-        let mut len = line.len();
-        if line[len - 1] == b'\n' {
-            len -= 1;
-        }
-        if len > 0 && line[len - 1] == b'\r' {
-            len -= 1;
-        }
-        if len == 0 {
-            continue;
-        }
-        let parsed = parser
-            .parse(&line[..len])
-            .filter(|l| !(is_stdin && l.name.as_ref() == b"-"));
-        let Some(entry) = parsed else {
-            misformatted += 1;
-            if o.warn {
-                let mut m = quotef(display_name, run.utf8);
-                m.extend_from_slice(
-                    format!(
-                        ": {line_number}: improperly formatted {} checksum line",
-                        o.algorithm.tag()
-                    )
-                    .as_bytes(),
-                );
-                run.error(&m);
+    let mut read_failed = false;
+    let mut at_end = false;
+    // The list is read a chunk of lines at a time; the chunk's files are
+    // hashed together through the pipeline (every core, multi-buffer MD5),
+    // then its lines are reported in order exactly as one at a time.
+    while !at_end && !read_failed {
+        let mut items: Vec<CheckItem> = Vec::new();
+        while items.len() < CHECK_CHUNK_LINES {
+            line.clear();
+            line_number += 1;
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => {
+                    at_end = true;
+                    break;
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    read_failed = true;
+                    break;
+                }
             }
-            continue;
-        };
-        any_properly_formatted = true;
-        let name = entry.name.into_owned();
-        // coreutils 9.1 escapes names here only when they hold a newline.
-        let escape = !o.status_only && name.contains(&b'\n');
-        let status: Option<&[u8]> =
-            match digest_named(run, entry.algorithm, &name, o.ignore_missing) {
+            if line[0] == b'#' {
+                continue;
+            }
+            let mut len = line.len();
+            if line[len - 1] == b'\n' {
+                len -= 1;
+            }
+            if len > 0 && line[len - 1] == b'\r' {
+                len -= 1;
+            }
+            if len == 0 {
+                continue;
+            }
+            let parsed = parser
+                .parse(&line[..len])
+                .filter(|l| !(is_stdin && l.name.as_ref() == b"-"));
+            items.push(match parsed {
+                None => CheckItem::Misformatted(line_number),
+                Some(entry) => CheckItem::Entry {
+                    name: entry.name.into_owned(),
+                    algorithm: entry.algorithm,
+                    expected: entry.expected,
+                },
+            });
+        }
+        let mut prefetched = prefetch_digests(run, o, &items);
+        for (index, item) in items.into_iter().enumerate() {
+            let (name, algorithm, expected) = match item {
+                CheckItem::Misformatted(number) => {
+                    misformatted += 1;
+                    if o.warn {
+                        let mut m = quotef(display_name, run.utf8);
+                        m.extend_from_slice(
+                            format!(
+                                ": {number}: improperly formatted {} checksum line",
+                                o.algorithm.tag()
+                            )
+                            .as_bytes(),
+                        );
+                        run.error(&m);
+                    }
+                    continue;
+                }
+                CheckItem::Entry {
+                    name,
+                    algorithm,
+                    expected,
+                } => (name, algorithm, expected),
+            };
+            any_properly_formatted = true;
+            // coreutils 9.1 escapes names here only when they hold a newline.
+            let escape = !o.status_only && name.contains(&b'\n');
+            let hashed = match prefetched[index].take() {
+                Some(result) => report_hashed(run, &name, result, o.ignore_missing),
+                None => digest_named(run, algorithm, &name, o.ignore_missing),
+            };
+            let status: Option<&[u8]> = match hashed {
                 Hashed::Failed => {
                     unreadable += 1;
                     Some(b"FAILED open or read")
                 }
                 Hashed::Missing => None,
-                Hashed::Digest(actual) if actual == entry.expected => {
+                Hashed::Digest(actual) if actual == expected => {
                     any_matched = true;
                     (!o.quiet).then_some(b"OK")
                 }
@@ -815,20 +939,21 @@ fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
                     Some(b"FAILED")
                 }
             };
-        if let (Some(status), false) = (status, o.status_only) {
-            let buf = run.out.stdout_buf();
-            if escape {
-                buf.push(b'\\');
-                write_escaped(&name, buf);
-            } else {
-                buf.extend_from_slice(&name);
+            if let (Some(status), false) = (status, o.status_only) {
+                let buf = run.out.stdout_buf();
+                if escape {
+                    buf.push(b'\\');
+                    write_escaped(&name, buf);
+                } else {
+                    buf.extend_from_slice(&name);
+                }
+                buf.extend_from_slice(b": ");
+                buf.extend_from_slice(status);
+                buf.push(b'\n');
+                run.out.commit();
             }
-            buf.extend_from_slice(b": ");
-            buf.extend_from_slice(status);
-            buf.push(b'\n');
-            run.out.commit();
         }
-    };
+    }
     if read_failed {
         let mut m = quotef(display_name, run.utf8);
         m.extend_from_slice(b": read error");
