@@ -312,7 +312,10 @@ pub fn hash_operands_with<B: BatchHasher>(
     }
     options.threads = options.threads.max(1);
     if options.walk.threads == 0 {
-        options.walk.threads = options.threads;
+        // Half as many walkers as workers: with multi-buffer MD5 the
+        // workers need the cores more (2 cores, tree: 290 vs 300 ms;
+        // small files: 334 vs 348 ms, one walker against two).
+        options.walk.threads = (options.threads / 2).max(1);
     }
     let options = &options;
 
