@@ -64,6 +64,9 @@ struct Lane {
     len: u64,
     /// The padding is in the buffer: what is left are the final blocks.
     padded: bool,
+    /// Tests: fail the read that covers this byte offset.
+    #[cfg(test)]
+    fail_at: Option<u64>,
 }
 
 impl Lane {
@@ -78,6 +81,8 @@ impl Lane {
             read: 0,
             len: 0,
             padded: false,
+            #[cfg(test)]
+            fail_at: None,
         }
     }
 
@@ -98,6 +103,10 @@ impl Lane {
         self.read = 0;
         self.len = len;
         self.padded = false;
+        #[cfg(test)]
+        {
+            self.fail_at = self.job.as_ref().and_then(injected_failure);
+        }
     }
 
     /// Reads until the buffer is full or the file is done (then pads).
@@ -116,6 +125,10 @@ impl Lane {
                 break;
             }
             let want = (LANE_BUFFER - self.end).min(usize::try_from(left).unwrap_or(usize::MAX));
+            #[cfg(test)]
+            if self.fail_at.is_some_and(|at| self.read + want as u64 > at) {
+                return Err(io::Error::other("injected read failure"));
+            }
             match file.read(&mut self.buffer[self.end..self.end + want]) {
                 Ok(0) => {
                     // Shorter than fstat said: hash what is there.
@@ -169,7 +182,11 @@ impl Lane {
         algorithm: Algorithm,
         files: &mut FileHasher,
     ) -> Result<Hashed, ErrorKind> {
-        if self.read == 0 && !self.padded {
+        #[cfg(test)]
+        let whole = self.fail_at.is_none();
+        #[cfg(not(test))]
+        let whole = true;
+        if whole && self.read == 0 && !self.padded {
             let file = self.file.take().expect("a busy lane has its file");
             let (digest, size) = files.hash_file_counted(algorithm, &file)?;
             return Ok(Hashed { digest, size });
@@ -190,6 +207,10 @@ impl Lane {
             let want = usize::try_from(self.len - self.read)
                 .unwrap_or(usize::MAX)
                 .min(LANE_BUFFER);
+            #[cfg(test)]
+            if self.fail_at.is_some_and(|at| self.read + want as u64 > at) {
+                return Err(io::Error::other("injected read failure").into());
+            }
             match file.read(&mut self.buffer[..want]) {
                 Ok(0) => break,
                 Ok(n) => {
@@ -212,6 +233,17 @@ impl Lane {
         self.file = None;
         self.job.take()
     }
+}
+
+/// Tests: files named `fail-N-...` fail the read that covers byte N, as a
+/// disk error mid-file would.
+#[cfg(test)]
+fn injected_failure(job: &Job) -> Option<u64> {
+    let Operand::Path(path) = &job.source else {
+        return None;
+    };
+    let name = path.file_name()?.to_str()?;
+    name.strip_prefix("fail-")?.split('-').next()?.parse().ok()
 }
 
 /// The multi-buffer MD5 stage: see the module documentation.
@@ -626,26 +658,114 @@ mod tests {
         assert!(outcomes[3].clone().unwrap().is_err());
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
-        #[test]
-        fn any_batch_matches_md5_crate(
-            lengths in proptest::collection::vec(
-                prop_oneof![0usize..200, 0usize..5000, 60_000usize..140_000],
-                0..40,
-            ),
-            seed in any::<u8>(),
-        ) {
-            let dir = tempfile::tempdir().unwrap();
-            let files: Vec<Vec<u8>> = lengths
-                .iter()
-                .map(|&n| (0..n).map(|i| (i as u8).wrapping_mul(seed | 1).wrapping_add(n as u8)).collect())
-                .collect();
-            for width in LaneWidth::supported() {
-                for (result, content) in run(width, dir.path(), &files).into_iter().zip(&files) {
-                    prop_assert_eq!(result.unwrap().digest, reference(content));
+    /// Files (content, fail after this many bytes) as one run at `width`:
+    /// each result, by index.
+    fn run_with_failures(
+        width: LaneWidth,
+        dir: &std::path::Path,
+        files: &[(Vec<u8>, Option<u64>)],
+    ) -> Vec<Result<Hashed, String>> {
+        let mut batch: Vec<Job> = files
+            .iter()
+            .enumerate()
+            .map(|(i, (content, fail))| {
+                let name = match fail {
+                    Some(at) => format!("fail-{at}-{i}"),
+                    None => format!("f{i}"),
+                };
+                let path = dir.join(name);
+                std::fs::write(&path, content).unwrap();
+                Job {
+                    operand: i,
+                    source: Operand::Path(path),
+                }
+            })
+            .collect();
+        let mut results = vec![None; files.len()];
+        let mut hasher = MultiBufferHasher::new(width, FileHasher::new());
+        let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
+            assert!(results[job.operand].is_none(), "reported twice");
+            results[job.operand] = Some(result.map_err(|e| e.to_string()));
+        };
+        // Batches of random-ish sizes, as workers take them.
+        while !batch.is_empty() {
+            let take = (batch.len() / 3).max(1);
+            let mut part: Vec<Job> = batch.drain(..take).collect();
+            hasher.hash_batch(Algorithm::Md5, &mut part, &mut record);
+        }
+        hasher.flush(Algorithm::Md5, &mut record);
+        assert!(!hasher.in_flight());
+        results
+            .into_iter()
+            .map(|r| r.expect("every job reported"))
+            .collect()
+    }
+
+    fn check_batch(files: &[(Vec<u8>, Option<u64>)]) -> Result<(), TestCaseError> {
+        let dir = tempfile::tempdir().unwrap();
+        for width in LaneWidth::supported() {
+            let results = run_with_failures(width, dir.path(), files);
+            for (result, (content, fail)) in results.into_iter().zip(files) {
+                match fail {
+                    Some(at) if (*at as usize) < content.len() => {
+                        let error = result.unwrap_err();
+                        prop_assert!(error.contains("injected"), "{}", error);
+                    }
+                    _ => prop_assert_eq!(result.unwrap().digest, reference(content)),
                 }
             }
         }
+        Ok(())
+    }
+
+    fn batch_strategy(max_files: usize) -> impl Strategy<Value = Vec<(Vec<u8>, Option<u64>)>> {
+        let length = prop_oneof![
+            4 => 0usize..200,
+            4 => 0usize..5000,
+            2 => 60_000usize..140_000,
+            1 => 1_000_000usize..3_000_000,
+        ];
+        let file = (
+            length,
+            any::<u8>(),
+            proptest::option::weighted(0.1, 0u64..150_000),
+        )
+            .prop_map(|(len, seed, fail)| {
+                let content = (0..len)
+                    .map(|i| {
+                        (i as u8)
+                            .wrapping_mul(seed | 1)
+                            .wrapping_add((i >> 8) as u8)
+                    })
+                    .collect();
+                (content, fail)
+            });
+        proptest::collection::vec(file, 0..max_files)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+        /// Random numbers of files, random lengths (0 to multi-MiB), lanes
+        /// finishing in every order and refilled mid-run, files failing
+        /// mid-read: every width against the `md-5` crate.
+        #[test]
+        fn any_batch_matches_md5_crate(files in batch_strategy(48)) {
+            check_batch(&files)?;
+        }
+    }
+
+    /// The long-running property target (minutes):
+    /// `FASTSUM_SOAK_CASES=5000 cargo test --release -p fastsum -- --ignored lanes_soak`.
+    #[test]
+    #[ignore]
+    fn lanes_soak() {
+        let cases = std::env::var("FASTSUM_SOAK_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1000);
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(cases));
+        runner
+            .run(&batch_strategy(120), |files| check_batch(&files))
+            .unwrap();
     }
 }
