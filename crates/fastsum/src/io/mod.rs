@@ -48,6 +48,11 @@ pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 /// more than the copy they save (module docs).
 pub const MMAP_THRESHOLD: u64 = 256 * 1024;
 
+/// Files at least this large, hashed with other cores free, have their
+/// next map window populated by a helper thread (issue 6: MD5 of 1 GiB,
+/// 1.417 s without, see docs/BENCHMARKS.md).
+pub const PREFETCH_THRESHOLD: u64 = 64 * 1024 * 1024;
+
 /// BLAKE3 files at least this large are hashed by several threads at once
 /// (when [`FileHasher::parallel_large_files`] is on); see [`blake3_tree`].
 pub const PARALLEL_THRESHOLD: u64 = 16 * 1024 * 1024;
@@ -179,7 +184,9 @@ impl FileHasher {
                 ReadStrategy::Read { .. } => false,
             };
         if use_map {
-            if let Some(digest) = mmap::hash_mapped(algorithm, file, len, self.progress.as_deref())?
+            let prefetch = self.parallel_large_files && len >= PREFETCH_THRESHOLD;
+            if let Some(digest) =
+                mmap::hash_mapped(algorithm, file, len, self.progress.as_deref(), prefetch)?
             {
                 return Ok((digest, len));
             }
