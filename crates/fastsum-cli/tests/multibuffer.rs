@@ -164,3 +164,29 @@ fn checking_the_manifest_passes_and_catches_a_change_at_every_width() {
         );
     }
 }
+
+#[test]
+fn sha1_trees_and_checks_match_sha1sum_at_every_width() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    let expected = md5sum(
+        &env,
+        "find t -type f -print0 | LC_ALL=C sort -z | xargs -0 sha1sum",
+    );
+    assert!(expected.status.success());
+    env.file(b"SHA1SUMS", &expected.stdout);
+    for width in WIDTHS {
+        let ours = fastsum_named(&env, "fastsum", width, &[b"-a", b"sha1", b"-r", b"t"]);
+        assert_eq!(String::from_utf8_lossy(&ours.stderr), "", "{width}");
+        assert!(
+            ours.stdout == expected.stdout,
+            "FASTSUM_SIMD={width}: sha1 differs from sha1sum"
+        );
+        let check = fastsum_named(&env, "sha1sum", width, &[b"-c", b"--quiet", b"SHA1SUMS"]);
+        assert!(
+            check.status.success(),
+            "{width}: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+}

@@ -103,6 +103,36 @@ fn md5_lanes(bencher: Bencher, width: &str) {
         });
 }
 
+/// The multi-buffer SHA-1 kernel (not yet in the pipeline), next to the
+/// single stream (SHA-NI where the CPU has it) on the same bytes.
+#[divan::bench(args = ["single", "avx2", "avx512"])]
+fn sha1_lanes(bencher: Bencher, width: &str) {
+    use fastsum::algo::sha1_lanes::{compress_lanes, Sha1Width, INIT};
+    const PER_LANE: usize = 16 * 1024;
+    let width = match width {
+        "avx2" => Sha1Width::Avx2,
+        "avx512" => Sha1Width::Avx512,
+        _ => {
+            let data = vec![0x5au8; 16 * PER_LANE];
+            return bencher
+                .counter(BytesCount::new(data.len()))
+                .bench(|| Algorithm::Sha1.hash_bytes(divan::black_box(&data)));
+        }
+    };
+    if !width.is_supported() {
+        return;
+    }
+    let lanes = width.lanes();
+    let data: Vec<Vec<u8>> = (0..lanes).map(|l| vec![l as u8; PER_LANE]).collect();
+    let slices: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
+    let mut states = vec![INIT; lanes];
+    bencher
+        .counter(BytesCount::new(lanes * PER_LANE))
+        .bench_local(|| {
+            compress_lanes(width, &mut states, divan::black_box(&slices), PER_LANE / 64);
+        });
+}
+
 /// The raw primitives the overhead benchmarks compare against: the hash
 /// crate called directly, one-shot, its output returned by value (no
 /// allocation, so the comparison charges fastsum's layers alone).

@@ -1,5 +1,6 @@
-//! The multi-buffer hashing stage: many files' MD5s advanced together in
-//! SIMD lanes ([`crate::algo::md5_lanes`]).
+//! The multi-buffer hashing stage: many files' MD5s (or SHA-1s) advanced
+//! together in SIMD lanes ([`crate::algo::md5_lanes`],
+//! [`crate::algo::sha1_lanes`]).
 //!
 //! A worker hands [`MultiBufferHasher`] a batch of files. Each lane holds
 //! one file: its MD5 state, its own reusable buffer, and how much of the
@@ -10,7 +11,7 @@
 //! 2. **Read** into each lane whose buffer holds less than a block, up to
 //!    [`LANE_BUFFER`] bytes. At the file's end (`fstat`'s length, or EOF
 //!    if that comes first, as the scalar path stops) the lane appends
-//!    MD5's padding, so its last blocks are ordinary blocks.
+//!    the padding, so its last blocks are ordinary blocks.
 //! 3. **Compress** the number of blocks every busy lane has ready, all
 //!    lanes at once; idle lanes run on a block of zeros and are ignored.
 //! 4. A lane whose padded blocks are all done has its digest; it is
@@ -18,8 +19,8 @@
 //!
 //! **The tail:** when the batch has no files left and few lanes are busy
 //! (a few large files at the end), a SIMD step would mostly run empty
-//! lanes, so each remaining file is finished on the single-stream path
-//! from the lane's state ([`Md5::resume`]).
+//! lanes, so each remaining file is finished by the single-stream
+//! compression function from the lane's state.
 //!
 //! Anything else (other algorithms, standard input, files that are not
 //! regular or whose `fstat` length is 0, like `/proc` files) goes to the
@@ -29,8 +30,8 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read};
 
-use crate::algo::hashers::Md5;
-use crate::algo::md5_lanes::{compress_lanes, LaneWidth, MAX_LANES};
+use crate::algo::md5_lanes::{LaneWidth, MAX_LANES};
+use crate::algo::sha1_lanes::Sha1Width;
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::engine::{BatchHasher, Hashed, Job, Operand, ScalarBatchHasher};
@@ -48,11 +49,129 @@ const PADDING_ROOM: usize = 128;
 /// What idle lanes compress (their results are thrown away).
 static ZEROS: [u8; LANE_BUFFER + PADDING_ROOM] = [0; LANE_BUFFER + PADDING_ROOM];
 
+/// The lanes' algorithm and SIMD width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// MD5 at this width.
+    Md5(LaneWidth),
+    /// SHA-1 at this width.
+    Sha1(Sha1Width),
+}
+
+impl Kernel {
+    /// The lanes for `algorithm` on this CPU, if it has any and
+    /// `FASTSUM_SIMD` does not turn them off (MD5 and SHA-1 only).
+    pub fn for_algorithm(algorithm: Algorithm) -> Option<Kernel> {
+        match algorithm {
+            Algorithm::Md5 => LaneWidth::best().map(Kernel::Md5),
+            Algorithm::Sha1 => sha1_width().map(Kernel::Sha1),
+            _ => None,
+        }
+    }
+
+    /// The algorithm it computes.
+    pub fn algorithm(self) -> Algorithm {
+        match self {
+            Kernel::Md5(_) => Algorithm::Md5,
+            Kernel::Sha1(_) => Algorithm::Sha1,
+        }
+    }
+
+    /// Files advanced together.
+    pub fn lanes(self) -> usize {
+        match self {
+            Kernel::Md5(width) => width.lanes(),
+            Kernel::Sha1(width) => width.lanes(),
+        }
+    }
+
+    fn initial_state(self) -> [u32; 5] {
+        match self {
+            Kernel::Md5(_) => {
+                let [a, b, c, d] = crate::algo::hashers::Md5::INITIAL_STATE;
+                [a, b, c, d, 0]
+            }
+            Kernel::Sha1(_) => crate::algo::sha1_lanes::INIT,
+        }
+    }
+
+    /// SHA-1 writes its length and its digest words big-endian.
+    fn big_endian(self) -> bool {
+        matches!(self, Kernel::Sha1(_))
+    }
+
+    fn digest_words(self) -> usize {
+        match self {
+            Kernel::Md5(_) => 4,
+            Kernel::Sha1(_) => 5,
+        }
+    }
+
+    fn compress(self, states: &mut [[u32; 5]], data: &[&[u8]], blocks: usize) {
+        match self {
+            Kernel::Md5(width) => {
+                let lanes = width.lanes();
+                let mut md5_states = [[0u32; 4]; MAX_LANES];
+                for (md5, state) in md5_states.iter_mut().zip(states.iter()) {
+                    md5.copy_from_slice(&state[..4]);
+                }
+                crate::algo::md5_lanes::compress_lanes(
+                    width,
+                    &mut md5_states[..lanes],
+                    data,
+                    blocks,
+                );
+                for (state, md5) in states.iter_mut().zip(&md5_states[..lanes]) {
+                    state[..4].copy_from_slice(md5);
+                }
+            }
+            Kernel::Sha1(width) => {
+                crate::algo::sha1_lanes::compress_lanes(width, states, data, blocks)
+            }
+        }
+    }
+
+    /// The single-stream compression of whole `blocks`.
+    fn compress_one(self, state: &mut [u32; 5], blocks: &[u8]) {
+        match self {
+            Kernel::Md5(_) => {
+                let mut md5 = [state[0], state[1], state[2], state[3]];
+                crate::algo::hashers::md5_compress(&mut md5, blocks);
+                state[..4].copy_from_slice(&md5);
+            }
+            Kernel::Sha1(_) => {
+                use sha1::digest::generic_array::GenericArray;
+                for block in blocks.chunks_exact(64) {
+                    sha1::compress(state, std::slice::from_ref(GenericArray::from_slice(block)));
+                }
+            }
+        }
+    }
+}
+
+/// The SHA-1 width to use: AVX-512 where the CPU has it, else AVX2;
+/// `FASTSUM_SIMD` caps it as it caps MD5's (`scalar` or `sse2`: none).
+/// Measured against the SHA-NI single stream in docs/BENCHMARKS.md.
+fn sha1_width() -> Option<Sha1Width> {
+    static CHOSEN: std::sync::OnceLock<Option<Sha1Width>> = std::sync::OnceLock::new();
+    *CHOSEN.get_or_init(|| {
+        let forced = std::env::var("FASTSUM_SIMD")
+            .ok()
+            .map(|v| v.to_ascii_lowercase());
+        let candidates: &[Sha1Width] = match forced.as_deref() {
+            Some("scalar" | "none" | "off" | "sse2") => &[],
+            Some("avx2" | "avx2x2") => &[Sha1Width::Avx2],
+            _ => &[Sha1Width::Avx512, Sha1Width::Avx2],
+        };
+        candidates.iter().copied().find(|w| w.is_supported())
+    })
+}
+
 /// One lane: a file being hashed, or nothing.
 struct Lane {
     job: Option<Job>,
     file: Option<File>,
-    state: [u32; 4],
+    state: [u32; 5],
     buffer: Box<[u8]>,
     /// Unhashed bytes are `buffer[start..end]`; `start` is a whole number
     /// of blocks into the stream.
@@ -74,7 +193,7 @@ impl Lane {
         Lane {
             job: None,
             file: None,
-            state: [0; 4],
+            state: [0; 5],
             buffer: vec![0; LANE_BUFFER + PADDING_ROOM].into_boxed_slice(),
             start: 0,
             end: 0,
@@ -94,10 +213,10 @@ impl Lane {
         (self.end - self.start) / 64
     }
 
-    fn start(&mut self, job: Job, file: File, len: u64) {
+    fn start(&mut self, job: Job, file: File, len: u64, state: [u32; 5]) {
         self.job = Some(job);
         self.file = Some(file);
-        self.state = Md5::INITIAL_STATE;
+        self.state = state;
         self.start = 0;
         self.end = 0;
         self.read = 0;
@@ -111,7 +230,7 @@ impl Lane {
 
     /// Reads until the buffer is full or the file is done (then pads).
     /// Counts the bytes read in `files`' progress.
-    fn fill(&mut self, files: &FileHasher) -> io::Result<()> {
+    fn fill(&mut self, files: &FileHasher, big_endian: bool) -> io::Result<()> {
         if self.padded {
             return Ok(());
         }
@@ -145,19 +264,25 @@ impl Lane {
             }
         }
         if self.read == self.len {
-            self.pad();
+            self.pad(big_endian);
         }
         Ok(())
     }
 
-    /// Appends MD5's padding: 0x80, zeros, the bit length; the unhashed
+    /// Appends the padding MD5 and SHA-1 share: 0x80, zeros, the bit
+    /// length (little-endian for MD5, big-endian for SHA-1); the unhashed
     /// bytes become a whole number of blocks.
-    fn pad(&mut self) {
+    fn pad(&mut self, big_endian: bool) {
         let bits = self.read.wrapping_mul(8);
+        let bits = if big_endian {
+            bits.to_be_bytes()
+        } else {
+            bits.to_le_bytes()
+        };
         let padded_end = (self.end + 1 + 8).div_ceil(64) * 64;
         self.buffer[self.end] = 0x80;
         self.buffer[self.end + 1..padded_end - 8].fill(0);
-        self.buffer[padded_end - 8..padded_end].copy_from_slice(&bits.to_le_bytes());
+        self.buffer[padded_end - 8..padded_end].copy_from_slice(&bits);
         self.end = padded_end;
         self.padded = true;
         self.file = None;
@@ -167,19 +292,26 @@ impl Lane {
         self.padded && self.start == self.end
     }
 
-    fn digest(&self) -> Digest {
-        let mut out = [0u8; 16];
-        for (bytes, word) in out.chunks_exact_mut(4).zip(self.state) {
-            bytes.copy_from_slice(&word.to_le_bytes());
+    fn digest(&self, kernel: Kernel) -> Digest {
+        let words = kernel.digest_words();
+        let mut out = [0u8; 20];
+        for (bytes, word) in out.chunks_exact_mut(4).zip(&self.state[..words]) {
+            let word = if kernel.big_endian() {
+                word.to_be_bytes()
+            } else {
+                word.to_le_bytes()
+            };
+            bytes.copy_from_slice(&word);
         }
-        Digest::from_bytes(&out)
+        Digest::from_bytes(&out[..4 * words])
     }
 
-    /// Finishes the lane's file on the single-stream path, from its state;
-    /// a file not read yet goes through `files` whole (mapped if large).
+    /// Finishes the lane's file with the single-stream compression, from
+    /// its state; a file not read yet goes through `files` whole (mapped if
+    /// large).
     fn finish_scalar(
         &mut self,
-        algorithm: Algorithm,
+        kernel: Kernel,
         files: &mut FileHasher,
     ) -> Result<Hashed, ErrorKind> {
         #[cfg(test)]
@@ -188,45 +320,24 @@ impl Lane {
         let whole = true;
         if whole && self.read == 0 && !self.padded {
             let file = self.file.take().expect("a busy lane has its file");
-            let (digest, size) = files.hash_file_counted(algorithm, &file)?;
+            let (digest, size) = files.hash_file_counted(kernel.algorithm(), &file)?;
             return Ok(Hashed { digest, size });
         }
-        if self.padded {
-            crate::algo::hashers::md5_compress(&mut self.state, &self.buffer[self.start..self.end]);
-            self.start = self.end;
-            return Ok(Hashed {
-                digest: self.digest(),
-                size: self.read,
-            });
-        }
-        let consumed = self.read - (self.end - self.start) as u64;
-        let mut md5 = Md5::resume(self.state, consumed);
-        md5.absorb(&self.buffer[self.start..self.end]);
-        let file = self.file.as_mut().expect("a busy lane has its file");
-        while self.read < self.len {
-            let want = usize::try_from(self.len - self.read)
-                .unwrap_or(usize::MAX)
-                .min(LANE_BUFFER);
-            #[cfg(test)]
-            if self.fail_at.is_some_and(|at| self.read + want as u64 > at) {
-                return Err(io::Error::other("injected read failure").into());
+        loop {
+            if self.ready_blocks() == 0 {
+                self.fill(files, kernel.big_endian())?;
             }
-            match file.read(&mut self.buffer[..want]) {
-                Ok(0) => break,
-                Ok(n) => {
-                    md5.absorb(&self.buffer[..n]);
-                    self.read += n as u64;
-                    files.note_progress(n as u64);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e.into()),
+            let ready = self.start + self.ready_blocks() * 64;
+            kernel.compress_one(&mut self.state, &self.buffer[self.start..ready]);
+            self.start = ready;
+            if self.is_done() {
+                self.file = None;
+                return Ok(Hashed {
+                    digest: self.digest(kernel),
+                    size: self.read,
+                });
             }
         }
-        self.file = None;
-        Ok(Hashed {
-            digest: Digest::from_bytes(&md5.finish()),
-            size: self.read,
-        })
     }
 
     fn clear(&mut self) -> Option<Job> {
@@ -248,7 +359,7 @@ fn injected_failure(job: &Job) -> Option<u64> {
 
 /// The multi-buffer MD5 stage: see the module documentation.
 pub struct MultiBufferHasher {
-    width: LaneWidth,
+    kernel: Kernel,
     lanes: Vec<Lane>,
     /// Jobs taken and not yet in a lane.
     pending: VecDeque<Job>,
@@ -267,25 +378,25 @@ enum Opened {
 }
 
 impl MultiBufferHasher {
-    /// A stage using `width`'s lanes, with `files` for what it passes to
+    /// A stage using `kernel`'s lanes, with `files` for what it passes to
     /// the scalar path (and for its progress counter).
-    pub fn new(width: LaneWidth, files: FileHasher) -> Self {
+    pub fn new(kernel: Kernel, files: FileHasher) -> Self {
         MultiBufferHasher {
-            width,
-            lanes: (0..width.lanes()).map(|_| Lane::new()).collect(),
+            kernel,
+            lanes: (0..kernel.lanes()).map(|_| Lane::new()).collect(),
             pending: VecDeque::new(),
             scalar: ScalarBatchHasher::new(files),
             directory: DirectoryCursor::new(),
         }
     }
 
-    /// The stage for a run with `algorithm`: multi-buffer if it is MD5 and
-    /// the CPU has a lane width (and `FASTSUM_SIMD` does not say
-    /// `scalar`); otherwise `files` back.
+    /// The stage for a run with `algorithm`: multi-buffer if it is MD5 or
+    /// SHA-1 and the CPU has a lane width for it (and `FASTSUM_SIMD` does
+    /// not say `scalar`); otherwise `files` back.
     pub fn for_algorithm(algorithm: Algorithm, files: FileHasher) -> Result<Self, FileHasher> {
-        match LaneWidth::best() {
-            Some(width) if algorithm == Algorithm::Md5 => Ok(Self::new(width, files)),
-            _ => Err(files),
+        match Kernel::for_algorithm(algorithm) {
+            Some(kernel) => Ok(Self::new(kernel, files)),
+            None => Err(files),
         }
     }
 
@@ -317,7 +428,7 @@ impl MultiBufferHasher {
                 while let Some(job) = self.pending.pop_front() {
                     let result = match Self::open(&mut self.directory, &job) {
                         Ok(Opened::Lane(file, len)) => {
-                            lane.start(job, file, len);
+                            lane.start(job, file, len, self.kernel.initial_state());
                             break;
                         }
                         Ok(Opened::Scalar(file)) => self
@@ -341,7 +452,7 @@ impl MultiBufferHasher {
                 // if large: a lone 1 GiB file is hashed as it always was).
                 if drain && busy <= tail_threshold(lane_count) {
                     for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
-                        let result = lane.finish_scalar(algorithm, self.scalar.files());
+                        let result = lane.finish_scalar(self.kernel, self.scalar.files());
                         let job = lane.clear().expect("busy");
                         done(job, result);
                     }
@@ -352,7 +463,7 @@ impl MultiBufferHasher {
             let mut failed = false;
             for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
                 if lane.ready_blocks() == 0 {
-                    if let Err(e) = lane.fill(self.scalar.files()) {
+                    if let Err(e) = lane.fill(self.scalar.files(), self.kernel.big_endian()) {
                         let job = lane.clear().expect("busy");
                         done(job, Err(e.into()));
                         failed = true;
@@ -371,7 +482,7 @@ impl MultiBufferHasher {
                 .map(Lane::ready_blocks)
                 .min()
                 .unwrap_or(0);
-            let mut states = [[0u32; 4]; MAX_LANES];
+            let mut states = [[0u32; 5]; MAX_LANES];
             let mut data: [&[u8]; MAX_LANES] = [&ZEROS[..]; MAX_LANES];
             for (i, lane) in self.lanes.iter().enumerate() {
                 if lane.is_busy() {
@@ -379,12 +490,8 @@ impl MultiBufferHasher {
                     data[i] = &lane.buffer[lane.start..lane.end];
                 }
             }
-            compress_lanes(
-                self.width,
-                &mut states[..lane_count],
-                &data[..lane_count],
-                blocks,
-            );
+            self.kernel
+                .compress(&mut states[..lane_count], &data[..lane_count], blocks);
             // 4. Report the lanes that are done.
             for (i, lane) in self.lanes.iter_mut().enumerate() {
                 if !lane.is_busy() {
@@ -394,7 +501,7 @@ impl MultiBufferHasher {
                 lane.start += blocks * 64;
                 if lane.is_done() {
                     let hashed = Hashed {
-                        digest: lane.digest(),
+                        digest: lane.digest(self.kernel),
                         size: lane.read,
                     };
                     let job = lane.clear().expect("busy");
@@ -487,7 +594,7 @@ impl BatchHasher for MultiBufferHasher {
         batch: &mut Vec<Job>,
         done: &mut dyn FnMut(Job, Result<Hashed, ErrorKind>),
     ) {
-        if algorithm != Algorithm::Md5 {
+        if algorithm != self.kernel.algorithm() {
             return self.scalar.hash_batch(algorithm, batch, done);
         }
         self.pending.extend(batch.drain(..));
@@ -518,6 +625,27 @@ mod tests {
         Digest::from_bytes(&md5::Md5::digest(data))
     }
 
+    /// The digest of `data` by the reference crate for `kernel`.
+    fn reference_for(kernel: Kernel, data: &[u8]) -> Digest {
+        match kernel {
+            Kernel::Md5(_) => reference(data),
+            Kernel::Sha1(_) => Digest::from_bytes(&sha1::Sha1::digest(data)),
+        }
+    }
+
+    /// Every kernel this CPU runs: MD5 at each width, SHA-1 at each width.
+    fn kernels() -> Vec<Kernel> {
+        let sha1 = [Sha1Width::Avx2, Sha1Width::Avx512]
+            .into_iter()
+            .filter(|w| w.is_supported())
+            .map(Kernel::Sha1);
+        LaneWidth::supported()
+            .into_iter()
+            .map(Kernel::Md5)
+            .chain(sha1)
+            .collect()
+    }
+
     /// Hashes `files` (contents) as one batch at `width`; returns each
     /// job's result by operand index.
     fn run(
@@ -538,7 +666,7 @@ mod tests {
             })
             .collect();
         let mut results = vec![None; files.len()];
-        let mut hasher = MultiBufferHasher::new(width, FileHasher::new());
+        let mut hasher = MultiBufferHasher::new(Kernel::Md5(width), FileHasher::new());
         let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
             assert!(results[job.operand].is_none(), "reported twice");
             results[job.operand] = Some(result.map_err(|e| e.to_string()));
@@ -554,6 +682,29 @@ mod tests {
             .into_iter()
             .map(|r| r.expect("every job reported"))
             .collect()
+    }
+
+    #[test]
+    fn the_block_edges_for_sha1_at_every_width() {
+        let dir = tempfile::tempdir().unwrap();
+        let lengths = [
+            0usize, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 70_000,
+        ];
+        let files: Vec<(Vec<u8>, Option<u64>)> = lengths
+            .iter()
+            .map(|&n| ((0..n).map(|i| (i * 13 + n) as u8).collect(), None))
+            .collect();
+        for kernel in kernels()
+            .into_iter()
+            .filter(|k| k.algorithm() == Algorithm::Sha1)
+        {
+            let results = run_with_failures(kernel, dir.path(), &files);
+            for (result, (content, _)) in results.into_iter().zip(&files) {
+                let hashed = result.unwrap();
+                assert_eq!(hashed.digest, reference_for(kernel, content), "{kernel:?}");
+                assert_eq!(hashed.size, content.len() as u64);
+            }
+        }
     }
 
     #[test]
@@ -638,7 +789,7 @@ mod tests {
                 source: Operand::Path(PathBuf::from("/proc/self/mem")),
             },
         ];
-        let mut hasher = MultiBufferHasher::new(width, FileHasher::new());
+        let mut hasher = MultiBufferHasher::new(Kernel::Md5(width), FileHasher::new());
         let mut outcomes = vec![None; 4];
         let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
             outcomes[job.operand] = Some(result.map(|h| h.digest).map_err(|e| e.to_string()));
@@ -661,7 +812,7 @@ mod tests {
     /// Files (content, fail after this many bytes) as one run at `width`:
     /// each result, by index.
     fn run_with_failures(
-        width: LaneWidth,
+        kernel: Kernel,
         dir: &std::path::Path,
         files: &[(Vec<u8>, Option<u64>)],
     ) -> Vec<Result<Hashed, String>> {
@@ -682,7 +833,8 @@ mod tests {
             })
             .collect();
         let mut results = vec![None; files.len()];
-        let mut hasher = MultiBufferHasher::new(width, FileHasher::new());
+        let mut hasher = MultiBufferHasher::new(kernel, FileHasher::new());
+        let algorithm = kernel.algorithm();
         let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
             assert!(results[job.operand].is_none(), "reported twice");
             results[job.operand] = Some(result.map_err(|e| e.to_string()));
@@ -691,9 +843,9 @@ mod tests {
         while !batch.is_empty() {
             let take = (batch.len() / 3).max(1);
             let mut part: Vec<Job> = batch.drain(..take).collect();
-            hasher.hash_batch(Algorithm::Md5, &mut part, &mut record);
+            hasher.hash_batch(algorithm, &mut part, &mut record);
         }
-        hasher.flush(Algorithm::Md5, &mut record);
+        hasher.flush(algorithm, &mut record);
         assert!(!hasher.in_flight());
         results
             .into_iter()
@@ -703,15 +855,20 @@ mod tests {
 
     fn check_batch(files: &[(Vec<u8>, Option<u64>)]) -> Result<(), TestCaseError> {
         let dir = tempfile::tempdir().unwrap();
-        for width in LaneWidth::supported() {
-            let results = run_with_failures(width, dir.path(), files);
+        for kernel in kernels() {
+            let results = run_with_failures(kernel, dir.path(), files);
             for (result, (content, fail)) in results.into_iter().zip(files) {
                 match fail {
                     Some(at) if (*at as usize) < content.len() => {
                         let error = result.unwrap_err();
                         prop_assert!(error.contains("injected"), "{}", error);
                     }
-                    _ => prop_assert_eq!(result.unwrap().digest, reference(content)),
+                    _ => prop_assert_eq!(
+                        result.unwrap().digest,
+                        reference_for(kernel, content),
+                        "{:?}",
+                        kernel
+                    ),
                 }
             }
         }

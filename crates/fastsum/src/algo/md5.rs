@@ -220,19 +220,6 @@ impl Md5 {
     /// The state before any block.
     pub const INITIAL_STATE: [u32; 4] = INIT;
 
-    /// A stream that has absorbed `absorbed` bytes (a whole number of
-    /// blocks) into `state`, to go on from there: how a multi-buffer lane
-    /// hands a file to the single-stream path.
-    pub fn resume(state: [u32; 4], absorbed: u64) -> Self {
-        debug_assert_eq!(absorbed % 64, 0);
-        Md5 {
-            state,
-            pending: [0; 64],
-            pending_len: 0,
-            total_len: absorbed,
-        }
-    }
-
     /// Absorbs `bytes`.
     pub fn absorb(&mut self, mut bytes: &[u8]) {
         self.total_len = self.total_len.wrapping_add(bytes.len() as u64);

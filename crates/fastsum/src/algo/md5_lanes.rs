@@ -180,7 +180,7 @@ pub fn compress_lanes(width: LaneWidth, states: &mut [[u32; 4]], data: &[&[u8]],
 // repeat that on every line.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_op_in_unsafe_fn)]
-mod x86 {
+pub(crate) mod x86 {
     use super::K;
     use std::arch::x86_64::*;
 
@@ -369,7 +369,7 @@ mod x86 {
     /// 8x8 transpose of 32-bit words: `rows[l]` holds 8 words of lane `l`;
     /// the result's vector `j` holds word `j` of every lane.
     #[inline(always)]
-    unsafe fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
+    pub(crate) unsafe fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
         let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
         let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
         let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
@@ -400,7 +400,7 @@ mod x86 {
 
     /// Words `half * 8 .. half * 8 + 8` of 8 lanes, transposed.
     #[inline(always)]
-    unsafe fn message_half8(lanes: &[*const u8], at: usize) -> [__m256i; 8] {
+    pub(crate) unsafe fn message_half8(lanes: &[*const u8], at: usize) -> [__m256i; 8] {
         transpose8(std::array::from_fn(|l| {
             _mm256_loadu_si256(lanes[l].add(at).cast())
         }))

@@ -11,6 +11,7 @@ mod blake;
 mod md5;
 pub mod md5_lanes;
 mod rustcrypto;
+pub mod sha1_lanes;
 mod xxh;
 
 use std::fmt;
