@@ -38,6 +38,9 @@ use crate::walk::{self, SpecialKind, WalkItem, WalkOptions};
 /// The most files a worker hands its hasher at once (a hasher may ask for
 /// fewer through [`BatchHasher::max_batch`]).
 pub const MAX_BATCH_FILES: usize = 64;
+
+/// Operands with at least this many records are sorted on every core.
+const PARALLEL_SORT_MIN: usize = 16 * 1024;
 /// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
 const JOB_QUEUE: usize = 16 * 1024;
 
@@ -564,13 +567,20 @@ fn emit_ready(
             break;
         }
         let mut done = pending.pop_front().expect("front exists");
-        if done.records.len() > 1 {
-            done.records.sort_unstable_by(|a, b| {
-                a.path
-                    .as_os_str()
-                    .as_bytes()
-                    .cmp(b.path.as_os_str().as_bytes())
-            });
+        let by_path = |a: &Record, b: &Record| {
+            a.path
+                .as_os_str()
+                .as_bytes()
+                .cmp(b.path.as_os_str().as_bytes())
+        };
+        // A large operand is sorted once all of it is in, when the workers
+        // are done: on every core (100,000 files: 21 ms of a 299 ms run was
+        // this sort on one thread).
+        if done.records.len() >= PARALLEL_SORT_MIN {
+            use rayon::slice::ParallelSliceMut;
+            done.records.par_sort_unstable_by(by_path);
+        } else {
+            done.records.sort_unstable_by(by_path);
         }
         done.records.into_iter().for_each(&mut *sink);
         *next += 1;
