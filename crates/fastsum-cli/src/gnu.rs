@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use fastsum::cache::{Cache, CacheSession, CachingBatchHasher};
 use fastsum::engine::{self, Operand, Order, Outcome, Progress, Record, TreeOptions};
 use fastsum::manifest::{self, gnu as gnu_lines, write_escaped};
+use fastsum::multibuffer::MultiBufferHasher;
 use fastsum::{Algorithm, ErrorKind, FileHasher, ReadStrategy};
 use std::sync::Arc;
 
@@ -609,12 +610,17 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
             None => engine::hash_operands(&o.tree, &operands, &progress, &mut sink),
             Some((_, session)) => {
                 engine::hash_operands_with(&o.tree, &operands, &progress, &mut sink, |options| {
-                    CachingBatchHasher::new(
-                        session.clone(),
+                    let files = || {
                         FileHasher::with_strategy(options.strategy)
                             .parallel_large_files(options.threads > 1)
-                            .count_bytes_in(progress.bytes_done.clone()),
-                    )
+                            .count_bytes_in(progress.bytes_done.clone())
+                    };
+                    // Misses go through the SIMD lanes as an uncached run's
+                    // files do (not with --io=mmap, which lanes do not do).
+                    let lanes = (options.strategy != fastsum::ReadStrategy::Mmap)
+                        .then(|| MultiBufferHasher::for_algorithm(options.algorithm, files()).ok())
+                        .flatten();
+                    CachingBatchHasher::new(session.clone(), files()).with_lanes(lanes)
                 })
             }
         };

@@ -29,10 +29,12 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read};
+use std::path::PathBuf;
 
 use crate::algo::md5_lanes::{LaneWidth, MAX_LANES};
 use crate::algo::sha1_lanes::Sha1Width;
 use crate::algo::Algorithm;
+use crate::cache::FileStamp;
 use crate::digest::Digest;
 use crate::engine::{BatchHasher, Hashed, Job, Operand, ScalarBatchHasher};
 use crate::error::ErrorKind;
@@ -183,6 +185,8 @@ struct Lane {
     len: u64,
     /// The padding is in the buffer: what is left are the final blocks.
     padded: bool,
+    /// The file's stamp when opened, when reads are verified.
+    opened: Option<FileStamp>,
     /// Tests: fail the read that covers this byte offset.
     #[cfg(test)]
     fail_at: Option<u64>,
@@ -200,6 +204,7 @@ impl Lane {
             read: 0,
             len: 0,
             padded: false,
+            opened: None,
             #[cfg(test)]
             fail_at: None,
         }
@@ -213,7 +218,15 @@ impl Lane {
         (self.end - self.start) / 64
     }
 
-    fn start(&mut self, job: Job, file: File, len: u64, state: [u32; 5]) {
+    fn start(
+        &mut self,
+        job: Job,
+        file: File,
+        len: u64,
+        state: [u32; 5],
+        opened: Option<FileStamp>,
+    ) {
+        self.opened = opened;
         self.job = Some(job);
         self.file = Some(file);
         self.state = state;
@@ -285,7 +298,6 @@ impl Lane {
         self.buffer[padded_end - 8..padded_end].copy_from_slice(&bits);
         self.end = padded_end;
         self.padded = true;
-        self.file = None;
     }
 
     fn is_done(&self) -> bool {
@@ -319,8 +331,9 @@ impl Lane {
         #[cfg(not(test))]
         let whole = true;
         if whole && self.read == 0 && !self.padded {
-            let file = self.file.take().expect("a busy lane has its file");
-            let (digest, size) = files.hash_file_counted(kernel.algorithm(), &file)?;
+            let file = self.file.as_ref().expect("a busy lane has its file");
+            let (digest, size) = files.hash_file_counted(kernel.algorithm(), file)?;
+            self.read = size;
             return Ok(Hashed { digest, size });
         }
         loop {
@@ -331,7 +344,6 @@ impl Lane {
             kernel.compress_one(&mut self.state, &self.buffer[self.start..ready]);
             self.start = ready;
             if self.is_done() {
-                self.file = None;
                 return Ok(Hashed {
                     digest: self.digest(kernel),
                     size: self.read,
@@ -340,8 +352,40 @@ impl Lane {
         }
     }
 
+    /// With reads verified: the file's stamp again, on the descriptor
+    /// still open; a file that changed while it was read is
+    /// [`ErrorKind::ChangedWhileReading`], else its stamp goes to
+    /// `verified` with the digest.
+    fn verify(
+        &self,
+        hashed: Hashed,
+        verified: &mut Option<Vec<VerifiedRead>>,
+    ) -> Result<Hashed, ErrorKind> {
+        let (Some(opened), Some(verified), Some(file), Some(job)) = (
+            self.opened,
+            verified.as_mut(),
+            self.file.as_ref(),
+            self.job.as_ref(),
+        ) else {
+            return Ok(hashed);
+        };
+        let after = FileStamp::of(&file.metadata()?);
+        if after != opened || hashed.size != opened.size {
+            return Err(ErrorKind::ChangedWhileReading);
+        }
+        if let Operand::Path(path) = &job.source {
+            verified.push(VerifiedRead {
+                path: path.clone(),
+                stamp: opened,
+                digest: hashed.digest,
+            });
+        }
+        Ok(hashed)
+    }
+
     fn clear(&mut self) -> Option<Job> {
         self.file = None;
+        self.opened = None;
         self.job.take()
     }
 }
@@ -357,9 +401,23 @@ fn injected_failure(job: &Job) -> Option<u64> {
     name.strip_prefix("fail-")?.split('-').next()?.parse().ok()
 }
 
+/// A file read in a lane while its stamp stayed the same, for the cache
+/// ([`MultiBufferHasher::verifying`]).
+#[derive(Clone, Debug)]
+pub struct VerifiedRead {
+    /// The path as the job named it.
+    pub path: PathBuf,
+    /// Its stamp, the same when opened and when done.
+    pub stamp: FileStamp,
+    /// The digest of the bytes read.
+    pub digest: Digest,
+}
+
 /// The multi-buffer MD5 stage: see the module documentation.
 pub struct MultiBufferHasher {
     kernel: Kernel,
+    /// With verification on: the reads done since the last take.
+    verified: Option<Vec<VerifiedRead>>,
     lanes: Vec<Lane>,
     /// Jobs taken and not yet in a lane.
     pending: VecDeque<Job>,
@@ -369,8 +427,8 @@ pub struct MultiBufferHasher {
 
 /// Where a job's bytes go.
 enum Opened {
-    /// A regular file of this length, for a lane.
-    Lane(File, u64),
+    /// A regular file with its stamp (and so its length), for a lane.
+    Lane(File, FileStamp),
     /// Something else already open (a FIFO must not be opened twice).
     Scalar(File),
     /// Standard input.
@@ -383,6 +441,7 @@ impl MultiBufferHasher {
     pub fn new(kernel: Kernel, files: FileHasher) -> Self {
         MultiBufferHasher {
             kernel,
+            verified: None,
             lanes: (0..kernel.lanes()).map(|_| Lane::new()).collect(),
             pending: VecDeque::new(),
             scalar: ScalarBatchHasher::new(files),
@@ -400,6 +459,28 @@ impl MultiBufferHasher {
         }
     }
 
+    /// Verifies every lane's read as the cache needs it: the file's stamp
+    /// when opened and when done must be the same (else the job fails with
+    /// [`ErrorKind::ChangedWhileReading`], for the caller to read again),
+    /// and each verified read is kept for [`MultiBufferHasher::take_verified`].
+    pub fn verifying(mut self) -> Self {
+        self.verified = Some(Vec::new());
+        self
+    }
+
+    /// The lanes' algorithm and width.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The reads verified since the last call.
+    pub fn take_verified(&mut self) -> Vec<VerifiedRead> {
+        self.verified
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
     fn open(directory: &mut DirectoryCursor, job: &Job) -> Result<Opened, ErrorKind> {
         let Operand::Path(path) = &job.source else {
             return Ok(Opened::Stdin);
@@ -409,7 +490,7 @@ impl MultiBufferHasher {
         if !metadata.is_file() || metadata.len() == 0 {
             return Ok(Opened::Scalar(file));
         }
-        Ok(Opened::Lane(file, metadata.len()))
+        Ok(Opened::Lane(file, FileStamp::of(&metadata)))
     }
 
     /// Runs the lanes. Without `drain`, returns as soon as a lane is idle
@@ -427,8 +508,9 @@ impl MultiBufferHasher {
             for lane in self.lanes.iter_mut().filter(|l| !l.is_busy()) {
                 while let Some(job) = self.pending.pop_front() {
                     let result = match Self::open(&mut self.directory, &job) {
-                        Ok(Opened::Lane(file, len)) => {
-                            lane.start(job, file, len, self.kernel.initial_state());
+                        Ok(Opened::Lane(file, stamp)) => {
+                            let opened = self.verified.is_some().then_some(stamp);
+                            lane.start(job, file, stamp.size, self.kernel.initial_state(), opened);
                             break;
                         }
                         Ok(Opened::Scalar(file)) => self
@@ -452,7 +534,9 @@ impl MultiBufferHasher {
                 // if large: a lone 1 GiB file is hashed as it always was).
                 if drain && busy <= tail_threshold(lane_count) {
                     for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
-                        let result = lane.finish_scalar(self.kernel, self.scalar.files());
+                        let result = lane
+                            .finish_scalar(self.kernel, self.scalar.files())
+                            .and_then(|hashed| lane.verify(hashed, &mut self.verified));
                         let job = lane.clear().expect("busy");
                         done(job, result);
                     }
@@ -504,8 +588,9 @@ impl MultiBufferHasher {
                         digest: lane.digest(self.kernel),
                         size: lane.read,
                     };
+                    let result = lane.verify(hashed, &mut self.verified);
                     let job = lane.clear().expect("busy");
-                    done(job, Ok(hashed));
+                    done(job, result);
                 }
             }
         }
@@ -619,6 +704,7 @@ mod tests {
     use super::*;
     use md5::Digest as _;
     use proptest::prelude::*;
+    use std::io::Write as _;
     use std::path::PathBuf;
 
     fn reference(data: &[u8]) -> Digest {
@@ -682,6 +768,55 @@ mod tests {
             .into_iter()
             .map(|r| r.expect("every job reported"))
             .collect()
+    }
+
+    #[test]
+    fn with_verification_a_file_changed_in_flight_fails_and_the_rest_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let steady = dir.path().join("steady");
+        let moving = dir.path().join("moving");
+        std::fs::write(&steady, vec![1u8; 100_000]).unwrap();
+        std::fs::write(&moving, vec![2u8; 100_000]).unwrap();
+        for kernel in kernels() {
+            let mut hasher = MultiBufferHasher::new(kernel, FileHasher::new()).verifying();
+            let mut results = [None, None];
+            let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
+                results[job.operand] = Some(result);
+            };
+            let mut batch = vec![
+                Job {
+                    operand: 0,
+                    source: Operand::Path(steady.clone()),
+                },
+                Job {
+                    operand: 1,
+                    source: Operand::Path(moving.clone()),
+                },
+            ];
+            // Both files are opened into lanes and held (fewer than the
+            // lanes: the stage waits for more before reading).
+            hasher.hash_batch(kernel.algorithm(), &mut batch, &mut record);
+            assert!(hasher.in_flight());
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&moving)
+                .unwrap()
+                .write_all(b"more")
+                .unwrap();
+            hasher.flush(kernel.algorithm(), &mut record);
+            let steady_digest = results[0].take().unwrap().unwrap().digest;
+            assert_eq!(steady_digest, reference_for(kernel, &vec![1u8; 100_000]));
+            assert!(matches!(
+                results[1].take().unwrap(),
+                Err(ErrorKind::ChangedWhileReading)
+            ));
+            let verified = hasher.take_verified();
+            assert_eq!(verified.len(), 1, "{kernel:?}");
+            assert_eq!(verified[0].path, steady);
+            assert_eq!(verified[0].digest, steady_digest);
+            // The moving file is rewritten back to its old size for the next kernel.
+            std::fs::write(&moving, vec![2u8; 100_000]).unwrap();
+        }
     }
 
     #[test]

@@ -42,6 +42,7 @@ use rusqlite::{params, Connection, OpenFlags};
 use crate::engine::{BatchHasher, Hashed, Job, Operand, ScalarBatchHasher};
 use crate::io::directory::DirectoryCursor;
 use crate::io::FileHasher;
+use crate::multibuffer::MultiBufferHasher;
 
 use crate::algo::Algorithm;
 use crate::digest::Digest;
@@ -720,7 +721,28 @@ impl CacheSession {
                 return Ok(self.hit(digest, stamp.size));
             }
         }
+        self.note_miss();
         self.read(files, algorithm, path, absolute)
+    }
+
+    fn note_miss(&self) {
+        self.misses.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Files read elsewhere (in SIMD lanes) with their stamp the same when
+    /// opened and when done: remembered as `read` remembers its own.
+    fn remember(&self, reads: Vec<crate::multibuffer::VerifiedRead>) {
+        if reads.is_empty() {
+            return;
+        }
+        let mut entries = self.new_entries.lock().expect("not poisoned");
+        for read in reads {
+            entries.push(NewEntry {
+                path: absolute_in(&self.cwd, &read.path),
+                stamp: read.stamp,
+                digest: read.digest,
+            });
+        }
     }
 
     fn hit(&self, digest: Digest, size: u64) -> Hashed {
@@ -739,7 +761,6 @@ impl CacheSession {
         path: &Path,
         absolute: PathBuf,
     ) -> std::result::Result<Hashed, ErrorKind> {
-        self.misses.fetch_add(1, Ordering::Relaxed);
         let mut attempt = 0;
         loop {
             let file = File::open(path)?;
@@ -801,6 +822,8 @@ impl CacheSession {
 pub struct CachingBatchHasher {
     session: Arc<CacheSession>,
     scalar: ScalarBatchHasher,
+    /// Misses go here when the algorithm has SIMD lanes (reads verified).
+    lanes: Option<MultiBufferHasher>,
     directory: DirectoryCursor,
     /// The cache's key for the cursor's directory: (as spelled, absolute).
     absolute_directory: Option<(PathBuf, PathBuf)>,
@@ -812,20 +835,31 @@ impl CachingBatchHasher {
         CachingBatchHasher {
             session,
             scalar: ScalarBatchHasher::new(files),
+            lanes: None,
             directory: DirectoryCursor::new(),
             absolute_directory: None,
         }
     }
 
-    /// `hash_path` with the stat taken relative to the open directory.
-    fn hash_in_directory(
-        &mut self,
-        algorithm: Algorithm,
-        path: &Path,
-    ) -> std::result::Result<Hashed, ErrorKind> {
+    /// Misses read in SIMD lanes by `lanes` (its reads verified: a file
+    /// whose stamp moved while it was read is read again here).
+    pub fn with_lanes(mut self, lanes: Option<MultiBufferHasher>) -> Self {
+        self.lanes = lanes.map(MultiBufferHasher::verifying);
+        self
+    }
+
+    /// The stat (relative to the open directory) and the lookup: a hit, or
+    /// the cache key of a miss.
+    fn look_up(&mut self, path: &Path) -> std::result::Result<Looked, ErrorKind> {
         let stamp = FileStamp::of_stat(&self.directory.stat(path)?);
         let (Some(directory), Some(name)) = (self.directory.directory(), path.file_name()) else {
-            return self.session.hash_path(self.scalar.files(), algorithm, path);
+            let absolute = absolute_in(&self.session.cwd, path);
+            if stamp.is_file() {
+                if let Some(digest) = self.session.snapshot.lookup(&absolute, &stamp) {
+                    return Ok(Looked::Hit(self.session.hit(digest, stamp.size)));
+                }
+            }
+            return Ok(Looked::Miss(absolute));
         };
         let known = self
             .absolute_directory
@@ -844,13 +878,59 @@ impl CachingBatchHasher {
                 .and_then(|entries| entries.get(name.as_bytes()))
                 .and_then(|entry| entry.answer_for(&stamp));
             if let Some(digest) = digest {
-                return Ok(self.session.hit(digest, stamp.size));
+                return Ok(Looked::Hit(self.session.hit(digest, stamp.size)));
             }
         }
-        let absolute = absolute.join(name);
-        self.session
-            .read(self.scalar.files(), algorithm, path, absolute)
+        Ok(Looked::Miss(absolute.join(name)))
     }
+
+    /// Runs `misses` (or, with `None`, what is in flight) through the
+    /// lanes; a read the lanes saw change is read again on the scalar
+    /// path, which re-reads or reports it.
+    fn hash_in_lanes(
+        &mut self,
+        algorithm: Algorithm,
+        misses: Option<&mut Vec<Job>>,
+        done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
+    ) {
+        let CachingBatchHasher {
+            session,
+            scalar,
+            lanes,
+            ..
+        } = self;
+        let Some(lanes) = lanes.as_mut() else {
+            return;
+        };
+        let mut relay = |job: Job, result: std::result::Result<Hashed, ErrorKind>| {
+            let result = match (result, &job.source) {
+                (Err(ErrorKind::ChangedWhileReading), Operand::Path(path)) => {
+                    session.racy_rereads.fetch_add(1, Ordering::Relaxed);
+                    let absolute = absolute_in(&session.cwd, path);
+                    session.read(scalar.files(), algorithm, path, absolute)
+                }
+                (Ok(hashed), _) => {
+                    session.bytes_read.fetch_add(hashed.size, Ordering::Relaxed);
+                    Ok(hashed)
+                }
+                (other, _) => other,
+            };
+            done(job, result);
+        };
+        match misses {
+            Some(misses) => lanes.hash_batch(algorithm, misses, &mut relay),
+            None => lanes.flush(algorithm, &mut relay),
+        }
+        session.remember(lanes.take_verified());
+    }
+}
+
+/// What the cache says of a path.
+enum Looked {
+    /// Answered without a read.
+    Hit(Hashed),
+    /// To be read; the absolute path is its cache key.
+    Miss(PathBuf),
 }
 
 impl BatchHasher for CachingBatchHasher {
@@ -864,13 +944,47 @@ impl BatchHasher for CachingBatchHasher {
         batch: &mut Vec<Job>,
         done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
     ) {
+        let lanes = self
+            .lanes
+            .as_ref()
+            .is_some_and(|l| l.kernel().algorithm() == algorithm);
+        let mut misses = Vec::new();
         for job in batch.drain(..) {
-            let result = match &job.source {
-                Operand::Path(path) => self.hash_in_directory(algorithm, path),
-                stdin => self.scalar.hash_source(algorithm, stdin),
+            let Operand::Path(path) = &job.source else {
+                let result = self.scalar.hash_source(algorithm, &job.source);
+                done(job, result);
+                continue;
+            };
+            let result = match self.look_up(path) {
+                Ok(Looked::Hit(hashed)) => Ok(hashed),
+                Ok(Looked::Miss(absolute)) => {
+                    self.session.note_miss();
+                    if lanes {
+                        misses.push(job);
+                        continue;
+                    }
+                    self.session
+                        .read(self.scalar.files(), algorithm, path, absolute)
+                }
+                Err(e) => Err(e),
             };
             done(job, result);
         }
+        if !misses.is_empty() {
+            self.hash_in_lanes(algorithm, Some(&mut misses), done);
+        }
+    }
+
+    fn in_flight(&self) -> bool {
+        self.lanes.as_ref().is_some_and(|l| l.in_flight())
+    }
+
+    fn flush(
+        &mut self,
+        algorithm: Algorithm,
+        done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
+    ) {
+        self.hash_in_lanes(algorithm, None, done);
     }
 }
 
