@@ -618,7 +618,14 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
                     // Misses go through the SIMD lanes as an uncached run's
                     // files do (not with --io=mmap, which lanes do not do).
                     let lanes = (options.strategy != fastsum::ReadStrategy::Mmap)
-                        .then(|| MultiBufferHasher::for_algorithm(options.algorithm, files()).ok())
+                        .then(|| {
+                            MultiBufferHasher::for_algorithm(
+                                options.algorithm,
+                                options.threads,
+                                files(),
+                            )
+                            .ok()
+                        })
                         .flatten();
                     CachingBatchHasher::new(session.clone(), files()).with_lanes(lanes)
                 })

@@ -190,3 +190,30 @@ fn sha1_trees_and_checks_match_sha1sum_at_every_width() {
         );
     }
 }
+
+#[test]
+fn a_low_open_file_limit_costs_speed_never_files() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    let expected = md5sum(
+        &env,
+        "find t -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum",
+    );
+    // A hard limit too low for 4 workers x 32 lanes: one file at a time per
+    // worker. A soft one: raised toward the hard limit, lanes kept.
+    for limit in ["ulimit -n 64", "ulimit -S -n 64"] {
+        let ours = md5sum(
+            &env,
+            &format!(
+                "{limit} && exec '{}' -r -j 4 t",
+                env!("CARGO_BIN_EXE_fastsum")
+            ),
+        );
+        assert_eq!(String::from_utf8_lossy(&ours.stderr), "", "{limit}");
+        assert!(ours.status.success(), "{limit}");
+        assert!(
+            ours.stdout == expected.stdout,
+            "{limit}: differs from md5sum"
+        );
+    }
+}

@@ -290,6 +290,7 @@ pub fn hash_operands(
         crate::multibuffer::AutoBatchHasher::new(
             options.algorithm,
             options.strategy,
+            options.threads,
             FileHasher::with_strategy(options.strategy)
                 .parallel_large_files(options.threads > 1)
                 .count_bytes_in(progress.bytes_done.clone()),

@@ -449,13 +449,20 @@ impl MultiBufferHasher {
         }
     }
 
-    /// The stage for a run with `algorithm`: multi-buffer if it is MD5 or
-    /// SHA-1 and the CPU has a lane width for it (and `FASTSUM_SIMD` does
-    /// not say `scalar`); otherwise `files` back.
-    pub fn for_algorithm(algorithm: Algorithm, files: FileHasher) -> Result<Self, FileHasher> {
+    /// The stage for one of `threads` workers of a run with `algorithm`:
+    /// multi-buffer if it is MD5 or SHA-1, the CPU has a lane width for it
+    /// (and `FASTSUM_SIMD` does not say `scalar`), and the process may hold
+    /// a file open per lane in every worker; otherwise `files` back.
+    pub fn for_algorithm(
+        algorithm: Algorithm,
+        threads: usize,
+        files: FileHasher,
+    ) -> Result<Self, FileHasher> {
         match Kernel::for_algorithm(algorithm) {
-            Some(kernel) => Ok(Self::new(kernel, files)),
-            None => Err(files),
+            Some(kernel) if descriptors_for(threads, kernel.lanes()) => {
+                Ok(Self::new(kernel, files))
+            }
+            _ => Err(files),
         }
     }
 
@@ -608,12 +615,18 @@ pub enum AutoBatchHasher {
 }
 
 impl AutoBatchHasher {
-    /// The stage for `algorithm` read with `strategy`, reading through `files`.
-    pub fn new(algorithm: Algorithm, strategy: crate::io::ReadStrategy, files: FileHasher) -> Self {
+    /// The stage for one of `threads` workers hashing `algorithm` read
+    /// with `strategy`, reading through `files`.
+    pub fn new(
+        algorithm: Algorithm,
+        strategy: crate::io::ReadStrategy,
+        threads: usize,
+        files: FileHasher,
+    ) -> Self {
         if matches!(strategy, crate::io::ReadStrategy::Mmap) {
             return AutoBatchHasher::Scalar(ScalarBatchHasher::new(files));
         }
-        match MultiBufferHasher::for_algorithm(algorithm, files) {
+        match MultiBufferHasher::for_algorithm(algorithm, threads, files) {
             Ok(lanes) => AutoBatchHasher::MultiBuffer(lanes),
             Err(files) => AutoBatchHasher::Scalar(ScalarBatchHasher::new(files)),
         }
@@ -657,6 +670,33 @@ impl BatchHasher for AutoBatchHasher {
             AutoBatchHasher::MultiBuffer(m) => m.flush(algorithm, done),
         }
     }
+}
+
+/// Whether `threads` workers may each hold `lanes` files open at once,
+/// with room to spare for directories and the rest: raises the soft limit
+/// on open files toward the hard one if that is what it takes. Without
+/// this, `-j 4` under `ulimit -n 64` failed files with "Too many open
+/// files"; now such a run hashes one file at a time per worker.
+fn descriptors_for(threads: usize, lanes: usize) -> bool {
+    let needed = (threads.max(1) * (lanes + 8) + 256) as libc::rlim_t;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given and nothing else.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return false;
+    }
+    if limit.rlim_cur >= needed {
+        return true;
+    }
+    if limit.rlim_max < needed {
+        return false;
+    }
+    limit.rlim_cur = needed;
+    // SAFETY: setrlimit reads the struct it is given; raising the soft
+    // limit up to the hard one needs no privilege.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 }
 }
 
 /// When at most this many lanes of `lanes` are busy and nothing is left to
