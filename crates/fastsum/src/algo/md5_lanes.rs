@@ -180,33 +180,9 @@ pub fn compress_lanes(width: LaneWidth, states: &mut [[u32; 4]], data: &[&[u8]],
 // repeat that on every line.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_op_in_unsafe_fn)]
-pub(crate) mod x86 {
+mod x86 {
+    use super::super::lanes::x86::{Avx2, Avx512, Sse2, Vector};
     use super::K;
-    use std::arch::x86_64::*;
-
-    /// The operations the kernel needs from a vector of `LANES` u32 lanes.
-    /// Every method is `#[inline(always)]` and only ever runs inlined into
-    /// a function compiled with the ISA it needs.
-    pub(super) trait Vector: Copy {
-        const LANES: usize;
-        unsafe fn splat(x: u32) -> Self;
-        unsafe fn add(a: Self, b: Self) -> Self;
-        /// `d ^ (b & (c ^ d))`
-        unsafe fn f(b: Self, c: Self, d: Self) -> Self;
-        /// `(b & d) | (c & !d)`
-        unsafe fn g(b: Self, c: Self, d: Self) -> Self;
-        /// `b ^ c ^ d`
-        unsafe fn h(b: Self, c: Self, d: Self) -> Self;
-        /// `c ^ (b | !d)`
-        unsafe fn i(b: Self, c: Self, d: Self) -> Self;
-        unsafe fn rotl(x: Self, s: u32) -> Self;
-        /// Lanes `[0, LANES)` of `words`.
-        unsafe fn load(words: *const u32) -> Self;
-        unsafe fn store(self, words: *mut u32);
-        /// The 16 message words of block `offset / 64` of each lane's
-        /// data, word `j` of lane `l` in lane `l` of `m[j]`.
-        unsafe fn message(lanes: &[*const u8], offset: usize) -> [Self; 16];
-    }
 
     macro_rules! step {
         ($f:ident, $g:expr, $a:ident, $b:ident, $c:ident, $d:ident, $m:ident, $i:expr, $w:expr, $s:expr) => {
@@ -256,25 +232,58 @@ pub(crate) mod x86 {
             let offset = block * 64;
             let mut m = [[V::splat(0); 16]; G];
             for g in 0..G {
-                m[g] = V::message(&pointers[g * V::LANES..(g + 1) * V::LANES], offset);
+                m[g] = V::message_le(&pointers[g * V::LANES..(g + 1) * V::LANES], offset);
             }
             let (a0, b0, c0, d0) = (a, b, c, d);
-            four!(f, G, a, b, c, d, m, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
-            four!(f, G, a, b, c, d, m, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
-            four!(f, G, a, b, c, d, m, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
-            four!(f, G, a, b, c, d, m, 12, [12, 13, 14, 15], [7, 12, 17, 22]);
-            four!(g, G, a, b, c, d, m, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
-            four!(g, G, a, b, c, d, m, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
-            four!(g, G, a, b, c, d, m, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
-            four!(g, G, a, b, c, d, m, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
-            four!(h, G, a, b, c, d, m, 32, [5, 8, 11, 14], [4, 11, 16, 23]);
-            four!(h, G, a, b, c, d, m, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
-            four!(h, G, a, b, c, d, m, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
-            four!(h, G, a, b, c, d, m, 44, [9, 12, 15, 2], [4, 11, 16, 23]);
-            four!(i, G, a, b, c, d, m, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
-            four!(i, G, a, b, c, d, m, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
-            four!(i, G, a, b, c, d, m, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
-            four!(i, G, a, b, c, d, m, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
+            four!(choose, G, a, b, c, d, m, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
+            four!(choose, G, a, b, c, d, m, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
+            four!(choose, G, a, b, c, d, m, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
+            four!(
+                choose,
+                G,
+                a,
+                b,
+                c,
+                d,
+                m,
+                12,
+                [12, 13, 14, 15],
+                [7, 12, 17, 22]
+            );
+            four!(md5_g, G, a, b, c, d, m, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
+            four!(md5_g, G, a, b, c, d, m, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
+            four!(md5_g, G, a, b, c, d, m, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
+            four!(md5_g, G, a, b, c, d, m, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
+            four!(
+                parity,
+                G,
+                a,
+                b,
+                c,
+                d,
+                m,
+                32,
+                [5, 8, 11, 14],
+                [4, 11, 16, 23]
+            );
+            four!(parity, G, a, b, c, d, m, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
+            four!(parity, G, a, b, c, d, m, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
+            four!(
+                parity,
+                G,
+                a,
+                b,
+                c,
+                d,
+                m,
+                44,
+                [9, 12, 15, 2],
+                [4, 11, 16, 23]
+            );
+            four!(md5_i, G, a, b, c, d, m, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
+            four!(md5_i, G, a, b, c, d, m, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
+            four!(md5_i, G, a, b, c, d, m, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
+            four!(md5_i, G, a, b, c, d, m, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
             for g in 0..G {
                 a[g] = V::add(a[g], a0[g]);
                 b[g] = V::add(b[g], b0[g]);
@@ -292,237 +301,6 @@ pub(crate) mod x86 {
             for w in 0..4 {
                 state[w] = words[w][lane];
             }
-        }
-    }
-
-    #[derive(Clone, Copy)]
-    struct Sse2(__m128i);
-
-    impl Vector for Sse2 {
-        const LANES: usize = 4;
-        #[inline(always)]
-        unsafe fn splat(x: u32) -> Self {
-            Sse2(_mm_set1_epi32(x as i32))
-        }
-        #[inline(always)]
-        unsafe fn add(a: Self, b: Self) -> Self {
-            Sse2(_mm_add_epi32(a.0, b.0))
-        }
-        #[inline(always)]
-        unsafe fn f(b: Self, c: Self, d: Self) -> Self {
-            Sse2(_mm_xor_si128(
-                d.0,
-                _mm_and_si128(b.0, _mm_xor_si128(c.0, d.0)),
-            ))
-        }
-        #[inline(always)]
-        unsafe fn g(b: Self, c: Self, d: Self) -> Self {
-            Sse2(_mm_or_si128(
-                _mm_and_si128(b.0, d.0),
-                _mm_andnot_si128(d.0, c.0),
-            ))
-        }
-        #[inline(always)]
-        unsafe fn h(b: Self, c: Self, d: Self) -> Self {
-            Sse2(_mm_xor_si128(_mm_xor_si128(b.0, c.0), d.0))
-        }
-        #[inline(always)]
-        unsafe fn i(b: Self, c: Self, d: Self) -> Self {
-            let not_d = _mm_xor_si128(d.0, _mm_set1_epi32(-1));
-            Sse2(_mm_xor_si128(c.0, _mm_or_si128(b.0, not_d)))
-        }
-        #[inline(always)]
-        unsafe fn rotl(x: Self, s: u32) -> Self {
-            let left = _mm_sll_epi32(x.0, _mm_cvtsi32_si128(s as i32));
-            let right = _mm_srl_epi32(x.0, _mm_cvtsi32_si128(32 - s as i32));
-            Sse2(_mm_or_si128(left, right))
-        }
-        #[inline(always)]
-        unsafe fn load(words: *const u32) -> Self {
-            Sse2(_mm_loadu_si128(words.cast()))
-        }
-        #[inline(always)]
-        unsafe fn store(self, words: *mut u32) {
-            _mm_storeu_si128(words.cast(), self.0)
-        }
-        #[inline(always)]
-        unsafe fn message(lanes: &[*const u8], offset: usize) -> [Self; 16] {
-            let mut m = [Sse2(_mm_setzero_si128()); 16];
-            for quarter in 0..4 {
-                let at = offset + 16 * quarter;
-                let r: [__m128i; 4] =
-                    std::array::from_fn(|l| _mm_loadu_si128(lanes[l].add(at).cast()));
-                // 4x4 transpose of 32-bit words.
-                let t0 = _mm_unpacklo_epi32(r[0], r[1]);
-                let t1 = _mm_unpacklo_epi32(r[2], r[3]);
-                let t2 = _mm_unpackhi_epi32(r[0], r[1]);
-                let t3 = _mm_unpackhi_epi32(r[2], r[3]);
-                m[4 * quarter] = Sse2(_mm_unpacklo_epi64(t0, t1));
-                m[4 * quarter + 1] = Sse2(_mm_unpackhi_epi64(t0, t1));
-                m[4 * quarter + 2] = Sse2(_mm_unpacklo_epi64(t2, t3));
-                m[4 * quarter + 3] = Sse2(_mm_unpackhi_epi64(t2, t3));
-            }
-            m
-        }
-    }
-
-    /// 8x8 transpose of 32-bit words: `rows[l]` holds 8 words of lane `l`;
-    /// the result's vector `j` holds word `j` of every lane.
-    #[inline(always)]
-    pub(crate) unsafe fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
-        let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
-        let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-        let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
-        let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-        let t4 = _mm256_unpacklo_epi32(r[4], r[5]);
-        let t5 = _mm256_unpackhi_epi32(r[4], r[5]);
-        let t6 = _mm256_unpacklo_epi32(r[6], r[7]);
-        let t7 = _mm256_unpackhi_epi32(r[6], r[7]);
-        let u0 = _mm256_unpacklo_epi64(t0, t2);
-        let u1 = _mm256_unpackhi_epi64(t0, t2);
-        let u2 = _mm256_unpacklo_epi64(t1, t3);
-        let u3 = _mm256_unpackhi_epi64(t1, t3);
-        let u4 = _mm256_unpacklo_epi64(t4, t6);
-        let u5 = _mm256_unpackhi_epi64(t4, t6);
-        let u6 = _mm256_unpacklo_epi64(t5, t7);
-        let u7 = _mm256_unpackhi_epi64(t5, t7);
-        [
-            _mm256_permute2x128_si256::<0x20>(u0, u4),
-            _mm256_permute2x128_si256::<0x20>(u1, u5),
-            _mm256_permute2x128_si256::<0x20>(u2, u6),
-            _mm256_permute2x128_si256::<0x20>(u3, u7),
-            _mm256_permute2x128_si256::<0x31>(u0, u4),
-            _mm256_permute2x128_si256::<0x31>(u1, u5),
-            _mm256_permute2x128_si256::<0x31>(u2, u6),
-            _mm256_permute2x128_si256::<0x31>(u3, u7),
-        ]
-    }
-
-    /// Words `half * 8 .. half * 8 + 8` of 8 lanes, transposed.
-    #[inline(always)]
-    pub(crate) unsafe fn message_half8(lanes: &[*const u8], at: usize) -> [__m256i; 8] {
-        transpose8(std::array::from_fn(|l| {
-            _mm256_loadu_si256(lanes[l].add(at).cast())
-        }))
-    }
-
-    #[derive(Clone, Copy)]
-    struct Avx2(__m256i);
-
-    impl Vector for Avx2 {
-        const LANES: usize = 8;
-        #[inline(always)]
-        unsafe fn splat(x: u32) -> Self {
-            Avx2(_mm256_set1_epi32(x as i32))
-        }
-        #[inline(always)]
-        unsafe fn add(a: Self, b: Self) -> Self {
-            Avx2(_mm256_add_epi32(a.0, b.0))
-        }
-        #[inline(always)]
-        unsafe fn f(b: Self, c: Self, d: Self) -> Self {
-            Avx2(_mm256_xor_si256(
-                d.0,
-                _mm256_and_si256(b.0, _mm256_xor_si256(c.0, d.0)),
-            ))
-        }
-        #[inline(always)]
-        unsafe fn g(b: Self, c: Self, d: Self) -> Self {
-            Avx2(_mm256_or_si256(
-                _mm256_and_si256(b.0, d.0),
-                _mm256_andnot_si256(d.0, c.0),
-            ))
-        }
-        #[inline(always)]
-        unsafe fn h(b: Self, c: Self, d: Self) -> Self {
-            Avx2(_mm256_xor_si256(_mm256_xor_si256(b.0, c.0), d.0))
-        }
-        #[inline(always)]
-        unsafe fn i(b: Self, c: Self, d: Self) -> Self {
-            let not_d = _mm256_xor_si256(d.0, _mm256_set1_epi32(-1));
-            Avx2(_mm256_xor_si256(c.0, _mm256_or_si256(b.0, not_d)))
-        }
-        #[inline(always)]
-        unsafe fn rotl(x: Self, s: u32) -> Self {
-            let left = _mm256_sll_epi32(x.0, _mm_cvtsi32_si128(s as i32));
-            let right = _mm256_srl_epi32(x.0, _mm_cvtsi32_si128(32 - s as i32));
-            Avx2(_mm256_or_si256(left, right))
-        }
-        #[inline(always)]
-        unsafe fn load(words: *const u32) -> Self {
-            Avx2(_mm256_loadu_si256(words.cast()))
-        }
-        #[inline(always)]
-        unsafe fn store(self, words: *mut u32) {
-            _mm256_storeu_si256(words.cast(), self.0)
-        }
-        #[inline(always)]
-        unsafe fn message(lanes: &[*const u8], offset: usize) -> [Self; 16] {
-            let low = message_half8(lanes, offset);
-            let high = message_half8(lanes, offset + 32);
-            std::array::from_fn(|j| Avx2(if j < 8 { low[j] } else { high[j - 8] }))
-        }
-    }
-
-    #[derive(Clone, Copy)]
-    struct Avx512(__m512i);
-
-    impl Vector for Avx512 {
-        const LANES: usize = 16;
-        #[inline(always)]
-        unsafe fn splat(x: u32) -> Self {
-            Avx512(_mm512_set1_epi32(x as i32))
-        }
-        #[inline(always)]
-        unsafe fn add(a: Self, b: Self) -> Self {
-            Avx512(_mm512_add_epi32(a.0, b.0))
-        }
-        // Three-input logic in one instruction: the immediate is the truth
-        // table of (b, c, d) -> result, bit index b*4 + c*2 + d.
-        #[inline(always)]
-        unsafe fn f(b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0xCA>(b.0, c.0, d.0))
-        }
-        #[inline(always)]
-        unsafe fn g(b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0xE4>(b.0, c.0, d.0))
-        }
-        #[inline(always)]
-        unsafe fn h(b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0x96>(b.0, c.0, d.0))
-        }
-        #[inline(always)]
-        unsafe fn i(b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0x39>(b.0, c.0, d.0))
-        }
-        #[inline(always)]
-        unsafe fn rotl(x: Self, s: u32) -> Self {
-            Avx512(_mm512_rolv_epi32(x.0, _mm512_set1_epi32(s as i32)))
-        }
-        #[inline(always)]
-        unsafe fn load(words: *const u32) -> Self {
-            Avx512(_mm512_loadu_si512(words.cast()))
-        }
-        #[inline(always)]
-        unsafe fn store(self, words: *mut u32) {
-            _mm512_storeu_si512(words.cast(), self.0)
-        }
-        #[inline(always)]
-        unsafe fn message(lanes: &[*const u8], offset: usize) -> [Self; 16] {
-            let (first, second) = lanes.split_at(8);
-            let low = [message_half8(first, offset), message_half8(second, offset)];
-            let high = [
-                message_half8(first, offset + 32),
-                message_half8(second, offset + 32),
-            ];
-            std::array::from_fn(|j| {
-                let halves = if j < 8 { &low } else { &high };
-                let w = j % 8;
-                Avx512(_mm512_inserti64x4::<1>(
-                    _mm512_castsi256_si512(halves[0][w]),
-                    halves[1][w],
-                ))
-            })
         }
     }
 

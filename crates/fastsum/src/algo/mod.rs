@@ -8,6 +8,7 @@
 //! compiled once per algorithm with no virtual call per block.
 
 mod blake;
+mod lanes;
 mod md5;
 pub mod md5_lanes;
 mod rustcrypto;

@@ -89,28 +89,7 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_op_in_unsafe_fn)]
 mod x86 {
-    use super::super::md5_lanes::x86::message_half8;
-    use std::arch::x86_64::*;
-
-    trait Vector: Copy {
-        const LANES: usize;
-        unsafe fn splat(x: u32) -> Self;
-        unsafe fn add(a: Self, b: Self) -> Self;
-        unsafe fn xor(a: Self, b: Self) -> Self;
-        unsafe fn rotl(x: Self, s: u32) -> Self;
-        /// `(b & c) | (!b & d)`
-        unsafe fn ch(b: Self, c: Self, d: Self) -> Self;
-        /// `b ^ c ^ d`
-        unsafe fn parity(b: Self, c: Self, d: Self) -> Self;
-        /// `(b & c) | (b & d) | (c & d)`
-        unsafe fn maj(b: Self, c: Self, d: Self) -> Self;
-        /// `a ^ b ^ c`, then `^ d` (the schedule's four-way xor).
-        unsafe fn xor4(a: Self, b: Self, c: Self, d: Self) -> Self;
-        unsafe fn load(words: *const u32) -> Self;
-        unsafe fn store(self, words: *mut u32);
-        /// The 16 big-endian message words of each lane's block at `offset`.
-        unsafe fn message(lanes: &[*const u8], offset: usize) -> [Self; 16];
-    }
+    use super::super::lanes::x86::{Avx2, Avx512, Vector};
 
     #[inline(always)]
     unsafe fn kernel<V: Vector>(states: &mut [[u32; 5]], pointers: &[*const u8], blocks: usize) {
@@ -128,7 +107,7 @@ mod x86 {
             V::splat(0xca62_c1d6),
         ];
         for block in 0..blocks {
-            let mut w = V::message(&pointers[..V::LANES], block * 64);
+            let mut w = V::message_le(&pointers[..V::LANES], block * 64).map(|v| v.bswap());
             let [mut a, mut b, mut c, mut d, mut e] = h;
             for t in 0..80 {
                 if t >= 16 {
@@ -141,7 +120,7 @@ mod x86 {
                     w[t % 16] = V::rotl(x, 1);
                 }
                 let f = match t / 20 {
-                    0 => V::ch(b, c, d),
+                    0 => V::choose(b, c, d),
                     2 => V::maj(b, c, d),
                     _ => V::parity(b, c, d),
                 };
@@ -168,143 +147,6 @@ mod x86 {
             for w in 0..5 {
                 state[w] = words[w][lane];
             }
-        }
-    }
-
-    #[derive(Clone, Copy)]
-    struct Avx2(__m256i);
-
-    impl Vector for Avx2 {
-        const LANES: usize = 8;
-        #[inline(always)]
-        unsafe fn splat(x: u32) -> Self {
-            Avx2(_mm256_set1_epi32(x as i32))
-        }
-        #[inline(always)]
-        unsafe fn add(a: Self, b: Self) -> Self {
-            Avx2(_mm256_add_epi32(a.0, b.0))
-        }
-        #[inline(always)]
-        unsafe fn xor(a: Self, b: Self) -> Self {
-            Avx2(_mm256_xor_si256(a.0, b.0))
-        }
-        #[inline(always)]
-        unsafe fn rotl(x: Self, s: u32) -> Self {
-            let left = _mm256_sll_epi32(x.0, _mm_cvtsi32_si128(s as i32));
-            let right = _mm256_srl_epi32(x.0, _mm_cvtsi32_si128(32 - s as i32));
-            Avx2(_mm256_or_si256(left, right))
-        }
-        #[inline(always)]
-        unsafe fn ch(b: Self, c: Self, d: Self) -> Self {
-            Avx2(_mm256_xor_si256(
-                d.0,
-                _mm256_and_si256(b.0, _mm256_xor_si256(c.0, d.0)),
-            ))
-        }
-        #[inline(always)]
-        unsafe fn parity(b: Self, c: Self, d: Self) -> Self {
-            Avx2(_mm256_xor_si256(_mm256_xor_si256(b.0, c.0), d.0))
-        }
-        #[inline(always)]
-        unsafe fn maj(b: Self, c: Self, d: Self) -> Self {
-            let bc = _mm256_and_si256(b.0, c.0);
-            Avx2(_mm256_or_si256(
-                bc,
-                _mm256_and_si256(d.0, _mm256_or_si256(b.0, c.0)),
-            ))
-        }
-        #[inline(always)]
-        unsafe fn xor4(a: Self, b: Self, c: Self, d: Self) -> Self {
-            Self::xor(Self::xor(a, b), Self::xor(c, d))
-        }
-        #[inline(always)]
-        unsafe fn load(words: *const u32) -> Self {
-            Avx2(_mm256_loadu_si256(words.cast()))
-        }
-        #[inline(always)]
-        unsafe fn store(self, words: *mut u32) {
-            _mm256_storeu_si256(words.cast(), self.0)
-        }
-        #[inline(always)]
-        unsafe fn message(lanes: &[*const u8], offset: usize) -> [Self; 16] {
-            let swap = _mm256_setr_epi8(
-                3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11,
-                10, 9, 8, 15, 14, 13, 12,
-            );
-            let low = message_half8(lanes, offset);
-            let high = message_half8(lanes, offset + 32);
-            std::array::from_fn(|j| {
-                let v = if j < 8 { low[j] } else { high[j - 8] };
-                Avx2(_mm256_shuffle_epi8(v, swap))
-            })
-        }
-    }
-
-    #[derive(Clone, Copy)]
-    struct Avx512(__m512i);
-
-    impl Vector for Avx512 {
-        const LANES: usize = 16;
-        #[inline(always)]
-        unsafe fn splat(x: u32) -> Self {
-            Avx512(_mm512_set1_epi32(x as i32))
-        }
-        #[inline(always)]
-        unsafe fn add(a: Self, b: Self) -> Self {
-            Avx512(_mm512_add_epi32(a.0, b.0))
-        }
-        #[inline(always)]
-        unsafe fn xor(a: Self, b: Self) -> Self {
-            Avx512(_mm512_xor_si512(a.0, b.0))
-        }
-        #[inline(always)]
-        unsafe fn rotl(x: Self, s: u32) -> Self {
-            Avx512(_mm512_rolv_epi32(x.0, _mm512_set1_epi32(s as i32)))
-        }
-        #[inline(always)]
-        unsafe fn ch(b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0xCA>(b.0, c.0, d.0))
-        }
-        #[inline(always)]
-        unsafe fn parity(b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0x96>(b.0, c.0, d.0))
-        }
-        #[inline(always)]
-        unsafe fn maj(b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0xE8>(b.0, c.0, d.0))
-        }
-        #[inline(always)]
-        unsafe fn xor4(a: Self, b: Self, c: Self, d: Self) -> Self {
-            Avx512(_mm512_ternarylogic_epi32::<0x96>(
-                a.0,
-                b.0,
-                Self::xor(c, d).0,
-            ))
-        }
-        #[inline(always)]
-        unsafe fn load(words: *const u32) -> Self {
-            Avx512(_mm512_loadu_si512(words.cast()))
-        }
-        #[inline(always)]
-        unsafe fn store(self, words: *mut u32) {
-            _mm512_storeu_si512(words.cast(), self.0)
-        }
-        #[inline(always)]
-        unsafe fn message(lanes: &[*const u8], offset: usize) -> [Self; 16] {
-            let swap128 = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
-            let swap = _mm512_broadcast_i32x4(swap128);
-            let (first, second) = lanes.split_at(8);
-            let low = [message_half8(first, offset), message_half8(second, offset)];
-            let high = [
-                message_half8(first, offset + 32),
-                message_half8(second, offset + 32),
-            ];
-            std::array::from_fn(|j| {
-                let halves = if j < 8 { &low } else { &high };
-                let w = j % 8;
-                let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(halves[0][w]), halves[1][w]);
-                Avx512(_mm512_shuffle_epi8(v, swap))
-            })
         }
     }
 
