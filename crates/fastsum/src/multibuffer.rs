@@ -772,42 +772,15 @@ mod tests {
             .collect()
     }
 
-    /// Hashes `files` (contents) as one batch at `width`; returns each
-    /// job's result by operand index.
+    /// Hashes `files` (contents) with MD5 at `width`, in batches taken
+    /// while earlier ones are in flight; each job's result by index.
     fn run(
         width: LaneWidth,
         dir: &std::path::Path,
         files: &[Vec<u8>],
     ) -> Vec<Result<Hashed, String>> {
-        let mut batch: Vec<Job> = files
-            .iter()
-            .enumerate()
-            .map(|(i, content)| {
-                let path = dir.join(format!("f{i}"));
-                std::fs::write(&path, content).unwrap();
-                Job {
-                    operand: i,
-                    source: Operand::Path(path),
-                }
-            })
-            .collect();
-        let mut results = vec![None; files.len()];
-        let mut hasher = MultiBufferHasher::new(Kernel::Md5(width), FileHasher::new());
-        let mut record = |job: Job, result: Result<Hashed, ErrorKind>| {
-            assert!(results[job.operand].is_none(), "reported twice");
-            results[job.operand] = Some(result.map_err(|e| e.to_string()));
-        };
-        // In two batches, the second taken while the first is in flight.
-        let mut second = batch.split_off(batch.len() / 2);
-        hasher.hash_batch(Algorithm::Md5, &mut batch, &mut record);
-        assert!(batch.is_empty());
-        hasher.hash_batch(Algorithm::Md5, &mut second, &mut record);
-        hasher.flush(Algorithm::Md5, &mut record);
-        assert!(!hasher.in_flight());
-        results
-            .into_iter()
-            .map(|r| r.expect("every job reported"))
-            .collect()
+        let files: Vec<(Vec<u8>, Option<u64>)> = files.iter().map(|f| (f.clone(), None)).collect();
+        run_with_failures(Kernel::Md5(width), dir, &files)
     }
 
     #[test]

@@ -996,8 +996,9 @@ mod tests {
         FileStamp::of(&std::fs::metadata(path).unwrap())
     }
 
-    #[test]
-    fn stored_entries_come_back_only_for_the_same_stamp() {
+    /// A directory with file `f` ("abc") and a cache holding its MD5,
+    /// stored as settled.
+    fn one_stored_entry() -> (tempfile::TempDir, PathBuf, FileStamp, Digest, Cache) {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f");
         std::fs::write(&file, b"abc").unwrap();
@@ -1011,6 +1012,12 @@ mod tests {
             digest,
         };
         assert_eq!(cache.store(Algorithm::Md5, &[entry], later).unwrap(), 1);
+        (dir, file, stamp, digest, cache)
+    }
+
+    #[test]
+    fn stored_entries_come_back_only_for_the_same_stamp() {
+        let (dir, file, stamp, digest, mut cache) = one_stored_entry();
         let snapshot = cache
             .load(Algorithm::Md5, &[dir.path().to_path_buf()])
             .unwrap();
@@ -1026,18 +1033,7 @@ mod tests {
 
     #[test]
     fn a_row_that_fails_its_check_is_a_miss_never_an_answer() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        std::fs::write(&file, b"abc").unwrap();
-        let stamp = stamp_of(&file);
-        let later = now_ns() + 10 * 1_000_000_000;
-        let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
-        let entry = NewEntry {
-            path: file.clone(),
-            stamp,
-            digest: Algorithm::Md5.hash_bytes(b"abc"),
-        };
-        cache.store(Algorithm::Md5, &[entry], later).unwrap();
+        let (dir, file, stamp, _, mut cache) = one_stored_entry();
         // Flip one bit of the stored digest, as a damaged page would.
         let blob: Vec<u8> = cache
             .connection
