@@ -610,24 +610,7 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
             None => engine::hash_operands(&o.tree, &operands, &progress, &mut sink),
             Some((_, session)) => {
                 engine::hash_operands_with(&o.tree, &operands, &progress, &mut sink, |options| {
-                    let files = || {
-                        FileHasher::with_strategy(options.strategy)
-                            .parallel_large_files(options.threads > 1)
-                            .count_bytes_in(progress.bytes_done.clone())
-                    };
-                    // Misses go through the SIMD lanes as an uncached run's
-                    // files do (not with --io=mmap, which lanes do not do).
-                    let lanes = (options.strategy != fastsum::ReadStrategy::Mmap)
-                        .then(|| {
-                            MultiBufferHasher::for_algorithm(
-                                options.algorithm,
-                                options.threads,
-                                files(),
-                            )
-                            .ok()
-                        })
-                        .flatten();
-                    CachingBatchHasher::new(session.clone(), files()).with_lanes(lanes)
+                    caching_stage(session, options, &progress)
                 })
             }
         };
@@ -649,6 +632,25 @@ fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
         }
     }
     ok
+}
+
+/// A worker's hashing stage with the cache in front: hits answered from
+/// `session`, misses read through the SIMD lanes as an uncached run's files
+/// are (not with `--io=mmap`, which lanes do not do).
+fn caching_stage(
+    session: &Arc<CacheSession>,
+    options: &TreeOptions,
+    progress: &Progress,
+) -> CachingBatchHasher {
+    let files = || {
+        FileHasher::with_strategy(options.strategy)
+            .parallel_large_files(options.threads > 1)
+            .count_bytes_in(progress.bytes_done.clone())
+    };
+    let lanes = (options.strategy != fastsum::ReadStrategy::Mmap)
+        .then(|| MultiBufferHasher::for_algorithm(options.algorithm, options.threads, files()).ok())
+        .flatten();
+    CachingBatchHasher::new(session.clone(), files()).with_lanes(lanes)
 }
 
 /// Opens the cache at `path`, saying once if it had to be rebuilt; a cache
@@ -756,20 +758,17 @@ enum CheckItem {
     },
 }
 
-/// Hashes the files of a chunk of check lines through the pipeline, one
-/// run per algorithm met; `None` for the lines left to `digest_named`
-/// (standard input, misformatted lines, and everything when the cache is
-/// on, which has its own path).
+/// Hashes the files of a chunk of check lines through the pipeline (with
+/// the cache in front when it is on), one run per algorithm met; `None`
+/// for the lines left to `digest_named` (standard input, misformatted
+/// lines, and an algorithm whose cache entries could not be loaded).
 fn prefetch_digests(
-    run: &Run,
+    run: &mut Run,
     o: &Options,
     items: &[CheckItem],
 ) -> Vec<Option<Result<fastsum::Digest, ErrorKind>>> {
     let mut results: Vec<Option<Result<fastsum::Digest, ErrorKind>>> =
         items.iter().map(|_| None).collect();
-    if run.check_cache.is_some() {
-        return results;
-    }
     let mut algorithms: Vec<Algorithm> = Vec::new();
     for item in items {
         if let CheckItem::Entry { algorithm, .. } = item {
@@ -795,14 +794,35 @@ fn prefetch_digests(
         options.algorithm = algorithm;
         options.recursive = false;
         options.order = engine::Order::Unordered;
-        let finished = engine::hash_operands(&options, &operands, &Progress::default(), |record| {
+        let session = match run.check_cache.take() {
+            None => None,
+            Some(mut state) => {
+                let session = state.session(algorithm);
+                say_notice(run, &mut state.cache);
+                run.check_cache = Some(state);
+                match session {
+                    Some(session) => Some(session),
+                    None => continue,
+                }
+            }
+        };
+        let progress = Progress::default();
+        let record = |record: Record| {
             let result = match record.outcome {
                 Outcome::Hashed(hashed) => Ok(hashed.digest),
                 Outcome::Failed(kind) => Err(kind),
                 _ => return,
             };
             results[indices[record.operand]] = Some(result);
-        });
+        };
+        let finished = match &session {
+            None => engine::hash_operands(&options, &operands, &progress, record),
+            Some(session) => {
+                engine::hash_operands_with(&options, &operands, &progress, record, |options| {
+                    caching_stage(session, options, &progress)
+                })
+            }
+        };
         if finished.is_err() {
             // Left to digest_named, line by line.
             for &i in &indices {
