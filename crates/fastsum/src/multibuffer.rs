@@ -369,7 +369,7 @@ impl Lane {
         ) else {
             return Ok(hashed);
         };
-        let after = FileStamp::of(&file.metadata()?);
+        let after = FileStamp::of_stat(&crate::io::fstat(file)?);
         if after != opened || hashed.size != opened.size {
             return Err(ErrorKind::ChangedWhileReading);
         }
@@ -493,11 +493,11 @@ impl MultiBufferHasher {
             return Ok(Opened::Stdin);
         };
         let file = directory.open(path)?;
-        let metadata = file.metadata()?;
-        if !metadata.is_file() || metadata.len() == 0 {
+        let stamp = FileStamp::of_stat(&crate::io::fstat(&file)?);
+        if !stamp.is_file() || stamp.size == 0 {
             return Ok(Opened::Scalar(file));
         }
-        Ok(Opened::Lane(file, FileStamp::of(&metadata)))
+        Ok(Opened::Lane(file, stamp))
     }
 
     /// Runs the lanes. Without `drain`, returns as soon as a lane is idle

@@ -7,7 +7,7 @@
 //! were a fifth of the CPU of an uncached MD5 run and a third of a cached
 //! one.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString, OsStr};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Default)]
 pub struct DirectoryCursor {
     current: Option<(PathBuf, OwnedFd)>,
+    /// The last name resolved, NUL-terminated (reused: no allocation per
+    /// file).
+    name: Vec<u8>,
 }
 
 impl DirectoryCursor {
@@ -28,21 +31,30 @@ impl DirectoryCursor {
     }
 
     /// The open directory of `path` and its last component; `None` when
-    /// `path` has no file name or its directory cannot be opened (then the
-    /// full path's own error is the one to report).
-    fn resolve<'p>(&mut self, path: &'p Path) -> Option<(&OwnedFd, CString, &'p Path)> {
-        let name = path.file_name()?;
-        let parent = match path.parent()? {
-            p if p.as_os_str().is_empty() => Path::new("."),
-            p => p,
+    /// `path` has no plain last name (it ends in `/`, `.` or `..`) or its
+    /// directory cannot be opened (then the full path's own error is the
+    /// one to report).
+    ///
+    /// The path is split at its last `/` as bytes: `Path::file_name` and
+    /// `Path::parent` parse components, a measurable cost per file.
+    fn resolve(&mut self, path: &Path) -> Option<(&OwnedFd, &CStr)> {
+        let bytes = path.as_os_str().as_bytes();
+        let (parent, name) = match bytes.iter().rposition(|&b| b == b'/') {
+            Some(0) => (&b"/"[..], &bytes[1..]),
+            Some(slash) => (&bytes[..slash], &bytes[slash + 1..]),
+            None => (&b"."[..], bytes),
         };
+        if matches!(name, b"" | b"." | b"..") || name.contains(&0) {
+            return None;
+        }
         // Bytes, not `Path` equality (which compares component by
         // component, a measurable cost per file).
         let same = self
             .current
             .as_ref()
-            .is_some_and(|(p, _)| p.as_os_str().as_bytes() == parent.as_os_str().as_bytes());
+            .is_some_and(|(p, _)| p.as_os_str().as_bytes() == parent);
         if !same {
+            let parent = Path::new(OsStr::from_bytes(parent));
             let directory = File::options()
                 .read(true)
                 .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
@@ -50,9 +62,12 @@ impl DirectoryCursor {
                 .ok()?;
             self.current = Some((parent.to_path_buf(), directory.into()));
         }
-        let name = CString::new(name.as_bytes()).ok()?;
+        self.name.clear();
+        self.name.extend_from_slice(name);
+        self.name.push(0);
+        let name = CStr::from_bytes_with_nul(&self.name).ok()?;
         let (_, fd) = self.current.as_ref()?;
-        Some((fd, name, parent))
+        Some((fd, name))
     }
 
     /// The directory `path`'s file is in, as spelled in `path` (`.` for a
@@ -63,7 +78,7 @@ impl DirectoryCursor {
 
     /// Opens `path` for reading, as `File::open` does (following symlinks).
     pub fn open(&mut self, path: &Path) -> io::Result<File> {
-        let Some((directory, name, _)) = self.resolve(path) else {
+        let Some((directory, name)) = self.resolve(path) else {
             return File::open(path);
         };
         // SAFETY: `directory` is an open descriptor we own, `name` is
@@ -90,7 +105,7 @@ impl DirectoryCursor {
         let status = match self.resolve(path) {
             // SAFETY: `directory` is an open descriptor we own, `name` is
             // NUL-terminated, `st` is the buffer type fstatat writes.
-            Some((directory, name, _)) => unsafe {
+            Some((directory, name)) => unsafe {
                 libc::fstatat(directory.as_raw_fd(), name.as_ptr(), &mut st, 0)
             },
             None => {
@@ -139,5 +154,26 @@ mod tests {
             cursor.stat(&dir.path().join("nodir/x")).unwrap_err().kind(),
             io::ErrorKind::NotFound
         );
+    }
+
+    #[test]
+    fn names_that_are_not_plain_take_the_full_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("a")).unwrap();
+        std::fs::write(dir.path().join("a/one"), b"1").unwrap();
+        let mut cursor = DirectoryCursor::new();
+        let is_dir = |st: libc::stat| st.st_mode & libc::S_IFMT == libc::S_IFDIR;
+        // A name right under `/`.
+        assert!(is_dir(cursor.stat(Path::new("/tmp")).unwrap()));
+        // `.`, `..` and a trailing slash name the directory itself.
+        for name in ["a/.", "a/..", "a/"] {
+            let path = PathBuf::from(format!("{}/{name}", dir.path().display()));
+            assert!(is_dir(cursor.stat(&path).unwrap()), "{name}");
+        }
+        // A slash too many is still the file.
+        let doubled = PathBuf::from(format!("{}/a//one", dir.path().display()));
+        assert_eq!(cursor.stat(&doubled).unwrap().st_size, 1);
+        let file_as_dir = PathBuf::from(format!("{}/a/one/", dir.path().display()));
+        assert!(cursor.open(&file_as_dir).is_err());
     }
 }
