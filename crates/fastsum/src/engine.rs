@@ -11,9 +11,18 @@
 //!            result channel ◄── Vec<Record> ── workers × threads, each a BatchHasher
 //!                  │
 //!                  ▼
-//!  collector (caller's thread): per operand, sorts by path bytes once the
-//!  operand is complete, then calls `sink` (or at once with Order::Unordered)
+//!  collector (caller's thread): puts records back in the feeder's order
+//!  and calls `sink` as soon as the next one is in (or at once with
+//!  Order::Unordered)
 //! ```
+//!
+//! In sorted order the feeder walks each directory on its own thread with
+//! [`walk::walk_sorted`], which yields paths in byte order, and numbers
+//! every job and record as it goes; the collector only has to restore that
+//! numbering. Output streams while the run goes on, and the collector holds
+//! only the records that finished ahead of an earlier one, never the whole
+//! tree. With `--unordered` the walk is [`walk::walk`], on several
+//! threads.
 //!
 //! The hashing stage is the [`BatchHasher`] trait: a worker hands it a batch
 //! of files, not one file, so that a multi-lane hasher (several independent
@@ -22,7 +31,6 @@
 //! walk, the ordering or the output.
 
 use std::collections::VecDeque;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -39,8 +47,6 @@ use crate::walk::{self, SpecialKind, WalkItem, WalkOptions};
 /// fewer through [`BatchHasher::max_batch`]).
 pub const MAX_BATCH_FILES: usize = 64;
 
-/// Operands with at least this many records are sorted on every core.
-const PARALLEL_SORT_MIN: usize = 16 * 1024;
 /// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
 const JOB_QUEUE: usize = 16 * 1024;
 
@@ -106,6 +112,9 @@ pub enum Operand {
 pub struct Job {
     /// Index of the operand it came from.
     pub operand: usize,
+    /// Its place in the output (every job and walk record of a run has
+    /// its own, counted from 0 with no gaps).
+    pub seq: u64,
     /// Where its bytes come from.
     pub source: Operand,
 }
@@ -137,6 +146,8 @@ pub enum Outcome {
 pub struct Record {
     /// Index of the operand it belongs to.
     pub operand: usize,
+    /// Its place in the output (see [`Job::seq`]).
+    pub seq: u64,
     /// The path as the user will see it (`-` for standard input).
     pub path: PathBuf,
     /// What happened.
@@ -267,11 +278,6 @@ pub struct Progress {
 
 enum Message {
     Records(Vec<Record>),
-    /// All records of the operand are sent or will be: there are `count`.
-    OperandComplete {
-        operand: usize,
-        count: usize,
-    },
 }
 
 /// Hashes every operand (walking directories when `options.recursive`) on
@@ -350,7 +356,8 @@ pub fn hash_operands_with<B: BatchHasher>(
     Ok(())
 }
 
-/// The feeder: turns operands into jobs, walking directories.
+/// The feeder: turns operands into jobs, walking directories, and numbers
+/// every job and walk record in output order.
 fn feed(
     options: &TreeOptions,
     operands: &[Operand],
@@ -358,6 +365,7 @@ fn feed(
     results: Sender<Message>,
     progress: &Progress,
 ) {
+    let next_seq = AtomicU64::new(0);
     for (index, operand) in operands.iter().enumerate() {
         let path = match operand {
             Operand::Path(path) if options.recursive && path.is_dir() => path,
@@ -365,24 +373,21 @@ fn feed(
                 progress.files_found.fetch_add(1, Ordering::Relaxed);
                 let job = Job {
                     operand: index,
+                    seq: next_seq.fetch_add(1, Ordering::Relaxed),
                     source: operand.clone(),
                 };
                 let _ = jobs.send(job);
-                let _ = results.send(Message::OperandComplete {
-                    operand: index,
-                    count: 1,
-                });
                 continue;
             }
         };
-        let count = AtomicU64::new(0);
         let sink = |item: WalkItem| {
-            count.fetch_add(1, Ordering::Relaxed);
+            let seq = next_seq.fetch_add(1, Ordering::Relaxed);
             let (path, outcome) = match item {
                 WalkItem::File { path } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);
                     let job = Job {
                         operand: index,
+                        seq,
                         source: Operand::Path(path),
                     };
                     let _ = jobs.send(job);
@@ -396,17 +401,17 @@ fn feed(
             };
             let record = Record {
                 operand: index,
+                seq,
                 path,
                 outcome,
             };
             let _ = results.send(Message::Records(vec![record]));
         };
-        // Globs were validated up front, so this cannot fail.
-        let _ = walk::walk(path, &options.walk, &sink);
-        let _ = results.send(Message::OperandComplete {
-            operand: index,
-            count: count.load(Ordering::Relaxed) as usize,
-        });
+        // Globs were validated up front, so neither can fail.
+        let _ = match options.order {
+            Order::Sorted => walk::walk_sorted(path, &options.walk, &mut |item| sink(item)),
+            Order::Unordered => walk::walk(path, &options.walk, &sink),
+        };
     }
 }
 
@@ -478,6 +483,7 @@ fn record_of(job: Job, result: std::result::Result<Hashed, ErrorKind>) -> Record
     };
     Record {
         operand: job.operand,
+        seq: job.seq,
         path,
         outcome,
     }
@@ -495,97 +501,34 @@ fn report(records: Vec<Record>, results: &Sender<Message>, progress: &Progress) 
     results.send(Message::Records(records)).is_ok()
 }
 
-/// Records of one operand waiting for the rest of it.
-#[derive(Default)]
-struct PendingOperand {
-    records: Vec<Record>,
-    expected: Option<usize>,
-}
-
 /// The collector: hands records to `sink` in `order`.
 fn collect(order: Order, results: Receiver<Message>, sink: &mut impl FnMut(Record)) {
     if order == Order::Unordered {
-        for message in results {
-            if let Message::Records(records) = message {
-                records.into_iter().for_each(&mut *sink);
-            }
+        for Message::Records(records) in results {
+            records.into_iter().for_each(&mut *sink);
         }
         return;
     }
-    // pending[0] is operand `next`.
-    let mut next = 0usize;
-    let mut pending: VecDeque<PendingOperand> = VecDeque::new();
-    for message in results {
-        let (operand, records, expected) = match message {
-            Message::Records(records) => {
-                let Some(first) = records.first() else {
-                    continue;
-                };
-                // Records in one message always share an operand unless they
-                // come from a worker's batch; file them one by one then.
-                if records.iter().all(|r| r.operand == first.operand) {
-                    (first.operand, records, None)
-                } else {
-                    for record in records {
-                        let slot = slot(&mut pending, next, record.operand);
-                        slot.records.push(record);
-                    }
-                    emit_ready(&mut pending, &mut next, sink);
-                    continue;
-                }
+    // waiting[i] is the record numbered next + i, if it is in.
+    let mut next = 0u64;
+    let mut waiting: VecDeque<Option<Record>> = VecDeque::new();
+    for Message::Records(records) in results {
+        for record in records {
+            let place = usize::try_from(record.seq - next).expect("a place in memory");
+            if waiting.len() <= place {
+                waiting.resize_with(place + 1, || None);
             }
-            Message::OperandComplete { operand, count } => (operand, Vec::new(), Some(count)),
-        };
-        let slot = slot(&mut pending, next, operand);
-        slot.records.extend(records);
-        if expected.is_some() {
-            slot.expected = expected;
+            waiting[place] = Some(record);
         }
-        emit_ready(&mut pending, &mut next, sink);
-    }
-}
-
-fn slot(
-    pending: &mut VecDeque<PendingOperand>,
-    next: usize,
-    operand: usize,
-) -> &mut PendingOperand {
-    let index = operand - next;
-    if pending.len() <= index {
-        pending.resize_with(index + 1, PendingOperand::default);
-    }
-    &mut pending[index]
-}
-
-/// Hands out every complete operand at the front, sorted by path bytes.
-fn emit_ready(
-    pending: &mut VecDeque<PendingOperand>,
-    next: &mut usize,
-    sink: &mut impl FnMut(Record),
-) {
-    while let Some(front) = pending.front() {
-        if front.expected != Some(front.records.len()) {
-            break;
+        while let Some(Some(_)) = waiting.front() {
+            let record = waiting.pop_front().flatten().expect("front is in");
+            sink(record);
+            next += 1;
         }
-        let mut done = pending.pop_front().expect("front exists");
-        let by_path = |a: &Record, b: &Record| {
-            a.path
-                .as_os_str()
-                .as_bytes()
-                .cmp(b.path.as_os_str().as_bytes())
-        };
-        // A large operand is sorted once all of it is in, when the workers
-        // are done: on every core (100,000 files: 21 ms of a 299 ms run was
-        // this sort on one thread).
-        if done.records.len() >= PARALLEL_SORT_MIN {
-            use rayon::slice::ParallelSliceMut;
-            done.records.par_sort_unstable_by(by_path);
-        } else {
-            done.records.sort_unstable_by(by_path);
-        }
-        done.records.into_iter().for_each(&mut *sink);
-        *next += 1;
     }
+    // Every number is used once, so nothing is left; should a record be
+    // missing, the rest still go out in order.
+    waiting.into_iter().flatten().for_each(&mut *sink);
 }
 
 #[cfg(test)]

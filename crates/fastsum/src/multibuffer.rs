@@ -799,10 +799,12 @@ mod tests {
             let mut batch = vec![
                 Job {
                     operand: 0,
+                    seq: 0,
                     source: Operand::Path(steady.clone()),
                 },
                 Job {
                     operand: 1,
+                    seq: 0,
                     source: Operand::Path(moving.clone()),
                 },
             ];
@@ -920,20 +922,24 @@ mod tests {
         let mut batch = vec![
             Job {
                 operand: 0,
+                seq: 0,
                 source: Operand::Path(dir.path().join("missing")),
             },
             Job {
                 operand: 1,
+                seq: 0,
                 source: Operand::Path(good.clone()),
             },
             // A directory opens but cannot be read: EISDIR from the scalar path.
             Job {
                 operand: 2,
+                seq: 0,
                 source: Operand::Path(dir.path().to_path_buf()),
             },
             // Reading it fails with EIO partway (procfs: length 0, scalar).
             Job {
                 operand: 3,
+                seq: 0,
                 source: Operand::Path(PathBuf::from("/proc/self/mem")),
             },
         ];
@@ -976,6 +982,7 @@ mod tests {
                 std::fs::write(&path, content).unwrap();
                 Job {
                     operand: i,
+                    seq: 0,
                     source: Operand::Path(path),
                 }
             })

@@ -115,37 +115,18 @@ pub enum WalkItem {
 /// An invalid exclude glob is the only error returned; everything else
 /// arrives as [`WalkItem::Error`].
 pub fn walk(root: &Path, options: &WalkOptions, sink: &(dyn Fn(WalkItem) + Sync)) -> Result<()> {
-    let excludes = if options.excludes.is_empty() {
-        None
-    } else {
-        Some(exclude_overrides(root, &options.excludes)?)
-    };
-    // The root is walked even when it is a symbolic link to a directory.
-    let root_stat = match stat_path(root.as_os_str().as_bytes()) {
-        Ok(st) => st,
-        Err(e) => {
-            sink(WalkItem::Error(Error::with_path(root, e)));
+    let (walker, top) = match Walker::new(root, options)? {
+        Ok(start) => start,
+        Err(item) => {
+            sink(item);
             return Ok(());
         }
     };
-    let ancestry = options.follow_links.then(|| {
-        Arc::new(Ancestor {
-            dev: root_stat.st_dev,
-            ino: root_stat.st_ino,
-            path: root.to_path_buf(),
-            parent: None,
-        })
-    });
-    let walker = Walker {
-        options,
-        excludes,
+    let walk = ParallelWalk {
+        walker: &walker,
         sink,
-        root_dev: root_stat.st_dev,
         queue: Mutex::new(Queue {
-            directories: vec![Directory {
-                path: root.as_os_str().as_bytes().to_vec(),
-                ancestry,
-            }],
+            directories: vec![top],
             busy: 0,
         }),
         ready: Condvar::new(),
@@ -155,13 +136,47 @@ pub fn walk(root: &Path, options: &WalkOptions, sink: &(dyn Fn(WalkItem) + Sync)
         n => n,
     };
     if threads == 1 {
-        walker.run();
+        walk.run();
     } else {
         std::thread::scope(|scope| {
             for _ in 0..threads {
-                scope.spawn(|| walker.run());
+                scope.spawn(|| walk.run());
             }
         });
+    }
+    Ok(())
+}
+
+/// Walks `root` on the calling thread and hands every item to `sink` in
+/// the byte order of their paths: the order sorting the whole list would
+/// give, without holding it. Each directory's entries are sorted by name,
+/// a directory's name taken with a `/` after it (`a.txt` comes before the
+/// files of `a/`, as `.` sorts before `/`), and each subdirectory is walked
+/// at its place. A directory that cannot be read is reported at its place.
+///
+/// An invalid exclude glob is the only error returned; everything else
+/// arrives as [`WalkItem::Error`].
+pub fn walk_sorted(
+    root: &Path,
+    options: &WalkOptions,
+    sink: &mut dyn FnMut(WalkItem),
+) -> Result<()> {
+    let (walker, top) = match Walker::new(root, options)? {
+        Ok(start) => start,
+        Err(item) => {
+            sink(item);
+            return Ok(());
+        }
+    };
+    let mut stack = vec![walker.sorted_entries(&top)];
+    while let Some(entries) = stack.last_mut() {
+        match entries.next() {
+            None => {
+                stack.pop();
+            }
+            Some(Found::Item(item)) => sink(item),
+            Some(Found::Directory(directory)) => stack.push(walker.sorted_entries(&directory)),
+        }
     }
     Ok(())
 }
@@ -204,16 +219,15 @@ struct Queue {
     busy: usize,
 }
 
-struct Walker<'a> {
-    options: &'a WalkOptions,
-    excludes: Option<ignore::overrides::Override>,
+/// A walk on several threads, sharing a stack of directories.
+struct ParallelWalk<'a> {
+    walker: &'a Walker<'a>,
     sink: &'a (dyn Fn(WalkItem) + Sync),
-    root_dev: libc::dev_t,
     queue: Mutex<Queue>,
     ready: Condvar,
 }
 
-impl Walker<'_> {
+impl ParallelWalk<'_> {
     /// One walker thread: reads directories until there are none left.
     fn run(&self) {
         let mut found = Vec::new();
@@ -229,7 +243,15 @@ impl Walker<'_> {
             };
             queue.busy += 1;
             drop(queue);
-            self.read(directory, &mut found);
+            let read = self
+                .walker
+                .read(&directory, &mut |_, _, entry| match entry {
+                    Found::Item(item) => (self.sink)(item),
+                    Found::Directory(child) => found.push(child),
+                });
+            if let Err(e) = read {
+                (self.sink)(error_at(&directory.path, e));
+            }
             queue = self.queue.lock().expect("walk queue");
             queue.busy -= 1;
             let more = !found.is_empty();
@@ -239,29 +261,88 @@ impl Walker<'_> {
             }
         }
     }
+}
 
-    /// Reports the files of `directory` and adds its subdirectories to
-    /// `found`.
-    fn read(&self, directory: Directory, found: &mut Vec<Directory>) {
-        let mut reader = match DirectoryReader::open(&directory.path) {
-            Ok(reader) => reader,
-            Err(e) => return self.fail(&directory.path, e),
+/// What every walk shares: the options, the excludes and the root's device.
+struct Walker<'a> {
+    options: &'a WalkOptions,
+    excludes: Option<ignore::overrides::Override>,
+    root_dev: libc::dev_t,
+}
+
+impl<'a> Walker<'a> {
+    /// The walker and the root as the first directory to read; the root's
+    /// error as an item if it cannot be stat-ed. The root is walked even
+    /// when it is a symbolic link to a directory.
+    fn new(
+        root: &Path,
+        options: &'a WalkOptions,
+    ) -> Result<std::result::Result<(Walker<'a>, Directory), WalkItem>> {
+        let excludes = if options.excludes.is_empty() {
+            None
+        } else {
+            Some(exclude_overrides(root, &options.excludes)?)
         };
+        let root_stat = match stat_path(root.as_os_str().as_bytes()) {
+            Ok(st) => st,
+            Err(e) => return Ok(Err(WalkItem::Error(Error::with_path(root, e)))),
+        };
+        let ancestry = options.follow_links.then(|| {
+            Arc::new(Ancestor {
+                dev: root_stat.st_dev,
+                ino: root_stat.st_ino,
+                path: root.to_path_buf(),
+                parent: None,
+            })
+        });
+        let walker = Walker {
+            options,
+            excludes,
+            root_dev: root_stat.st_dev,
+        };
+        let top = Directory {
+            path: root.as_os_str().as_bytes().to_vec(),
+            ancestry,
+        };
+        Ok(Ok((walker, top)))
+    }
+
+    /// The entries of `directory` in the order [`walk_sorted`] reports
+    /// them; an error reading it comes last.
+    fn sorted_entries(&self, directory: &Directory) -> std::vec::IntoIter<Found> {
+        let mut entries: Vec<(usize, bool, Found)> = Vec::new();
+        let read = self.read(directory, &mut |name, is_dir, found| {
+            entries.push((name.len(), is_dir, found));
+        });
+        fn name(found: &Found, len: usize) -> &[u8] {
+            let path = found.path_bytes();
+            &path[path.len().saturating_sub(len)..]
+        }
+        entries.sort_unstable_by(|a, b| compare_names(name(&a.2, a.0), a.1, name(&b.2, b.0), b.1));
+        let mut entries: Vec<Found> = entries.into_iter().map(|(_, _, found)| found).collect();
+        if let Err(e) = read {
+            entries.push(Found::Item(error_at(&directory.path, e)));
+        }
+        entries.into_iter()
+    }
+
+    /// Reads `directory` and hands each entry to `found`, in `readdir`'s
+    /// order, with its name and whether it is a directory (after following
+    /// a link). An error opening or reading `directory` itself is returned
+    /// (entries read before it were handed on).
+    fn read(
+        &self,
+        directory: &Directory,
+        found: &mut dyn FnMut(&[u8], bool, Found),
+    ) -> io::Result<()> {
+        let mut reader = DirectoryReader::open(&directory.path)?;
         let mut path = directory.path.clone();
         if path.last() != Some(&b'/') {
             path.push(b'/');
         }
         let base = path.len();
         let fd = reader.fd();
-        loop {
-            let entry = match reader.next() {
-                Ok(Some(entry)) => entry,
-                Ok(None) => break,
-                Err(e) => {
-                    self.fail(&directory.path, e);
-                    break;
-                }
-            };
+        while let Some(entry) = reader.next()? {
             let name = entry.name;
             if name == b"." || name == b".." {
                 continue;
@@ -272,7 +353,7 @@ impl Walker<'_> {
                 libc::DT_UNKNOWN => match stat_at(fd, name, false) {
                     Ok(st) => st.st_mode & libc::S_IFMT,
                     Err(e) => {
-                        self.fail(&path, e);
+                        found(name, false, Found::Item(error_at(&path, e)));
                         continue;
                     }
                 },
@@ -286,7 +367,7 @@ impl Walker<'_> {
                 match stat_at(fd, name, true) {
                     Ok(st) => (st.st_mode & libc::S_IFMT, Some(st)),
                     Err(e) => {
-                        self.fail(&path, e);
+                        found(name, false, Found::Item(error_at(&path, e)));
                         continue;
                     }
                 }
@@ -298,8 +379,8 @@ impl Walker<'_> {
                 continue;
             }
             if is_dir {
-                if let Some(child) = self.descend(fd, name, &path, link_target, &directory) {
-                    found.push(child);
+                if let Some(child) = self.descend(fd, name, &path, link_target, directory) {
+                    found(name, true, child);
                 }
                 continue;
             }
@@ -309,13 +390,15 @@ impl Walker<'_> {
                 None if kind == libc::S_IFREG => WalkItem::File { path: file },
                 None => continue,
             };
-            (self.sink)(item);
+            found(name, false, Found::Item(item));
         }
+        Ok(())
     }
 
     /// The subdirectory `name` (at `path`) as a directory to read, unless
-    /// it is on another file system with `--one-file-system`, or (links
-    /// followed) one of its own ancestors, which is reported as a loop.
+    /// it is on another file system with `--one-file-system` (`None`); a
+    /// subdirectory that cannot be stat-ed, or (links followed) that is one
+    /// of its own ancestors, is an error item.
     fn descend(
         &self,
         dir_fd: RawFd,
@@ -323,16 +406,13 @@ impl Walker<'_> {
         path: &[u8],
         followed: Option<libc::stat>,
         parent: &Directory,
-    ) -> Option<Directory> {
+    ) -> Option<Found> {
         let needs_stat = self.options.one_file_system || parent.ancestry.is_some();
         let st = match followed {
             Some(st) => Some(st),
             None if needs_stat => match stat_at(dir_fd, name, self.options.follow_links) {
                 Ok(st) => Some(st),
-                Err(e) => {
-                    self.fail(path, e);
-                    return None;
-                }
+                Err(e) => return Some(Found::Item(error_at(path, e))),
             },
             None => None,
         };
@@ -348,8 +428,7 @@ impl Walker<'_> {
                             ancestor: ancestor.path.clone(),
                         },
                     );
-                    (self.sink)(WalkItem::Error(error));
-                    return None;
+                    return Some(Found::Item(WalkItem::Error(error)));
                 }
                 Some(Arc::new(Ancestor {
                     dev: st.st_dev,
@@ -360,10 +439,10 @@ impl Walker<'_> {
             }
             _ => None,
         };
-        Some(Directory {
+        Some(Found::Directory(Directory {
             path: path.to_vec(),
             ancestry,
-        })
+        }))
     }
 
     fn is_excluded(&self, path: &[u8], is_dir: bool) -> bool {
@@ -373,11 +452,44 @@ impl Walker<'_> {
                 .is_ignore()
         })
     }
+}
 
-    fn fail(&self, path: &[u8], error: io::Error) {
-        let path = Path::new(OsStr::from_bytes(path));
-        (self.sink)(WalkItem::Error(Error::with_path(path, error)));
+/// One entry of a directory as the walk classifies it.
+enum Found {
+    /// Something to report: a file, a special file, an error.
+    Item(WalkItem),
+    /// A subdirectory to read.
+    Directory(Directory),
+}
+
+impl Found {
+    /// The path of the entry (every item the walk makes has one).
+    fn path_bytes(&self) -> &[u8] {
+        let path = match self {
+            Found::Item(WalkItem::File { path } | WalkItem::Special { path, .. }) => path,
+            Found::Item(WalkItem::Error(error)) => error.path().unwrap_or(Path::new("")),
+            Found::Directory(directory) => return &directory.path,
+        };
+        path.as_os_str().as_bytes()
     }
+}
+
+/// Orders two names of one directory as their paths sort, a directory's
+/// name standing for every path under it: as if it ended in `/`.
+fn compare_names(a: &[u8], a_is_dir: bool, b: &[u8], b_is_dir: bool) -> std::cmp::Ordering {
+    let common = a.len().min(b.len());
+    a[..common].cmp(&b[..common]).then_with(|| {
+        let slash = |is_dir: bool| is_dir.then_some(&b'/');
+        a[common..]
+            .iter()
+            .chain(slash(a_is_dir))
+            .cmp(b[common..].iter().chain(slash(b_is_dir)))
+    })
+}
+
+/// `error` as the walk item for `path`.
+fn error_at(path: &[u8], error: io::Error) -> WalkItem {
+    WalkItem::Error(Error::with_path(Path::new(OsStr::from_bytes(path)), error))
 }
 
 /// The special kind of an `S_IFMT` file type, if it is one.
@@ -564,6 +676,50 @@ mod tests {
             assert_eq!(files, expected, "{threads} threads");
             assert!(other.is_empty());
         }
+    }
+
+    #[test]
+    fn the_sorted_walk_gives_the_order_of_sorting_every_path() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // Names that sort around `/` (0x2f): ' ', '-', '.', '0', 'A', and
+        // bytes past ASCII.
+        let dirs: [&[u8]; 6] = [b"a", b"a b", b"a.d", b"a/b", b"a/b.c", b"z\xff"];
+        let files: [&[u8]; 13] = [
+            b"a.txt",
+            b"a-",
+            b"a0",
+            b"A",
+            b"a b/x",
+            b"a.d/y",
+            b"a/b/c",
+            b"a/b.c/d",
+            b"a/b/c.txt",
+            b"a/b-",
+            b"a/b0",
+            b"z\xff/q",
+            b"\xc3\xa9",
+        ];
+        for d in dirs {
+            std::fs::create_dir_all(root.join(OsStr::from_bytes(d))).unwrap();
+        }
+        for f in files {
+            std::fs::write(root.join(OsStr::from_bytes(f)), "x").unwrap();
+        }
+        let mut expected: Vec<Vec<u8>> = files
+            .iter()
+            .map(|f| root.join(OsStr::from_bytes(f)).into_os_string().into_vec())
+            .collect();
+        expected.sort();
+        let mut walked = Vec::new();
+        walk_sorted(root, &WalkOptions::default(), &mut |item| {
+            if let WalkItem::File { path } = item {
+                walked.push(path.into_os_string().into_vec());
+            }
+        })
+        .unwrap();
+        assert_eq!(walked, expected);
     }
 
     #[test]

@@ -103,6 +103,7 @@ mod tests {
     fn line(path: &[u8], outcome: Outcome) -> String {
         let record = Record {
             operand: 0,
+            seq: 0,
             path: PathBuf::from(OsStr::from_bytes(path)),
             outcome,
         };
