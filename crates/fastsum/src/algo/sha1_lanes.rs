@@ -1,10 +1,11 @@
 //! Multi-buffer SHA-1: independent messages advanced together in SIMD
 //! lanes, as [`super::md5_lanes`] does for MD5. Measured against the SHA-NI
 //! single stream in `docs/BENCHMARKS.md` (`cargo bench -p fastsum --bench
-//! hashing -- sha1_lanes`); not yet wired into the pipeline.
+//! hashing -- sha1_lanes`); `crate::multibuffer` runs it for `-a sha1`.
 //!
-//! Widths: AVX2 (8 lanes) and AVX-512 (16 lanes; three-input logic and
-//! rotates in one instruction, byte swaps need AVX-512BW).
+//! Widths: AVX2 (8 lanes), AVX-512 (16 lanes; three-input logic and
+//! rotates in one instruction, byte swaps need AVX-512BW) and AVX-512 with
+//! two 16-lane groups interleaved step by step (32 lanes), as MD5's widest.
 
 /// A SIMD width for [`compress_lanes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,6 +14,8 @@ pub enum Sha1Width {
     Avx2,
     /// 16 lanes of AVX-512F/BW.
     Avx512,
+    /// 32 lanes: two interleaved 16-lane AVX-512F/BW groups.
+    Avx512x2,
 }
 
 impl Sha1Width {
@@ -21,6 +24,7 @@ impl Sha1Width {
         match self {
             Sha1Width::Avx2 => 8,
             Sha1Width::Avx512 => 16,
+            Sha1Width::Avx512x2 => 32,
         }
     }
 
@@ -30,7 +34,7 @@ impl Sha1Width {
         {
             match self {
                 Sha1Width::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-                Sha1Width::Avx512 => {
+                Sha1Width::Avx512 | Sha1Width::Avx512x2 => {
                     std::arch::is_x86_feature_detected!("avx512f")
                         && std::arch::is_x86_feature_detected!("avx512bw")
                         && std::arch::is_x86_feature_detected!("avx2")
@@ -65,7 +69,7 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
     assert!(width.is_supported(), "not supported here");
     assert!(states.len() >= lanes && data.len() >= lanes);
     assert!(data[..lanes].iter().all(|d| d.len() >= blocks * 64));
-    let mut pointers = [std::ptr::null::<u8>(); 16];
+    let mut pointers = [std::ptr::null::<u8>(); 32];
     for (p, d) in pointers.iter_mut().zip(data) {
         *p = d.as_ptr();
     }
@@ -76,6 +80,7 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
         match width {
             Sha1Width::Avx2 => x86::compress_avx2(states, &pointers, blocks),
             Sha1Width::Avx512 => x86::compress_avx512(states, &pointers, blocks),
+            Sha1Width::Avx512x2 => x86::compress_avx512x2(states, &pointers, blocks),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -91,15 +96,24 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
 mod x86 {
     use super::super::lanes::x86::{Avx2, Avx512, Vector};
 
+    /// `G` groups of `V::LANES` lanes, interleaved step by step so that the
+    /// groups' dependency chains overlap.
     #[inline(always)]
-    unsafe fn kernel<V: Vector>(states: &mut [[u32; 5]], pointers: &[*const u8], blocks: usize) {
-        let mut words = [[0u32; 16]; 5];
-        for (lane, state) in states[..V::LANES].iter().enumerate() {
+    unsafe fn kernel<V: Vector, const G: usize>(
+        states: &mut [[u32; 5]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        let lanes = V::LANES * G;
+        let mut words = [[0u32; 32]; 5];
+        for (lane, state) in states[..lanes].iter().enumerate() {
             for w in 0..5 {
                 words[w][lane] = state[w];
             }
         }
-        let mut h: [V; 5] = std::array::from_fn(|w| V::load(words[w].as_ptr()));
+        let mut h: [[V; 5]; G] = std::array::from_fn(|g| {
+            std::array::from_fn(|w| V::load(words[w][g * V::LANES..].as_ptr()))
+        });
         let k = [
             V::splat(0x5a82_7999),
             V::splat(0x6ed9_eba1),
@@ -107,43 +121,46 @@ mod x86 {
             V::splat(0xca62_c1d6),
         ];
         for block in 0..blocks {
-            let mut w = V::message_le(&pointers[..V::LANES], block * 64).map(|v| v.bswap());
-            let [mut a, mut b, mut c, mut d, mut e] = h;
+            let mut w: [[V; 16]; G] = std::array::from_fn(|g| {
+                V::message_le(&pointers[g * V::LANES..(g + 1) * V::LANES], block * 64)
+                    .map(|v| v.bswap())
+            });
+            let mut s = h;
             for t in 0..80 {
-                if t >= 16 {
-                    let x = V::xor4(
-                        w[(t - 3) % 16],
-                        w[(t - 8) % 16],
-                        w[(t - 14) % 16],
-                        w[t % 16],
-                    );
-                    w[t % 16] = V::rotl(x, 1);
+                for g in 0..G {
+                    let w = &mut w[g];
+                    let [a, b, c, d, e] = s[g];
+                    if t >= 16 {
+                        let x = V::xor4(
+                            w[(t - 3) % 16],
+                            w[(t - 8) % 16],
+                            w[(t - 14) % 16],
+                            w[t % 16],
+                        );
+                        w[t % 16] = V::rotl(x, 1);
+                    }
+                    let f = match t / 20 {
+                        0 => V::choose(b, c, d),
+                        2 => V::maj(b, c, d),
+                        _ => V::parity(b, c, d),
+                    };
+                    let kw = V::add(k[t / 20], w[t % 16]);
+                    let temp = V::add(V::add(V::rotl(a, 5), f), V::add(e, kw));
+                    s[g] = [temp, a, V::rotl(b, 30), c, d];
                 }
-                let f = match t / 20 {
-                    0 => V::choose(b, c, d),
-                    2 => V::maj(b, c, d),
-                    _ => V::parity(b, c, d),
-                };
-                let kw = V::add(k[t / 20], w[t % 16]);
-                let temp = V::add(V::add(V::rotl(a, 5), f), V::add(e, kw));
-                e = d;
-                d = c;
-                c = V::rotl(b, 30);
-                b = a;
-                a = temp;
             }
-            h = [
-                V::add(h[0], a),
-                V::add(h[1], b),
-                V::add(h[2], c),
-                V::add(h[3], d),
-                V::add(h[4], e),
-            ];
+            for g in 0..G {
+                for i in 0..5 {
+                    h[g][i] = V::add(h[g][i], s[g][i]);
+                }
+            }
         }
-        for (w, v) in h.iter().enumerate() {
-            v.store(words[w].as_mut_ptr());
+        for (g, h) in h.iter().enumerate() {
+            for (w, v) in h.iter().enumerate() {
+                v.store(words[w][g * V::LANES..].as_mut_ptr());
+            }
         }
-        for (lane, state) in states[..V::LANES].iter_mut().enumerate() {
+        for (lane, state) in states[..lanes].iter_mut().enumerate() {
             for w in 0..5 {
                 state[w] = words[w][lane];
             }
@@ -158,7 +175,7 @@ mod x86 {
         pointers: &[*const u8],
         blocks: usize,
     ) {
-        kernel::<Avx2>(states, pointers, blocks)
+        kernel::<Avx2, 1>(states, pointers, blocks)
     }
 
     /// # Safety
@@ -170,7 +187,19 @@ mod x86 {
         pointers: &[*const u8],
         blocks: usize,
     ) {
-        kernel::<Avx512>(states, pointers, blocks)
+        kernel::<Avx512, 1>(states, pointers, blocks)
+    }
+
+    /// # Safety
+    /// AVX-512F/BW and AVX2 present; `pointers[..32]` readable for
+    /// `blocks * 64` bytes.
+    #[target_feature(enable = "avx512f,avx512bw,avx2")]
+    pub(super) unsafe fn compress_avx512x2(
+        states: &mut [[u32; 5]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        kernel::<Avx512, 2>(states, pointers, blocks)
     }
 }
 
@@ -192,7 +221,7 @@ mod tests {
 
     #[test]
     fn every_supported_width_matches_the_sha1_crate() {
-        for width in [Sha1Width::Avx2, Sha1Width::Avx512] {
+        for width in [Sha1Width::Avx2, Sha1Width::Avx512, Sha1Width::Avx512x2] {
             if !width.is_supported() {
                 continue;
             }
