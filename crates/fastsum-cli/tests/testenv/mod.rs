@@ -98,7 +98,35 @@ impl TestEnv {
     /// Runs `fastsum` under its own name with `args`, killing it and failing
     /// the test if it has not finished within `limit` (a hang is a bug).
     pub fn fastsum_within(&self, limit: std::time::Duration, args: &[&[u8]]) -> Outcome {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastsum"));
+        self.fastsum_within_as(None, limit, args)
+    }
+
+    /// [`TestEnv::fastsum_within`] as user and group `uid` if given (a test
+    /// running as root uses it to meet permissions as anyone else does).
+    pub fn fastsum_within_as(
+        &self,
+        uid: Option<u32>,
+        limit: std::time::Duration,
+        args: &[&[u8]],
+    ) -> Outcome {
+        // Another user may not reach the build's directory (a clone under
+        // /root): it runs a copy from a directory anyone can enter.
+        let copy = uid.map(|_| {
+            use std::os::unix::fs::PermissionsExt as _;
+            let dir = tempfile::tempdir().expect("temp dir");
+            fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+            let exe = dir.path().join("fastsum");
+            fs::copy(env!("CARGO_BIN_EXE_fastsum"), &exe).expect("copy fastsum");
+            (dir, exe)
+        });
+        let exe = copy
+            .as_ref()
+            .map_or(Path::new(env!("CARGO_BIN_EXE_fastsum")), |c| &c.1);
+        let mut cmd = Command::new(exe);
+        if let Some(uid) = uid {
+            use std::os::unix::process::CommandExt as _;
+            cmd.uid(uid).gid(uid);
+        }
         cmd.arg0("fastsum")
             .args(args.iter().map(|a| OsStr::from_bytes(a)))
             .current_dir(self.path())
