@@ -636,6 +636,83 @@ mod tests {
         assert_eq!(sorted, unordered);
     }
 
+    /// A hashing stage taking one file at a time that holds the file named
+    /// `last` until `seen` says the sink has had an earlier record (or ten
+    /// seconds pass).
+    struct HoldingLast {
+        last: &'static str,
+        seen: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+        waited_in_vain: Arc<std::sync::atomic::AtomicBool>,
+        files: ScalarBatchHasher,
+    }
+
+    impl BatchHasher for HoldingLast {
+        fn max_batch(&self) -> usize {
+            1
+        }
+
+        fn hash_batch(
+            &mut self,
+            algorithm: Algorithm,
+            batch: &mut Vec<Job>,
+            done: &mut dyn FnMut(Job, std::result::Result<Hashed, ErrorKind>),
+        ) {
+            let is_last = batch
+                .iter()
+                .any(|job| matches!(&job.source, Operand::Path(p) if p.ends_with(self.last)));
+            if is_last {
+                let (seen, signal) = &*self.seen;
+                let guard = seen.lock().unwrap();
+                let (guard, _) = signal
+                    .wait_timeout_while(guard, std::time::Duration::from_secs(10), |seen| !*seen)
+                    .unwrap();
+                if !*guard {
+                    self.waited_in_vain.store(true, Ordering::Relaxed);
+                }
+            }
+            self.files.hash_batch(algorithm, batch, done);
+        }
+    }
+
+    #[test]
+    fn sorted_output_streams_before_the_walk_is_hashed() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..100 {
+            std::fs::write(dir.path().join(format!("f{i:03}")), i.to_string()).unwrap();
+        }
+        let seen = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+        let waited_in_vain = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut options = TreeOptions::new(Algorithm::Md5);
+        options.recursive = true;
+        options.threads = 2;
+        let mut names = Vec::new();
+        hash_operands_with(
+            &options,
+            &[Operand::Path(dir.path().to_path_buf())],
+            &Progress::default(),
+            |r| {
+                if r.path.ends_with("f050") {
+                    *seen.0.lock().unwrap() = true;
+                    seen.1.notify_all();
+                }
+                names.push(r.path);
+            },
+            |_| HoldingLast {
+                last: "f099",
+                seen: seen.clone(),
+                waited_in_vain: waited_in_vain.clone(),
+                files: ScalarBatchHasher::new(FileHasher::new()),
+            },
+        )
+        .unwrap();
+        assert!(
+            !waited_in_vain.load(Ordering::Relaxed),
+            "f050 was held back until the whole directory was hashed"
+        );
+        assert_eq!(names.len(), 100);
+        assert!(names.windows(2).all(|w| w[0] < w[1]));
+    }
+
     /// A hashing stage that records the batches it was given.
     struct Recording(Arc<std::sync::Mutex<Vec<usize>>>, ScalarBatchHasher);
 
