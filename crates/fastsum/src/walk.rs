@@ -44,7 +44,8 @@ pub struct WalkOptions {
     pub one_file_system: bool,
     /// Gitignore-style globs of paths to leave out.
     pub excludes: Vec<String>,
-    /// Walker threads (0: let the walker choose).
+    /// Threads of [`walk`] (0: let the walker choose); [`walk_sorted`]
+    /// walks on the caller's thread.
     pub threads: usize,
 }
 
