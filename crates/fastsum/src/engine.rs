@@ -322,7 +322,8 @@ pub fn hash_operands_with<B: BatchHasher>(
     }
     options.threads = options.threads.max(1);
     if options.walk.threads == 0 {
-        // Half as many walkers as workers: with multi-buffer MD5 the
+        // For --unordered (a sorted run walks on the feeder's thread):
+        // half as many walkers as workers, as with multi-buffer MD5 the
         // workers need the cores more (2 cores, tree: 290 vs 300 ms;
         // small files: 334 vs 348 ms, one walker against two).
         options.walk.threads = (options.threads / 2).max(1);
