@@ -105,12 +105,13 @@ fn md5_lanes(bencher: Bencher, width: &str) {
 
 /// The multi-buffer SHA-1 kernel at each width, next to the
 /// single stream (SHA-NI where the CPU has it) on the same bytes.
-#[divan::bench(args = ["single", "avx2", "avx512", "avx512x2"])]
+#[divan::bench(args = ["single", "avx2", "avx2x2", "avx512", "avx512x2"])]
 fn sha1_lanes(bencher: Bencher, width: &str) {
     use fastsum::algo::sha1_lanes::{compress_lanes, Sha1Width, INIT};
     const PER_LANE: usize = 16 * 1024;
     let width = match width {
         "avx2" => Sha1Width::Avx2,
+        "avx2x2" => Sha1Width::Avx2x2,
         "avx512" => Sha1Width::Avx512,
         "avx512x2" => Sha1Width::Avx512x2,
         _ => {

@@ -12,6 +12,8 @@
 pub enum Sha1Width {
     /// 8 lanes of AVX2.
     Avx2,
+    /// 16 lanes: two interleaved 8-lane AVX2 groups.
+    Avx2x2,
     /// 16 lanes of AVX-512F/BW.
     Avx512,
     /// 32 lanes: two interleaved 16-lane AVX-512F/BW groups.
@@ -23,6 +25,7 @@ impl Sha1Width {
     pub fn lanes(self) -> usize {
         match self {
             Sha1Width::Avx2 => 8,
+            Sha1Width::Avx2x2 => 16,
             Sha1Width::Avx512 => 16,
             Sha1Width::Avx512x2 => 32,
         }
@@ -33,7 +36,9 @@ impl Sha1Width {
         #[cfg(target_arch = "x86_64")]
         {
             match self {
-                Sha1Width::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+                Sha1Width::Avx2 | Sha1Width::Avx2x2 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                }
                 Sha1Width::Avx512 | Sha1Width::Avx512x2 => {
                     std::arch::is_x86_feature_detected!("avx512f")
                         && std::arch::is_x86_feature_detected!("avx512bw")
@@ -79,6 +84,7 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
     unsafe {
         match width {
             Sha1Width::Avx2 => x86::compress_avx2(states, &pointers, blocks),
+            Sha1Width::Avx2x2 => x86::compress_avx2x2(states, &pointers, blocks),
             Sha1Width::Avx512 => x86::compress_avx512(states, &pointers, blocks),
             Sha1Width::Avx512x2 => x86::compress_avx512x2(states, &pointers, blocks),
         }
@@ -179,6 +185,17 @@ mod x86 {
     }
 
     /// # Safety
+    /// AVX2 present; `pointers[..16]` readable for `blocks * 64` bytes.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn compress_avx2x2(
+        states: &mut [[u32; 5]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        kernel::<Avx2, 2>(states, pointers, blocks)
+    }
+
+    /// # Safety
     /// AVX-512F/BW and AVX2 present; `pointers[..16]` readable for
     /// `blocks * 64` bytes.
     #[target_feature(enable = "avx512f,avx512bw,avx2")]
@@ -221,7 +238,12 @@ mod tests {
 
     #[test]
     fn every_supported_width_matches_the_sha1_crate() {
-        for width in [Sha1Width::Avx2, Sha1Width::Avx512, Sha1Width::Avx512x2] {
+        for width in [
+            Sha1Width::Avx2,
+            Sha1Width::Avx2x2,
+            Sha1Width::Avx512,
+            Sha1Width::Avx512x2,
+        ] {
             if !width.is_supported() {
                 continue;
             }
