@@ -25,11 +25,9 @@
 //!   `readdir` and `stat`) are reported with their path, and the walk goes on.
 
 use std::ffi::{CStr, CString, OsStr, OsString};
-use std::fs::FileType;
 use std::io;
 use std::os::fd::RawFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -63,18 +61,14 @@ pub enum SpecialKind {
 }
 
 impl SpecialKind {
-    /// The kind of `file_type`, if it is special.
-    pub fn of(file_type: FileType) -> Option<SpecialKind> {
-        if file_type.is_fifo() {
-            Some(SpecialKind::Fifo)
-        } else if file_type.is_socket() {
-            Some(SpecialKind::Socket)
-        } else if file_type.is_char_device() {
-            Some(SpecialKind::CharDevice)
-        } else if file_type.is_block_device() {
-            Some(SpecialKind::BlockDevice)
-        } else {
-            None
+    /// The kind of an `S_IFMT` file type, if it is special.
+    pub fn of_mode(kind: u32) -> Option<SpecialKind> {
+        match kind & libc::S_IFMT {
+            libc::S_IFIFO => Some(SpecialKind::Fifo),
+            libc::S_IFSOCK => Some(SpecialKind::Socket),
+            libc::S_IFCHR => Some(SpecialKind::CharDevice),
+            libc::S_IFBLK => Some(SpecialKind::BlockDevice),
+            _ => None,
         }
     }
 
@@ -284,7 +278,7 @@ impl<'a> Walker<'a> {
         } else {
             Some(exclude_overrides(root, &options.excludes)?)
         };
-        let root_stat = match stat_path(root.as_os_str().as_bytes()) {
+        let root_stat = match crate::io::stat_path(root) {
             Ok(st) => st,
             Err(e) => return Ok(Err(WalkItem::Error(Error::with_path(root, e)))),
         };
@@ -351,7 +345,7 @@ impl<'a> Walker<'a> {
             path.truncate(base);
             path.extend_from_slice(name);
             let kind = match entry.kind {
-                libc::DT_UNKNOWN => match stat_at(fd, name, false) {
+                libc::DT_UNKNOWN => match stat_name(fd, name, false) {
                     Ok(st) => st.st_mode & libc::S_IFMT,
                     Err(e) => {
                         found(name, false, Found::Item(error_at(&path, e)));
@@ -365,7 +359,7 @@ impl<'a> Walker<'a> {
                 if !self.options.follow_links {
                     continue;
                 }
-                match stat_at(fd, name, true) {
+                match stat_name(fd, name, true) {
                     Ok(st) => (st.st_mode & libc::S_IFMT, Some(st)),
                     Err(e) => {
                         found(name, false, Found::Item(error_at(&path, e)));
@@ -386,7 +380,7 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let file = PathBuf::from(OsString::from_vec(path.clone()));
-            let item = match special_kind(kind) {
+            let item = match SpecialKind::of_mode(kind) {
                 Some(kind) => WalkItem::Special { path: file, kind },
                 None if kind == libc::S_IFREG => WalkItem::File { path: file },
                 None => continue,
@@ -411,7 +405,7 @@ impl<'a> Walker<'a> {
         let needs_stat = self.options.one_file_system || parent.ancestry.is_some();
         let st = match followed {
             Some(st) => Some(st),
-            None if needs_stat => match stat_at(dir_fd, name, self.options.follow_links) {
+            None if needs_stat => match stat_name(dir_fd, name, self.options.follow_links) {
                 Ok(st) => Some(st),
                 Err(e) => return Some(Found::Item(error_at(path, e))),
             },
@@ -488,32 +482,16 @@ fn compare_names(a: &[u8], a_is_dir: bool, b: &[u8], b_is_dir: bool) -> std::cmp
     })
 }
 
+/// `fstatat` of `name` (as `readdir` gave it: no NUL inside) in the
+/// directory open as `dir_fd`.
+fn stat_name(dir_fd: RawFd, name: &[u8], follow: bool) -> io::Result<libc::stat> {
+    let name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    crate::io::stat_at(dir_fd, &name, follow)
+}
+
 /// `error` as the walk item for `path`.
 fn error_at(path: &[u8], error: io::Error) -> WalkItem {
     WalkItem::Error(Error::with_path(Path::new(OsStr::from_bytes(path)), error))
-}
-
-/// The special kind of an `S_IFMT` file type, if it is one.
-fn special_kind(kind: u32) -> Option<SpecialKind> {
-    match kind {
-        libc::S_IFIFO => Some(SpecialKind::Fifo),
-        libc::S_IFSOCK => Some(SpecialKind::Socket),
-        libc::S_IFCHR => Some(SpecialKind::CharDevice),
-        libc::S_IFBLK => Some(SpecialKind::BlockDevice),
-        _ => None,
-    }
-}
-
-/// `stat` of a path, following links.
-fn stat_path(path: &[u8]) -> io::Result<libc::stat> {
-    let c_path = CString::new(path).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: `c_path` is NUL-terminated and `st` is the buffer stat writes.
-    if unsafe { libc::stat(c_path.as_ptr(), &mut st) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(st)
 }
 
 /// An open directory stream (`opendir`/`readdir`), closed on drop.
@@ -572,21 +550,6 @@ impl DirectoryReader {
         };
         Ok(Some(RawEntry { name, kind }))
     }
-}
-
-/// `fstatat` of `name` in the directory open as `dir_fd`, following a link
-/// if `follow`.
-fn stat_at(dir_fd: RawFd, name: &[u8], follow: bool) -> io::Result<libc::stat> {
-    let c_name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-    // SAFETY: the caller's reader keeps `dir_fd` open; `c_name` is
-    // NUL-terminated and `st` is the buffer fstatat writes.
-    if unsafe { libc::fstatat(dir_fd, c_name.as_ptr(), &mut st, flags) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(st)
 }
 
 impl Drop for DirectoryReader {

@@ -7,7 +7,7 @@
 //! were a fifth of the CPU of an uncached MD5 run and a third of a cached
 //! one.
 
-use std::ffi::{CStr, CString, OsStr};
+use std::ffi::{CStr, OsStr};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -100,25 +100,10 @@ impl DirectoryCursor {
 
     /// `stat(path)`, following symlinks, as `std::fs::metadata` does.
     pub fn stat(&mut self, path: &Path) -> io::Result<libc::stat> {
-        // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        let status = match self.resolve(path) {
-            // SAFETY: `directory` is an open descriptor we own, `name` is
-            // NUL-terminated, `st` is the buffer type fstatat writes.
-            Some((directory, name)) => unsafe {
-                libc::fstatat(directory.as_raw_fd(), name.as_ptr(), &mut st, 0)
-            },
-            None => {
-                let c_path = CString::new(path.as_os_str().as_bytes())
-                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-                // SAFETY: as above, with a NUL-terminated path.
-                unsafe { libc::stat(c_path.as_ptr(), &mut st) }
-            }
-        };
-        if status != 0 {
-            return Err(io::Error::last_os_error());
+        match self.resolve(path) {
+            Some((directory, name)) => super::stat_at(directory.as_raw_fd(), name, true),
+            None => super::stat_path(path),
         }
-        Ok(st)
     }
 }
 

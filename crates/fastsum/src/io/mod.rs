@@ -311,6 +311,32 @@ pub fn fstat(file: &File) -> io::Result<libc::stat> {
     Ok(st)
 }
 
+/// `fstatat` of `name` in the directory open as `dir_fd`, following a
+/// symbolic link if `follow`. `dir_fd` must stay open for the call.
+pub fn stat_at(
+    dir_fd: std::os::fd::RawFd,
+    name: &std::ffi::CStr,
+    follow: bool,
+) -> io::Result<libc::stat> {
+    // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+    // SAFETY: the caller keeps `dir_fd` open; `name` is NUL-terminated and
+    // `st` is the buffer fstatat writes.
+    if unsafe { libc::fstatat(dir_fd, name.as_ptr(), &mut st, flags) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// `stat` of `path`, following symbolic links.
+pub fn stat_path(path: &Path) -> io::Result<libc::stat> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    stat_at(libc::AT_FDCWD, &path, true)
+}
+
 /// Whether a `stat` buffer describes a regular file.
 pub fn is_regular(st: &libc::stat) -> bool {
     st.st_mode & libc::S_IFMT == libc::S_IFREG
