@@ -276,9 +276,8 @@ pub struct Progress {
     pub bytes_done: Arc<AtomicU64>,
 }
 
-enum Message {
-    Records(Vec<Record>),
-}
+/// What workers and the feeder send the collector: finished records.
+type Records = Vec<Record>;
 
 /// Hashes every operand (walking directories when `options.recursive`) on
 /// `options.threads` workers using [`ScalarBatchHasher`]s, and calls `sink`
@@ -331,7 +330,7 @@ pub fn hash_operands_with<B: BatchHasher>(
     let options = &options;
 
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<Message>();
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<Records>();
     std::thread::scope(|scope| {
         for _ in 0..options.threads {
             let job_rx = job_rx.clone();
@@ -363,7 +362,7 @@ fn feed(
     options: &TreeOptions,
     operands: &[Operand],
     jobs: Sender<Job>,
-    results: Sender<Message>,
+    results: Sender<Records>,
     progress: &Progress,
 ) {
     let next_seq = AtomicU64::new(0);
@@ -406,7 +405,7 @@ fn feed(
                 path,
                 outcome,
             };
-            let _ = results.send(Message::Records(vec![record]));
+            let _ = results.send(vec![record]);
         };
         // Globs were validated up front, so neither can fail.
         let _ = match options.order {
@@ -422,7 +421,7 @@ fn work<B: BatchHasher>(
     threads: usize,
     mut hasher: B,
     jobs: Receiver<Job>,
-    results: Sender<Message>,
+    results: Sender<Records>,
     progress: &Progress,
 ) {
     let max_batch = hasher.max_batch().clamp(1, MAX_BATCH_FILES);
@@ -492,20 +491,20 @@ fn record_of(job: Job, result: std::result::Result<Hashed, ErrorKind>) -> Record
 
 /// Sends a worker's finished records to the collector; false once the
 /// collector is gone.
-fn report(records: Vec<Record>, results: &Sender<Message>, progress: &Progress) -> bool {
+fn report(records: Vec<Record>, results: &Sender<Records>, progress: &Progress) -> bool {
     if records.is_empty() {
         return true;
     }
     progress
         .files_done
         .fetch_add(records.len() as u64, Ordering::Relaxed);
-    results.send(Message::Records(records)).is_ok()
+    results.send(records).is_ok()
 }
 
 /// The collector: hands records to `sink` in `order`.
-fn collect(order: Order, results: Receiver<Message>, sink: &mut impl FnMut(Record)) {
+fn collect(order: Order, results: Receiver<Records>, sink: &mut impl FnMut(Record)) {
     if order == Order::Unordered {
-        for Message::Records(records) in results {
+        for records in results {
             records.into_iter().for_each(&mut *sink);
         }
         return;
@@ -513,7 +512,7 @@ fn collect(order: Order, results: Receiver<Message>, sink: &mut impl FnMut(Recor
     // waiting[i] is the record numbered next + i, if it is in.
     let mut next = 0u64;
     let mut waiting: VecDeque<Option<Record>> = VecDeque::new();
-    for Message::Records(records) in results {
+    for records in results {
         for record in records {
             let place = usize::try_from(record.seq - next).expect("a place in memory");
             if waiting.len() <= place {
