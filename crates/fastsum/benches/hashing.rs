@@ -81,7 +81,7 @@ fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
 /// next to the single-stream compression on the same bytes ("scalar").
 #[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2"])]
 fn md5_lanes(bencher: Bencher, width: &str) {
-    use fastsum::algo::md5_lanes::{compress_lanes, LaneWidth};
+    use fastsum::simd::md5::{compress_lanes, LaneWidth};
     const PER_LANE: usize = 16 * 1024;
     let Some(width) = LaneWidth::ALL.into_iter().find(|w| w.name() == width) else {
         let data = vec![0x5au8; 32 * PER_LANE];
@@ -107,7 +107,7 @@ fn md5_lanes(bencher: Bencher, width: &str) {
 /// single stream (SHA-NI where the CPU has it) on the same bytes.
 #[divan::bench(args = ["single", "avx2", "avx2x2", "avx512", "avx512x2"])]
 fn sha1_lanes(bencher: Bencher, width: &str) {
-    use fastsum::algo::sha1_lanes::{compress_lanes, Sha1Width, INIT};
+    use fastsum::simd::sha1::{compress_lanes, Sha1Width, INIT};
     const PER_LANE: usize = 16 * 1024;
     let width = match width {
         "avx2" => Sha1Width::Avx2,

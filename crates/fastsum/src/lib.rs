@@ -23,18 +23,20 @@
 //! ```
 
 pub mod algo;
-pub mod bench;
 pub mod cache;
 pub mod digest;
-pub mod engine;
 pub mod error;
-pub mod io;
+pub mod fs;
 pub mod manifest;
-pub mod mmap;
-pub mod multibuffer;
+pub mod pipeline;
+pub mod read;
+pub mod simd;
+pub mod stage;
 pub mod walk;
 
 pub use algo::{Algorithm, StreamHasher};
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Result};
-pub use io::{hash_path, FileHasher, ReadStrategy};
+pub use pipeline::{Order, Outcome, Progress, Record, TreeHasher, TreeOptions};
+pub use read::{hash_path, FileHasher, ReadStrategy};
+pub use stage::Source;

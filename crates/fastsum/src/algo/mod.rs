@@ -8,11 +8,8 @@
 //! compiled once per algorithm with no virtual call per block.
 
 mod blake;
-mod lanes;
-mod md5;
-pub mod md5_lanes;
+pub(crate) mod md5;
 mod rustcrypto;
-pub mod sha1_lanes;
 mod xxh;
 
 use std::fmt;

@@ -14,7 +14,7 @@
 //! for programs (the choice ripgrep's JSON output makes, as a field).
 
 use crate::algo::Algorithm;
-use crate::engine::{Outcome, Record};
+use crate::pipeline::{Outcome, Record};
 
 /// Appends `record` as one JSON object and a newline to `out`.
 pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
@@ -94,7 +94,7 @@ fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Hashed;
+    use crate::stage::Hashed;
     use crate::walk::SpecialKind;
     use crate::ErrorKind;
     use std::ffi::OsStr;
@@ -117,10 +117,7 @@ mod tests {
     fn records_as_json_lines() {
         let digest = Algorithm::Md5.hash_bytes(b"abc");
         assert_eq!(
-            line(
-                b"d/a \"q\"\\\n",
-                Outcome::Hashed(Hashed { digest, size: 3 })
-            ),
+            line(b"d/a \"q\"\\\n", Outcome::Hashed(Hashed::new(digest, 3))),
             "{\"path\":\"d/a \\\"q\\\"\\\\\\n\",\"algorithm\":\"md5\",\
              \"digest\":\"900150983cd24fb0d6963f7d28e17f72\",\"size\":3}\n"
         );

@@ -13,17 +13,15 @@
 //! | [`LaneWidth::Avx512`] | 16 | AVX-512F (rotate and three-input logic in one instruction each) |
 //! | [`LaneWidth::Avx512x2`] | 32 | AVX-512F, two 16-lane groups interleaved |
 //!
-//! The widest the CPU supports is chosen at run time ([`LaneWidth::best`]);
-//! `FASTSUM_SIMD=scalar|sse2|avx2|avx2x2|avx512|avx512x2` forces one (an unsupported
-//! choice falls back to the best supported one below it; `scalar` turns
-//! the multi-buffer path off).
+//! The widest the CPU supports is chosen at run time, under the
+//! `FASTSUM_SIMD` ceiling, in [`super::platform`].
 //!
 //! This module only compresses whole blocks: [`compress_lanes`] advances
 //! each lane's state by the same number of 64-byte blocks. Padding, feeding
 //! lanes from files and refilling them is the scheduler's work
-//! (`crate::multibuffer`).
+//! (`crate::stage::lanes`).
 
-use super::md5::K;
+use crate::algo::md5::K;
 
 /// The most lanes any width has.
 pub const MAX_LANES: usize = 32;
@@ -76,20 +74,11 @@ impl LaneWidth {
 
     /// Whether this CPU can run it.
     pub fn is_supported(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            match self {
-                LaneWidth::Sse2 => true,
-                LaneWidth::Avx2 | LaneWidth::Avx2x2 => std::arch::is_x86_feature_detected!("avx2"),
-                LaneWidth::Avx512 | LaneWidth::Avx512x2 => {
-                    std::arch::is_x86_feature_detected!("avx512f")
-                        && std::arch::is_x86_feature_detected!("avx2")
-                }
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
+        let cpu = super::platform::cpu();
+        match self {
+            LaneWidth::Sse2 => cpu.sse2,
+            LaneWidth::Avx2 | LaneWidth::Avx2x2 => cpu.avx2,
+            LaneWidth::Avx512 | LaneWidth::Avx512x2 => cpu.avx512f && cpu.avx2,
         }
     }
 
@@ -97,39 +86,6 @@ impl LaneWidth {
     /// benchmarks).
     pub fn supported() -> Vec<LaneWidth> {
         Self::ALL.into_iter().filter(|w| w.is_supported()).collect()
-    }
-
-    /// The width to use: `FASTSUM_SIMD` if set (`scalar` means none),
-    /// else the fastest measured on this CPU that it supports (see
-    /// `docs/BENCHMARKS.md`). `None`: hash one stream at a time.
-    pub fn best() -> Option<LaneWidth> {
-        static CHOSEN: std::sync::OnceLock<Option<LaneWidth>> = std::sync::OnceLock::new();
-        *CHOSEN.get_or_init(|| {
-            let forced = std::env::var("FASTSUM_SIMD").ok();
-            Self::choose(forced.as_deref())
-        })
-    }
-
-    /// [`LaneWidth::best`] for a given `FASTSUM_SIMD` value.
-    pub fn choose(forced: Option<&str>) -> Option<LaneWidth> {
-        let ceiling = match forced.map(str::to_ascii_lowercase).as_deref() {
-            Some("scalar" | "none" | "off") => return None,
-            Some(name) => Self::ALL.into_iter().find(|w| w.name() == name),
-            None => None,
-        };
-        // Preference order, best first, as measured (docs/BENCHMARKS.md).
-        let preference = [
-            LaneWidth::Avx512x2,
-            LaneWidth::Avx512,
-            LaneWidth::Avx2x2,
-            LaneWidth::Avx2,
-            LaneWidth::Sse2,
-        ];
-        let start = ceiling.map_or(0, |c| preference.iter().position(|w| *w == c).unwrap_or(0));
-        preference[start..]
-            .iter()
-            .copied()
-            .find(|w| w.is_supported())
     }
 }
 
@@ -181,7 +137,7 @@ pub fn compress_lanes(width: LaneWidth, states: &mut [[u32; 4]], data: &[&[u8]],
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_op_in_unsafe_fn)]
 mod x86 {
-    use super::super::lanes::x86::{Avx2, Avx512, Sse2, Vector};
+    use super::super::vector::x86::{Avx2, Avx512, Sse2, Vector};
     use super::K;
 
     macro_rules! step {
@@ -406,17 +362,5 @@ mod tests {
                 assert_eq!(states, expected, "{} with {blocks} blocks", width.name());
             }
         }
-    }
-
-    #[test]
-    fn the_forced_width_is_a_ceiling_and_scalar_turns_lanes_off() {
-        assert_eq!(LaneWidth::choose(Some("scalar")), None);
-        assert_eq!(LaneWidth::choose(Some("sse2")), Some(LaneWidth::Sse2));
-        if LaneWidth::Avx2.is_supported() {
-            assert_eq!(LaneWidth::choose(Some("AVX2")), Some(LaneWidth::Avx2));
-        }
-        let best = LaneWidth::choose(None);
-        assert!(best.is_some_and(LaneWidth::is_supported));
-        assert_eq!(LaneWidth::choose(Some("no-such-width")), best);
     }
 }

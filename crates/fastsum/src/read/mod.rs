@@ -19,7 +19,7 @@
 //!   within 4% of each other on the 1 GiB file (4 KiB loses 7-100%: rsync's
 //!   lesson), so the size that covers every small file in one call wins.
 //! * Memory stays constant whatever the file size: one buffer and at most
-//!   one mapped window (see [`crate::mmap`], which also turns a file that
+//!   one mapped window (see [`mmap`], which also turns a file that
 //!   shrinks under the map into an error instead of a SIGBUS crash).
 //! * `posix_fadvise(SEQUENTIAL)` doubles the kernel's read-ahead for large
 //!   files that are read rather than mapped (pipes aside), as GNU coreutils
@@ -34,17 +34,17 @@ use std::sync::Arc;
 use crate::algo::{Algorithm, StreamHasher};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
-use crate::mmap;
-
-pub mod blake3_tree;
-pub mod directory;
+use crate::fs::stat::{fstat, is_regular};
+pub(crate) mod blake3_tree;
+pub(crate) mod mmap;
+mod sigbus;
 
 /// The read size used unless told otherwise: 256 KiB, so that every file
 /// below [`MMAP_THRESHOLD`] is read in one call (module docs).
 pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Files at least this large are mapped rather than read (see
-/// [`crate::mmap`]). Below it, the map set-up and page-table teardown cost
+/// [`mmap`]). Below it, the map set-up and page-table teardown cost
 /// more than the copy they save (module docs).
 pub const MMAP_THRESHOLD: u64 = 256 * 1024;
 
@@ -209,6 +209,27 @@ impl FileHasher {
             .map_err(ErrorKind::from)
     }
 
+    /// Hashes `len` bytes of `file` from byte `start` (fewer if the file
+    /// ends first) with positioned reads, leaving the file's offset alone;
+    /// returns the digest and the bytes hashed. For a part of a file
+    /// (duplicate finding's prefixes and suffixes): one read or two, so no
+    /// map.
+    pub fn hash_range_counted(
+        &mut self,
+        algorithm: Algorithm,
+        file: &File,
+        start: u64,
+        len: u64,
+    ) -> Result<(Digest, u64), ErrorKind> {
+        let reader = RangeReader {
+            file,
+            at: start,
+            left: len,
+        };
+        self.hash_reader_counted(algorithm, reader)
+            .map_err(ErrorKind::from)
+    }
+
     /// Hashes everything `reader` yields; returns the digest and byte count.
     fn hash_reader_counted(
         &mut self,
@@ -253,6 +274,29 @@ impl FileHasher {
     }
 }
 
+/// `read(2)` of a byte range through `pread`.
+struct RangeReader<'a> {
+    file: &'a File,
+    at: u64,
+    left: u64,
+}
+
+impl Read for RangeReader<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let want = buffer
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buffer[..want], self.at)?;
+        self.at += n as u64;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
 /// Files smaller than this take the short way: `open`, `fstat`, reads to
 /// EOF, `close`; no read-ahead advice and no map (module docs).
 pub const SMALL_FILE_LIMIT: u64 = MMAP_THRESHOLD;
@@ -294,52 +338,6 @@ fn hash_reader_with<H: StreamHasher>(
             Err(e) => return Err(e),
         }
     }
-}
-
-/// `fstat` of an open file. `File::metadata` asks for `statx` with every
-/// field, which costs more in the kernel: on 100,000 small files it was
-/// 42 ms of CPU against 29 ms for `fstat`.
-pub fn fstat(file: &File) -> io::Result<libc::stat> {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: the descriptor is open while `file` is borrowed, and `st` is
-    // the buffer type fstat writes.
-    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(st)
-}
-
-/// `fstatat` of `name` in the directory open as `dir_fd`, following a
-/// symbolic link if `follow`. `dir_fd` must stay open for the call.
-pub fn stat_at(
-    dir_fd: std::os::fd::RawFd,
-    name: &std::ffi::CStr,
-    follow: bool,
-) -> io::Result<libc::stat> {
-    // SAFETY: an all-zero `stat` is a valid value of that plain C struct.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-    // SAFETY: the caller keeps `dir_fd` open; `name` is NUL-terminated and
-    // `st` is the buffer fstatat writes.
-    if unsafe { libc::fstatat(dir_fd, name.as_ptr(), &mut st, flags) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(st)
-}
-
-/// `stat` of `path`, following symbolic links.
-pub fn stat_path(path: &Path) -> io::Result<libc::stat> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    stat_at(libc::AT_FDCWD, &path, true)
-}
-
-/// Whether a `stat` buffer describes a regular file.
-pub fn is_regular(st: &libc::stat) -> bool {
-    st.st_mode & libc::S_IFMT == libc::S_IFREG
 }
 
 /// Tells the kernel the file will be read front to back (larger read-ahead).

@@ -1,5 +1,5 @@
 //! The SIMD vectors the multi-buffer kernels are written over
-//! ([`super::md5_lanes`], [`super::sha1_lanes`]): a vector of 32-bit lanes,
+//! ([`super::md5`], [`super::sha1`]): a vector of 32-bit lanes,
 //! one message per lane, with the operations both hash functions need.
 //! Message words are loaded with 4x4 / 8x8 transposes; AVX-512 does the
 //! three-input functions in one `vpternlogd` and rotates in one `vprold`.

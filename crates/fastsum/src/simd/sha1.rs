@@ -1,7 +1,7 @@
 //! Multi-buffer SHA-1: independent messages advanced together in SIMD
-//! lanes, as [`super::md5_lanes`] does for MD5. Measured against the SHA-NI
+//! lanes, as [`super::md5`] does for MD5. Measured against the SHA-NI
 //! single stream in `docs/BENCHMARKS.md` (`cargo bench -p fastsum --bench
-//! hashing -- sha1_lanes`); `crate::multibuffer` runs it for `-a sha1`.
+//! hashing -- sha1_lanes`); `crate::stage::lanes` runs it for `-a sha1`.
 //!
 //! Widths: AVX2 (8 lanes), AVX-512 (16 lanes; three-input logic and
 //! rotates in one instruction, byte swaps need AVX-512BW) and AVX-512 with
@@ -33,22 +33,10 @@ impl Sha1Width {
 
     /// Whether this CPU can run it.
     pub fn is_supported(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            match self {
-                Sha1Width::Avx2 | Sha1Width::Avx2x2 => {
-                    std::arch::is_x86_feature_detected!("avx2")
-                }
-                Sha1Width::Avx512 | Sha1Width::Avx512x2 => {
-                    std::arch::is_x86_feature_detected!("avx512f")
-                        && std::arch::is_x86_feature_detected!("avx512bw")
-                        && std::arch::is_x86_feature_detected!("avx2")
-                }
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
+        let cpu = super::platform::cpu();
+        match self {
+            Sha1Width::Avx2 | Sha1Width::Avx2x2 => cpu.avx2,
+            Sha1Width::Avx512 | Sha1Width::Avx512x2 => cpu.avx512f && cpu.avx512bw && cpu.avx2,
         }
     }
 }
@@ -100,7 +88,7 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_op_in_unsafe_fn)]
 mod x86 {
-    use super::super::lanes::x86::{Avx2, Avx512, Vector};
+    use super::super::vector::x86::{Avx2, Avx512, Vector};
 
     /// `G` groups of `V::LANES` lanes, interleaved step by step so that the
     /// groups' dependency chains overlap.

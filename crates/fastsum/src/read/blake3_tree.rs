@@ -18,9 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use blake3::hazmat::{self, ChainingValue, HasherExt, Mode};
 
+use super::mmap;
 use crate::digest::Digest;
 use crate::error::ErrorKind;
-use crate::mmap;
 
 /// The largest subtree hashed by one thread from one map: a power of two
 /// (so leaves are whole BLAKE3 subtrees) that keeps two threads' windows

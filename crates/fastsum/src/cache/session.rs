@@ -1,0 +1,143 @@
+//! One run's use of the cache, shared by every worker.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::snapshot::Snapshot;
+use super::store::{Cache, NewEntry, RunStats};
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+use crate::error::{ErrorKind, Result};
+use crate::fs::stat::now_ns;
+use crate::fs::FileStamp;
+use crate::read::FileHasher;
+use crate::stage::scalar::hash_open_with;
+use crate::stage::{Hashed, Span, StageResult};
+
+/// `path` made absolute against `cwd`, with `.` components and repeated
+/// slashes removed (`..` kept: it may cross a symlink), the cache's key.
+/// `std::path::absolute` does the same but asks the kernel for the working
+/// directory on every call (9% of a cached run's profile).
+pub fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.components().collect()
+    } else {
+        cwd.join(path).components().collect()
+    }
+}
+
+/// One run's use of the cache: the snapshot it looks up, the entries it
+/// will store, its counters. Shared by every worker (and by `-c`).
+pub struct CacheSession {
+    pub(super) snapshot: Snapshot,
+    pub(super) cwd: PathBuf,
+    started_ns: i64,
+    new_entries: Mutex<Vec<NewEntry>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    racy_rereads: AtomicU64,
+    bytes_read: AtomicU64,
+}
+
+/// How often a file that changes while it is read is read again before it
+/// is reported as changed.
+pub const MAX_REREADS: u32 = 2;
+
+impl CacheSession {
+    /// A session over `snapshot`, for a run that starts now.
+    pub fn new(snapshot: Snapshot) -> Self {
+        CacheSession {
+            snapshot,
+            cwd: std::env::current_dir().unwrap_or_default(),
+            started_ns: now_ns(),
+            new_entries: Mutex::new(Vec::new()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            racy_rereads: AtomicU64::new(0),
+            bytes_read: AtomicU64::new(0),
+        }
+    }
+
+    /// The digest of the file at `path`: from the cache if its stamp
+    /// matches a settled entry (after a `stat`, never instead of one), else
+    /// read through `files` with the read verified, re-read up to
+    /// [`MAX_REREADS`] times if the file changed meanwhile.
+    pub fn hash_path(
+        &self,
+        files: &mut FileHasher,
+        algorithm: Algorithm,
+        path: &Path,
+    ) -> StageResult {
+        let absolute = absolute_in(&self.cwd, path);
+        let stamp = FileStamp::of(&std::fs::metadata(path)?);
+        if stamp.is_file() {
+            if let Some(digest) = self.snapshot.lookup(&absolute, &stamp) {
+                return Ok(self.hit(digest, stamp.size));
+            }
+        }
+        self.note_miss();
+        let mut attempt = 0;
+        loop {
+            let file = File::open(path)?;
+            match hash_open_with(files, algorithm, &file, Span::WHOLE, true) {
+                Err(ErrorKind::ChangedWhileReading) if attempt < MAX_REREADS => {
+                    attempt += 1;
+                    self.note_reread();
+                }
+                other => return other.inspect(|hashed| self.note_read(path, hashed)),
+            }
+        }
+    }
+
+    pub(super) fn note_miss(&self) {
+        self.misses.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A file read again because it changed while it was read.
+    pub(super) fn note_reread(&self) {
+        self.racy_rereads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A miss read: its bytes counted and, if the read was verified, its
+    /// digest remembered under its stamp.
+    pub(super) fn note_read(&self, path: &Path, hashed: &Hashed) {
+        self.bytes_read.fetch_add(hashed.size, Ordering::Relaxed);
+        if let Some(stamp) = hashed.stamp {
+            self.new_entries
+                .lock()
+                .expect("not poisoned")
+                .push(NewEntry {
+                    path: absolute_in(&self.cwd, path),
+                    stamp,
+                    digest: hashed.digest,
+                });
+        }
+    }
+
+    pub(super) fn hit(&self, digest: Digest, size: u64) -> Hashed {
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Hashed::new(digest, size)
+    }
+
+    /// The run's counters so far.
+    pub fn stats(&self) -> RunStats {
+        RunStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            racy_rereads: self.racy_rereads.load(Ordering::Relaxed),
+            bytes_read: self.bytes_read.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Writes what this run learned into `cache` (one transaction; racy
+    /// entries left out) and records the run's hit rate.
+    pub fn finish(self, cache: &mut Cache, algorithm: Algorithm) -> Result<RunStats> {
+        let stats = self.stats();
+        let entries = self.new_entries.into_inner().expect("not poisoned");
+        cache.store(algorithm, &entries, self.started_ns)?;
+        cache.record_run(&stats)?;
+        Ok(stats)
+    }
+}

@@ -1,0 +1,194 @@
+//! The cache as a pipeline stage, in front of any other stage.
+
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::session::{absolute_in, CacheSession, MAX_REREADS};
+use crate::algo::Algorithm;
+use crate::error::ErrorKind;
+use crate::fs::dir::DirectoryCursor;
+use crate::fs::FileStamp;
+use crate::stage::{BatchHasher, Hashed, Job, Source, StageResult};
+
+/// The hashing stage with the cache in front: one per worker, over the
+/// shared [`CacheSession`]. A hit answers without a read; a miss goes to
+/// the `inner` stage with its read verified (see [`crate::stage`]), and a
+/// verified result is remembered under the stamp the inner stage saw. A
+/// file that changed while it was read goes through the inner stage again,
+/// up to [`MAX_REREADS`] times, then fails as changed. Standard input, which
+/// has no identity to cache, goes straight to the inner stage.
+///
+/// A batch's files mostly share a directory (the walk sends a directory's
+/// files together), so the worker keeps that directory open and stats each
+/// file relative to it (`fstatat`): on a cached re-run the stats are nearly
+/// all the work, and a full path lookup per file was a third of it.
+pub struct CachingBatchHasher<B: BatchHasher> {
+    session: Arc<CacheSession>,
+    inner: B,
+    directory: DirectoryCursor,
+    /// The cache's key for the cursor's directory: (as spelled, absolute).
+    absolute_directory: Option<(PathBuf, PathBuf)>,
+    /// Re-reads so far of the jobs that changed while read, by `seq`.
+    rereads: HashMap<u64, u32>,
+}
+
+/// What the cache says of a path.
+enum Looked {
+    /// Answered without a read.
+    Hit(Hashed),
+    /// To be read.
+    Miss,
+}
+
+impl<B: BatchHasher> CachingBatchHasher<B> {
+    /// A worker's stage over the shared `session`, reading misses with
+    /// `inner`.
+    pub fn new(session: Arc<CacheSession>, inner: B) -> Self {
+        CachingBatchHasher {
+            session,
+            inner,
+            directory: DirectoryCursor::new(),
+            absolute_directory: None,
+            rereads: HashMap::new(),
+        }
+    }
+
+    /// The stat (relative to the open directory) and the lookup.
+    fn look_up(&mut self, path: &Path) -> Result<Looked, ErrorKind> {
+        let stamp = FileStamp::of_stat(&self.directory.stat(path)?);
+        if !stamp.is_file() {
+            return Ok(Looked::Miss);
+        }
+        let (Some(directory), Some(name)) = (self.directory.directory(), path.file_name()) else {
+            let absolute = absolute_in(&self.session.cwd, path);
+            return Ok(match self.session.snapshot.lookup(&absolute, &stamp) {
+                Some(digest) => Looked::Hit(self.session.hit(digest, stamp.size)),
+                None => Looked::Miss,
+            });
+        };
+        let known = self
+            .absolute_directory
+            .as_ref()
+            .is_some_and(|(d, _)| d.as_os_str().as_bytes() == directory.as_os_str().as_bytes());
+        if !known {
+            let absolute = absolute_in(&self.session.cwd, directory);
+            self.absolute_directory = Some((directory.to_path_buf(), absolute));
+        }
+        let (_, absolute) = self.absolute_directory.as_ref().expect("just set");
+        let digest = self
+            .session
+            .snapshot
+            .directory(absolute.as_os_str().as_bytes())
+            .and_then(|entries| entries.get(name.as_bytes()))
+            .and_then(|entry| entry.answer_for(&stamp));
+        Ok(match digest {
+            Some(digest) => Looked::Hit(self.session.hit(digest, stamp.size)),
+            None => Looked::Miss,
+        })
+    }
+
+    /// Hands `misses` (or, with `None`, what is in flight) to the inner
+    /// stage, then again whatever changed while it was read, until nothing
+    /// is left to re-read.
+    fn read_misses(
+        &mut self,
+        algorithm: Algorithm,
+        mut misses: Option<&mut Vec<Job>>,
+        done: &mut dyn FnMut(Job, StageResult),
+    ) {
+        let CachingBatchHasher {
+            session,
+            inner,
+            rereads,
+            ..
+        } = self;
+        let mut again: Vec<Job> = Vec::new();
+        loop {
+            let mut retry = std::mem::take(&mut again);
+            let batch = misses.take();
+            let mut relay = |job: Job, result: StageResult| {
+                let Source::Path(path) = &job.source else {
+                    return done(job, result);
+                };
+                match result {
+                    Err(ErrorKind::ChangedWhileReading) if job.verify => {
+                        let count = rereads.entry(job.seq).or_insert(0);
+                        if *count < MAX_REREADS {
+                            *count += 1;
+                            session.note_reread();
+                            again.push(job);
+                            return;
+                        }
+                        rereads.remove(&job.seq);
+                        done(job, Err(ErrorKind::ChangedWhileReading));
+                    }
+                    Ok(hashed) => {
+                        rereads.remove(&job.seq);
+                        session.note_read(path, &hashed);
+                        done(job, Ok(hashed));
+                    }
+                    Err(e) => {
+                        rereads.remove(&job.seq);
+                        done(job, Err(e));
+                    }
+                }
+            };
+            match batch {
+                Some(batch) => inner.hash_batch(algorithm, batch, &mut relay),
+                None if retry.is_empty() => inner.flush(algorithm, &mut relay),
+                None => {
+                    inner.hash_batch(algorithm, &mut retry, &mut relay);
+                    // Re-reads are rare: finish them now rather than carry
+                    // them in flight.
+                    inner.flush(algorithm, &mut relay);
+                }
+            }
+            if again.is_empty() {
+                return;
+            }
+        }
+    }
+}
+
+impl<B: BatchHasher> BatchHasher for CachingBatchHasher<B> {
+    fn max_batch(&self) -> usize {
+        self.inner.max_batch()
+    }
+
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, StageResult),
+    ) {
+        let mut misses = Vec::with_capacity(batch.len());
+        for mut job in batch.drain(..) {
+            let Source::Path(path) = &job.source else {
+                misses.push(job);
+                continue;
+            };
+            match self.look_up(path) {
+                Ok(Looked::Hit(hashed)) => done(job, Ok(hashed)),
+                Ok(Looked::Miss) => {
+                    self.session.note_miss();
+                    job.verify = true;
+                    misses.push(job);
+                }
+                Err(e) => done(job, Err(e)),
+            }
+        }
+        if !misses.is_empty() {
+            self.read_misses(algorithm, Some(&mut misses), done);
+        }
+    }
+
+    fn in_flight(&self) -> bool {
+        self.inner.in_flight()
+    }
+
+    fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
+        self.read_misses(algorithm, None, done);
+    }
+}

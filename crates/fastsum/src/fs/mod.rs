@@ -1,0 +1,11 @@
+//! The file system as fastsum meets it: `stat` results and the values made
+//! from them ([`stat`]), directories kept open so that a batch's files are
+//! resolved by name ([`dir`]), and the process's limit on open files
+//! ([`limits`]). Everything here is Linux/Unix system calls behind small
+//! safe functions; nothing here hashes.
+
+pub(crate) mod dir;
+pub(crate) mod limits;
+pub mod stat;
+
+pub use stat::{FileId, FileLen, FileStamp};

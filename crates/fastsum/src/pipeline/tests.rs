@@ -1,0 +1,229 @@
+//! The pipeline's order, streaming and batching, on real files.
+
+use super::*;
+use crate::stage::{ScalarBatchHasher, MAX_BATCH_FILES};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (name, len) in [
+        ("b/z", 10),
+        ("b/a", 0),
+        ("a.txt", 3),
+        ("a/b", 4_000_000),
+        ("a b/c", 7),
+        ("c", 65),
+    ] {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        std::fs::write(path, bytes).unwrap();
+    }
+    dir
+}
+
+fn run(options: &TreeOptions, operands: &[Source]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    TreeHasher::with_options(options.clone())
+        .run(operands, |r| {
+            let what = match r.outcome {
+                Outcome::Hashed(h) => h.digest.to_hex(),
+                Outcome::Failed(k) | Outcome::WalkFailed(k) => format!("error: {k}"),
+                Outcome::Skipped(k) => format!("skipped {}", k.describe()),
+            };
+            out.push((r.path.display().to_string(), what));
+        })
+        .unwrap();
+    out
+}
+
+#[test]
+fn walked_files_come_sorted_by_path_bytes_with_correct_digests() {
+    let dir = tree();
+    let root = dir.path();
+    let mut options = TreeOptions::new(Algorithm::Md5);
+    options.recursive = true;
+    for threads in [1, 2, 8] {
+        options.threads = threads;
+        let out = run(&options, &[Source::Path(root.to_path_buf())]);
+        let names: Vec<_> = out
+            .iter()
+            .map(|(p, _)| {
+                Path::new(p)
+                    .strip_prefix(root)
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        // '/' (0x2f) sorts after ' ' and '.', before letters.
+        assert_eq!(
+            names,
+            ["a b/c", "a.txt", "a/b", "b/a", "b/z", "c"],
+            "-j {threads}"
+        );
+        for (path, digest) in &out {
+            let bytes = std::fs::read(path).unwrap();
+            assert_eq!(*digest, Algorithm::Md5.hash_bytes(&bytes).to_hex());
+        }
+    }
+}
+
+#[test]
+fn operands_keep_their_order_and_failures_their_place() {
+    let dir = tree();
+    let root = dir.path();
+    let operands = [
+        Source::Path(root.join("c")),
+        Source::Path(root.join("missing")),
+        Source::Path(root.join("b")),
+        Source::Path(root.join("a.txt")),
+    ];
+    let mut options = TreeOptions::new(Algorithm::Sha256);
+    options.threads = 4;
+    let out = run(&options, &operands);
+    let names: Vec<_> = out.iter().map(|(p, _)| p.clone()).collect();
+    let expected: Vec<_> = ["c", "missing", "b", "a.txt"]
+        .iter()
+        .map(|n| root.join(n).display().to_string())
+        .collect();
+    assert_eq!(names, expected);
+    assert_eq!(out[1].1, "error: No such file or directory");
+    assert_eq!(out[2].1, "error: Is a directory");
+}
+
+#[test]
+fn unordered_gives_the_same_set() {
+    let dir = tree();
+    let mut options = TreeOptions::new(Algorithm::Xxh3);
+    options.recursive = true;
+    let sorted = run(&options, &[Source::Path(dir.path().to_path_buf())]);
+    options.order = Order::Unordered;
+    let mut unordered = run(&options, &[Source::Path(dir.path().to_path_buf())]);
+    unordered.sort();
+    assert_eq!(sorted, unordered);
+}
+
+/// A hashing stage taking one file at a time that holds the file named
+/// `last` until `seen` says the sink has had an earlier record (or ten
+/// seconds pass).
+struct HoldingLast {
+    last: &'static str,
+    seen: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+    waited_in_vain: Arc<std::sync::atomic::AtomicBool>,
+    files: ScalarBatchHasher,
+}
+
+impl BatchHasher for HoldingLast {
+    fn max_batch(&self) -> usize {
+        1
+    }
+
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, crate::stage::StageResult),
+    ) {
+        let is_last = batch
+            .iter()
+            .any(|job| matches!(&job.source, Source::Path(p) if p.ends_with(self.last)));
+        if is_last {
+            let (seen, signal) = &*self.seen;
+            let guard = seen.lock().unwrap();
+            let (guard, _) = signal
+                .wait_timeout_while(guard, std::time::Duration::from_secs(10), |seen| !*seen)
+                .unwrap();
+            if !*guard {
+                self.waited_in_vain.store(true, Ordering::Relaxed);
+            }
+        }
+        self.files.hash_batch(algorithm, batch, done);
+    }
+}
+
+#[test]
+fn sorted_output_streams_before_the_walk_is_hashed() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..100 {
+        std::fs::write(dir.path().join(format!("f{i:03}")), i.to_string()).unwrap();
+    }
+    let seen = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let waited_in_vain = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut options = TreeOptions::new(Algorithm::Md5);
+    options.recursive = true;
+    options.threads = 2;
+    let mut names = Vec::new();
+    hash_operands_with(
+        &options,
+        &[Source::Path(dir.path().to_path_buf())],
+        &Progress::default(),
+        |r| {
+            if r.path.ends_with("f050") {
+                *seen.0.lock().unwrap() = true;
+                seen.1.notify_all();
+            }
+            names.push(r.path);
+        },
+        |_| HoldingLast {
+            last: "f099",
+            seen: seen.clone(),
+            waited_in_vain: waited_in_vain.clone(),
+            files: ScalarBatchHasher::new(FileHasher::new()),
+        },
+    )
+    .unwrap();
+    assert!(
+        !waited_in_vain.load(Ordering::Relaxed),
+        "f050 was held back until the whole directory was hashed"
+    );
+    assert_eq!(names.len(), 100);
+    assert!(names.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// A hashing stage that records the batches it was given.
+struct Recording(Arc<std::sync::Mutex<Vec<usize>>>, ScalarBatchHasher);
+
+impl BatchHasher for Recording {
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, crate::stage::StageResult),
+    ) {
+        self.0.lock().unwrap().push(batch.len());
+        // Finish them in reverse, as a lane hasher might.
+        batch.reverse();
+        self.1.hash_batch(algorithm, batch, done);
+    }
+}
+
+#[test]
+fn the_hashing_stage_receives_batches_and_order_survives_any_completion_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..500 {
+        std::fs::write(dir.path().join(format!("f{i:03}")), i.to_string()).unwrap();
+    }
+    let sizes = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut options = TreeOptions::new(Algorithm::Md5);
+    options.recursive = true;
+    options.threads = 1;
+    let mut names = Vec::new();
+    hash_operands_with(
+        &options,
+        &[Source::Path(dir.path().to_path_buf())],
+        &Progress::default(),
+        |r| names.push(r.path),
+        |_| Recording(sizes.clone(), ScalarBatchHasher::new(FileHasher::new())),
+    )
+    .unwrap();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert_eq!(names.len(), 500);
+    let sizes = sizes.lock().unwrap();
+    assert_eq!(sizes.iter().sum::<usize>(), 500);
+    assert!(sizes.iter().all(|&n| n <= MAX_BATCH_FILES));
+}

@@ -1,0 +1,156 @@
+//! The CPU and `FASTSUM_SIMD`, read once: every lane width the crate uses
+//! is chosen here and nowhere else (BLAKE3's `platform.rs` is the model).
+//!
+//! `FASTSUM_SIMD=scalar|sse2|avx2|avx2x2|avx512|avx512x2` is a ceiling: the
+//! widest supported width at or below it is taken (`scalar` turns lanes
+//! off, an unknown value is no ceiling). Unset, the fastest width measured
+//! on the CPU is taken (docs/BENCHMARKS.md).
+
+use std::sync::OnceLock;
+
+use super::md5::LaneWidth;
+use super::sha1::Sha1Width;
+
+/// What `FASTSUM_SIMD` allows, narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ceiling {
+    /// No lanes at all.
+    Scalar,
+    /// Up to SSE2's 4 lanes.
+    Sse2,
+    /// Up to one AVX2 group.
+    Avx2,
+    /// Up to two interleaved AVX2 groups.
+    Avx2x2,
+    /// Up to one AVX-512 group.
+    Avx512,
+    /// Anything (two interleaved AVX-512 groups is the widest).
+    Unlimited,
+}
+
+impl Ceiling {
+    /// The ceiling a `FASTSUM_SIMD` value names (case-insensitive).
+    pub fn parse(value: Option<&str>) -> Ceiling {
+        match value.map(str::to_ascii_lowercase).as_deref() {
+            Some("scalar" | "none" | "off") => Ceiling::Scalar,
+            Some("sse2") => Ceiling::Sse2,
+            Some("avx2") => Ceiling::Avx2,
+            Some("avx2x2") => Ceiling::Avx2x2,
+            Some("avx512") => Ceiling::Avx512,
+            _ => Ceiling::Unlimited,
+        }
+    }
+
+    /// The process's ceiling, from `FASTSUM_SIMD` read once.
+    pub fn from_env() -> Ceiling {
+        static CEILING: OnceLock<Ceiling> = OnceLock::new();
+        *CEILING.get_or_init(|| Ceiling::parse(std::env::var("FASTSUM_SIMD").ok().as_deref()))
+    }
+}
+
+/// The instruction sets the lane kernels use, detected once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cpu {
+    /// SSE2 (every x86-64).
+    pub sse2: bool,
+    /// AVX2.
+    pub avx2: bool,
+    /// AVX-512F.
+    pub avx512f: bool,
+    /// AVX-512BW (SHA-1's byte swaps).
+    pub avx512bw: bool,
+}
+
+/// This CPU.
+pub fn cpu() -> Cpu {
+    static CPU: OnceLock<Cpu> = OnceLock::new();
+    *CPU.get_or_init(detect)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> Cpu {
+    Cpu {
+        sse2: true,
+        avx2: std::arch::is_x86_feature_detected!("avx2"),
+        avx512f: std::arch::is_x86_feature_detected!("avx512f"),
+        avx512bw: std::arch::is_x86_feature_detected!("avx512bw"),
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> Cpu {
+    Cpu::default()
+}
+
+/// The MD5 width under `ceiling` on this CPU, best first as measured:
+/// AVX-512 2x16, AVX-512 x16, AVX2 2x8, AVX2 x8, SSE2 x4.
+pub fn md5_width(ceiling: Ceiling) -> Option<LaneWidth> {
+    [
+        (LaneWidth::Avx512x2, Ceiling::Unlimited),
+        (LaneWidth::Avx512, Ceiling::Avx512),
+        (LaneWidth::Avx2x2, Ceiling::Avx2x2),
+        (LaneWidth::Avx2, Ceiling::Avx2),
+        (LaneWidth::Sse2, Ceiling::Sse2),
+    ]
+    .into_iter()
+    .find(|(width, level)| *level <= ceiling && width.is_supported())
+    .map(|(width, _)| width)
+}
+
+/// The SHA-1 width under `ceiling` on this CPU: AVX-512 2x16 where the CPU
+/// has AVX-512 (1.5x the single 16-lane group), else AVX2 2x8 (1.26x AVX2
+/// x8); SSE2 has no SHA-1 lanes (they lose to SHA-NI). Measured against
+/// the SHA-NI single stream in docs/BENCHMARKS.md.
+pub fn sha1_width(ceiling: Ceiling) -> Option<Sha1Width> {
+    [
+        (Sha1Width::Avx512x2, Ceiling::Unlimited),
+        (Sha1Width::Avx512, Ceiling::Avx512),
+        (Sha1Width::Avx2x2, Ceiling::Avx2x2),
+        (Sha1Width::Avx2, Ceiling::Avx2),
+    ]
+    .into_iter()
+    .find(|(width, level)| *level <= ceiling && width.is_supported())
+    .map(|(width, _)| width)
+}
+
+/// The MD5 width this process uses (`None`: one stream at a time).
+pub fn md5_lanes() -> Option<LaneWidth> {
+    static CHOSEN: OnceLock<Option<LaneWidth>> = OnceLock::new();
+    *CHOSEN.get_or_init(|| md5_width(Ceiling::from_env()))
+}
+
+/// The SHA-1 width this process uses (`None`: one stream at a time).
+pub fn sha1_lanes() -> Option<Sha1Width> {
+    static CHOSEN: OnceLock<Option<Sha1Width>> = OnceLock::new();
+    *CHOSEN.get_or_init(|| sha1_width(Ceiling::from_env()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_forced_width_is_a_ceiling_and_scalar_turns_lanes_off() {
+        let choose = |value| md5_width(Ceiling::parse(value));
+        assert_eq!(choose(Some("scalar")), None);
+        assert_eq!(choose(Some("sse2")), Some(LaneWidth::Sse2));
+        if LaneWidth::Avx2.is_supported() {
+            assert_eq!(choose(Some("AVX2")), Some(LaneWidth::Avx2));
+        }
+        let best = choose(None);
+        assert!(best.is_some_and(LaneWidth::is_supported));
+        assert_eq!(choose(Some("no-such-width")), best);
+    }
+
+    #[test]
+    fn sha1_follows_the_same_ceiling_and_has_no_sse2_lanes() {
+        let choose = |value| sha1_width(Ceiling::parse(value));
+        assert_eq!(choose(Some("scalar")), None);
+        assert_eq!(choose(Some("sse2")), None);
+        if Sha1Width::Avx2.is_supported() {
+            assert_eq!(choose(Some("avx2")), Some(Sha1Width::Avx2));
+            assert_eq!(choose(Some("avx2x2")), Some(Sha1Width::Avx2x2));
+        }
+        assert_eq!(choose(Some("no-such-width")), choose(None));
+    }
+}

@@ -1,0 +1,70 @@
+//! The stage a run gets unless told otherwise.
+
+use super::lanes::MultiBufferHasher;
+use super::{BatchHasher, Job, ScalarBatchHasher, StageResult};
+use crate::algo::Algorithm;
+use crate::read::{FileHasher, ReadStrategy};
+
+/// The hashing stage a run gets by default: multi-buffer for MD5 where the
+/// CPU has lanes, the scalar stage otherwise (and when `--io=mmap` asks for
+/// every file to be mapped, which lanes do not do).
+pub(crate) enum AutoBatchHasher {
+    /// One file at a time.
+    Scalar(ScalarBatchHasher),
+    /// Many files in SIMD lanes.
+    MultiBuffer(MultiBufferHasher),
+}
+
+impl AutoBatchHasher {
+    /// The stage for one of `threads` workers hashing `algorithm` read
+    /// with `strategy`, reading through `files`.
+    pub(crate) fn new(
+        algorithm: Algorithm,
+        strategy: ReadStrategy,
+        threads: usize,
+        files: FileHasher,
+    ) -> Self {
+        if matches!(strategy, ReadStrategy::Mmap) {
+            return AutoBatchHasher::Scalar(ScalarBatchHasher::new(files));
+        }
+        match MultiBufferHasher::for_algorithm(algorithm, threads, files) {
+            Ok(lanes) => AutoBatchHasher::MultiBuffer(lanes),
+            Err(files) => AutoBatchHasher::Scalar(ScalarBatchHasher::new(files)),
+        }
+    }
+}
+
+impl BatchHasher for AutoBatchHasher {
+    fn max_batch(&self) -> usize {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.max_batch(),
+            AutoBatchHasher::MultiBuffer(m) => m.max_batch(),
+        }
+    }
+
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, StageResult),
+    ) {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.hash_batch(algorithm, batch, done),
+            AutoBatchHasher::MultiBuffer(m) => m.hash_batch(algorithm, batch, done),
+        }
+    }
+
+    fn in_flight(&self) -> bool {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.in_flight(),
+            AutoBatchHasher::MultiBuffer(m) => m.in_flight(),
+        }
+    }
+
+    fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
+        match self {
+            AutoBatchHasher::Scalar(s) => s.flush(algorithm, done),
+            AutoBatchHasher::MultiBuffer(m) => m.flush(algorithm, done),
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! The multi-buffer hashing stage: many files' MD5s (or SHA-1s) advanced
+//! together in SIMD lanes ([`crate::algo::md5_lanes`],
+//! [`crate::algo::sha1_lanes`]).
+//!
+//! A worker hands [`MultiBufferHasher`] a batch of files. Each lane holds
+//! one file: its MD5 state, its own reusable buffer, and how much of the
+//! file it has read. One round:
+//!
+//! 1. **Refill** every idle lane with the next file of the batch (a file
+//!    that cannot be opened fails alone, and the lane takes the next one).
+//! 2. **Read** into each lane whose buffer holds less than a block, up to
+//!    [`LANE_BUFFER`] bytes. At the file's end (`fstat`'s length, or EOF
+//!    if that comes first, as the scalar path stops) the lane appends
+//!    the padding, so its last blocks are ordinary blocks.
+//! 3. **Compress** the number of blocks every busy lane has ready, all
+//!    lanes at once; idle lanes run on a block of zeros and are ignored.
+//! 4. A lane whose padded blocks are all done has its digest; it is
+//!    reported and the lane is free for the next file.
+//!
+//! **The tail:** when the batch has no files left and few lanes are busy
+//! (a few large files at the end), a SIMD step would mostly run empty
+//! lanes, so each remaining file is finished by the single-stream
+//! compression function from the lane's state.
+//!
+//! Anything else (other algorithms, standard input, files that are not
+//! regular or whose `fstat` length is 0, like `/proc` files) goes to the
+//! scalar hasher, so output, errors and ordering are the scalar path's.
+
+mod kernel;
+mod lane;
+
+use std::collections::VecDeque;
+use std::fs::File;
+
+pub use kernel::Kernel;
+pub use lane::LANE_BUFFER;
+pub(crate) use lane::{LaneRead, PlainRead};
+
+use lane::{Lane, PADDING_ROOM};
+
+use super::{BatchHasher, Hashed, Job, ScalarBatchHasher, Source, StageResult, MAX_BATCH_FILES};
+use crate::algo::Algorithm;
+use crate::error::ErrorKind;
+use crate::fs::dir::DirectoryCursor;
+use crate::fs::limits::descriptors_for;
+use crate::fs::stat::fstat;
+use crate::fs::FileStamp;
+use crate::read::FileHasher;
+use crate::simd::md5::MAX_LANES;
+
+/// What idle lanes compress (their results are thrown away).
+static ZEROS: [u8; LANE_BUFFER + PADDING_ROOM] = [0; LANE_BUFFER + PADDING_ROOM];
+
+/// The multi-buffer MD5 stage: see the module documentation. `R` is how
+/// lanes read (tests inject faults there).
+pub struct MultiBufferHasher<R: LaneRead = PlainRead> {
+    kernel: Kernel,
+    reader: R,
+    lanes: Vec<Lane>,
+    /// Jobs taken and not yet in a lane.
+    pending: VecDeque<Job>,
+    scalar: ScalarBatchHasher,
+    directory: DirectoryCursor,
+}
+
+/// Where a job's bytes go.
+enum Opened {
+    /// A regular file with its stamp (and so its length), for a lane.
+    Lane(File, FileStamp),
+    /// Something else already open (a FIFO must not be opened twice), or
+    /// a part of a file.
+    Scalar(File),
+    /// Standard input.
+    Stdin,
+}
+
+impl MultiBufferHasher {
+    /// A stage using `kernel`'s lanes, with `files` for what it passes to
+    /// the scalar path (and for its progress counter).
+    pub fn new(kernel: Kernel, files: FileHasher) -> Self {
+        Self::with_reader(kernel, files, PlainRead)
+    }
+
+    /// The stage for one of `threads` workers of a run with `algorithm`:
+    /// multi-buffer if it is MD5 or SHA-1, the CPU has a lane width for it
+    /// (and `FASTSUM_SIMD` does not say `scalar`), and the process may hold
+    /// a file open per lane in every worker; otherwise `files` back.
+    pub fn for_algorithm(
+        algorithm: Algorithm,
+        threads: usize,
+        files: FileHasher,
+    ) -> Result<Self, FileHasher> {
+        match Kernel::for_algorithm(algorithm) {
+            Some(kernel) if descriptors_for(threads, kernel.lanes()) => {
+                Ok(Self::new(kernel, files))
+            }
+            _ => Err(files),
+        }
+    }
+}
+
+impl<R: LaneRead> MultiBufferHasher<R> {
+    /// A stage whose lanes read through `reader`.
+    pub(crate) fn with_reader(kernel: Kernel, files: FileHasher, reader: R) -> Self {
+        MultiBufferHasher {
+            kernel,
+            reader,
+            lanes: (0..kernel.lanes()).map(|_| Lane::new()).collect(),
+            pending: VecDeque::new(),
+            scalar: ScalarBatchHasher::new(files),
+            directory: DirectoryCursor::new(),
+        }
+    }
+
+    fn open(directory: &mut DirectoryCursor, job: &Job) -> Result<Opened, ErrorKind> {
+        let Source::Path(path) = &job.source else {
+            return Ok(Opened::Stdin);
+        };
+        let file = directory.open(path)?;
+        let stamp = FileStamp::of_stat(&fstat(&file)?);
+        if !stamp.is_file() || stamp.size == 0 || !job.span.is_whole() {
+            return Ok(Opened::Scalar(file));
+        }
+        Ok(Opened::Lane(file, stamp))
+    }
+
+    /// Runs the lanes. Without `drain`, returns as soon as a lane is idle
+    /// and no job is pending to refill it (the caller brings more); with
+    /// it, returns when every job taken is reported.
+    fn run(&mut self, algorithm: Algorithm, drain: bool, done: &mut dyn FnMut(Job, StageResult)) {
+        let lane_count = self.lanes.len();
+        loop {
+            // 1. Refill idle lanes.
+            for lane in self.lanes.iter_mut().filter(|l| !l.is_busy()) {
+                while let Some(job) = self.pending.pop_front() {
+                    let result = match Self::open(&mut self.directory, &job) {
+                        Ok(Opened::Lane(file, stamp)) => {
+                            let opened = job.verify.then_some(stamp);
+                            lane.start(job, file, stamp.size, self.kernel.initial_state(), opened);
+                            break;
+                        }
+                        Ok(Opened::Scalar(file)) => self
+                            .scalar
+                            .hash_open(algorithm, &file, job.span, job.verify),
+                        Ok(Opened::Stdin) => self.scalar.hash_job(algorithm, &job),
+                        Err(e) => Err(e),
+                    };
+                    done(job, result);
+                }
+            }
+            let busy = self.lanes.iter().filter(|l| l.is_busy()).count();
+            if self.pending.is_empty() {
+                if busy == 0 || (!drain && busy < lane_count) {
+                    return;
+                }
+                // The tail: finish the last few files one stream at a time
+                // (a file not read yet takes the scalar path whole, mapped
+                // if large: a lone 1 GiB file is hashed as it always was).
+                if drain && busy <= tail_threshold(lane_count) {
+                    for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
+                        let result = lane
+                            .finish_scalar(self.kernel, &mut self.reader, self.scalar.files())
+                            .and_then(|hashed| lane.verify(hashed));
+                        let job = lane.clear().expect("busy");
+                        done(job, result);
+                    }
+                    return;
+                }
+            }
+            // 2. Read where a lane has less than a block.
+            let mut failed = false;
+            for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
+                if lane.ready_blocks() == 0 {
+                    let big_endian = self.kernel.big_endian();
+                    if let Err(e) = lane.fill(&mut self.reader, self.scalar.files(), big_endian) {
+                        let job = lane.clear().expect("busy");
+                        done(job, Err(e.into()));
+                        failed = true;
+                    }
+                }
+            }
+            if failed {
+                // Refill the failed lanes (or drain) before compressing.
+                continue;
+            }
+            // 3. Compress what every busy lane has ready.
+            let blocks = self
+                .lanes
+                .iter()
+                .filter(|l| l.is_busy())
+                .map(Lane::ready_blocks)
+                .min()
+                .unwrap_or(0);
+            let mut states = [[0u32; 5]; MAX_LANES];
+            let mut data: [&[u8]; MAX_LANES] = [&ZEROS[..]; MAX_LANES];
+            for (i, lane) in self.lanes.iter().enumerate() {
+                if lane.is_busy() {
+                    states[i] = lane.state;
+                    data[i] = &lane.buffer[lane.start..lane.end];
+                }
+            }
+            self.kernel
+                .compress(&mut states[..lane_count], &data[..lane_count], blocks);
+            // 4. Report the lanes that are done.
+            for (i, lane) in self.lanes.iter_mut().enumerate() {
+                if !lane.is_busy() {
+                    continue;
+                }
+                lane.state = states[i];
+                lane.start += blocks * 64;
+                if lane.is_done() {
+                    let hashed = Hashed::new(lane.digest(self.kernel), lane.read);
+                    let result = lane.verify(hashed);
+                    let job = lane.clear().expect("busy");
+                    done(job, result);
+                }
+            }
+        }
+    }
+}
+
+/// When at most this many lanes of `lanes` are busy and nothing is left to
+/// refill them with, the rest is finished one stream at a time: a SIMD step
+/// costs the same with one busy lane as with all of them.
+fn tail_threshold(lanes: usize) -> usize {
+    (lanes / 8).max(1)
+}
+
+impl<R: LaneRead> BatchHasher for MultiBufferHasher<R> {
+    /// Lanes stay busy across batches, so batches only need to be large
+    /// enough to refill them.
+    fn max_batch(&self) -> usize {
+        MAX_BATCH_FILES
+    }
+
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, StageResult),
+    ) {
+        if algorithm != self.kernel.algorithm() {
+            return self.scalar.hash_batch(algorithm, batch, done);
+        }
+        self.pending.extend(batch.drain(..));
+        self.run(algorithm, false, done);
+    }
+
+    fn in_flight(&self) -> bool {
+        !self.pending.is_empty() || self.lanes.iter().any(Lane::is_busy)
+    }
+
+    fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
+        self.run(algorithm, true, done);
+    }
+}
+
+#[cfg(test)]
+mod tests;
