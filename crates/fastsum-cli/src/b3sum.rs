@@ -15,7 +15,7 @@ use clap::Parser;
 use fastsum::manifest::b3sum as manifest;
 use fastsum::FileHasher;
 
-use crate::output::{Buffering, Output};
+use crate::term::output::{Buffering, Output};
 
 const NAME: &str = "b3sum";
 

@@ -5,12 +5,9 @@
 mod b3sum;
 mod bench;
 mod cache_cmd;
-mod getopt;
 mod gnu;
-mod help;
-mod output;
-mod progress;
-mod quote;
+mod personality;
+mod term;
 mod xxhsum;
 
 use std::ffi::OsString;
@@ -44,7 +41,7 @@ fn run() -> anyhow::Result<u8> {
     let base = String::from_utf8_lossy(program.rsplit(|&b| b == b'/').next().unwrap_or(&program))
         .into_owned();
     let args: Vec<Vec<u8>> = argv.iter().skip(1).map(|a| a.clone().into_vec()).collect();
-    let status = if let Some(tool) = gnu::Tool::from_program_name(&base) {
+    let status = if let Some(tool) = personality::Tool::from_program_name(&base) {
         gnu::run(tool, program, &args)
     } else if base == "b3sum" {
         b3sum::run(argv)
@@ -57,7 +54,7 @@ fn run() -> anyhow::Result<u8> {
         // `fastsum bench ...` (a file named bench: `fastsum ./bench`).
         bench::run(argv.into_iter().skip(2).collect())
     } else {
-        gnu::run(gnu::Tool::FASTSUM, program, &args)
+        gnu::run(personality::Tool::FASTSUM, program, &args)
     };
     Ok(u8::try_from(status).unwrap_or(1))
 }

@@ -15,7 +15,7 @@ use fastsum::error::os_message;
 use fastsum::manifest::xxhsum as manifest;
 use fastsum::{Algorithm, Digest, FileHasher};
 
-use crate::output::{Buffering, Output};
+use crate::term::output::{Buffering, Output};
 
 /// xxhsum's longest accepted check line, `MAX_LINE_LENGTH` (32 KiB) less
 /// the byte its buffer keeps for the terminating NUL.

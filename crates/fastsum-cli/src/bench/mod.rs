@@ -1,5 +1,7 @@
 //! `fastsum bench PATH...`: compares ways of checksumming the user's own
-//! files (the library's `bench` module does the work; this is the glue).
+//! files: [`strategies`] (what is timed), [`timer`] (timing, peak RSS,
+//! digest agreement), [`export`] (the table and JSON); this file is the
+//! command's arguments and the runs.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -7,10 +9,23 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::Parser;
-use fastsum::bench::{self, Budget, External, Measurement, Report, Strategy, SystemClock};
 use fastsum::walk::{self, WalkItem, WalkOptions};
 use fastsum::Algorithm;
 
+mod export;
+mod strategies;
+#[cfg(test)]
+mod tests;
+mod timer;
+
+use export::{render_json, render_table, Report};
+use strategies::{
+    External, FastsumDefault, Mapped, Slurp, Strategy, Streamed, EXTERNAL_FILES_PER_RUN,
+};
+use timer::{
+    check_readable, disagreements, evict_from_cache, own_peak_rss, run_strategy, total_bytes,
+    wait_for_peak_rss, Budget, Measurement, SystemClock,
+};
 /// Compare ways of checksumming your files on this machine: streamed reads
 /// at several sizes, whole-file reads, mmap, fastsum's default, and the
 /// system tools, in a cmpthese-style table with time and peak memory.
@@ -89,13 +104,13 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                 // the kernel reports for it is the tool's own (plus this
                 // process's few MiB if the tool is smaller still).
                 let child = peer
-                    .command(&files[..files.len().min(bench::EXTERNAL_FILES_PER_RUN)])
+                    .command(&files[..files.len().min(EXTERNAL_FILES_PER_RUN)])
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
                     .stderr(Stdio::null())
                     .spawn()
                     .map_err(|e| format!("{name}: {e}"))?;
-                let (status, rss) = bench::wait_for_peak_rss(child).map_err(|e| e.to_string())?;
+                let (status, rss) = wait_for_peak_rss(child).map_err(|e| e.to_string())?;
                 if !status.success() {
                     return Err(format!("{name} exited with {status}"));
                 }
@@ -109,7 +124,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                 strategy
                     .digests(algorithm, &files)
                     .map_err(|e| e.to_string())?;
-                bench::own_peak_rss().map_err(|e| e.to_string())?
+                own_peak_rss().map_err(|e| e.to_string())?
             }
         };
         println!("{peak}");
@@ -119,7 +134,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
         Some(n) => Budget::Iterations(n),
         None => Budget::Time(Duration::from_secs_f64(args.time.max(0.0))),
     };
-    let bytes = bench::total_bytes(&files).map_err(|e| e.to_string())?;
+    let bytes = total_bytes(&files).map_err(|e| e.to_string())?;
     let mut status = 0;
     for algorithm in algorithms {
         let mut chosen = strategies(algorithm, files.len());
@@ -139,7 +154,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
         let mut evict = || {
             if args.cold && !cold_failed {
                 for file in &files {
-                    if let Err(e) = bench::evict_from_cache(file) {
+                    if let Err(e) = evict_from_cache(file) {
                         eprintln!("fastsum bench: --cold: cannot drop the page cache ({e}); measuring warm");
                         cold_failed = true;
                         break;
@@ -149,7 +164,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
         };
         let mut measurements = Vec::new();
         let mut results = Vec::new();
-        let show_status = !args.json && crate::progress::wanted(false);
+        let show_status = !args.json && crate::term::progress::wanted(false);
         for strategy in &chosen {
             if show_status {
                 eprint!(
@@ -157,7 +172,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                     strategy.name()
                 );
             }
-            let (times, digests) = bench::run_strategy(
+            let (times, digests) = run_strategy(
                 strategy.as_ref(),
                 algorithm,
                 &files,
@@ -185,7 +200,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
             measurements,
         };
         if args.json {
-            print!("{}", bench::render_json(&report));
+            print!("{}", render_json(&report));
         } else {
             println!(
                 "{algorithm}: {} file{}, {} bytes{}",
@@ -198,9 +213,9 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                     ", warm cache"
                 }
             );
-            print!("{}", bench::render_table(&report));
+            print!("{}", render_table(&report));
         }
-        for d in bench::disagreements(&files, &results) {
+        for d in disagreements(&files, &results) {
             let hex =
                 |digest: Option<fastsum::Digest>| digest.map_or("(none)".into(), |d| d.to_hex());
             eprintln!(
@@ -220,23 +235,23 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
 /// The strategies for `algorithm`: fastsum's default first (the reference
 /// for digest agreement), then the in-process ways, then the system tools.
 fn strategies(algorithm: Algorithm, files: usize) -> Vec<Box<dyn Strategy>> {
-    let mut list: Vec<Box<dyn Strategy>> = vec![Box::new(bench::FastsumDefault { threads: 1 })];
-    let threads = fastsum::engine::available_threads();
+    let mut list: Vec<Box<dyn Strategy>> = vec![Box::new(FastsumDefault { threads: 1 })];
+    let threads = fastsum::pipeline::available_threads();
     if files > 1 && threads > 1 {
-        list.push(Box::new(bench::FastsumDefault { threads }));
+        list.push(Box::new(FastsumDefault { threads }));
     }
-    list.push(Box::new(bench::Slurp));
+    list.push(Box::new(Slurp));
     for size in [
         64,
         4 << 10,
         32 << 10,
         128 << 10,
-        fastsum::io::DEFAULT_BUFFER_SIZE,
+        fastsum::read::DEFAULT_BUFFER_SIZE,
         1 << 20,
     ] {
-        list.push(Box::new(bench::Streamed(size)));
+        list.push(Box::new(Streamed(size)));
     }
-    list.push(Box::new(bench::Mapped));
+    list.push(Box::new(Mapped));
     for peer in External::peers(algorithm) {
         list.push(Box::new(peer));
     }
@@ -276,7 +291,7 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         let metadata = std::fs::metadata(path)
             .map_err(|e| format!("{}: {}", path.display(), fastsum::error::os_message(&e)))?;
         if metadata.is_file() {
-            bench::check_readable(path).map_err(|e| e.to_string())?;
+            check_readable(path).map_err(|e| e.to_string())?;
             files.push(path.clone());
         } else if metadata.is_dir() {
             let found = Mutex::new(Vec::new());

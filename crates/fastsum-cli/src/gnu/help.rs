@@ -2,7 +2,7 @@
 
 use fastsum::Algorithm;
 
-use crate::gnu::{Tool, ToolKind};
+use crate::personality::{Tool, ToolKind};
 
 /// coreutils 9.1's `usage(EXIT_SUCCESS)` text for `tool`, with `program`
 /// (argv[0]) in the Usage line as coreutils prints it. fastsum's own help

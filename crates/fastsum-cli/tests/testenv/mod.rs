@@ -186,6 +186,30 @@ impl TestEnv {
     }
 }
 
+/// The hex digest of `bytes` by the reference `tool` (md5sum, sha1sum,
+/// sha256sum ...) reading standard input: an expectation computed without
+/// the code under test.
+#[allow(dead_code)]
+pub fn reference_hex(tool: &str, bytes: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(reference_path(tool))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the reference tool runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("the reference tool ends");
+    writer.join().expect("writer").expect("stdin written");
+    assert!(out.status.success(), "{tool} failed");
+    let text = String::from_utf8(out.stdout).expect("hex output");
+    text.split_whitespace()
+        .next()
+        .expect("a digest")
+        .to_string()
+}
+
 /// Where the reference tool lives. A missing peer fails the test: CI
 /// installs them all (see .ci/run), and a silently skipped comparison
 /// proves nothing.

@@ -1,0 +1,306 @@
+//! Check mode (`-c`): lists read a chunk at a time, their files hashed
+//! through the pipeline, each line reported as coreutils reports it.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use fastsum::manifest::{gnu as gnu_lines, write_escaped};
+use fastsum::pipeline::{Order, Outcome, Record, TreeHasher};
+use fastsum::{Algorithm, ErrorKind, Source};
+
+use super::hash::{digest_named, Hashed};
+use super::options::Options;
+use super::run::{say_notice, Run};
+use crate::personality::ToolKind;
+use crate::term::quote::quotef;
+
+/// coreutils' `digest_check`: verifies every line of one checksum file.
+/// Lines of a check list read (and their files hashed together) at once.
+pub(super) const CHECK_CHUNK_LINES: usize = 4096;
+
+/// One line of a check list that is not a comment or blank.
+pub(super) enum CheckItem {
+    /// Not a checksum line (its line number, for `--warn`).
+    Misformatted(u64),
+    /// A file to check.
+    Entry {
+        name: Vec<u8>,
+        algorithm: Algorithm,
+        expected: fastsum::Digest,
+    },
+}
+
+/// Hashes the files of a chunk of check lines through the pipeline (with
+/// the cache in front when it is on), one run per algorithm met; `None`
+/// for the lines left to `digest_named` (standard input, misformatted
+/// lines, and an algorithm whose cache entries could not be loaded).
+pub(super) fn prefetch_digests(
+    run: &mut Run,
+    o: &Options,
+    items: &[CheckItem],
+) -> Vec<Option<Result<fastsum::Digest, ErrorKind>>> {
+    let mut results: Vec<Option<Result<fastsum::Digest, ErrorKind>>> =
+        items.iter().map(|_| None).collect();
+    let mut algorithms: Vec<Algorithm> = Vec::new();
+    for item in items {
+        if let CheckItem::Entry { algorithm, .. } = item {
+            if !algorithms.contains(algorithm) {
+                algorithms.push(*algorithm);
+            }
+        }
+    }
+    for algorithm in algorithms {
+        let (indices, operands): (Vec<usize>, Vec<Source>) = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                CheckItem::Entry {
+                    name, algorithm: a, ..
+                } if *a == algorithm && name != b"-" => {
+                    Some((i, Source::Path(PathBuf::from(OsStr::from_bytes(name)))))
+                }
+                _ => None,
+            })
+            .unzip();
+        let mut options = o.tree.clone();
+        options.algorithm = algorithm;
+        options.recursive = false;
+        options.order = Order::Unordered;
+        let session = match run.check_cache.take() {
+            None => None,
+            Some(mut state) => {
+                let session = state.session(algorithm);
+                say_notice(run, &mut state.cache);
+                run.check_cache = Some(state);
+                match session {
+                    Some(session) => Some(session),
+                    None => continue,
+                }
+            }
+        };
+        let record = |record: Record| {
+            let result = match record.outcome {
+                Outcome::Hashed(hashed) => Ok(hashed.digest),
+                Outcome::Failed(kind) => Err(kind),
+                _ => return,
+            };
+            results[indices[record.operand]] = Some(result);
+        };
+        let mut run_tree = TreeHasher::with_options(options);
+        if let Some(session) = session {
+            run_tree = run_tree.cache(session);
+        }
+        let finished = run_tree.run(&operands, record);
+        if finished.is_err() {
+            // Left to digest_named, line by line.
+            for &i in &indices {
+                results[i] = None;
+            }
+        }
+    }
+    results
+}
+
+/// A prefetched digest as `digest_named` would have reported it.
+pub(super) fn report_hashed(
+    run: &mut Run,
+    name: &[u8],
+    result: Result<fastsum::Digest, ErrorKind>,
+    ignore_missing: bool,
+) -> Hashed {
+    match result {
+        Ok(digest) => Hashed::Digest(digest),
+        Err(ErrorKind::Io(e)) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+            Hashed::Missing
+        }
+        Err(kind) => {
+            run.file_error(name, &kind.to_string());
+            Hashed::Failed
+        }
+    }
+}
+
+pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
+    let is_stdin = checkfile == b"-";
+    let display_name: &[u8] = if is_stdin {
+        b"standard input"
+    } else {
+        checkfile
+    };
+    let reader: Box<dyn Read> = if is_stdin {
+        Box::new(io::stdin())
+    } else {
+        match File::open(Path::new(OsStr::from_bytes(checkfile))) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                run.file_error(checkfile, &fastsum::error::os_message(&e));
+                return false;
+            }
+        }
+    };
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let policy = match run.tool.kind {
+        ToolKind::Fastsum => gnu_lines::TagPolicy::Any(o.algorithm),
+        _ => gnu_lines::TagPolicy::Only(o.algorithm),
+    };
+    let mut parser = gnu_lines::CheckParser::new(policy);
+    let (mut misformatted, mut mismatched, mut unreadable) = (0u64, 0u64, 0u64);
+    let (mut any_properly_formatted, mut any_matched) = (false, false);
+    let mut line = Vec::new();
+    let mut line_number = 0u64;
+    let mut read_failed = false;
+    let mut at_end = false;
+    // The list is read a chunk of lines at a time; the chunk's files are
+    // hashed together through the pipeline (every core, multi-buffer MD5),
+    // then its lines are reported in order exactly as one at a time.
+    while !at_end && !read_failed {
+        let mut items: Vec<CheckItem> = Vec::new();
+        while items.len() < CHECK_CHUNK_LINES {
+            line.clear();
+            line_number += 1;
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => {
+                    at_end = true;
+                    break;
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    read_failed = true;
+                    break;
+                }
+            }
+            if line[0] == b'#' {
+                continue;
+            }
+            let mut len = line.len();
+            if line[len - 1] == b'\n' {
+                len -= 1;
+            }
+            if len > 0 && line[len - 1] == b'\r' {
+                len -= 1;
+            }
+            if len == 0 {
+                continue;
+            }
+            let parsed = parser
+                .parse(&line[..len])
+                .filter(|l| !(is_stdin && l.name.as_ref() == b"-"));
+            items.push(match parsed {
+                None => CheckItem::Misformatted(line_number),
+                Some(entry) => CheckItem::Entry {
+                    name: entry.name.into_owned(),
+                    algorithm: entry.algorithm,
+                    expected: entry.expected,
+                },
+            });
+        }
+        let mut prefetched = prefetch_digests(run, o, &items);
+        for (index, item) in items.into_iter().enumerate() {
+            let (name, algorithm, expected) = match item {
+                CheckItem::Misformatted(number) => {
+                    misformatted += 1;
+                    if o.warn {
+                        let mut m = quotef(display_name, run.utf8);
+                        m.extend_from_slice(
+                            format!(
+                                ": {number}: improperly formatted {} checksum line",
+                                o.algorithm.tag()
+                            )
+                            .as_bytes(),
+                        );
+                        run.error(&m);
+                    }
+                    continue;
+                }
+                CheckItem::Entry {
+                    name,
+                    algorithm,
+                    expected,
+                } => (name, algorithm, expected),
+            };
+            any_properly_formatted = true;
+            // coreutils 9.1 escapes names here only when they hold a newline.
+            let escape = !o.status_only && name.contains(&b'\n');
+            let hashed = match prefetched[index].take() {
+                Some(result) => report_hashed(run, &name, result, o.ignore_missing),
+                None => digest_named(run, algorithm, &name, o.ignore_missing),
+            };
+            let status: Option<&[u8]> = match hashed {
+                Hashed::Failed => {
+                    unreadable += 1;
+                    Some(b"FAILED open or read")
+                }
+                Hashed::Missing => None,
+                Hashed::Digest(actual) if actual == expected => {
+                    any_matched = true;
+                    (!o.quiet).then_some(b"OK")
+                }
+                Hashed::Digest(_) => {
+                    mismatched += 1;
+                    Some(b"FAILED")
+                }
+            };
+            if let (Some(status), false) = (status, o.status_only) {
+                let buf = run.out.stdout_buf();
+                if escape {
+                    buf.push(b'\\');
+                    write_escaped(&name, buf);
+                } else {
+                    buf.extend_from_slice(&name);
+                }
+                buf.extend_from_slice(b": ");
+                buf.extend_from_slice(status);
+                buf.push(b'\n');
+                run.out.commit();
+            }
+        }
+    }
+    if read_failed {
+        let mut m = quotef(display_name, run.utf8);
+        m.extend_from_slice(b": read error");
+        run.error(&m);
+        return false;
+    }
+    if !any_properly_formatted {
+        let mut m = quotef(display_name, run.utf8);
+        m.extend_from_slice(b": no properly formatted checksum lines found");
+        run.error(&m);
+    } else if !o.status_only {
+        let warnings = [
+            (
+                misformatted,
+                "line is improperly formatted",
+                "lines are improperly formatted",
+            ),
+            (
+                unreadable,
+                "listed file could not be read",
+                "listed files could not be read",
+            ),
+            (
+                mismatched,
+                "computed checksum did NOT match",
+                "computed checksums did NOT match",
+            ),
+        ];
+        for (count, one, many) in warnings {
+            if count != 0 {
+                let text = if count == 1 { one } else { many };
+                run.error(format!("WARNING: {count} {text}").as_bytes());
+            }
+        }
+        if o.ignore_missing && !any_matched {
+            let mut m = quotef(display_name, run.utf8);
+            m.extend_from_slice(b": no file was verified");
+            run.error(&m);
+        }
+    }
+    any_properly_formatted
+        && any_matched
+        && mismatched == 0
+        && unreadable == 0
+        && (!o.strict || misformatted == 0)
+}

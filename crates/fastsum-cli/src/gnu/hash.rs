@@ -1,0 +1,193 @@
+//! Hash mode: operands through the library's pipeline, each record
+//! printed as the GNU tool prints it.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fastsum::cache::CacheSession;
+use fastsum::manifest::{self, gnu as gnu_lines};
+use fastsum::pipeline::{Outcome, Progress, Record, TreeHasher};
+use fastsum::{Algorithm, ErrorKind, Source};
+
+use super::options::Options;
+use super::run::{open_cache, print_cache_stats, say_notice, Run};
+use crate::personality::ToolKind;
+use crate::term::progress;
+
+/// How hashing one named input ended.
+pub(super) enum Hashed {
+    Digest(fastsum::Digest),
+    /// ENOENT with --ignore-missing.
+    Missing,
+    /// Reported already.
+    Failed,
+}
+
+/// coreutils' `digest_file`: "-" is standard input; errors are reported
+/// here, with the name quoted as coreutils quotes it.
+pub(super) fn digest_named(
+    run: &mut Run,
+    algorithm: Algorithm,
+    name: &[u8],
+    ignore_missing: bool,
+) -> Hashed {
+    let session = match (&mut run.check_cache, name) {
+        (Some(state), name) if name != b"-" => state.session(algorithm),
+        _ => None,
+    };
+    if let Some(mut state) = run.check_cache.take() {
+        say_notice(run, &mut state.cache);
+        run.check_cache = Some(state);
+    }
+    let result = if let Some(session) = session {
+        match session.hash_path(
+            &mut run.hasher,
+            algorithm,
+            Path::new(OsStr::from_bytes(name)),
+        ) {
+            Err(ErrorKind::Io(e)) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+                return Hashed::Missing
+            }
+            other => other.map(|h| h.digest),
+        }
+    } else if name == b"-" {
+        run.hasher.hash_stdin(algorithm).map_err(ErrorKind::Io)
+    } else {
+        match File::open(Path::new(OsStr::from_bytes(name))) {
+            Ok(file) => run.hasher.hash_file(algorithm, &file),
+            Err(e) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+                return Hashed::Missing
+            }
+            Err(e) => Err(ErrorKind::Io(e)),
+        }
+    };
+    match result {
+        Ok(digest) => Hashed::Digest(digest),
+        Err(kind) => {
+            run.file_error(name, &kind.to_string());
+            Hashed::Failed
+        }
+    }
+}
+
+/// Hashes every operand through the library's pipeline (every core; with
+/// `-r`, whole trees) and prints each result in order, as the GNU tool would.
+pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
+    let operands: Vec<Source> = names
+        .iter()
+        .map(|name| match &name[..] {
+            b"-" => Source::Stdin,
+            _ => Source::Path(PathBuf::from(OsStr::from_bytes(name))),
+        })
+        .collect();
+    // The cache, if asked for: loaded in bulk for the operands' paths. A
+    // cache that cannot be opened costs a warning, never the run.
+    let session = o.cache.as_ref().and_then(|path| {
+        let mut cache = open_cache(run, path)?;
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let prefixes: Vec<PathBuf> = operands
+            .iter()
+            .filter_map(|op| match op {
+                Source::Path(p) => Some(fastsum::cache::absolute_in(&cwd, p)),
+                Source::Stdin => None,
+            })
+            .collect();
+        let loaded = cache.load(o.algorithm, &prefixes);
+        say_notice(run, &mut cache);
+        match loaded {
+            Ok(snapshot) => Some((cache, Arc::new(CacheSession::new(snapshot)))),
+            Err(e) => {
+                run.error(format!("cache: {e}").as_bytes());
+                None
+            }
+        }
+    });
+    let progress = Arc::new(Progress::default());
+    let display = progress::Display::default();
+    let show_progress = run.tool.kind == ToolKind::Fastsum && progress::wanted(o.no_progress);
+    // SAFETY: isatty only inspects the descriptor number.
+    let stdout_is_tty = unsafe { libc::isatty(1) } == 1;
+    let mut ok = true;
+    let result = std::thread::scope(|scope| {
+        if show_progress {
+            scope.spawn(|| display.run(&progress));
+        }
+        let mut sink = |record: Record| {
+            ok &= !record.is_failure();
+            let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
+            if (to_stderr || stdout_is_tty) && display.visible() {
+                display.suspend(|| print_record(run, o, &record));
+            } else {
+                print_record(run, o, &record);
+            }
+        };
+        let mut run_tree = TreeHasher::with_options(o.tree.clone()).progress(progress.clone());
+        if let Some((_, session)) = &session {
+            run_tree = run_tree.cache(session.clone());
+        }
+        let result = run_tree.run(&operands, &mut sink);
+        display.finish();
+        result
+    });
+    if let Err(e) = result {
+        run.error(e.to_string().as_bytes());
+        return false;
+    }
+    if let Some((mut cache, session)) = session {
+        let session = Arc::into_inner(session).expect("the workers are done");
+        let finished = session.finish(&mut cache, o.algorithm);
+        say_notice(run, &mut cache);
+        match finished {
+            Ok(stats) if o.cache_stats => print_cache_stats(run, &stats),
+            Ok(_) => {}
+            Err(e) => run.error(format!("cache: {e}").as_bytes()),
+        }
+    }
+    ok
+}
+
+/// One result: a checksum line (or JSON object) on stdout, or a message on
+/// stderr in the GNU form `PROGRAM: NAME: CAUSE`.
+pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
+    let name = record.path.as_os_str().as_bytes();
+    if o.json {
+        manifest::json::write_record(run.out.stdout_buf(), o.algorithm, record);
+        run.out.commit();
+    }
+    match &record.outcome {
+        Outcome::Hashed(hashed) => {
+            if o.json {
+                return;
+            }
+            let style = if o.tag || o.algorithm == Algorithm::Xxh3 {
+                gnu_lines::LineStyle::Tagged
+            } else {
+                gnu_lines::LineStyle::Untagged {
+                    binary: o.binary == 1,
+                }
+            };
+            gnu_lines::write_line(
+                run.out.stdout_buf(),
+                o.algorithm,
+                &hashed.digest,
+                name,
+                style,
+                o.terminator,
+            );
+            run.out.commit();
+        }
+        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+            run.file_error(name, &kind.to_string());
+        }
+        Outcome::Skipped(kind) => {
+            run.file_error(
+                name,
+                &format!("skipped {} (not a regular file)", kind.describe()),
+            );
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The coreutils option table and the parsed options, with the checks
+//! on option values that end a run before any work.
+
+use std::path::PathBuf;
+
+use fastsum::pipeline::TreeOptions;
+use fastsum::Algorithm;
+
+use super::run::Run;
+use crate::personality::ToolKind;
+use crate::term::getopt::{HasArg, OptSpec};
+use crate::term::quote::quote;
+
+pub(super) fn specs(kind: ToolKind) -> Vec<OptSpec> {
+    let spec =
+        |short: Option<u8>, long: &'static str, has_arg: HasArg, key: &'static str| OptSpec {
+            short,
+            long: Some(long),
+            has_arg,
+            key,
+        };
+    let mut specs = Vec::new();
+    if kind == ToolKind::Fastsum {
+        specs.extend([
+            spec(Some(b'a'), "algorithm", HasArg::Required, "a"),
+            spec(Some(b'r'), "recursive", HasArg::No, "r"),
+            spec(Some(b'j'), "threads", HasArg::Required, "j"),
+            spec(None, "unordered", HasArg::No, "unordered"),
+            spec(Some(b'L'), "follow", HasArg::No, "L"),
+            spec(None, "one-file-system", HasArg::No, "one-file-system"),
+            spec(None, "exclude", HasArg::Required, "exclude"),
+            spec(None, "json", HasArg::No, "json"),
+            spec(None, "no-progress", HasArg::No, "no-progress"),
+            spec(None, "io", HasArg::Required, "io"),
+            spec(None, "read-size", HasArg::Required, "read-size"),
+            spec(None, "cache", HasArg::Optional, "cache"),
+            spec(None, "cache-stats", HasArg::No, "cache-stats"),
+        ]);
+    }
+    if kind != ToolKind::Fixed {
+        specs.push(spec(Some(b'l'), "length", HasArg::Required, "l"));
+    }
+    specs.extend([
+        spec(Some(b'c'), "check", HasArg::No, "c"),
+        spec(None, "ignore-missing", HasArg::No, "ignore-missing"),
+        spec(None, "quiet", HasArg::No, "quiet"),
+        spec(None, "status", HasArg::No, "status"),
+        spec(Some(b'w'), "warn", HasArg::No, "w"),
+        spec(None, "strict", HasArg::No, "strict"),
+        spec(None, "tag", HasArg::No, "tag"),
+        spec(Some(b'z'), "zero", HasArg::No, "z"),
+        spec(Some(b'b'), "binary", HasArg::No, "b"),
+        spec(Some(b't'), "text", HasArg::No, "t"),
+        spec(
+            if kind == ToolKind::Fastsum {
+                Some(b'h')
+            } else {
+                None
+            },
+            "help",
+            HasArg::No,
+            "help",
+        ),
+        spec(None, "version", HasArg::No, "version"),
+    ]);
+    specs
+}
+
+/// The options of one run, after parsing.
+pub(super) struct Options {
+    pub(super) algorithm: Algorithm,
+    pub(super) check: bool,
+    pub(super) status_only: bool,
+    pub(super) warn: bool,
+    pub(super) quiet: bool,
+    pub(super) strict: bool,
+    pub(super) ignore_missing: bool,
+    pub(super) tag: bool,
+    /// -1: not given; 0: text; 1: binary.
+    pub(super) binary: i8,
+    pub(super) terminator: u8,
+    /// fastsum's own options for many files.
+    pub(super) tree: TreeOptions,
+    pub(super) json: bool,
+    pub(super) no_progress: bool,
+    /// `--cache[=PATH]`: the cache file (None: no cache).
+    pub(super) cache: Option<PathBuf>,
+    pub(super) cache_stats: bool,
+}
+
+pub(super) fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> i32 {
+    let mut m = format!("invalid {what}: ").into_bytes();
+    m.extend(quote(value, run.utf8));
+    run.error(&m);
+    run.usage_error(None)
+}
+
+/// A byte count: decimal, with an optional K, M or G suffix (powers of 1024).
+pub(super) fn parse_size(value: &[u8]) -> Option<usize> {
+    let (digits, unit) = match value.last()? {
+        b'K' | b'k' => (&value[..value.len() - 1], 1 << 10),
+        b'M' | b'm' => (&value[..value.len() - 1], 1 << 20),
+        b'G' | b'g' => (&value[..value.len() - 1], 1 << 30),
+        _ => (value, 1),
+    };
+    usize::try_from(parse_decimal(digits)?)
+        .ok()?
+        .checked_mul(unit)
+}
+
+pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
+    let mut m = b"invalid argument ".to_vec();
+    m.extend(quote(value, run.utf8));
+    m.extend_from_slice(b" for ");
+    m.extend(quote(b"--algorithm", run.utf8));
+    run.error(&m);
+    let mut list = b"Valid arguments are:\n".to_vec();
+    for a in Algorithm::ALL {
+        list.extend_from_slice(b"  - ");
+        list.extend(quote(a.name().as_bytes(), run.utf8));
+        list.push(b'\n');
+    }
+    run.out.err_raw(&list);
+    run.usage_error(None)
+}
+
+/// coreutils' `xdectoumax`: optional blanks and '+', then decimal digits only.
+pub(super) fn parse_decimal(value: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(value).ok()?;
+    let digits = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let digits = digits.strip_prefix('+').unwrap_or(digits);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}

@@ -1,0 +1,116 @@
+//! One run's state: where output and messages go, the exit status so
+//! far, and the cache as `-c` uses it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fastsum::cache::{Cache, CacheSession};
+use fastsum::{Algorithm, FileHasher};
+
+use crate::personality::Tool;
+use crate::term::output::Output;
+use crate::term::quote::quotef;
+
+/// One run of a coreutils-style tool.
+pub(super) struct Run {
+    pub(super) tool: Tool,
+    /// `argv[0]` as given: GNU tools name themselves that way in messages.
+    pub(super) program: Vec<u8>,
+    pub(super) out: Output,
+    pub(super) utf8: bool,
+    pub(super) hasher: FileHasher,
+    /// The cache for `-c` runs, opened on first use: sessions by algorithm.
+    pub(super) check_cache: Option<CheckCache>,
+}
+
+/// The cache as `-c` uses it: one session per algorithm met in the lists.
+pub(super) struct CheckCache {
+    pub(super) cache: Cache,
+    pub(super) sessions: Vec<(Algorithm, Arc<CacheSession>)>,
+}
+
+impl Run {
+    pub(super) fn error(&mut self, message: &[u8]) {
+        let mut line = self.program.clone();
+        line.extend_from_slice(b": ");
+        line.extend_from_slice(message);
+        line.push(b'\n');
+        self.out.err_raw(&line);
+    }
+
+    pub(super) fn file_error(&mut self, name: &[u8], cause: &str) {
+        let mut message = quotef(name, self.utf8);
+        message.extend_from_slice(b": ");
+        message.extend_from_slice(cause.as_bytes());
+        self.error(&message);
+    }
+
+    /// A usage error: the message, then the "Try" line; exit status 1.
+    pub(super) fn usage_error(&mut self, message: Option<&str>) -> i32 {
+        if let Some(m) = message {
+            self.error(m.as_bytes());
+        }
+        let mut line = b"Try '".to_vec();
+        line.extend_from_slice(&self.program);
+        line.extend_from_slice(b" --help' for more information.\n");
+        self.out.err_raw(&line);
+        1
+    }
+
+    pub(super) fn finish(&mut self, status: i32) -> i32 {
+        match self.out.finish() {
+            Ok(()) => status,
+            Err(e) => {
+                self.error(format!("write error: {}", fastsum::error::os_message(&e)).as_bytes());
+                1
+            }
+        }
+    }
+}
+
+/// Opens the cache at `path`, saying once if it had to be rebuilt; a cache
+/// that cannot be opened at all is a warning and the run goes on without.
+pub(super) fn open_cache(run: &mut Run, path: &Path) -> Option<Cache> {
+    match Cache::open(path) {
+        Ok(mut cache) => {
+            say_notice(run, &mut cache);
+            Some(cache)
+        }
+        Err(e) => {
+            run.error(format!("cache: {e}; going on without it").as_bytes());
+            None
+        }
+    }
+}
+
+/// Says, once, that the cache file was damaged and moved aside (found on
+/// opening, loading or storing).
+pub(super) fn say_notice(run: &mut Run, cache: &mut Cache) {
+    if let Some(notice) = cache.take_notice() {
+        run.error(notice.as_bytes());
+    }
+}
+
+/// `--cache-stats`: what the cache saved, on stderr.
+pub(super) fn print_cache_stats(run: &mut Run, stats: &fastsum::cache::RunStats) {
+    run.error(
+        format!(
+            "cache: {} hits, {} misses, {} racy re-reads, {} bytes read",
+            stats.hits, stats.misses, stats.racy_rereads, stats.bytes_read
+        )
+        .as_bytes(),
+    );
+}
+
+impl CheckCache {
+    /// The session for `algorithm`, loading its entries on first use.
+    pub(super) fn session(&mut self, algorithm: Algorithm) -> Option<Arc<CacheSession>> {
+        if let Some((_, s)) = self.sessions.iter().find(|(a, _)| *a == algorithm) {
+            return Some(s.clone());
+        }
+        let snapshot = self.cache.load(algorithm, &[PathBuf::from("/")]).ok()?;
+        let session = Arc::new(CacheSession::new(snapshot));
+        self.sessions.push((algorithm, session.clone()));
+        Some(session)
+    }
+}

@@ -1,0 +1,63 @@
+//! Which tool fastsum is: the coreutils tools it imitates, chosen by the
+//! name it was invoked under (b3sum and xxhsum are recognised in main.rs).
+
+use fastsum::Algorithm;
+
+/// Which coreutils program is being imitated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool {
+    /// The program's official name (`md5sum`), for help and version text.
+    pub name: &'static str,
+    /// Its algorithm.
+    pub algorithm: Algorithm,
+    /// What sets it apart.
+    pub kind: ToolKind,
+}
+
+/// The three shapes of the coreutils front end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolKind {
+    /// md5sum and the sha*sum tools.
+    Fixed,
+    /// b2sum: `-l BITS`.
+    Blake2,
+    /// fastsum itself: `-a ALGORITHM`, and `-l BITS` for blake2b.
+    Fastsum,
+}
+
+impl Tool {
+    /// The coreutils tool invoked under `name`, if any.
+    pub fn from_program_name(name: &str) -> Option<Tool> {
+        let (algorithm, kind) = match name {
+            "md5sum" => (Algorithm::Md5, ToolKind::Fixed),
+            "sha1sum" => (Algorithm::Sha1, ToolKind::Fixed),
+            "sha224sum" => (Algorithm::Sha224, ToolKind::Fixed),
+            "sha256sum" => (Algorithm::Sha256, ToolKind::Fixed),
+            "sha384sum" => (Algorithm::Sha384, ToolKind::Fixed),
+            "sha512sum" => (Algorithm::Sha512, ToolKind::Fixed),
+            "b2sum" => (Algorithm::BLAKE2B, ToolKind::Blake2),
+            _ => return None,
+        };
+        let name = match algorithm {
+            Algorithm::Md5 => "md5sum",
+            Algorithm::Sha1 => "sha1sum",
+            Algorithm::Sha224 => "sha224sum",
+            Algorithm::Sha256 => "sha256sum",
+            Algorithm::Sha384 => "sha384sum",
+            Algorithm::Sha512 => "sha512sum",
+            _ => "b2sum",
+        };
+        Some(Tool {
+            name,
+            algorithm,
+            kind,
+        })
+    }
+
+    /// fastsum's own interface.
+    pub const FASTSUM: Tool = Tool {
+        name: "fastsum",
+        algorithm: Algorithm::Md5,
+        kind: ToolKind::Fastsum,
+    };
+}
