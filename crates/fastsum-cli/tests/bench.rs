@@ -3,13 +3,11 @@
 
 mod testenv;
 
-use std::process::Command;
-
 use testenv::{pattern, TestEnv};
 
 fn bench(env: &TestEnv, args: &[&str], path_prefix: Option<&std::path::Path>) -> testenv::Outcome {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastsum"));
-    cmd.arg("bench").args(args).current_dir(env.path());
+    let mut cmd = env.command("fastsum");
+    cmd.arg("bench").args(args);
     if let Some(dir) = path_prefix {
         let path = std::env::var("PATH").unwrap_or_default();
         cmd.env("PATH", format!("{}:{path}", dir.display()));

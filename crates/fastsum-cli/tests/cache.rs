@@ -21,14 +21,11 @@ fn md5_line(bytes: &[u8], name: &str) -> String {
 }
 
 fn run(env: &TestEnv, args: &[&str]) -> Outcome {
-    use std::os::unix::process::CommandExt;
-    let out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
-        .arg0("fastsum")
+    let out = env
+        .command("fastsum")
         .arg("--cache=cache.sqlite")
         .arg("--cache-stats")
         .args(args)
-        .current_dir(env.path())
-        .stdin(Stdio::null())
         .output()
         .expect("run fastsum");
     out.into()

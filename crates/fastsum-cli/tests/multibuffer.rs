@@ -7,7 +7,6 @@ mod testenv;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Output};
 
 use testenv::TestEnv;
@@ -22,11 +21,8 @@ fn fastsum(env: &TestEnv, width: &str, args: &[&[u8]]) -> Output {
 }
 
 fn fastsum_named(env: &TestEnv, name: &str, width: &str, args: &[&[u8]]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastsum"));
-    cmd.arg0(name)
-        .args(args.iter().map(|a| OsStr::from_bytes(a)))
-        .current_dir(env.path())
-        .env("LC_ALL", "C.UTF-8");
+    let mut cmd = env.command(name);
+    cmd.args(args.iter().map(|a| OsStr::from_bytes(a)));
     if width.is_empty() {
         cmd.env_remove("FASTSUM_SIMD");
     } else {

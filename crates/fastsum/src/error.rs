@@ -42,6 +42,13 @@ pub enum ErrorKind {
         /// The directory the link leads back to.
         ancestor: PathBuf,
     },
+    /// The checksum cache's database failed (SQLite's own error).
+    #[error("{source}")]
+    Cache {
+        /// What SQLite said.
+        #[source]
+        source: rusqlite::Error,
+    },
     /// An `--exclude` pattern that is not a valid glob.
     #[error("invalid exclude pattern '{glob}': {cause}")]
     InvalidGlob {
@@ -106,6 +113,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ErrorKind::Io(e) => Some(e),
+            ErrorKind::Cache { source } => Some(source),
             _ => None,
         }
     }

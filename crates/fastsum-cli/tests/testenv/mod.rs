@@ -84,6 +84,20 @@ impl TestEnv {
         p
     }
 
+    /// The `fastsum` binary as a command named `argv0`, in this directory,
+    /// in the C.UTF-8 locale, standard input closed: for a test that sets
+    /// more (an environment variable, `PATH`) before running it.
+    #[allow(dead_code)]
+    pub fn command(&self, argv0: &str) -> Command {
+        use std::os::unix::process::CommandExt as _;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastsum"));
+        cmd.arg0(argv0)
+            .current_dir(self.path())
+            .env("LC_ALL", "C.UTF-8")
+            .stdin(Stdio::null());
+        cmd
+    }
+
     /// Runs `fastsum` as `tool` (argv[0] = tool).
     pub fn fastsum(&self, tool: &str, args: &[&[u8]], stdin: &[u8]) -> Outcome {
         run(

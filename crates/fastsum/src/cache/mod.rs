@@ -29,15 +29,19 @@
 //! puts the session in front of any other stage.
 
 mod dir_entries;
+mod maintenance;
 mod session;
 mod snapshot;
 mod stage;
 mod store;
+#[cfg(test)]
+mod tests;
 
 pub use crate::fs::stat::{now_ns, RACY_WINDOW};
 pub use crate::fs::FileStamp;
 pub use dir_entries::{DirEntries, Entry};
+pub use maintenance::Summary;
 pub use session::{absolute_in, CacheSession, MAX_REREADS};
 pub use snapshot::Snapshot;
 pub use stage::CachingBatchHasher;
-pub use store::{Cache, NewEntry, RunStats, Summary, FORMAT_VERSION};
+pub use store::{Cache, NewEntry, RunStats, FORMAT_VERSION};

@@ -45,17 +45,6 @@ pub struct RunStats {
     pub bytes_read: u64,
 }
 
-/// Figures for `fastsum cache stats`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Summary {
-    /// Entries stored.
-    pub entries: u64,
-    /// Bytes on disk (database, WAL and shared-memory files).
-    pub bytes_on_disk: u64,
-    /// Hits and misses of the last run that used the cache.
-    pub last_run: Option<(u64, u64)>,
-}
-
 /// How long a run waits for others holding the cache file.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -63,40 +52,46 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// a busy one is waited for; anything else (permissions, disk) is an error
 /// and the run goes on without the cache.
 enum OpenFailure {
+    /// Not a cache this version can use: SQLite's word, or why not.
     Broken(String),
-    Busy(String),
-    Other(String),
+    Busy(rusqlite::Error),
+    Other(rusqlite::Error),
 }
 
 impl From<rusqlite::Error> for OpenFailure {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;
         match e.sqlite_error_code() {
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-                OpenFailure::Busy(e.to_string())
-            }
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => OpenFailure::Busy(e),
             Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
                 OpenFailure::Broken(e.to_string())
             }
-            _ => OpenFailure::Other(e.to_string()),
+            _ => OpenFailure::Other(e),
         }
     }
 }
 
 /// An open cache file.
 pub struct Cache {
-    connection: Connection,
-    path: PathBuf,
+    pub(super) connection: Connection,
+    pub(super) path: PathBuf,
     /// Said once when the file had to be moved aside.
     notice: Option<String>,
 }
 
-fn cache_error(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::with_path(path, ErrorKind::Io(std::io::Error::other(e.to_string())))
+/// SQLite's error, typed, with the cache file's path.
+pub(super) fn cache_error(path: &Path, source: rusqlite::Error) -> Error {
+    Error::with_path(path, ErrorKind::Cache { source })
+}
+
+/// The cache file at `path` is unusable for `why` (not SQLite's error: a
+/// format version, say) and could not be replaced.
+fn unusable(path: &Path, why: String) -> Error {
+    Error::with_path(path, ErrorKind::Io(std::io::Error::other(why)))
 }
 
 /// Whether `e` says the file is damaged (then it is moved aside).
-fn is_damage(e: &rusqlite::Error) -> bool {
+pub(super) fn is_damage(e: &rusqlite::Error) -> bool {
     use rusqlite::ErrorCode;
     matches!(
         e.sqlite_error_code(),
@@ -176,15 +171,14 @@ impl Cache {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
         Self::open_retrying(path).map_err(|e| match e {
-            OpenFailure::Broken(why) | OpenFailure::Busy(why) | OpenFailure::Other(why) => {
-                cache_error(path, why)
-            }
+            OpenFailure::Broken(why) => unusable(path, why),
+            OpenFailure::Busy(e) | OpenFailure::Other(e) => cache_error(path, e),
         })
     }
 
     /// Damage found after opening: the file is moved aside and a new one
     /// takes its place.
-    fn rebuild(&mut self, why: &rusqlite::Error) -> Result<()> {
+    pub(super) fn rebuild(&mut self, why: &rusqlite::Error) -> Result<()> {
         let fresh = Self::move_aside_and_create(&self.path)?;
         // The old connection goes with its file.
         drop(std::mem::replace(&mut self.connection, fresh));
@@ -406,216 +400,5 @@ impl Cache {
             )
             .map_err(|e| cache_error(&self.path, e))?;
         Ok(())
-    }
-
-    /// Entries, size on disk and the last run's hits and misses. Folds the
-    /// write-ahead log into the file first, so the size is the file's.
-    pub fn summary(&self) -> Result<Summary> {
-        let _ = self
-            .connection
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-        let entries: i64 = self
-            .connection
-            .query_row("SELECT coalesce(sum(count), 0) FROM dirs", [], |r| r.get(0))
-            .map_err(|e| cache_error(&self.path, e))?;
-        let bytes_on_disk = ["", "-wal", "-shm"]
-            .iter()
-            .filter_map(|suffix| std::fs::metadata(format!("{}{suffix}", self.path.display())).ok())
-            .map(|m| m.len())
-            .sum();
-        let last_run = self
-            .connection
-            .query_row("SELECT value FROM meta WHERE key = 'last_run'", [], |r| {
-                r.get::<_, String>(0)
-            })
-            .ok()
-            .and_then(|v| {
-                let (h, m) = v.split_once(' ')?;
-                Some((h.parse().ok()?, m.parse().ok()?))
-            });
-        Ok(Summary {
-            entries: entries as u64,
-            bytes_on_disk,
-            last_run,
-        })
-    }
-
-    /// Drops entries whose file is gone (and rows that fail their check);
-    /// returns how many entries were dropped.
-    pub fn prune(&mut self) -> Result<u64> {
-        let error = |path: &Path, e: rusqlite::Error| cache_error(path, e);
-        let rows: Vec<(Vec<u8>, String, i64, Vec<u8>)> = {
-            let mut statement = self
-                .connection
-                .prepare("SELECT dir, algorithm, count, entries FROM dirs")
-                .map_err(|e| error(&self.path, e))?;
-            let rows = statement
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-                .map_err(|e| error(&self.path, e))?;
-            rows.collect::<rusqlite::Result<_>>()
-                .map_err(|e| error(&self.path, e))?
-        };
-        let transaction = self
-            .connection
-            .transaction()
-            .map_err(|e| error(&self.path, e))?;
-        let mut removed = 0;
-        for (dir, algorithm_name, count, blob) in rows {
-            let entries = algorithm_name
-                .parse::<Algorithm>()
-                .ok()
-                .and_then(|algorithm| {
-                    Some((algorithm, DirEntries::decode(&dir, algorithm, blob)?))
-                });
-            let Some((algorithm, entries)) = entries else {
-                removed += count.max(0) as u64;
-                transaction
-                    .execute(
-                        "DELETE FROM dirs WHERE dir = ?1 AND algorithm = ?2",
-                        params![dir, algorithm_name],
-                    )
-                    .map_err(|e| error(&self.path, e))?;
-                continue;
-            };
-            let mut kept = entries.to_map();
-            let before = kept.len();
-            let dir_path = Path::new(OsStr::from_bytes(&dir));
-            kept.retain(|name, _| {
-                std::fs::symlink_metadata(dir_path.join(OsStr::from_bytes(name))).is_ok()
-            });
-            if kept.len() == before {
-                continue;
-            }
-            removed += (before - kept.len()) as u64;
-            if kept.is_empty() {
-                transaction.execute(
-                    "DELETE FROM dirs WHERE dir = ?1 AND algorithm = ?2",
-                    params![dir, algorithm_name],
-                )
-            } else {
-                transaction.execute(
-                    "UPDATE dirs SET count = ?3, entries = ?4 WHERE dir = ?1 AND algorithm = ?2",
-                    params![
-                        dir,
-                        algorithm_name,
-                        kept.len() as i64,
-                        DirEntries::encode(&dir, algorithm, &kept)
-                    ],
-                )
-            }
-            .map_err(|e| error(&self.path, e))?;
-        }
-        transaction.commit().map_err(|e| error(&self.path, e))?;
-        Ok(removed)
-    }
-
-    /// Drops every entry; returns how many there were.
-    pub fn clear(&mut self) -> Result<u64> {
-        let removed: i64 = self
-            .connection
-            .query_row("SELECT coalesce(sum(count), 0) FROM dirs", [], |r| r.get(0))
-            .map_err(|e| cache_error(&self.path, e))?;
-        self.connection
-            .execute("DELETE FROM dirs", [])
-            .map_err(|e| cache_error(&self.path, e))?;
-        let _ = self.connection.execute_batch("VACUUM");
-        Ok(removed as u64)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fs::stat::now_ns;
-
-    fn stamp_of(path: &Path) -> FileStamp {
-        FileStamp::of(&std::fs::metadata(path).unwrap())
-    }
-
-    /// A directory with file `f` ("abc") and a cache holding its MD5,
-    /// stored as settled.
-    fn one_stored_entry() -> (tempfile::TempDir, PathBuf, FileStamp, Digest, Cache) {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        std::fs::write(&file, b"abc").unwrap();
-        let stamp = stamp_of(&file);
-        let later = now_ns() + 10 * 1_000_000_000;
-        let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
-        let digest = Algorithm::Md5.hash_bytes(b"abc");
-        let entry = NewEntry {
-            path: file.clone(),
-            stamp,
-            digest,
-        };
-        assert_eq!(cache.store(Algorithm::Md5, &[entry], later).unwrap(), 1);
-        (dir, file, stamp, digest, cache)
-    }
-
-    #[test]
-    fn stored_entries_come_back_only_for_the_same_stamp() {
-        let (dir, file, stamp, digest, mut cache) = one_stored_entry();
-        let snapshot = cache
-            .load(Algorithm::Md5, &[dir.path().to_path_buf()])
-            .unwrap();
-        assert_eq!(snapshot.lookup(&file, &stamp), Some(digest));
-        let mut moved = stamp;
-        moved.ctime_ns += 1;
-        assert_eq!(snapshot.lookup(&file, &moved), None, "ctime differs");
-        let other = cache
-            .load(Algorithm::Sha1, &[dir.path().to_path_buf()])
-            .unwrap();
-        assert!(other.is_empty(), "another algorithm is a miss");
-    }
-
-    #[test]
-    fn a_row_that_fails_its_check_is_a_miss_never_an_answer() {
-        let (dir, file, stamp, _, mut cache) = one_stored_entry();
-        // Flip one bit of the stored digest, as a damaged page would.
-        let blob: Vec<u8> = cache
-            .connection
-            .query_row("SELECT entries FROM dirs", [], |r| r.get(0))
-            .unwrap();
-        let mut damaged = blob.clone();
-        let digest_at = blob.len() - 8 - 1;
-        damaged[digest_at] ^= 1;
-        cache
-            .connection
-            .execute("UPDATE dirs SET entries = ?1", [&damaged])
-            .unwrap();
-        let snapshot = cache
-            .load(Algorithm::Md5, &[dir.path().to_path_buf()])
-            .unwrap();
-        assert_eq!(snapshot.lookup(&file, &stamp), None);
-        assert!(snapshot.is_empty());
-    }
-
-    #[test]
-    fn racy_entries_are_never_stored() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        std::fs::write(&file, b"abc").unwrap();
-        let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
-        let entry = NewEntry {
-            path: file.clone(),
-            stamp: stamp_of(&file),
-            digest: Algorithm::Md5.hash_bytes(b"abc"),
-        };
-        // Hashing "started" now: the file was written within the window.
-        assert_eq!(cache.store(Algorithm::Md5, &[entry], now_ns()).unwrap(), 0);
-    }
-
-    #[test]
-    fn a_garbage_file_is_moved_aside_and_rebuilt() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.sqlite");
-        std::fs::write(&path, b"this is not a database, not at all, no").unwrap();
-        let mut cache = Cache::open(&path).unwrap();
-        let notice = cache.take_notice().unwrap();
-        assert!(notice.contains("moved aside"), "{notice}");
-        assert_eq!(cache.take_notice(), None, "said once");
-        assert_eq!(cache.summary().unwrap().entries, 0);
-        assert!(dir.path().join("c.sqlite.broken").exists());
-        let mut again = Cache::open(&path).unwrap();
-        assert_eq!(again.take_notice(), None);
     }
 }

@@ -74,7 +74,7 @@ impl LaneWidth {
 
     /// Whether this CPU can run it.
     pub fn is_supported(self) -> bool {
-        let cpu = super::platform::cpu();
+        let cpu = super::cpu::cpu();
         match self {
             LaneWidth::Sse2 => cpu.sse2,
             LaneWidth::Avx2 | LaneWidth::Avx2x2 => cpu.avx2,

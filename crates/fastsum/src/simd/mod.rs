@@ -6,6 +6,7 @@
 //!
 //! Public for benchmarks and for callers that batch messages themselves.
 
+mod cpu;
 pub mod md5;
 pub mod platform;
 pub mod sha1;

@@ -8,6 +8,7 @@
 
 use std::sync::OnceLock;
 
+pub use super::cpu::{cpu, Cpu};
 use super::md5::LaneWidth;
 use super::sha1::Sha1Width;
 
@@ -46,40 +47,6 @@ impl Ceiling {
         static CEILING: OnceLock<Ceiling> = OnceLock::new();
         *CEILING.get_or_init(|| Ceiling::parse(std::env::var("FASTSUM_SIMD").ok().as_deref()))
     }
-}
-
-/// The instruction sets the lane kernels use, detected once.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cpu {
-    /// SSE2 (every x86-64).
-    pub sse2: bool,
-    /// AVX2.
-    pub avx2: bool,
-    /// AVX-512F.
-    pub avx512f: bool,
-    /// AVX-512BW (SHA-1's byte swaps).
-    pub avx512bw: bool,
-}
-
-/// This CPU.
-pub fn cpu() -> Cpu {
-    static CPU: OnceLock<Cpu> = OnceLock::new();
-    *CPU.get_or_init(detect)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn detect() -> Cpu {
-    Cpu {
-        sse2: true,
-        avx2: std::arch::is_x86_feature_detected!("avx2"),
-        avx512f: std::arch::is_x86_feature_detected!("avx512f"),
-        avx512bw: std::arch::is_x86_feature_detected!("avx512bw"),
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn detect() -> Cpu {
-    Cpu::default()
 }
 
 /// The MD5 width under `ceiling` on this CPU, best first as measured:

@@ -33,7 +33,7 @@ impl Sha1Width {
 
     /// Whether this CPU can run it.
     pub fn is_supported(self) -> bool {
-        let cpu = super::platform::cpu();
+        let cpu = super::cpu::cpu();
         match self {
             Sha1Width::Avx2 | Sha1Width::Avx2x2 => cpu.avx2,
             Sha1Width::Avx512 | Sha1Width::Avx512x2 => cpu.avx512f && cpu.avx512bw && cpu.avx2,

@@ -23,9 +23,12 @@ pub(super) const PADDING_ROOM: usize = 128;
 /// How a lane reads its file. Production reads with `read(2)`
 /// ([`PlainRead`]); tests put a reader here that fails where they say.
 pub(crate) trait LaneRead: Send {
-    /// Whether a file the lanes have not read yet may be finished whole on
-    /// the scalar path (which reads without this seam).
-    const WHOLE_TO_SCALAR: bool = true;
+    /// Whether `job`'s file, not read by the lanes yet, may be finished
+    /// whole on the scalar path (which reads without this seam).
+    fn whole_to_scalar(&self, job: &Job) -> bool {
+        let _ = job;
+        true
+    }
 
     /// Reads into `buffer` from `file`, which is `job`'s file at byte
     /// `offset` (reads are sequential).
@@ -205,7 +208,8 @@ impl Lane {
         reader: &mut R,
         files: &mut FileHasher,
     ) -> StageResult {
-        if R::WHOLE_TO_SCALAR && self.read == 0 && !self.padded {
+        let job = self.job.as_ref().expect("a busy lane has its job");
+        if self.read == 0 && !self.padded && reader.whole_to_scalar(job) {
             let file = self.file.as_ref().expect("a busy lane has its file");
             let (digest, size) = files.hash_file_counted(kernel.algorithm(), file)?;
             self.read = size;

@@ -19,7 +19,9 @@ struct FailingRead {
 
 impl LaneRead for FailingRead {
     /// A failing file must fail in the lanes, not be read whole elsewhere.
-    const WHOLE_TO_SCALAR: bool = false;
+    fn whole_to_scalar(&self, job: &Job) -> bool {
+        !matches!(&job.source, Source::Path(path) if self.fail_at.contains_key(path))
+    }
 
     fn read(
         &mut self,

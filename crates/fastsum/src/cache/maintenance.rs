@@ -1,0 +1,139 @@
+//! What `fastsum cache stats|prune|clear` asks of the store.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use rusqlite::params;
+
+use super::dir_entries::DirEntries;
+use super::store::{cache_error, Cache};
+use crate::algo::Algorithm;
+use crate::error::Result;
+
+/// Figures for `fastsum cache stats`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Entries stored.
+    pub entries: u64,
+    /// Bytes on disk (database, WAL and shared-memory files).
+    pub bytes_on_disk: u64,
+    /// Hits and misses of the last run that used the cache.
+    pub last_run: Option<(u64, u64)>,
+}
+
+impl Cache {
+    /// Entries, size on disk and the last run's hits and misses. Folds the
+    /// write-ahead log into the file first, so the size is the file's.
+    pub fn summary(&self) -> Result<Summary> {
+        let _ = self
+            .connection
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        let entries: i64 = self
+            .connection
+            .query_row("SELECT coalesce(sum(count), 0) FROM dirs", [], |r| r.get(0))
+            .map_err(|e| cache_error(&self.path, e))?;
+        let bytes_on_disk = ["", "-wal", "-shm"]
+            .iter()
+            .filter_map(|suffix| std::fs::metadata(format!("{}{suffix}", self.path.display())).ok())
+            .map(|m| m.len())
+            .sum();
+        let last_run = self
+            .connection
+            .query_row("SELECT value FROM meta WHERE key = 'last_run'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .ok()
+            .and_then(|v| {
+                let (h, m) = v.split_once(' ')?;
+                Some((h.parse().ok()?, m.parse().ok()?))
+            });
+        Ok(Summary {
+            entries: entries as u64,
+            bytes_on_disk,
+            last_run,
+        })
+    }
+
+    /// Drops entries whose file is gone (and rows that fail their check);
+    /// returns how many entries were dropped.
+    pub fn prune(&mut self) -> Result<u64> {
+        let error = |path: &Path, e: rusqlite::Error| cache_error(path, e);
+        let rows: Vec<(Vec<u8>, String, i64, Vec<u8>)> = {
+            let mut statement = self
+                .connection
+                .prepare("SELECT dir, algorithm, count, entries FROM dirs")
+                .map_err(|e| error(&self.path, e))?;
+            let rows = statement
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .map_err(|e| error(&self.path, e))?;
+            rows.collect::<rusqlite::Result<_>>()
+                .map_err(|e| error(&self.path, e))?
+        };
+        let transaction = self
+            .connection
+            .transaction()
+            .map_err(|e| error(&self.path, e))?;
+        let mut removed = 0;
+        for (dir, algorithm_name, count, blob) in rows {
+            let entries = algorithm_name
+                .parse::<Algorithm>()
+                .ok()
+                .and_then(|algorithm| {
+                    Some((algorithm, DirEntries::decode(&dir, algorithm, blob)?))
+                });
+            let Some((algorithm, entries)) = entries else {
+                removed += count.max(0) as u64;
+                transaction
+                    .execute(
+                        "DELETE FROM dirs WHERE dir = ?1 AND algorithm = ?2",
+                        params![dir, algorithm_name],
+                    )
+                    .map_err(|e| error(&self.path, e))?;
+                continue;
+            };
+            let mut kept = entries.to_map();
+            let before = kept.len();
+            let dir_path = Path::new(OsStr::from_bytes(&dir));
+            kept.retain(|name, _| {
+                std::fs::symlink_metadata(dir_path.join(OsStr::from_bytes(name))).is_ok()
+            });
+            if kept.len() == before {
+                continue;
+            }
+            removed += (before - kept.len()) as u64;
+            if kept.is_empty() {
+                transaction.execute(
+                    "DELETE FROM dirs WHERE dir = ?1 AND algorithm = ?2",
+                    params![dir, algorithm_name],
+                )
+            } else {
+                transaction.execute(
+                    "UPDATE dirs SET count = ?3, entries = ?4 WHERE dir = ?1 AND algorithm = ?2",
+                    params![
+                        dir,
+                        algorithm_name,
+                        kept.len() as i64,
+                        DirEntries::encode(&dir, algorithm, &kept)
+                    ],
+                )
+            }
+            .map_err(|e| error(&self.path, e))?;
+        }
+        transaction.commit().map_err(|e| error(&self.path, e))?;
+        Ok(removed)
+    }
+
+    /// Drops every entry; returns how many there were.
+    pub fn clear(&mut self) -> Result<u64> {
+        let removed: i64 = self
+            .connection
+            .query_row("SELECT coalesce(sum(count), 0) FROM dirs", [], |r| r.get(0))
+            .map_err(|e| cache_error(&self.path, e))?;
+        self.connection
+            .execute("DELETE FROM dirs", [])
+            .map_err(|e| cache_error(&self.path, e))?;
+        let _ = self.connection.execute_batch("VACUUM");
+        Ok(removed as u64)
+    }
+}

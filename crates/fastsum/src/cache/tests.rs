@@ -1,0 +1,102 @@
+//! The store and its snapshots: stamps, checks, racy entries, damage.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+
+/// MD5 of "abc" (RFC 1321's test suite), a digest to store.
+const MD5_ABC: &str = "900150983cd24fb0d6963f7d28e17f72";
+use crate::fs::stat::now_ns;
+
+fn stamp_of(path: &Path) -> FileStamp {
+    FileStamp::of(&std::fs::metadata(path).unwrap())
+}
+
+/// A directory with file `f` ("abc") and a cache holding its MD5,
+/// stored as settled.
+fn one_stored_entry() -> (tempfile::TempDir, PathBuf, FileStamp, Digest, Cache) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, b"abc").unwrap();
+    let stamp = stamp_of(&file);
+    let later = now_ns() + 10 * 1_000_000_000;
+    let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
+    let digest = Digest::from_hex(MD5_ABC).unwrap();
+    let entry = NewEntry {
+        path: file.clone(),
+        stamp,
+        digest,
+    };
+    assert_eq!(cache.store(Algorithm::Md5, &[entry], later).unwrap(), 1);
+    (dir, file, stamp, digest, cache)
+}
+
+#[test]
+fn stored_entries_come_back_only_for_the_same_stamp() {
+    let (dir, file, stamp, digest, mut cache) = one_stored_entry();
+    let snapshot = cache
+        .load(Algorithm::Md5, &[dir.path().to_path_buf()])
+        .unwrap();
+    assert_eq!(snapshot.lookup(&file, &stamp), Some(digest));
+    let mut moved = stamp;
+    moved.ctime_ns += 1;
+    assert_eq!(snapshot.lookup(&file, &moved), None, "ctime differs");
+    let other = cache
+        .load(Algorithm::Sha1, &[dir.path().to_path_buf()])
+        .unwrap();
+    assert!(other.is_empty(), "another algorithm is a miss");
+}
+
+#[test]
+fn a_row_that_fails_its_check_is_a_miss_never_an_answer() {
+    let (dir, file, stamp, _, mut cache) = one_stored_entry();
+    // Flip one bit of the stored digest, as a damaged page would.
+    let blob: Vec<u8> = cache
+        .connection
+        .query_row("SELECT entries FROM dirs", [], |r| r.get(0))
+        .unwrap();
+    let mut damaged = blob.clone();
+    let digest_at = blob.len() - 8 - 1;
+    damaged[digest_at] ^= 1;
+    cache
+        .connection
+        .execute("UPDATE dirs SET entries = ?1", [&damaged])
+        .unwrap();
+    let snapshot = cache
+        .load(Algorithm::Md5, &[dir.path().to_path_buf()])
+        .unwrap();
+    assert_eq!(snapshot.lookup(&file, &stamp), None);
+    assert!(snapshot.is_empty());
+}
+
+#[test]
+fn racy_entries_are_never_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, b"abc").unwrap();
+    let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
+    let entry = NewEntry {
+        path: file.clone(),
+        stamp: stamp_of(&file),
+        digest: Digest::from_hex(MD5_ABC).unwrap(),
+    };
+    // Hashing "started" now: the file was written within the window.
+    assert_eq!(cache.store(Algorithm::Md5, &[entry], now_ns()).unwrap(), 0);
+}
+
+#[test]
+fn a_garbage_file_is_moved_aside_and_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.sqlite");
+    std::fs::write(&path, b"this is not a database, not at all, no").unwrap();
+    let mut cache = Cache::open(&path).unwrap();
+    let notice = cache.take_notice().unwrap();
+    assert!(notice.contains("moved aside"), "{notice}");
+    assert_eq!(cache.take_notice(), None, "said once");
+    assert_eq!(cache.summary().unwrap().entries, 0);
+    assert!(dir.path().join("c.sqlite.broken").exists());
+    let mut again = Cache::open(&path).unwrap();
+    assert_eq!(again.take_notice(), None);
+}
