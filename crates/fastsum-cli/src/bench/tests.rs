@@ -194,3 +194,14 @@ fn json_carries_the_same_figures() {
          {\"name\":\"fast\",\"median_seconds\":0.010000000,\"mb_per_second\":100.000,\"spread_percent\":0.000,\"peak_rss_bytes\":null,\"times_seconds\":[0.010000000]}]}\n"
     );
 }
+
+/// A strategy's name comes from the command line: every control
+/// character must come out escaped, so the JSON still parses (it escaped
+/// only `\` and `"` before).
+#[test]
+fn json_strings_escape_control_characters() {
+    assert_eq!(json_string("a\"b\\c"), r#""a\"b\\c""#);
+    assert_eq!(json_string("tab\there\nnl"), r#""tab\there\nnl""#);
+    assert_eq!(json_string("\u{1}\u{1f}\u{7f}"), r#""\u0001\u001f\u007f""#);
+    assert_eq!(json_string("é ok"), "\"é ok\"");
+}

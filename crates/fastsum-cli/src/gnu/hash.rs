@@ -44,15 +44,24 @@ pub(super) fn digest_named(
         run.check_cache = Some(state);
     }
     let result = if let Some(session) = session {
-        match session.hash_path(
-            &mut run.hasher,
-            algorithm,
-            Path::new(OsStr::from_bytes(name)),
-        ) {
-            Err(ErrorKind::Io(e)) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+        // The cache's one lookup path: the pipeline's caching stage, here
+        // on one file.
+        let mut outcome = None;
+        let operand = Source::Path(PathBuf::from(OsStr::from_bytes(name)));
+        let ran = TreeHasher::new(algorithm)
+            .threads(1)
+            .strategy(run.hasher.strategy())
+            .cache(session)
+            .run(&[operand], |record| outcome = Some(record.outcome));
+        match (ran, outcome) {
+            (Ok(()), Some(Outcome::Hashed(hashed))) => Ok(hashed.digest),
+            (Ok(()), Some(Outcome::Failed(ErrorKind::Io(e))))
+                if ignore_missing && e.kind() == io::ErrorKind::NotFound =>
+            {
                 return Hashed::Missing
             }
-            other => other.map(|h| h.digest),
+            (Ok(()), Some(Outcome::Failed(kind))) => Err(kind),
+            _ => Err(ErrorKind::Io(io::Error::other("not hashed"))),
         }
     } else if name == b"-" {
         run.hasher.hash_stdin(algorithm).map_err(ErrorKind::Io)

@@ -16,14 +16,14 @@
 //!
 //! The store is SQLite (WAL mode, a busy timeout so concurrent runs share
 //! it), one row per (directory, algorithm) holding that directory's entries
-//! as one checked blob ([`dir_entries`]): a run over a tree loads one row
+//! as one checked blob (`dir_entries`): a run over a tree loads one row
 //! per directory, and writes back only the directories where it read
 //! something, in one transaction. A cache that cannot be read, or was
 //! written by another format version, is moved aside and rebuilt; a row
 //! whose check fails is ignored: the cache can cost a re-read, never a
 //! wrong answer.
 //!
-//! The way through the module: [`store`] (the SQLite file) loads a
+//! The way through the module: `store` (the SQLite file) loads a
 //! [`Snapshot`]; a [`CacheSession`] answers lookups from it and collects
 //! what the run read; [`CachingBatchHasher`] is the pipeline stage that
 //! puts the session in front of any other stage.

@@ -1,6 +1,5 @@
 //! One run's use of the cache, shared by every worker.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -9,12 +8,9 @@ use super::snapshot::Snapshot;
 use super::store::{Cache, NewEntry, RunStats};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::error::{ErrorKind, Result};
+use crate::error::Result;
 use crate::fs::stat::now_ns;
-use crate::fs::FileStamp;
-use crate::read::FileHasher;
-use crate::stage::scalar::hash_open_with;
-use crate::stage::{Hashed, Span, StageResult};
+use crate::stage::Hashed;
 
 /// `path` made absolute against `cwd`, with `.` components and repeated
 /// slashes removed (`..` kept: it may cross a symlink), the cache's key.
@@ -57,37 +53,6 @@ impl CacheSession {
             misses: AtomicU64::new(0),
             racy_rereads: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
-        }
-    }
-
-    /// The digest of the file at `path`: from the cache if its stamp
-    /// matches a settled entry (after a `stat`, never instead of one), else
-    /// read through `files` with the read verified, re-read up to
-    /// [`MAX_REREADS`] times if the file changed meanwhile.
-    pub fn hash_path(
-        &self,
-        files: &mut FileHasher,
-        algorithm: Algorithm,
-        path: &Path,
-    ) -> StageResult {
-        let absolute = absolute_in(&self.cwd, path);
-        let stamp = FileStamp::of(&std::fs::metadata(path)?);
-        if stamp.is_file() {
-            if let Some(digest) = self.snapshot.lookup(&absolute, &stamp) {
-                return Ok(self.hit(digest, stamp.size));
-            }
-        }
-        self.note_miss();
-        let mut attempt = 0;
-        loop {
-            let file = File::open(path)?;
-            match hash_open_with(files, algorithm, &file, Span::WHOLE, true) {
-                Err(ErrorKind::ChangedWhileReading) if attempt < MAX_REREADS => {
-                    attempt += 1;
-                    self.note_reread();
-                }
-                other => return other.inspect(|hashed| self.note_read(path, hashed)),
-            }
         }
     }
 

@@ -27,7 +27,7 @@
 //! The hashing stage is the [`BatchHasher`] trait: a worker hands it a batch
 //! of files, not one file, so that a multi-lane hasher (several independent
 //! MD5 streams advanced together in SIMD registers, fed from several files
-//! at once) can take the place of [`ScalarBatchHasher`] without touching the
+//! at once) can take the place of [`ScalarBatchHasher`](crate::stage::ScalarBatchHasher) without touching the
 //! walk, the ordering or the output.
 
 mod feed;

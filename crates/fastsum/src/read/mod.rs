@@ -19,7 +19,7 @@
 //!   within 4% of each other on the 1 GiB file (4 KiB loses 7-100%: rsync's
 //!   lesson), so the size that covers every small file in one call wins.
 //! * Memory stays constant whatever the file size: one buffer and at most
-//!   one mapped window (see [`mmap`], which also turns a file that
+//!   one mapped window (see `mmap.rs`, which also turns a file that
 //!   shrinks under the map into an error instead of a SIGBUS crash).
 //! * `posix_fadvise(SEQUENTIAL)` doubles the kernel's read-ahead for large
 //!   files that are read rather than mapped (pipes aside), as GNU coreutils
@@ -44,7 +44,7 @@ mod sigbus;
 pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Files at least this large are mapped rather than read (see
-/// [`mmap`]). Below it, the map set-up and page-table teardown cost
+/// `mmap.rs`). Below it, the map set-up and page-table teardown cost
 /// more than the copy they save (module docs).
 pub const MMAP_THRESHOLD: u64 = 256 * 1024;
 
@@ -54,7 +54,7 @@ pub const MMAP_THRESHOLD: u64 = 256 * 1024;
 pub const PREFETCH_THRESHOLD: u64 = 64 * 1024 * 1024;
 
 /// BLAKE3 files at least this large are hashed by several threads at once
-/// (when [`FileHasher::parallel_large_files`] is on); see [`blake3_tree`].
+/// (when [`FileHasher::parallel_large_files`] is on); see `blake3_tree.rs`.
 pub const PARALLEL_THRESHOLD: u64 = 16 * 1024 * 1024;
 
 /// How a file's bytes reach the hasher.

@@ -8,7 +8,7 @@
 //!   [`FileHasher`](crate::FileHasher);
 //! * `lanes::MultiBufferHasher`: MD5 or SHA-1 of many files at once in
 //!   SIMD lanes;
-//! * [`AutoBatchHasher`]: the lanes where the algorithm and CPU have them,
+//! * `AutoBatchHasher`: the lanes where the algorithm and CPU have them,
 //!   the scalar stage otherwise;
 //! * the cache's stage (`crate::cache::CachingBatchHasher`) wraps any of
 //!   them.

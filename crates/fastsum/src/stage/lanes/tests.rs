@@ -5,6 +5,7 @@ use super::*;
 use crate::digest::Digest;
 use crate::simd::md5::LaneWidth;
 use crate::simd::sha1::Sha1Width;
+use crate::stage::Span;
 use md5::Digest as _;
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -363,4 +364,55 @@ fn lanes_soak() {
     runner
         .run(&batch_strategy(120), |files| check_batch(&files))
         .unwrap();
+}
+
+/// Spans (dupes' prefixes and suffixes): the lanes hand them to the scalar
+/// path, and both give the digest of exactly those bytes.
+#[test]
+fn spans_hash_exactly_their_bytes_in_either_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    let content: Vec<u8> = (0..300_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    std::fs::write(&path, &content).unwrap();
+    let spans = [
+        (Span::range(0, 4096), &content[..4096]),
+        (
+            Span::range(300_000 - 4096, 4096),
+            &content[300_000 - 4096..],
+        ),
+        (Span::range(299_000, 10_000), &content[299_000..]),
+        (Span::range(400_000, 10), &content[..0]),
+        (Span::WHOLE, &content[..]),
+    ];
+    let jobs = || -> Vec<Job> {
+        spans
+            .iter()
+            .enumerate()
+            .map(|(i, (span, _))| Job {
+                span: *span,
+                ..Job::new(i, i as u64, Source::Path(path.clone()))
+            })
+            .collect()
+    };
+    let width = crate::simd::platform::md5_lanes().unwrap_or(LaneWidth::Sse2);
+    let stages: Vec<Box<dyn BatchHasher>> = vec![
+        Box::new(MultiBufferHasher::new(
+            Kernel::Md5(width),
+            FileHasher::new(),
+        )),
+        Box::new(ScalarBatchHasher::new(FileHasher::new())),
+    ];
+    for mut stage in stages {
+        let mut results = vec![None; spans.len()];
+        let mut record = |job: Job, result: StageResult| {
+            results[job.operand] = Some(result.unwrap());
+        };
+        stage.hash_batch(Algorithm::Md5, &mut jobs(), &mut record);
+        stage.flush(Algorithm::Md5, &mut record);
+        for (result, (span, bytes)) in results.into_iter().zip(&spans) {
+            let hashed = result.expect("reported");
+            assert_eq!(hashed.digest, reference(bytes), "{span:?}");
+            assert_eq!(hashed.size, bytes.len() as u64, "{span:?}");
+        }
+    }
 }
