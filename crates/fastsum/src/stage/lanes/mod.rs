@@ -38,7 +38,7 @@ pub(crate) use lane::{LaneRead, PlainRead};
 
 use lane::{Lane, PADDING_ROOM};
 
-use super::{BatchHasher, Hashed, Job, ScalarBatchHasher, Source, StageResult, MAX_BATCH_FILES};
+use super::{BatchHasher, Hashed, Job, ScalarBatchHasher, Source, StageResult};
 use crate::algo::Algorithm;
 use crate::error::ErrorKind;
 use crate::fs::dir::DirectoryCursor;
@@ -226,13 +226,9 @@ fn tail_threshold(lanes: usize) -> usize {
     (lanes / 8).max(1)
 }
 
+/// Lanes stay busy across batches, so batches need only be large enough to
+/// refill them: the default `max_batch` (`MAX_BATCH_FILES`) does.
 impl<R: LaneRead> BatchHasher for MultiBufferHasher<R> {
-    /// Lanes stay busy across batches, so batches only need to be large
-    /// enough to refill them.
-    fn max_batch(&self) -> usize {
-        MAX_BATCH_FILES
-    }
-
     fn hash_batch(
         &mut self,
         algorithm: Algorithm,
