@@ -181,7 +181,7 @@ fn another_algorithm_on_the_same_cache_is_a_miss() {
     env.file(b"f", b"xyz");
     settle();
     run(&env, &["f"]);
-    let out = run(&env, &["-a", "sha1", "f"]);
+    let out = run(&env, &["-a", "sha1", "--untagged", "f"]);
     assert_eq!(
         out.stdout_str(),
         format!("{}  f\n", testenv::reference_hex("sha1sum", b"xyz"))

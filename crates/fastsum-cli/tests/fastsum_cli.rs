@@ -29,12 +29,16 @@ fn algorithm_option_matches_each_reference_tool() {
         let mut ref_args = extra.to_vec();
         ref_args.push(b"data");
         let expected = env.reference(tool, &ref_args, b"");
-        let ours = env.fastsum("fastsum", &[b"-a", algorithm.as_bytes(), b"data"], b"");
+        let ours = env.fastsum(
+            "fastsum",
+            &[b"-a", algorithm.as_bytes(), b"--untagged", b"data"],
+            b"",
+        );
         assert_eq!(ours.status, 0, "{algorithm}: {}", ours.stderr_str());
         assert_eq!(
             ours.stdout_str(),
             expected.stdout_str(),
-            "fastsum -a {algorithm} vs {tool}"
+            "fastsum -a {algorithm} --untagged vs {tool}"
         );
     }
 }

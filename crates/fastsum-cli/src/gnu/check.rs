@@ -149,6 +149,9 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     let mut parser = gnu_lines::CheckParser::new(policy);
     let (mut misformatted, mut mismatched, mut unreadable) = (0u64, 0u64, 0u64);
     let (mut any_properly_formatted, mut any_matched) = (false, false);
+    // fastsum's own mode: the digest length of the first misformatted line
+    // that looks like an untagged line of another algorithm, for a hint.
+    let mut other_length: Option<usize> = None;
     let mut line = Vec::new();
     let mut line_number = 0u64;
     let mut read_failed = false;
@@ -188,6 +191,9 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
             let parsed = parser
                 .parse(&line[..len])
                 .filter(|l| !(is_stdin && l.name.as_ref() == b"-"));
+            if parsed.is_none() && other_length.is_none() && run.tool.kind == ToolKind::Fastsum {
+                other_length = untagged_digest_len(&line[..len]);
+            }
             items.push(match parsed {
                 None => CheckItem::Misformatted(line_number),
                 Some(entry) => CheckItem::Entry {
@@ -268,6 +274,17 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
         let mut m = quotef(display_name, run.utf8);
         m.extend_from_slice(b": no properly formatted checksum lines found");
         run.error(&m);
+        if let Some(digits) = other_length {
+            let mut m = quotef(display_name, run.utf8);
+            m.extend_from_slice(
+                format!(
+                    ": its lines carry {digits}-digit digests with no algorithm tag: give -a {}",
+                    algorithms_of_length(digits)
+                )
+                .as_bytes(),
+            );
+            run.error(&m);
+        }
     } else if !o.status_only {
         let warnings = [
             (
@@ -303,4 +320,35 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
         && mismatched == 0
         && unreadable == 0
         && (!o.strict || misformatted == 0)
+}
+
+/// The length of the hex digest an untagged line (`HEX  NAME` or
+/// `HEX *NAME`, optionally `\`-escaped) starts with, if it is one.
+fn untagged_digest_len(line: &[u8]) -> Option<usize> {
+    let line = line.strip_prefix(b"\\").unwrap_or(line);
+    let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    let rest = &line[digits..];
+    (digits >= 8 && (rest.starts_with(b"  ") || rest.starts_with(b" *"))).then_some(digits)
+}
+
+/// The `-a` values whose untagged lines have `digits`-digit digests, as a
+/// user would type them ("sha256, blake3 or blake2b -l 256").
+fn algorithms_of_length(digits: usize) -> String {
+    let mut names: Vec<String> = Algorithm::ALL
+        .iter()
+        .filter(|a| !matches!(a, Algorithm::Blake2b { .. }) && 2 * a.output_len() == digits)
+        .map(|a| a.name().to_string())
+        .collect();
+    if digits.is_multiple_of(2) && digits * 4 <= 512 && digits > 0 {
+        names.push(if digits * 4 == 512 {
+            "blake2b".to_string()
+        } else {
+            format!("blake2b -l {}", digits * 4)
+        });
+    }
+    match names.split_last() {
+        None => "(no algorithm has that length)".to_string(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
 }

@@ -172,7 +172,7 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
             if o.json {
                 return;
             }
-            let style = if o.tag || o.algorithm == Algorithm::Xxh3 {
+            let style = if o.tagged(run.tool.kind) {
                 gnu_lines::LineStyle::Tagged
             } else {
                 gnu_lines::LineStyle::Untagged {

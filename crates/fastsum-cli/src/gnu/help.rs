@@ -37,7 +37,14 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str("  -l, --length=BITS     digest length in bits; must not exceed the max for\n");
         s.push_str("                          the blake2 algorithm and must be a multiple of 8\n");
     }
-    s.push_str("      --tag             create a BSD-style checksum\n");
+    if tool.kind == ToolKind::Fastsum {
+        s.push_str("      --tag             create a BSD-style checksum (the default for every\n");
+        s.push_str("                          algorithm but md5, so that -c knows each line's)\n");
+        s.push_str("      --untagged        create a GNU-style line even for other algorithms\n");
+        s.push_str("                          (as sha256sum, b2sum, b3sum, xxhsum print it)\n");
+    } else {
+        s.push_str("      --tag             create a BSD-style checksum\n");
+    }
     s.push_str("  -t, --text            read in text mode (default)\n");
     s.push_str("  -z, --zero            end each output line with NUL, not newline,\n");
     s.push_str("                          and disable file name escaping\n");
@@ -46,6 +53,7 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str(
             "  -r, --recursive       hash the files under each directory FILE, sorted by path\n",
         );
+        s.push_str("                          (no FILE: the working directory, as -r .)\n");
         s.push_str("  -j, --threads=N       hashing threads (default: all cores)\n");
         s.push_str("      --unordered       print each result when ready, not in sorted order\n");
         s.push_str("  -L, --follow          follow symbolic links met in directories\n");

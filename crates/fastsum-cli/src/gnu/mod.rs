@@ -49,6 +49,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         strict: false,
         ignore_missing: false,
         tag: false,
+        untagged: false,
         binary: -1,
         terminator: b'\n',
         tree: TreeOptions::new(tool.algorithm),
@@ -139,7 +140,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             "strict" => o.strict = true,
             "b" => o.binary = 1,
             "t" => o.binary = 0,
-            "tag" => (o.tag, o.binary) = (true, 1),
+            "tag" => (o.tag, o.binary, o.untagged) = (true, 1, false),
+            "untagged" => (o.tag, o.untagged) = (false, true),
             "z" => o.terminator = 0,
             "help" => {
                 let text = help::gnu_help(tool, &run.program);
@@ -194,8 +196,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         || o.tree.walk.follow_links
         || o.tree.walk.one_file_system
         || !o.tree.walk.excludes.is_empty();
-    let conflict = if o.json && (o.check || o.tag || o.terminator == 0) {
-        Some("--json cannot be combined with --check, --tag or --zero")
+    let conflict = if o.json && (o.check || o.tag || o.untagged || o.terminator == 0) {
+        Some("--json cannot be combined with --check, --tag, --untagged or --zero")
     } else if walking && o.check {
         Some("the --recursive, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
     } else if o.tag && o.binary == 0 {
@@ -204,6 +206,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         Some("the --zero option is not supported when verifying checksums")
     } else if o.tag && o.check {
         Some("the --tag option is meaningless when verifying checksums")
+    } else if o.untagged && o.check {
+        Some("the --untagged option is meaningless when verifying checksums")
     } else if o.binary >= 0 && o.check {
         Some("the --binary and --text options are meaningless when verifying checksums")
     } else if o.ignore_missing && !o.check {
@@ -223,10 +227,12 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         return run.usage_error(Some(message));
     }
 
-    let operands = if operands.is_empty() {
-        vec![b"-".to_vec()]
-    } else {
-        operands
+    let operands = match (operands.is_empty(), o.tree.recursive && !o.check) {
+        // fastsum -r with no operand walks the working directory (as fd
+        // and ripgrep do): `fastsum -r` is `fastsum -r .`.
+        (true, true) => vec![b".".to_vec()],
+        (true, false) => vec![b"-".to_vec()],
+        (false, _) => operands,
     };
     let ok = if o.check {
         if let Some(path) = &o.cache {

@@ -35,6 +35,7 @@ pub(super) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "read-size", HasArg::Required, "read-size"),
             spec(None, "cache", HasArg::Optional, "cache"),
             spec(None, "cache-stats", HasArg::No, "cache-stats"),
+            spec(None, "untagged", HasArg::No, "untagged"),
         ]);
     }
     if kind != ToolKind::Fixed {
@@ -76,6 +77,8 @@ pub(super) struct Options {
     pub(super) strict: bool,
     pub(super) ignore_missing: bool,
     pub(super) tag: bool,
+    /// `--untagged`: GNU lines even where fastsum writes tagged ones.
+    pub(super) untagged: bool,
     /// -1: not given; 0: text; 1: binary.
     pub(super) binary: i8,
     pub(super) terminator: u8,
@@ -133,4 +136,19 @@ pub(super) fn parse_decimal(value: &[u8]) -> Option<u64> {
         return None;
     }
     digits.parse().ok()
+}
+
+impl Options {
+    /// Whether hashed lines are BSD-tagged (`ALGO (NAME) = HEX`): with
+    /// `--tag`; for XXH3 always (its untagged line would read as XXH64's);
+    /// and in fastsum's own mode for every algorithm but MD5 unless
+    /// `--untagged`, as coreutils 9's `cksum -a` does, so that a plain
+    /// `fastsum -c` knows what each line was written with (issue 13: an
+    /// untagged 64-digit digest could be SHA-256, BLAKE3 or BLAKE2b-256;
+    /// 32 digits MD5 or XXH128). MD5, the default, stays md5sum's line.
+    pub(super) fn tagged(&self, kind: ToolKind) -> bool {
+        self.tag
+            || self.algorithm == Algorithm::Xxh3
+            || (kind == ToolKind::Fastsum && !self.untagged && self.algorithm != Algorithm::Md5)
+    }
 }

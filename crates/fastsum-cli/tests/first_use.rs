@@ -1,0 +1,161 @@
+//! What a user meets first (issue 13), against the real binary and the
+//! reference tools.
+
+mod testenv;
+
+use testenv::TestEnv;
+
+/// Every `-a` fastsum takes, as arguments.
+const ALGORITHMS: [&[&str]; 13] = [
+    &["md5"],
+    &["sha1"],
+    &["sha224"],
+    &["sha256"],
+    &["sha384"],
+    &["sha512"],
+    &["blake2b"],
+    &["blake2b", "-l", "256"],
+    &["blake3"],
+    &["xxh32"],
+    &["xxh64"],
+    &["xxh3"],
+    &["xxh128"],
+];
+
+fn args<'a>(algorithm: &[&'a str], rest: &[&'a str]) -> Vec<&'a [u8]> {
+    let mut out: Vec<&[u8]> = vec![b"-a"];
+    out.extend(algorithm.iter().map(|a| a.as_bytes()));
+    out.extend(rest.iter().map(|a| a.as_bytes()));
+    out
+}
+
+/// Issue 13, 1: the README's `fastsum -a sha256 *.tar.gz > SUMS &&
+/// fastsum -c SUMS` failed for every algorithm but md5.
+#[test]
+fn every_manifest_fastsum_writes_verifies_with_a_plain_check() {
+    let env = TestEnv::new();
+    env.file(b"a.tar.gz", b"first archive");
+    env.file(b"b.tar.gz", b"second archive");
+    for algorithm in ALGORITHMS {
+        let written = env.fastsum("fastsum", &args(algorithm, &["a.tar.gz", "b.tar.gz"]), b"");
+        assert_eq!(written.status, 0, "{algorithm:?}: {}", written.stderr_str());
+        env.file(b"SUMS", &written.stdout);
+        let check = env.fastsum("fastsum", &[b"-c", b"SUMS"], b"");
+        assert_eq!(
+            (check.status, check.stdout_str(), check.stderr_str()),
+            (0, "a.tar.gz: OK\nb.tar.gz: OK\n".to_string(), String::new()),
+            "{algorithm:?} wrote {:?}",
+            written.stdout_str()
+        );
+        env.file(b"b.tar.gz", b"second archive, changed");
+        let check = env.fastsum("fastsum", &[b"-c", b"SUMS"], b"");
+        assert_eq!(check.status, 1, "{algorithm:?}");
+        assert!(
+            check.stdout_str().contains("b.tar.gz: FAILED"),
+            "{algorithm:?}"
+        );
+        env.file(b"b.tar.gz", b"second archive");
+    }
+}
+
+/// The tagged lines are the reference tools' own `--tag` lines, byte for
+/// byte, and `--untagged` gives their default lines.
+#[test]
+fn tagged_and_untagged_lines_are_the_reference_tools_lines() {
+    let env = TestEnv::new();
+    env.file(b"f", b"some bytes\n");
+    for (algorithm, tool, tool_args) in [
+        (&["sha1"][..], "sha1sum", &[][..]),
+        (&["sha256"], "sha256sum", &[]),
+        (&["sha512"], "sha512sum", &[]),
+        (&["blake2b"], "b2sum", &[]),
+        (&["blake2b", "-l", "256"], "b2sum", &["-l", "256"]),
+        (&["blake3"], "b3sum", &[]),
+    ] {
+        let tool_args: Vec<&[u8]> = tool_args.iter().map(|a| a.as_bytes()).collect();
+        let mut tagged_args = tool_args.clone();
+        tagged_args.extend([&b"--tag"[..], b"f"]);
+        let mut plain_args = tool_args;
+        plain_args.push(b"f");
+        let ours = env.fastsum("fastsum", &args(algorithm, &["f"]), b"");
+        let theirs = env.reference(tool, &tagged_args, b"");
+        assert_eq!(ours.stdout_str(), theirs.stdout_str(), "{algorithm:?}");
+        let ours = env.fastsum("fastsum", &args(algorithm, &["--untagged", "f"]), b"");
+        let theirs = env.reference(tool, &plain_args, b"");
+        assert_eq!(ours.stdout_str(), theirs.stdout_str(), "{algorithm:?}");
+    }
+    // md5, the default, stays md5sum's line.
+    env.assert_same("md5sum", &[b"f"], b"");
+    let ours = env.fastsum("fastsum", &[b"f"], b"");
+    assert_eq!(ours.stdout, env.reference("md5sum", &[b"f"], b"").stdout);
+}
+
+/// When `-c` cannot tell the algorithm of untagged lines, it says which
+/// `-a` to give.
+#[test]
+fn an_untagged_list_of_another_length_says_which_algorithm_to_give() {
+    let env = TestEnv::new();
+    env.file(b"f", b"data");
+    let list = env.reference("sha256sum", &[b"f"], b"");
+    env.file(b"SUMS", &list.stdout);
+    let out = env.fastsum("fastsum", &[b"-c", b"SUMS"], b"");
+    assert_eq!(out.status, 1);
+    assert_eq!(
+        out.stderr_str(),
+        "fastsum: SUMS: no properly formatted checksum lines found\n\
+         fastsum: SUMS: its lines carry 64-digit digests with no algorithm tag: \
+         give -a sha256, blake3 or blake2b -l 256\n"
+    );
+    let out = env.fastsum("fastsum", &[b"-a", b"sha256", b"-c", b"SUMS"], b"");
+    assert_eq!((out.status, out.stdout_str()), (0, "f: OK\n".to_string()));
+    // The personalities keep coreutils' message, byte for byte.
+    env.assert_same("md5sum", &[b"-c", b"SUMS"], b"");
+}
+
+/// MD5 and XXH128 are both 128 bits: an untagged 32-digit line is checked
+/// with MD5 (cryptographic, the default), never with XXH128, so a file
+/// forged against XXH128 cannot pass the check of an MD5 list.
+#[test]
+fn untagged_128_bit_lines_are_checked_as_md5_never_as_xxh128() {
+    let env = TestEnv::new();
+    env.file(b"f", b"data");
+    let list = env.reference("xxhsum", &[b"-H2", b"f"], b"");
+    assert_eq!(
+        list.stdout_str().split_whitespace().next().unwrap().len(),
+        32
+    );
+    env.file(b"SUMS", &list.stdout);
+    let out = env.fastsum("fastsum", &[b"-c", b"SUMS"], b"");
+    assert_eq!(
+        (out.status, out.stdout_str()),
+        (1, "f: FAILED\n".to_string())
+    );
+    let out = env.fastsum("fastsum", &[b"-a", b"xxh128", b"-c", b"SUMS"], b"");
+    assert_eq!((out.status, out.stdout_str()), (0, "f: OK\n".to_string()));
+}
+
+/// Issue 13, 3: `fastsum -r` with no operand waited on standard input.
+#[test]
+fn recursive_with_no_operand_walks_the_working_directory() {
+    let env = TestEnv::new();
+    env.mkdir("d/e");
+    env.file(b"d/one", b"1");
+    env.file(b"d/e/two", b"2");
+    let bare = env.fastsum_within(std::time::Duration::from_secs(20), &[b"-r"]);
+    let dot = env.fastsum("fastsum", &[b"-r", b"."], b"");
+    assert_eq!(bare.status, 0, "{}", bare.stderr_str());
+    assert_eq!(bare.stdout_str(), dot.stdout_str());
+    let expected = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum")
+        .current_dir(env.path())
+        .output()
+        .unwrap();
+    assert_eq!(bare.stdout, expected.stdout);
+    // `-` still means standard input.
+    let stdin = env.fastsum("fastsum", &[b"-r", b"-"], b"piped");
+    assert_eq!(
+        stdin.stdout_str(),
+        format!("{}  -\n", testenv::reference_hex("md5sum", b"piped"))
+    );
+}
