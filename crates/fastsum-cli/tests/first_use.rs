@@ -159,3 +159,114 @@ fn recursive_with_no_operand_walks_the_working_directory() {
         format!("{}  -\n", testenv::reference_hex("md5sum", b"piped"))
     );
 }
+
+/// Reads `pipe` on a thread, handing on each chunk as it comes.
+fn chunks(mut pipe: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n @ 1..) = pipe.read(&mut buffer) {
+            if tx.send(buffer[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits (up to 20 s) until what `rx` has delivered contains `needle`.
+fn wait_for(rx: &std::sync::mpsc::Receiver<Vec<u8>>, seen: &mut Vec<u8>, needle: &str) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !String::from_utf8_lossy(seen).contains(needle) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(chunk) => seen.extend(chunk),
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// Issue 13, 2: output streams. A file's line reaches a pipe while the
+/// next operand (standard input, held open here) is still being read, as
+/// md5sum's does; before, it came only when the whole run was done.
+#[test]
+fn a_line_reaches_a_pipe_before_the_next_operand_is_read() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    env.file(b"a", b"first file");
+    let mut child = env
+        .command("fastsum")
+        .args(["a", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = chunks(child.stdout.take().unwrap());
+    let first = format!("{}  a\n", testenv::reference_hex("md5sum", b"first file"));
+    let mut seen = Vec::new();
+    let streamed = wait_for(&rx, &mut seen, &first);
+    stdin.write_all(b"then stdin").unwrap();
+    drop(stdin);
+    let status = child.wait().unwrap();
+    while let Ok(chunk) = rx.recv_timeout(std::time::Duration::from_secs(5)) {
+        seen.extend(chunk);
+    }
+    assert!(
+        streamed,
+        "a's line was held back: {:?}",
+        String::from_utf8_lossy(&seen)
+    );
+    assert!(status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&seen),
+        format!(
+            "{first}{}  -\n",
+            testenv::reference_hex("md5sum", b"then stdin")
+        )
+    );
+}
+
+/// The same on a terminal (a pseudo-terminal through `script`), with the
+/// progress bar on.
+#[test]
+fn a_line_reaches_a_terminal_before_the_next_operand_is_read() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    env.file(b"a", b"first file");
+    let fifo = env.path().join("later");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let command = format!("{} a - < later", env!("CARGO_BIN_EXE_fastsum"));
+    let mut terminal = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .current_dir(env.path())
+        .env("TERM", "xterm")
+        .env("COLUMNS", "100")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+    // Opening the FIFO lets the shell start fastsum; nothing is written
+    // to it until a's line has been seen (or 20 s have passed).
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let rx = chunks(terminal.stdout.take().unwrap());
+    let hex = testenv::reference_hex("md5sum", b"first file");
+    let mut seen = Vec::new();
+    let streamed = wait_for(&rx, &mut seen, &format!("{hex}  a"));
+    writer.write_all(b"then the fifo").unwrap();
+    drop(writer);
+    let status = terminal.wait().unwrap();
+    while let Ok(chunk) = rx.recv_timeout(std::time::Duration::from_secs(5)) {
+        seen.extend(chunk);
+    }
+    let screen = String::from_utf8_lossy(&seen);
+    assert!(streamed, "a's line was held back: {screen:?}");
+    assert!(status.success(), "{screen:?}");
+    let last = testenv::reference_hex("md5sum", b"then the fifo");
+    assert!(screen.contains(&format!("{last}  -")), "{screen:?}");
+}

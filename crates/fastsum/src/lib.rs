@@ -38,6 +38,6 @@ pub use algo::{Algorithm, StreamHasher};
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Result};
 pub use fs::{FileId, FileLen, FileStamp};
-pub use pipeline::{Order, Outcome, Progress, Record, TreeHasher, TreeOptions};
+pub use pipeline::{Order, Outcome, Progress, Record, Sink, TreeHasher, TreeOptions};
 pub use read::{hash_path, FileHasher, ReadStrategy};
 pub use stage::Source;

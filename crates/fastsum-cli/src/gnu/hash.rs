@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use fastsum::cache::CacheSession;
 use fastsum::manifest::{self, gnu as gnu_lines};
-use fastsum::pipeline::{Outcome, Progress, Record, TreeHasher};
+use fastsum::pipeline::{Outcome, Progress, Record, Sink, TreeHasher};
 use fastsum::{Algorithm, ErrorKind, Source};
 
 use super::options::Options;
@@ -120,28 +120,26 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     let show_progress = run.tool.kind == ToolKind::Fastsum && progress::wanted(o.no_progress);
     // SAFETY: isatty only inspects the descriptor number.
     let stdout_is_tty = unsafe { libc::isatty(1) } == 1;
-    let mut ok = true;
+    let mut printer = Printer {
+        run,
+        o,
+        display: &display,
+        stdout_is_tty,
+        ok: true,
+    };
     let result = std::thread::scope(|scope| {
         if show_progress {
             scope.spawn(|| display.run(&progress));
         }
-        let mut sink = |record: Record| {
-            ok &= !record.is_failure();
-            let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
-            if (to_stderr || stdout_is_tty) && display.visible() {
-                display.suspend(|| print_record(run, o, &record));
-            } else {
-                print_record(run, o, &record);
-            }
-        };
         let mut run_tree = TreeHasher::with_options(o.tree.clone()).progress(progress.clone());
         if let Some((_, session)) = &session {
             run_tree = run_tree.cache(session.clone());
         }
-        let result = run_tree.run(&operands, &mut sink);
+        let result = run_tree.run_into(&operands, &mut printer);
         display.finish();
         result
     });
+    let ok = printer.ok;
     if let Err(e) = result {
         run.error(e.to_string().as_bytes());
         return false;
@@ -157,6 +155,39 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         }
     }
     ok
+}
+
+/// Prints a run's records as they come, and flushes what it holds whenever
+/// the run waits (issue 13: lines reach a terminal or a pipe as soon as
+/// they are next in order, no later than md5sum's would).
+struct Printer<'a> {
+    run: &'a mut Run,
+    o: &'a Options,
+    display: &'a progress::Display,
+    stdout_is_tty: bool,
+    /// No failure so far.
+    ok: bool,
+}
+
+impl Sink for &mut Printer<'_> {
+    fn record(&mut self, record: Record) {
+        self.ok &= !record.is_failure();
+        let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
+        let (run, o) = (&mut *self.run, self.o);
+        if (to_stderr || self.stdout_is_tty) && self.display.visible() {
+            // Written while the bar is off the screen, not left for later.
+            self.display.suspend(|| {
+                print_record(run, o, &record);
+                run.out.flush_held();
+            });
+        } else {
+            print_record(run, o, &record);
+        }
+    }
+
+    fn idle(&mut self) {
+        self.run.out.flush_held();
+    }
 }
 
 /// One result: a checksum line (or JSON object) on stdout, or a message on

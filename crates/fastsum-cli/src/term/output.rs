@@ -1,6 +1,8 @@
 //! Standard output and error as the reference tools use them.
 //!
-//! Output is batched (one write per 32 KiB, not per line), yet a message on
+//! Output is batched (one write per 32 KiB, not per line) while results
+//! pour in, and written out whenever the run waits ([`Output::flush_held`]),
+//! so a line is never later than a line-buffered tool's; a message on
 //! stderr first flushes stdout through its last complete line, so that with
 //! `2>&1` the two interleave exactly as they do for a line-buffered GNU
 //! tool. xxhsum's stdout is fully buffered when not a terminal (C stdio's
@@ -72,6 +74,17 @@ impl Output {
             }
         }
         let _ = io::stderr().write_all(message);
+    }
+
+    /// Writes out everything held, if stdout is line buffered: the caller
+    /// is about to wait (for the next file's digest), so what is known
+    /// goes to the reader now, as a line-buffered GNU tool's would. Only
+    /// whole records are ever appended, so nothing half-written goes out.
+    pub fn flush_held(&mut self) {
+        if self.buffering == Buffering::Line {
+            let n = self.pending.len();
+            self.write_stdout(n);
+        }
     }
 
     /// Flushes stdout; returns the first write error, if any happened.

@@ -144,6 +144,26 @@ pub struct Progress {
 /// What workers and the feeder send the collector: finished records.
 type Records = Vec<Record>;
 
+/// Where a run's records go, on the caller's thread.
+///
+/// Any `FnMut(Record)` is a sink. A sink that buffers output implements
+/// [`Sink::idle`] as well, to flush when the collector has nothing more to
+/// hand it for now: output then reaches a terminal or a pipe as soon as it
+/// is known, yet is written in batches while results pour in.
+pub trait Sink {
+    /// The next record, in the run's order.
+    fn record(&mut self, record: Record);
+
+    /// No record is ready: the collector is about to wait for the workers.
+    fn idle(&mut self) {}
+}
+
+impl<F: FnMut(Record)> Sink for F {
+    fn record(&mut self, record: Record) {
+        self(record)
+    }
+}
+
 /// A run over many files on every core: the pipeline with its stages
 /// assembled (the SIMD lanes where the algorithm has them, the cache in
 /// front when given). The CLI, the bindings and the subcommands all start
@@ -237,6 +257,12 @@ impl TreeHasher {
     /// The only error returned is an invalid exclude pattern, before any
     /// work.
     pub fn run(&self, operands: &[Source], sink: impl FnMut(Record)) -> Result<()> {
+        self.run_into(operands, sink)
+    }
+
+    /// [`TreeHasher::run`] into a [`Sink`] that also hears when the run is
+    /// idle (to flush buffered output).
+    pub fn run_into(&self, operands: &[Source], sink: impl Sink) -> Result<()> {
         let local = Progress::default();
         let progress = self.progress.as_deref().unwrap_or(&local);
         let files = |options: &TreeOptions| {
@@ -267,7 +293,7 @@ pub fn hash_operands_with<B: BatchHasher>(
     options: &TreeOptions,
     operands: &[Source],
     progress: &Progress,
-    mut sink: impl FnMut(Record),
+    mut sink: impl Sink,
     make_hasher: impl Fn(&TreeOptions) -> B + Sync,
 ) -> Result<()> {
     walk::check_excludes(&options.walk.excludes)?;

@@ -160,7 +160,7 @@ fn sorted_output_streams_before_the_walk_is_hashed() {
         &options,
         &[Source::Path(dir.path().to_path_buf())],
         &Progress::default(),
-        |r| {
+        |r: Record| {
             if r.path.ends_with("f050") {
                 *seen.0.lock().unwrap() = true;
                 seen.1.notify_all();
@@ -215,7 +215,7 @@ fn the_hashing_stage_receives_batches_and_order_survives_any_completion_order() 
         &options,
         &[Source::Path(dir.path().to_path_buf())],
         &Progress::default(),
-        |r| names.push(r.path),
+        |r: Record| names.push(r.path),
         |_| Recording(sizes.clone(), ScalarBatchHasher::new(FileHasher::new())),
     )
     .unwrap();
