@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use fastsum::cache::Cache;
 
+use crate::term::count;
+
 /// Look after fastsum's checksum cache.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum cache")]
@@ -40,6 +42,15 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
         eprintln!("fastsum cache: no $XDG_CACHE_HOME or $HOME; give --cache PATH");
         return 1;
     };
+    // Reading and tidying a cache that is not there would create one (a
+    // typo in --cache made a new empty database): say so instead.
+    if !path.exists() {
+        eprintln!(
+            "fastsum cache: {}: no cache there (one is made by a run with --cache)",
+            path.display()
+        );
+        return 1;
+    }
     let mut cache = match Cache::open(&path) {
         Ok(cache) => cache,
         Err(e) => {
@@ -57,14 +68,20 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             println!("size on disk: {} bytes", s.bytes_on_disk);
             match s.last_run {
                 Some((hits, misses)) if hits + misses > 0 => println!(
-                    "last run: {hits} hits, {misses} misses ({:.1}% hit rate)",
+                    "last run: {}, {} ({:.1}% hit rate)",
+                    count(hits, "hit", "hits"),
+                    count(misses, "miss", "misses"),
                     100.0 * hits as f64 / (hits + misses) as f64
                 ),
                 _ => println!("last run: none recorded"),
             }
         }),
-        Action::Prune => cache.prune().map(|n| println!("pruned {n} entries")),
-        Action::Clear => cache.clear().map(|n| println!("cleared {n} entries")),
+        Action::Prune => cache
+            .prune()
+            .map(|n| println!("pruned {}", count(n, "entry", "entries"))),
+        Action::Clear => cache
+            .clear()
+            .map(|n| println!("cleared {}", count(n, "entry", "entries"))),
     };
     match outcome {
         Ok(()) => 0,

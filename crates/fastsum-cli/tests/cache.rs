@@ -36,7 +36,7 @@ fn hits(out: &Outcome) -> u64 {
     let err = out.stderr_str();
     let line = err
         .lines()
-        .find(|l| l.contains("cache: ") && l.contains(" hits"))
+        .find(|l| l.contains("cache: ") && l.contains(" hit"))
         .unwrap_or_else(|| panic!("no cache stats in {err:?}"));
     line.split("cache: ")
         .nth(1)

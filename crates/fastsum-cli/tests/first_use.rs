@@ -270,3 +270,100 @@ fn a_line_reaches_a_terminal_before_the_next_operand_is_read() {
     let last = testenv::reference_hex("md5sum", b"then the fifo");
     assert!(screen.contains(&format!("{last}  -")), "{screen:?}");
 }
+
+/// Issue 13, 4: symbolic links a walk leaves out are counted on stderr
+/// (with the hint) and listed as skipped in --json; -L follows them.
+#[test]
+fn symlinks_left_out_of_a_walk_are_said_not_dropped_silently() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/f", b"file");
+    std::os::unix::fs::symlink("f", env.path().join("t/link")).unwrap();
+    let out = env.fastsum("fastsum", &[b"-r", b"t"], b"");
+    assert_eq!(out.status, 0, "a link left out is not a failure");
+    assert_eq!(
+        out.stdout_str(),
+        format!("{}  t/f\n", testenv::reference_hex("md5sum", b"file"))
+    );
+    assert_eq!(
+        out.stderr_str(),
+        "fastsum: 1 symbolic link left out (-L follows them)\n"
+    );
+    let json = env.fastsum("fastsum", &[b"-r", b"--json", b"t"], b"");
+    assert!(
+        json.stdout_str().contains(
+            "{\"path\":\"t/link\",\"algorithm\":\"md5\",\"skipped\":\"symbolic link\"}\n"
+        ),
+        "{}",
+        json.stdout_str()
+    );
+    let followed = env.fastsum("fastsum", &[b"-r", b"-L", b"t"], b"");
+    assert_eq!(followed.stderr_str(), "");
+    assert_eq!(followed.stdout_str().lines().count(), 2);
+}
+
+/// Issue 13, 4: the cache options say when they cannot do what was meant.
+#[test]
+fn cache_options_never_do_nothing_silently() {
+    let env = TestEnv::new();
+    env.file(b"f", b"bytes");
+    // --cache-stats without --cache did nothing: now a usage error.
+    let out = env.fastsum("fastsum", &[b"--cache-stats", b"f"], b"");
+    assert_eq!(out.status, 1);
+    assert!(out
+        .stderr_str()
+        .starts_with("fastsum: the --cache-stats option is meaningful only with --cache\n"));
+    assert_eq!(out.stdout_str(), "");
+    // `--cache x.sqlite` hashes x.sqlite: a warning says how to mean it.
+    let out = env
+        .command("fastsum")
+        .env("XDG_CACHE_HOME", env.path().join("xdg"))
+        .args(["--cache", "mine.sqlite", "f"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: ‘mine.sqlite’ is hashed as a file; to use it as the cache, write --cache=PATH"),
+        "{err}"
+    );
+    // Reading or tidying a cache that does not exist says so, creates
+    // nothing and fails.
+    for action in ["stats", "prune", "clear"] {
+        let out = env
+            .command("fastsum")
+            .args(["cache", "--cache", "typo/x.sqlite", action])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{action}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "fastsum cache: typo/x.sqlite: no cache there (one is made by a run with --cache)\n"
+        );
+        assert!(!env.path().join("typo").exists(), "{action} created it");
+    }
+}
+
+/// Issue 13, 4: "1 entries", "1 misses" no more.
+#[test]
+fn counts_agree_with_their_nouns() {
+    let env = TestEnv::new();
+    env.file(b"f", b"bytes");
+    let out = env.fastsum(
+        "fastsum",
+        &[b"--cache=c.sqlite", b"--cache-stats", b"f"],
+        b"",
+    );
+    assert_eq!(
+        out.stderr_str(),
+        "fastsum: cache: 0 hits, 1 miss, 0 racy re-reads, 5 bytes read\n"
+    );
+    std::fs::remove_file(env.path().join("f")).unwrap();
+    let out = env
+        .command("fastsum")
+        .args(["cache", "--cache", "c.sqlite", "prune"])
+        .output()
+        .unwrap();
+    let pruned = String::from_utf8_lossy(&out.stdout);
+    // The entry was racy (just written) and so never stored: 0 entries.
+    assert_eq!(pruned, "pruned 0 entries\n");
+}

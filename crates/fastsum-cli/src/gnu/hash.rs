@@ -11,6 +11,7 @@ use std::sync::Arc;
 use fastsum::cache::CacheSession;
 use fastsum::manifest::{self, gnu as gnu_lines};
 use fastsum::pipeline::{Outcome, Progress, Record, Sink, TreeHasher};
+use fastsum::walk::SpecialKind;
 use fastsum::{Algorithm, ErrorKind, Source};
 
 use super::options::Options;
@@ -126,6 +127,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         display: &display,
         stdout_is_tty,
         ok: true,
+        symlinks: 0,
     };
     let result = std::thread::scope(|scope| {
         if show_progress {
@@ -139,7 +141,11 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         display.finish();
         result
     });
-    let ok = printer.ok;
+    let (ok, symlinks) = (printer.ok, printer.symlinks);
+    if symlinks > 0 {
+        let what = crate::term::count(symlinks, "symbolic link", "symbolic links");
+        run.error(format!("{what} left out (-L follows them)").as_bytes());
+    }
     if let Err(e) = result {
         run.error(e.to_string().as_bytes());
         return false;
@@ -167,11 +173,21 @@ struct Printer<'a> {
     stdout_is_tty: bool,
     /// No failure so far.
     ok: bool,
+    /// Symbolic links the walk left out: said once, at the end.
+    symlinks: u64,
 }
 
 impl Sink for &mut Printer<'_> {
     fn record(&mut self, record: Record) {
         self.ok &= !record.is_failure();
+        if let Outcome::Skipped(SpecialKind::Symlink) = record.outcome {
+            self.symlinks += 1;
+            if self.o.json {
+                manifest::json::write_record(self.run.out.stdout_buf(), self.o.algorithm, &record);
+                self.run.out.commit();
+            }
+            return;
+        }
         let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
         let (run, o) = (&mut *self.run, self.o);
         if (to_stderr || self.stdout_is_tty) && self.display.visible() {

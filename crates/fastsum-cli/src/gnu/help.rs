@@ -56,7 +56,8 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str("                          (no FILE: the working directory, as -r .)\n");
         s.push_str("  -j, --threads=N       hashing threads (default: all cores)\n");
         s.push_str("      --unordered       print each result when ready, not in sorted order\n");
-        s.push_str("  -L, --follow          follow symbolic links met in directories\n");
+        s.push_str("  -L, --follow          follow symbolic links met in directories (without it\n");
+        s.push_str("                          they are left out, and counted on stderr)\n");
         s.push_str("      --one-file-system  stay on the file system of each directory FILE\n");
         s.push_str(
             "      --exclude=GLOB    leave out matching paths (gitignore syntax; repeatable)\n",
@@ -69,10 +70,16 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
             "      --cache[=PATH]    answer unchanged files from a checksum cache (default\n",
         );
         s.push_str(
-            "                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c\n",
+            "                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c.\n",
+        );
+        s.push_str(
+            "                          PATH only after '=': --cache x.sqlite hashes x.sqlite\n",
         );
         s.push_str(
             "      --cache-stats     after the run, print cache hits and misses to stderr\n",
+        );
+        s.push_str(
+            "                          (with --cache)\n",
         );
         s.push_str("\nSubcommands: 'fastsum bench --help', 'fastsum cache stats|prune|clear'.\n");
     }

@@ -60,6 +60,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
     };
     let mut read_size: Option<usize> = None;
     let mut io_mode = "auto".to_string();
+    let mut cache_without_path = false;
     let mut length_bits: Option<(u64, Vec<u8>)> = None;
     let specs = specs(tool.kind);
     let mut getopt = Getopt::new(args, &specs);
@@ -110,6 +111,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             "json" => o.json = true,
             "no-progress" => o.no_progress = true,
             "cache" => {
+                cache_without_path = value.is_empty();
                 o.cache = match value.is_empty() {
                     false => Some(PathBuf::from(OsStr::from_bytes(&value))),
                     true => match fastsum::cache::Cache::default_path() {
@@ -210,6 +212,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         Some("the --untagged option is meaningless when verifying checksums")
     } else if o.binary >= 0 && o.check {
         Some("the --binary and --text options are meaningless when verifying checksums")
+    } else if o.cache_stats && o.cache.is_none() {
+        Some("the --cache-stats option is meaningful only with --cache")
     } else if o.ignore_missing && !o.check {
         Some("the --ignore-missing option is meaningful only when verifying checksums")
     } else if o.status_only && !o.check {
@@ -227,6 +231,19 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         return run.usage_error(Some(message));
     }
 
+    if cache_without_path {
+        // `--cache x.sqlite` hashes x.sqlite: the path of an optional
+        // argument goes after `=`. Say so when an operand looks like the
+        // cache the user meant.
+        for name in operands.iter().filter(|n| looks_like_a_cache(n)) {
+            let mut m = b"warning: ".to_vec();
+            m.extend(quote(name, run.utf8));
+            m.extend_from_slice(
+                b" is hashed as a file; to use it as the cache, write --cache=PATH",
+            );
+            run.error(&m);
+        }
+    }
     let operands = match (operands.is_empty(), o.tree.recursive && !o.check) {
         // fastsum -r with no operand walks the working directory (as fd
         // and ripgrep do): `fastsum -r` is `fastsum -r .`.

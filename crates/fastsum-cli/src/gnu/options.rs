@@ -1,7 +1,10 @@
 //! The coreutils option table and the parsed options, with the checks
 //! on option values that end a run before any work.
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
 use fastsum::pipeline::TreeOptions;
 use fastsum::Algorithm;
@@ -151,4 +154,16 @@ impl Options {
             || self.algorithm == Algorithm::Xxh3
             || (kind == ToolKind::Fastsum && !self.untagged && self.algorithm != Algorithm::Md5)
     }
+}
+
+/// Whether an operand looks like a cache file: named `*.sqlite`, or a
+/// file that starts with SQLite's header.
+pub(super) fn looks_like_a_cache(name: &[u8]) -> bool {
+    if name.ends_with(b".sqlite") {
+        return true;
+    }
+    let mut header = [0u8; 16];
+    std::fs::File::open(Path::new(OsStr::from_bytes(name)))
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| &header == b"SQLite format 3\0")
 }

@@ -8,6 +8,7 @@ use fastsum::cache::{Cache, CacheSession};
 use fastsum::{Algorithm, FileHasher};
 
 use crate::personality::Tool;
+use crate::term::count;
 use crate::term::output::Output;
 use crate::term::quote::quotef;
 
@@ -95,8 +96,11 @@ pub(super) fn say_notice(run: &mut Run, cache: &mut Cache) {
 pub(super) fn print_cache_stats(run: &mut Run, stats: &fastsum::cache::RunStats) {
     run.error(
         format!(
-            "cache: {} hits, {} misses, {} racy re-reads, {} bytes read",
-            stats.hits, stats.misses, stats.racy_rereads, stats.bytes_read
+            "cache: {}, {}, {}, {}",
+            count(stats.hits, "hit", "hits"),
+            count(stats.misses, "miss", "misses"),
+            count(stats.racy_rereads, "racy re-read", "racy re-reads"),
+            count(stats.bytes_read, "byte read", "bytes read")
         )
         .as_bytes(),
     );

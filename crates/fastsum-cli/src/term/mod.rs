@@ -7,3 +7,8 @@ pub mod getopt;
 pub mod output;
 pub mod progress;
 pub mod quote;
+
+/// `n` and the noun agreeing with it: "1 hit", "2 hits".
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -14,8 +14,9 @@
 //! * **Symlinks** are not followed unless [`WalkOptions::follow_links`]; then
 //!   a link back to an ancestor directory is reported as a
 //!   [`ErrorKind::FilesystemLoop`] (the walker compares device and inode)
-//!   instead of being walked for ever. Unfollowed links are left out
-//!   silently, as `find -type f` leaves them out.
+//!   instead of being walked for ever. Unfollowed links are reported as
+//!   [`WalkItem::Special`] of kind [`SpecialKind::Symlink`], never opened,
+//!   so that the caller can say what it left out.
 //! * **FIFOs, sockets and devices** are never opened (opening a FIFO blocks
 //!   until a writer comes; reading a device may never end): they are
 //!   reported as [`WalkItem::Special`] so the caller can say it skipped them.
@@ -66,6 +67,8 @@ pub enum SpecialKind {
     CharDevice,
     /// A block device.
     BlockDevice,
+    /// A symbolic link met in a walk that does not follow links.
+    Symlink,
 }
 
 impl SpecialKind {
@@ -87,6 +90,7 @@ impl SpecialKind {
             SpecialKind::Socket => "socket",
             SpecialKind::CharDevice => "character special file",
             SpecialKind::BlockDevice => "block special file",
+            SpecialKind::Symlink => "symbolic link",
         }
     }
 }
@@ -223,6 +227,17 @@ impl<'a> Walker<'a> {
             };
             let (kind, link_target) = if kind == libc::S_IFLNK {
                 if !self.options.follow_links {
+                    // Reported, not dropped without a word (issue 13): the
+                    // caller says how many were left out, and that -L
+                    // follows them.
+                    if !excludes::is_excluded(self.excludes.as_ref(), &path, false) {
+                        let link = PathBuf::from(OsString::from_vec(path.clone()));
+                        let item = WalkItem::Special {
+                            path: link,
+                            kind: SpecialKind::Symlink,
+                        };
+                        found(name, false, Found::Item(item));
+                    }
                     continue;
                 }
                 match stat_name(fd, name, true) {
