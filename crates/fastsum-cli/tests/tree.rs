@@ -434,6 +434,12 @@ fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
     let expected = format!("{}  slow\n", hex_md5(b"abc"));
     let (terminal, out) = run_on_a_terminal(&env, "");
     assert!(terminal.contains("0/1 files"), "no bar drawn: {terminal:?}");
+    // Issue 13, 5: no empty field, no ETA it cannot know.
+    assert!(!terminal.contains(", ,"), "{terminal:?}");
+    assert!(
+        !terminal.contains("ETA"),
+        "no file done, no ETA: {terminal:?}"
+    );
     assert_eq!(out, expected, "stdout holds the checksum line only");
     let (terminal, out) = run_on_a_terminal(&env, "--no-progress");
     assert_eq!(terminal, "", "--no-progress draws nothing");

@@ -56,7 +56,9 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str("                          (no FILE: the working directory, as -r .)\n");
         s.push_str("  -j, --threads=N       hashing threads (default: all cores)\n");
         s.push_str("      --unordered       print each result when ready, not in sorted order\n");
-        s.push_str("  -L, --follow          follow symbolic links met in directories (without it\n");
+        s.push_str(
+            "  -L, --follow          follow symbolic links met in directories (without it\n",
+        );
         s.push_str("                          they are left out, and counted on stderr)\n");
         s.push_str("      --one-file-system  stay on the file system of each directory FILE\n");
         s.push_str(
@@ -78,9 +80,7 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str(
             "      --cache-stats     after the run, print cache hits and misses to stderr\n",
         );
-        s.push_str(
-            "                          (with --cache)\n",
-        );
+        s.push_str("                          (with --cache)\n");
         s.push_str("\nSubcommands: 'fastsum bench --help', 'fastsum cache stats|prune|clear'.\n");
     }
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");

@@ -60,4 +60,5 @@ pub(super) fn feed(
             Order::Unordered => walk::walk(path, &options.walk, &sink),
         };
     }
+    progress.walk_done.store(true, Ordering::Release);
 }

@@ -35,7 +35,7 @@ mod reorder;
 mod work;
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
 use crate::algo::Algorithm;
@@ -139,6 +139,8 @@ pub struct Progress {
     pub files_done: AtomicU64,
     /// Bytes hashed so far, counted as they are read.
     pub bytes_done: Arc<AtomicU64>,
+    /// Every operand is walked: `files_found` is the run's total.
+    pub walk_done: AtomicBool,
 }
 
 /// What workers and the feeder send the collector: finished records.
