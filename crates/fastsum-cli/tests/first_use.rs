@@ -367,3 +367,63 @@ fn counts_agree_with_their_nouns() {
     // The entry was racy (just written) and so never stored: 0 entries.
     assert_eq!(pruned, "pruned 0 entries\n");
 }
+
+/// Issue 13, 8: every record is the documented JSON (docs/JSON.md, schema
+/// 1), read back by Python's json module, not by fastsum.
+#[test]
+fn json_records_are_the_documented_schema() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"alpha");
+    env.file(b"t/caf\xe9", b"latin-1 name");
+    std::os::unix::fs::symlink("a", env.path().join("t/link")).unwrap();
+    env.mkdir("t/closed");
+    env.file(b"t/closed/x", b"x");
+    let records = env.fastsum(
+        "fastsum",
+        &[
+            b"-r", b"--json", b"-a", b"blake2b", b"-l", b"256", b"t", b"gone",
+        ],
+        b"",
+    );
+    let checked = testenv::python(
+        r#"
+import json, sys, base64
+allowed = {"path", "path_base64", "algorithm", "digest", "size", "error", "skipped"}
+for line in sys.stdin.buffer.read().split(b"\n")[:-1]:
+    r = json.loads(line)
+    assert set(r) <= allowed, r
+    assert sum(k in r for k in ("digest", "error", "skipped")) == 1, r
+    assert r["algorithm"] == "blake2b-256", r
+    if "digest" in r:
+        assert len(r["digest"]) == 64 and isinstance(r["size"], int), r
+    name = base64.b64decode(r["path_base64"]) if "path_base64" in r else r["path"].encode()
+    print(name.decode("latin-1"), next(k for k in ("digest", "error", "skipped") if k in r), r.get("skipped", ""))
+"#,
+        &records.stdout,
+    );
+    assert_eq!(
+        checked,
+        "t/a digest \nt/café digest \nt/closed/x digest \nt/link skipped symbolic link\ngone error \n"
+    );
+    let version = env.fastsum("fastsum", &[b"--version"], b"");
+    assert!(version.stdout_str().contains("JSON output schema 1"));
+    let bench = env
+        .command("fastsum")
+        .args([
+            "bench",
+            "--json",
+            "--iterations",
+            "1",
+            "--strategy",
+            "fastsum",
+            "t/a",
+        ])
+        .output()
+        .unwrap();
+    let schema = testenv::python(
+        "import json,sys\nfor l in sys.stdin: print(json.loads(l)['schema'])",
+        &bench.stdout,
+    );
+    assert_eq!(schema, "1\n");
+}

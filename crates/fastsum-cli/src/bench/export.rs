@@ -157,8 +157,9 @@ pub fn render_table(report: &Report) -> String {
 /// The same figures as JSON, for programs.
 pub fn render_json(report: &Report) -> String {
     let mut out = format!(
-        "{{\"algorithm\":\"{}\",\"files\":{},\"bytes\":{},\"strategies\":[",
-        report.algorithm.name(),
+        "{{\"schema\":{},\"algorithm\":\"{}\",\"files\":{},\"bytes\":{},\"strategies\":[",
+        fastsum::manifest::json::SCHEMA_VERSION,
+        report.algorithm,
         report.files,
         report.bytes
     );

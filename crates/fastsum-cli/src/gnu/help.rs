@@ -136,7 +136,8 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
 pub fn version(name: &str) -> String {
     let v = env!("CARGO_PKG_VERSION");
     if name == "fastsum" {
-        format!("fastsum {v}\n")
+        let schema = fastsum::manifest::json::SCHEMA_VERSION;
+        format!("fastsum {v}\nJSON output schema {schema} (docs/JSON.md)\n")
     } else {
         format!("{name} (fastsum {v}) compatible with GNU coreutils 9.1\n")
     }

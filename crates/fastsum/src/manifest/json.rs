@@ -14,6 +14,12 @@
 //! for programs (the choice ripgrep's JSON output makes, as a field).
 
 use crate::algo::Algorithm;
+
+/// The version of every JSON fastsum writes (`--json` records, `fastsum
+/// bench --json`), documented in docs/JSON.md: fields may be added within
+/// a version; renaming, removing or changing the meaning of one bumps it.
+/// `fastsum --version` prints it; `bench --json` carries it as `schema`.
+pub const SCHEMA_VERSION: u32 = 1;
 use crate::pipeline::{Outcome, Record};
 
 /// Appends `record` as one JSON object and a newline to `out`.
@@ -28,7 +34,7 @@ pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
         out.push(b'"');
     }
     out.extend_from_slice(b",\"algorithm\":");
-    write_string(out, algorithm.name());
+    write_string(out, &algorithm.to_string());
     match &record.outcome {
         Outcome::Hashed(hashed) => {
             use std::io::Write as _;
