@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use fastsum::cache::Cache;
 
 use crate::term::count;
@@ -26,6 +26,11 @@ enum Action {
     Prune,
     /// Drop every entry.
     Clear,
+}
+
+/// `fastsum cache`'s arguments, for the man page and the completions.
+pub fn command() -> clap::Command {
+    CacheArgs::command()
 }
 
 /// Runs `fastsum cache` with `args` (after the word `cache`).

@@ -6,6 +6,7 @@ mod b3sum;
 mod bench;
 mod cache_cmd;
 mod gnu;
+mod manual;
 mod personality;
 mod term;
 mod xxhsum;
@@ -50,6 +51,11 @@ fn run() -> anyhow::Result<u8> {
     } else if args.first().is_some_and(|a| a == b"cache") {
         // `fastsum cache stats|prune|clear` (a file named cache: `./cache`).
         cache_cmd::run(argv.into_iter().skip(2).collect())
+    } else if args.first().is_some_and(|a| a == b"man") {
+        // `fastsum man` (a file named man: `fastsum ./man`).
+        manual::run_man(&args[1..])
+    } else if args.first().is_some_and(|a| a == b"completions") {
+        manual::run_completions(&args[1..])
     } else if args.first().is_some_and(|a| a == b"bench") {
         // `fastsum bench ...` (a file named bench: `fastsum ./bench`).
         bench::run(argv.into_iter().skip(2).collect())

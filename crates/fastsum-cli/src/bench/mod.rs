@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use fastsum::walk::{self, WalkItem, WalkOptions};
 use fastsum::Algorithm;
 
@@ -61,6 +61,11 @@ struct BenchArgs {
     /// Files or directories (walked recursively).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
+}
+
+/// `fastsum bench`'s arguments, for the man page and the completions.
+pub fn command() -> clap::Command {
+    BenchArgs::command()
 }
 
 /// Runs `fastsum bench` with `args` (after the word `bench`).

@@ -67,7 +67,7 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str("      --json            print one JSON object per file instead of lines\n");
         s.push_str("      --no-progress     never show the progress bar\n");
         s.push_str("      --io=MODE         auto (default), read or mmap\n");
-        s.push_str("      --read-size=BYTES read size for --io=read (K, M suffixes)\n");
+        s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");
         s.push_str(
             "      --cache[=PATH]    answer unchanged files from a checksum cache (default\n",
         );
@@ -81,7 +81,8 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
             "      --cache-stats     after the run, print cache hits and misses to stderr\n",
         );
         s.push_str("                          (with --cache)\n");
-        s.push_str("\nSubcommands: 'fastsum bench --help', 'fastsum cache stats|prune|clear'.\n");
+        s.push_str("\nSubcommands: 'fastsum bench --help', 'fastsum cache stats|prune|clear',\n");
+        s.push_str("'fastsum completions bash|zsh|fish', 'fastsum man' (the manual page).\n");
     }
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");

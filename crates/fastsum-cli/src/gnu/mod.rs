@@ -20,6 +20,7 @@ use crate::term::output::{Buffering, Output};
 use crate::term::quote::{quote, utf8_locale};
 
 mod check;
+pub mod documented;
 mod hash;
 mod help;
 mod options;

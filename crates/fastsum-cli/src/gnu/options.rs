@@ -14,7 +14,7 @@ use crate::personality::ToolKind;
 use crate::term::getopt::{HasArg, OptSpec};
 use crate::term::quote::quote;
 
-pub(super) fn specs(kind: ToolKind) -> Vec<OptSpec> {
+pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
     let spec =
         |short: Option<u8>, long: &'static str, has_arg: HasArg, key: &'static str| OptSpec {
             short,

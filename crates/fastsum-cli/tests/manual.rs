@@ -1,0 +1,152 @@
+//! The manual page and the shell completions (issue 13, 7), rendered and
+//! loaded by the real man, bash, zsh and fish.
+
+mod testenv;
+
+use std::process::Command;
+
+use testenv::TestEnv;
+
+/// Every long option `fastsum --help` lists.
+fn help_options(env: &TestEnv) -> Vec<String> {
+    let help = env.fastsum("fastsum", &[b"--help"], b"").stdout_str();
+    let mut options: Vec<String> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .filter_map(|l| {
+            let at = l.find("--")?;
+            let name: String = l[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            Some(name)
+        })
+        .collect();
+    options.dedup();
+    assert!(options.len() >= 25, "{options:?}");
+    options
+}
+
+#[test]
+fn the_man_page_renders_without_warnings_and_lists_every_option() {
+    let env = TestEnv::new();
+    let page = env.fastsum("fastsum", &[b"man"], b"");
+    assert_eq!(page.status, 0);
+    env.file(b"fastsum.1", &page.stdout);
+    let out = Command::new("man")
+        .args(["--warnings", "-l", "fastsum.1"])
+        .current_dir(env.path())
+        .env("MANWIDTH", "80")
+        .env("MANPAGER", "cat")
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .expect("man (man-db, installed by scripts/install-peers)");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "man warned");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\u{2010}', "-");
+    // man may hyphenate a long option at a line's end: read it unbroken.
+    let text = text.replace("-\n", "-").replace(['\n', ' '], "");
+    for option in help_options(&env) {
+        assert!(text.contains(&option), "{option} is not in the man page");
+    }
+    for section in [
+        "SYNOPSIS",
+        "OPTIONS",
+        "SUBCOMMANDS",
+        "fastsumbench",
+        "ENVIRONMENT",
+        "EXITSTATUS",
+    ] {
+        assert!(text.contains(section), "no {section}");
+    }
+}
+
+/// What bash's completion function offers for `words`, the last being
+/// completed.
+fn bash_complete(env: &TestEnv, words: &str) -> String {
+    let script = format!(
+        "source <({exe} completions bash) && COMP_WORDS=({words}) && \
+         COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)) && _fastsum && echo \"${{COMPREPLY[*]}}\"",
+        exe = env!("CARGO_BIN_EXE_fastsum")
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(env.path())
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn bash_completes_options_algorithms_and_subcommands() {
+    let env = TestEnv::new();
+    assert_eq!(bash_complete(&env, "fastsum --alg"), "--algorithm");
+    assert_eq!(bash_complete(&env, "fastsum --unt"), "--untagged");
+    assert_eq!(bash_complete(&env, "fastsum -a xxh1"), "xxh128");
+    assert_eq!(bash_complete(&env, "fastsum bench --iter"), "--iterations");
+    assert_eq!(bash_complete(&env, "fastsum cache pr"), "prune");
+    assert_eq!(bash_complete(&env, "fastsum compl"), "completions");
+    // Every option --help lists can be completed.
+    let all = bash_complete(&env, "fastsum --");
+    for option in help_options(&env) {
+        assert!(
+            all.split(' ').any(|o| o == option),
+            "{option} does not complete"
+        );
+    }
+}
+
+#[test]
+fn zsh_and_fish_load_their_scripts() {
+    let env = TestEnv::new();
+    let zsh = env.fastsum("fastsum", &[b"completions", b"zsh"], b"");
+    env.file(b"_fastsum", &zsh.stdout);
+    let check = Command::new("zsh")
+        .args(["-n", "_fastsum"])
+        .current_dir(env.path())
+        .output();
+    let check = check.expect("zsh (installed by scripts/install-peers)");
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(zsh
+        .stdout_str()
+        .contains("[the digest to compute (default md5)"));
+
+    let fish = env.fastsum("fastsum", &[b"completions", b"fish"], b"");
+    env.file(b"fastsum.fish", &fish.stdout);
+    let out = Command::new("fish")
+        .args(["-c", "source fastsum.fish; complete -C 'fastsum --alg'"])
+        .current_dir(env.path())
+        .env("HOME", env.path())
+        .output()
+        .expect("fish (installed by scripts/install-peers)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("--algorithm\t"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_shell_that_is_not_known_is_a_usage_error() {
+    let env = TestEnv::new();
+    let out = env.fastsum("fastsum", &[b"completions", b"tcsh"], b"");
+    assert_eq!(out.status, 2);
+    assert_eq!(
+        out.stderr_str(),
+        "usage: fastsum completions bash|zsh|fish\n"
+    );
+}
