@@ -217,3 +217,43 @@ fn cold_runs_say_so_and_still_agree() {
         out.stdout_str()
     );
 }
+
+/// Issue 13, 6: xxhsum is a peer for every xxh algorithm (its -H3 lines
+/// are tagged, and still read), and zero iterations are refused.
+#[test]
+fn xxhsum_is_a_peer_for_xxh3_and_zero_iterations_are_refused() {
+    let env = TestEnv::new();
+    corpus(&env);
+    for algorithm in ["xxh32", "xxh64", "xxh3", "xxh128"] {
+        let out = bench(
+            &env,
+            &[
+                "-a",
+                algorithm,
+                "--iterations",
+                "1",
+                "--strategy",
+                "xxhsum",
+                "--strategy",
+                "fastsum",
+                "data",
+            ],
+            None,
+        );
+        assert_eq!(out.status, 0, "{algorithm}: {}", out.stderr_str());
+        assert!(
+            out.stdout_str()
+                .lines()
+                .any(|l| l.trim_start().starts_with("xxhsum ")),
+            "{algorithm}: {}",
+            out.stdout_str()
+        );
+    }
+    let out = bench(&env, &["--iterations", "0", "data"], None);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str().contains("0 is not in 1.."),
+        "{}",
+        out.stderr_str()
+    );
+}

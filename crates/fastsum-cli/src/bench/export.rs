@@ -64,17 +64,84 @@ fn format_duration(d: Duration) -> String {
 
 /// The cmpthese table: rows and columns slowest to fastest, a `Rate` column
 /// (MB/s, and files/s when more than one file), the percentage matrix
-/// (`--` on the diagonal; cell = row rate / column rate - 1), then median,
-/// spread and peak RSS per strategy; every column right-aligned and joined
-/// by one space, as Perl prints it. Ends with a recommendation line.
-pub fn render_table(report: &Report) -> String {
+/// (`--` on the diagonal; cell = how much faster the row is than the
+/// column, from the medians, so an empty file gives 0%, never NaN), then
+/// median, spread and peak RSS per strategy; every column right-aligned
+/// and joined by one space, as Perl prints it. Ends with a recommendation.
+///
+/// With `max_width` (a terminal's), a table wider than that drops the
+/// matrix for one `vs fastest` column, so it fits in 100 columns.
+pub fn render_table(report: &Report, max_width: Option<usize>) -> String {
+    let full = table_lines(report, false);
+    let too_wide = max_width.is_some_and(|w| full.iter().any(|l| l.chars().count() > w));
+    let lines = if too_wide {
+        table_lines(report, true)
+    } else {
+        full
+    };
+    let mut out = lines.join("\n") + "\n";
+    let words = recommendation(report);
+    match max_width {
+        Some(width) => {
+            for line in words.lines() {
+                out.push_str(&wrap(line, width.max(40)));
+            }
+        }
+        None => out.push_str(&words),
+    }
+    out
+}
+
+/// `line` broken at spaces into lines of at most `width` characters (a
+/// word longer than that stands alone), each ending in a newline.
+fn wrap(line: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut current = String::new();
+    for word in line.split(' ') {
+        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&current);
+            out.push('\n');
+            current.clear();
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    out.push_str(&current);
+    out.push('\n');
+    out
+}
+
+/// How much faster `row` is than `column`, in percent, from the medians.
+fn faster_by(row: &Measurement, column: &Measurement) -> f64 {
+    let (r, c) = (row.median().as_secs_f64(), column.median().as_secs_f64());
+    if r == 0.0 || c == 0.0 {
+        return 0.0;
+    }
+    100.0 * (c / r - 1.0)
+}
+
+/// A percentage as the table shows it: whole, and never "-0%".
+fn percent(value: f64) -> String {
+    let rounded = value.round();
+    format!("{}%", if rounded == 0.0 { 0.0 } else { rounded })
+}
+
+/// The table's lines; `compact`: no percentage matrix, a `vs fastest`
+/// column instead.
+fn table_lines(report: &Report, compact: bool) -> Vec<String> {
     let rows = report.slowest_first();
     let many_files = report.files > 1;
     let mut header = vec![String::new(), "Rate".to_string()];
     if many_files {
         header.push("Files".into());
     }
-    header.extend(rows.iter().map(|m| m.name.clone()));
+    if compact {
+        header.push("vs fastest".into());
+    } else {
+        header.extend(rows.iter().map(|m| m.name.clone()));
+    }
     header.extend(["median".into(), "spread".into(), "peak RSS".into()]);
     let mut table = vec![header];
     for row in &rows {
@@ -84,12 +151,21 @@ pub fn render_table(report: &Report) -> String {
             let per_second = report.files as f64 / row.median().as_secs_f64();
             cells.push(format!("{}/s", format_rate(per_second)));
         }
-        for column in &rows {
-            cells.push(if std::ptr::eq(*row, *column) {
+        if compact {
+            let fastest = rows.last().expect("a row");
+            cells.push(if std::ptr::eq(*row, *fastest) {
                 "--".into()
             } else {
-                format!("{:.0}%", 100.0 * (rate / report.rate(column) - 1.0))
+                percent(faster_by(row, fastest))
             });
+        } else {
+            for column in &rows {
+                cells.push(if std::ptr::eq(*row, *column) {
+                    "--".into()
+                } else {
+                    percent(faster_by(row, column))
+                });
+            }
         }
         cells.push(format_duration(row.median()));
         cells.push(format!("±{:.0}%", row.spread_percent()));
@@ -108,16 +184,25 @@ pub fn render_table(report: &Report) -> String {
                 .unwrap_or(0)
         })
         .collect();
+    table
+        .iter()
+        .map(|row| {
+            let line: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .map(|(cell, &w)| format!("{cell:>w$}"))
+                .collect();
+            line.join(" ").trim_end().to_string()
+        })
+        .collect()
+}
+
+/// The lines under the table: the fastest (and whether it is really
+/// faster than the runner-up or within the spread), the frugal one, the
+/// flags that reproduce the fastest, and what the rows include.
+fn recommendation(report: &Report) -> String {
+    let rows = report.slowest_first();
     let mut out = String::new();
-    for row in &table {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, &w)| format!("{cell:>w$}"))
-            .collect();
-        out.push_str(line.join(" ").trim_end());
-        out.push('\n');
-    }
     if let Some(fastest) = rows.last() {
         let _ = write!(
             out,
@@ -129,7 +214,7 @@ pub fn render_table(report: &Report) -> String {
             let _ = write!(
                 out,
                 ", {:.1}x {}",
-                report.rate(fastest) / report.rate(slowest),
+                1.0 + faster_by(fastest, slowest) / 100.0,
                 slowest.name
             );
         }
@@ -150,8 +235,59 @@ pub fn render_table(report: &Report) -> String {
             }
         }
         out.push_str(".\n");
+        if let Some(runner_up) = rows.len().checked_sub(2).map(|i| rows[i]) {
+            let apart = faster_by(fastest, runner_up);
+            let spread = fastest.spread_percent().max(runner_up.spread_percent());
+            if apart <= spread {
+                let _ = writeln!(
+                    out,
+                    "It is within the spread of {} ({apart:.0}% apart, ±{spread:.0}%): no real difference.",
+                    runner_up.name
+                );
+            }
+        }
+        match reproduce(&fastest.name, report.algorithm) {
+            Some(command) => {
+                let _ = writeln!(out, "To get it: {command}");
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "({} is a way to read, not a fastsum mode: it holds whole files in memory.)",
+                    fastest.name
+                );
+            }
+        }
     }
+    out.push_str(
+        "fastsum, slurp, read-* and mmap run inside this process (no process start-up;\n\
+         fastsum's own rows include starting its threads); system tools include theirs.\n",
+    );
     out
+}
+
+/// The command line that does what strategy `name` did, if fastsum has
+/// one (`read-32K`: `fastsum --io=read --read-size=32K`).
+fn reproduce(name: &str, algorithm: Algorithm) -> Option<String> {
+    let a = if algorithm == Algorithm::Md5 {
+        String::new()
+    } else {
+        format!(" -a {algorithm}")
+    };
+    if name == "fastsum" {
+        return Some(format!("fastsum{a} -j 1"));
+    }
+    if let Some(threads) = name.strip_prefix("fastsum-j") {
+        return Some(format!("fastsum{a} -j {threads}"));
+    }
+    if let Some(size) = name.strip_prefix("read-") {
+        return Some(format!("fastsum{a} --io=read --read-size={size}"));
+    }
+    match name {
+        "mmap" => Some(format!("fastsum{a} --io=mmap")),
+        "slurp" => None,
+        tool => Some(format!("{tool} (a system tool)")),
+    }
 }
 
 /// The same figures as JSON, for programs.

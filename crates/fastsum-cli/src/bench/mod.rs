@@ -46,8 +46,8 @@ struct BenchArgs {
         default_value_t = 2.0
     )]
     time: f64,
-    /// Exactly this many timed iterations per strategy.
-    #[arg(long, value_name = "N")]
+    /// Exactly this many timed iterations per strategy (at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     iterations: Option<u32>,
     /// Drop the files from the page cache before every iteration.
     #[arg(long)]
@@ -218,7 +218,7 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                     ", warm cache"
                 }
             );
-            print!("{}", render_table(&report));
+            print!("{}", render_table(&report, crate::term::stdout_width()));
         }
         for d in disagreements(&files, &results) {
             let hex =

@@ -155,6 +155,7 @@ impl External {
             Algorithm::Xxh32 => candidates.push(("xxhsum", vec!["xxhsum", "-H0"])),
             Algorithm::Xxh64 => candidates.push(("xxhsum", vec!["xxhsum", "-H1"])),
             Algorithm::Xxh128 => candidates.push(("xxhsum", vec!["xxhsum", "-H2"])),
+            Algorithm::Xxh3 => candidates.push(("xxhsum", vec!["xxhsum", "-H3"])),
             _ => {}
         }
         candidates
@@ -213,7 +214,19 @@ impl External {
             .filter(|line| !line.is_empty())
             .map(|line| {
                 let line = line.strip_prefix(b"\\").unwrap_or(line);
-                let hex = line.split(|&b| b == b' ').next().unwrap_or_default();
+                // A tagged line (`XXH3 (name) = hex`, xxhsum -H3's only
+                // form) has the digest after its last " = ".
+                let tag_len = line
+                    .iter()
+                    .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                    .count();
+                let tagged = line[tag_len..]
+                    .starts_with(b" (")
+                    .then(|| line.windows(3).rposition(|w| w == b" = "))
+                    .flatten()
+                    .map(|at| &line[at + 3..]);
+                let hex =
+                    tagged.unwrap_or_else(|| line.split(|&b| b == b' ').next().unwrap_or_default());
                 std::str::from_utf8(hex)
                     .ok()
                     .and_then(|h| Digest::from_hex(h).ok())

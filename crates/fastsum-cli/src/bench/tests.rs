@@ -62,10 +62,15 @@ fn the_table_matches_a_hand_computed_cmpthese() {
         "   mmap 250 MB/s  150%     56%   -- 400.000 ms    ±5%  9.0 MiB",
         "",
         "Fastest: mmap (250 MB/s, 2.5x slurp); least memory: read-4K (2.0 MiB vs 9.0 MiB).",
+        "To get it: fastsum --io=mmap",
+        "fastsum, slurp, read-* and mmap run inside this process (no process start-up;",
+        "fastsum's own rows include starting its threads); system tools include theirs.",
         "",
     ]
     .join("\n");
-    assert_eq!(render_table(&report), expected);
+    assert_eq!(render_table(&report, None), expected);
+    // Wide enough: the same table.
+    assert_eq!(render_table(&report, Some(100)), expected);
 }
 
 #[test]
@@ -79,7 +84,7 @@ fn trees_get_a_files_per_second_column() {
             measurement("b", &[50], None),
         ],
     };
-    let table = render_table(&report);
+    let table = render_table(&report, None);
     let lines: Vec<&str> = table.lines().collect();
     // 5 MB in 100 ms = 50 MB/s and 500 files/s; in 50 ms = 100 MB/s,
     // 1000 files/s; a/b - 1 = -50%, b/a - 1 = 100%.
@@ -189,7 +194,7 @@ fn json_carries_the_same_figures() {
     };
     assert_eq!(
         render_json(&report),
-        "{\"algorithm\":\"md5\",\"files\":1,\"bytes\":1000000,\"strategies\":[\
+        "{\"schema\":1,\"algorithm\":\"md5\",\"files\":1,\"bytes\":1000000,\"strategies\":[\
          {\"name\":\"slow\",\"median_seconds\":0.020000000,\"mb_per_second\":50.000,\"spread_percent\":0.000,\"peak_rss_bytes\":1048576,\"times_seconds\":[0.020000000]},\
          {\"name\":\"fast\",\"median_seconds\":0.010000000,\"mb_per_second\":100.000,\"spread_percent\":0.000,\"peak_rss_bytes\":null,\"times_seconds\":[0.010000000]}]}\n"
     );
@@ -204,4 +209,74 @@ fn json_strings_escape_control_characters() {
     assert_eq!(json_string("tab\there\nnl"), r#""tab\there\nnl""#);
     assert_eq!(json_string("\u{1}\u{1f}\u{7f}"), r#""\u0001\u001f\u007f""#);
     assert_eq!(json_string("é ok"), "\"é ok\"");
+}
+
+/// Issue 13, 6: an empty file gave NaN% everywhere; a narrow terminal got
+/// a table wider than itself; a 0% difference inside a ±3% spread was
+/// named "Fastest" with no word of doubt.
+#[test]
+fn empty_files_narrow_terminals_and_ties_are_reported_honestly() {
+    let report = Report {
+        algorithm: Algorithm::Sha256,
+        files: 1,
+        bytes: 0,
+        measurements: vec![
+            measurement("fastsum", &[100, 97, 103], Some(6)),
+            measurement("read-32K", &[100, 99, 101], Some(6)),
+            measurement("sha256sum", &[300, 300, 300], Some(2)),
+            measurement("read-64K", &[150, 150, 150], Some(6)),
+            measurement("read-128K", &[160, 160, 160], Some(6)),
+            measurement("read-256K", &[170, 170, 170], Some(6)),
+            measurement("read-1M", &[180, 180, 180], Some(6)),
+            measurement("mmap", &[190, 190, 190], Some(6)),
+        ],
+    };
+    let table = render_table(&report, None);
+    assert!(!table.contains("NaN"), "{table}");
+    assert!(!table.contains("-0%"), "{table}");
+    assert!(table.contains("no real difference"), "{table}");
+    assert!(
+        table.contains("To get it: fastsum -a sha256 --io=read --read-size=32K\n")
+            || table.contains("To get it: fastsum -a sha256 -j 1\n"),
+        "{table}"
+    );
+    let full_width = table.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(
+        full_width > 100,
+        "the test needs a wide table: {full_width}"
+    );
+    let narrow = render_table(&report, Some(80));
+    for line in narrow.lines() {
+        assert!(line.chars().count() <= 80, "{line:?} in\n{narrow}");
+    }
+    assert!(
+        narrow.lines().next().unwrap().contains("vs fastest"),
+        "{narrow}"
+    );
+}
+
+#[test]
+fn the_fastest_strategy_names_its_flags() {
+    assert_eq!(
+        reproduce_name("read-32K"),
+        "fastsum --io=read --read-size=32K"
+    );
+}
+
+fn reproduce_name(name: &str) -> String {
+    let report = Report {
+        algorithm: Algorithm::Md5,
+        files: 1,
+        bytes: 10,
+        measurements: vec![
+            measurement(name, &[1], None),
+            measurement("x", &[100], None),
+        ],
+    };
+    let table = render_table(&report, None);
+    table
+        .lines()
+        .find_map(|l| l.strip_prefix("To get it: "))
+        .unwrap_or_default()
+        .to_string()
 }

@@ -12,3 +12,21 @@ pub mod quote;
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
+
+/// The width of the terminal standard output is, if it is one: the
+/// kernel's window size, else `$COLUMNS` (a pseudo-terminal may have none).
+pub fn stdout_width() -> Option<usize> {
+    // SAFETY: isatty only inspects the descriptor number.
+    if unsafe { libc::isatty(1) } != 1 {
+        return None;
+    }
+    // SAFETY: an all-zero winsize is a valid value of that plain C struct.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: TIOCGWINSZ writes a winsize through the pointer it is given,
+    // which points to one.
+    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut size) } == 0;
+    if ok && size.ws_col > 0 {
+        return Some(usize::from(size.ws_col));
+    }
+    std::env::var("COLUMNS").ok()?.parse().ok()
+}
