@@ -440,6 +440,20 @@ fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
         !terminal.contains("ETA"),
         "no file done, no ETA: {terminal:?}"
     );
+    // A steady width: every drawing of the bar is 30 cells of bar.
+    let widths: Vec<usize> = terminal
+        .split(['\r', '\n'])
+        .filter(|l| l.contains("files"))
+        .map(|l| {
+            l.chars()
+                .filter(|c| matches!(c, '█' | '░' | '▓' | '▒'))
+                .count()
+        })
+        .collect();
+    assert!(
+        !widths.is_empty() && widths.iter().all(|&w| w == 30),
+        "{widths:?}"
+    );
     assert_eq!(out, expected, "stdout holds the checksum line only");
     let (terminal, out) = run_on_a_terminal(&env, "--no-progress");
     assert_eq!(terminal, "", "--no-progress draws nothing");
