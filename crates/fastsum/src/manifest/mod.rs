@@ -5,7 +5,10 @@
 //!   `MD5 (NAME) = HEX` lines, with GNU's name escaping.
 //! * [`xxhsum`]: xxhsum 0.8.1's reading of the same shapes.
 //! * [`b3sum`]: b3sum's stricter reading.
-//! * [`json`]: fastsum's JSON Lines output for programs.
+//! * [`json`]: fastsum's JSON Lines output for programs (and `json_read`,
+//!   reading it back).
+//! * [`read`]: any of them read whole into path → digest entries, for
+//!   `fastsum diff`.
 //!
 //! Each parser is a literal port of the reference tool's rules, because a
 //! drop-in must accept and reject exactly the lines the original does.
@@ -13,6 +16,8 @@
 pub mod b3sum;
 pub mod gnu;
 pub mod json;
+mod json_read;
+pub mod read;
 pub mod xxhsum;
 
 use std::borrow::Cow;

@@ -1,0 +1,190 @@
+//! Reading fastsum's own `--json` records back: a small parser for flat
+//! JSON objects whose values are strings, numbers, `null`, `true` and
+//! `false` (all that a record holds; docs/JSON.md).
+
+/// A value of a flat record.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A string, unescaped.
+    Text(String),
+    /// A number, as written.
+    Number(String),
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+}
+
+/// The fields of one JSON object on one line, in order; `Err` says what is
+/// wrong with it.
+pub fn parse_object(line: &str) -> Result<Vec<(String, Value)>, String> {
+    let mut p = Parser {
+        s: line.as_bytes(),
+        at: 0,
+    };
+    p.space();
+    p.expect(b'{')?;
+    let mut fields = Vec::new();
+    p.space();
+    if p.peek() == Some(b'}') {
+        p.at += 1;
+    } else {
+        loop {
+            p.space();
+            let key = p.string()?;
+            p.space();
+            p.expect(b':')?;
+            p.space();
+            let value = p.value()?;
+            fields.push((key, value));
+            p.space();
+            match p.next() {
+                Some(b',') => continue,
+                Some(b'}') => break,
+                _ => return Err(format!("expected ',' or '}}' at byte {}", p.at)),
+            }
+        }
+    }
+    p.space();
+    if p.at != p.s.len() {
+        return Err(format!("text after the object at byte {}", p.at));
+    }
+    Ok(fields)
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek();
+        self.at += 1;
+        b
+    }
+
+    fn space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, b: u8) -> Result<(), String> {
+        match self.next() {
+            Some(c) if c == b => Ok(()),
+            _ => Err(format!("expected '{}' at byte {}", b as char, self.at - 1)),
+        }
+    }
+
+    fn value(&mut self) -> Result<Value, String> {
+        match self.peek() {
+            Some(b'"') => self.string().map(Value::Text),
+            Some(b'n') => self.word("null", Value::Null),
+            Some(b't') => self.word("true", Value::Bool(true)),
+            Some(b'f') => self.word("false", Value::Bool(false)),
+            Some(b'-' | b'0'..=b'9') => {
+                let start = self.at;
+                while matches!(
+                    self.peek(),
+                    Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                ) {
+                    self.at += 1;
+                }
+                let text = std::str::from_utf8(&self.s[start..self.at]).expect("ASCII");
+                Ok(Value::Number(text.to_string()))
+            }
+            _ => Err(format!("no value at byte {} (records are flat)", self.at)),
+        }
+    }
+
+    fn word(&mut self, word: &str, value: Value) -> Result<Value, String> {
+        if self.s[self.at..].starts_with(word.as_bytes()) {
+            self.at += word.len();
+            Ok(value)
+        } else {
+            Err(format!("unknown word at byte {}", self.at))
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let digits = self
+            .s
+            .get(self.at..self.at + 4)
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .and_then(|d| u32::from_str_radix(d, 16).ok())
+            .ok_or_else(|| format!("bad \\u escape at byte {}", self.at))?;
+        self.at += 4;
+        Ok(digits)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.expect(b'"')?;
+        let mut out = String::new();
+        loop {
+            let start = self.at;
+            while !matches!(self.peek(), Some(b'"' | b'\\') | None) {
+                self.at += 1;
+            }
+            out.push_str(
+                std::str::from_utf8(&self.s[start..self.at])
+                    .map_err(|_| "not UTF-8".to_string())?,
+            );
+            match self.next() {
+                Some(b'"') => return Ok(out),
+                Some(b'\\') => {}
+                _ => return Err("a string that does not end".to_string()),
+            }
+            let c = match self.next() {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
+                Some(b'u') => {
+                    let high = self.hex4()?;
+                    let code = if (0xd800..0xdc00).contains(&high) {
+                        self.expect(b'\\')?;
+                        self.expect(b'u')?;
+                        let low = self.hex4()?;
+                        0x10000 + ((high - 0xd800) << 10) + (low.wrapping_sub(0xdc00) & 0x3ff)
+                    } else {
+                        high
+                    };
+                    char::from_u32(code).ok_or_else(|| format!("bad \\u escape {code:x}"))?
+                }
+                _ => return Err(format!("bad escape at byte {}", self.at - 1)),
+            };
+            out.push(c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_read_back() {
+        let fields =
+            parse_object(r#"{"path":"a \"q\"\\\n\u00e9\ud83d\ude00","size":3,"x":null,"ok":true}"#)
+                .unwrap();
+        assert_eq!(
+            fields[0],
+            ("path".into(), Value::Text("a \"q\"\\\né😀".into()))
+        );
+        assert_eq!(fields[1], ("size".into(), Value::Number("3".into())));
+        assert_eq!(fields[2], ("x".into(), Value::Null));
+        assert_eq!(fields[3], ("ok".into(), Value::Bool(true)));
+        assert!(parse_object(r#"{"a":[1]}"#).is_err());
+        assert!(parse_object(r#"{"a":"b"} x"#).is_err());
+        assert!(parse_object(r#"{"a":"b""#).is_err());
+    }
+}

@@ -1,0 +1,332 @@
+//! Any manifest fastsum reads, as entries (path bytes → digest): GNU and
+//! BSD-tagged lines (md5sum, sha*sum, b2sum, `fastsum`), b3sum and xxhsum
+//! lines (with `-a`), and fastsum's `--json` records. The format is
+//! detected from the first line, never guessed per line: a list that
+//! cannot be read, or that mixes algorithms, is an error that says why;
+//! a bad line is a problem with its number, and the rest is read.
+
+use std::io::BufRead;
+
+use super::gnu::{CheckParser, TagPolicy};
+use super::json_read::{parse_object, Value};
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+
+/// One listed file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestEntry {
+    /// The path as listed (unescaped bytes).
+    pub path: Vec<u8>,
+    /// Its digest.
+    pub digest: Digest,
+    /// Its size, where the format gives it (fastsum's JSON).
+    pub size: Option<u64>,
+}
+
+/// A manifest read whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    /// The one algorithm of every entry.
+    pub algorithm: Algorithm,
+    /// The entries, in the list's order.
+    pub entries: Vec<ManifestEntry>,
+    /// Lines that could not be read: (line number, why).
+    pub problems: Vec<(u64, String)>,
+}
+
+/// Reads a manifest. `algorithm` is what untagged lines mean (`-a`); without
+/// it, their digest length decides where only one algorithm has it among
+/// those whose tools write untagged lines by default (32 digits: MD5, as
+/// md5sum and fastsum write; 40: SHA-1; 16: XXH64; 8: XXH32), and any other
+/// length is an error naming the `-a` to give.
+pub fn read_manifest(
+    reader: impl BufRead,
+    algorithm: Option<Algorithm>,
+) -> Result<Manifest, String> {
+    let mut lines = Vec::new();
+    for line in reader.split(b'\n') {
+        let mut line = line.map_err(|e| crate::error::os_message(&e))?;
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        lines.push(line);
+    }
+    let first = lines
+        .iter()
+        .find(|l| !l.is_empty() && l[0] != b'#')
+        .ok_or("no entries: the list is empty")?;
+    if first.starts_with(b"{") {
+        read_json(&lines, algorithm)
+    } else {
+        read_lines(&lines, algorithm, first)
+    }
+}
+
+fn read_lines(
+    lines: &[Vec<u8>],
+    given: Option<Algorithm>,
+    first: &[u8],
+) -> Result<Manifest, String> {
+    let default = match given {
+        Some(a) => a,
+        None => untagged_default(first)?,
+    };
+    let mut parser = CheckParser::new(TagPolicy::Any(default));
+    let mut manifest = Manifest {
+        algorithm: default,
+        entries: Vec::new(),
+        problems: Vec::new(),
+    };
+    let mut seen: Option<Algorithm> = None;
+    for (number, line) in (1u64..).zip(lines) {
+        if line.is_empty() || line[0] == b'#' {
+            continue;
+        }
+        let Some(parsed) = parser.parse(line) else {
+            manifest
+                .problems
+                .push((number, "improperly formatted checksum line".to_string()));
+            continue;
+        };
+        match seen {
+            Some(a) if a != parsed.algorithm => {
+                return Err(format!(
+                    "it mixes {a} and {} lines (line {number}): one algorithm per list",
+                    parsed.algorithm
+                ))
+            }
+            _ => seen = Some(parsed.algorithm),
+        }
+        manifest.entries.push(ManifestEntry {
+            path: parsed.name.into_owned(),
+            digest: parsed.expected,
+            size: None,
+        });
+    }
+    finish(manifest, seen)
+}
+
+/// The algorithm untagged lines mean when `-a` is not given, from the
+/// first line (a tagged line names its own: then MD5 is only a default).
+fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
+    let first = first.strip_prefix(b"\\").unwrap_or(first);
+    let tag = first
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+        .count();
+    if tag > 0 && first[tag..].starts_with(b" (") && !first[..tag].iter().all(u8::is_ascii_hexdigit)
+    {
+        return Ok(Algorithm::Md5);
+    }
+    let digits = first.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    match digits {
+        32 => Ok(Algorithm::Md5),
+        40 => Ok(Algorithm::Sha1),
+        16 => Ok(Algorithm::Xxh64),
+        8 => Ok(Algorithm::Xxh32),
+        56 => Err("its untagged 56-digit digests need -a (sha224 or blake2b -l 224)".into()),
+        64 => Err("its untagged 64-digit digests need -a (sha256, blake3 or blake2b -l 256)".into()),
+        96 => Err("its untagged 96-digit digests need -a (sha384 or blake2b -l 384)".into()),
+        128 => Err("its untagged 128-digit digests need -a (sha512 or blake2b)".into()),
+        _ => Err("not a checksum list: its first line is neither a checksum line nor a fastsum --json record".into()),
+    }
+}
+
+fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, String> {
+    let mut manifest = Manifest {
+        algorithm: given.unwrap_or(Algorithm::Md5),
+        entries: Vec::new(),
+        problems: Vec::new(),
+    };
+    let mut seen: Option<Algorithm> = None;
+    for (number, line) in (1u64..).zip(lines) {
+        if line.is_empty() {
+            continue;
+        }
+        let record = std::str::from_utf8(line)
+            .map_err(|_| "not UTF-8".to_string())
+            .and_then(parse_object);
+        let fields = match record {
+            Ok(fields) => fields,
+            Err(why) => {
+                manifest
+                    .problems
+                    .push((number, format!("not a fastsum --json record: {why}")));
+                continue;
+            }
+        };
+        let text = |key: &str| {
+            fields
+                .iter()
+                .find(|(k, _)| k == key)
+                .and_then(|(_, v)| match v {
+                    Value::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+        };
+        let path = match (text("path_base64"), text("path")) {
+            (Some(b64), _) => match decode_base64(b64) {
+                Some(bytes) => bytes,
+                None => {
+                    manifest
+                        .problems
+                        .push((number, "bad path_base64".to_string()));
+                    continue;
+                }
+            },
+            (None, Some(p)) => p.as_bytes().to_vec(),
+            (None, None) => {
+                manifest
+                    .problems
+                    .push((number, "a record without a path".to_string()));
+                continue;
+            }
+        };
+        if text("skipped").is_some() {
+            continue;
+        }
+        if let Some(error) = text("error") {
+            let path = String::from_utf8_lossy(&path);
+            manifest
+                .problems
+                .push((number, format!("{path} was listed as unreadable: {error}")));
+            continue;
+        }
+        let algorithm = match text("algorithm").map(str::parse::<Algorithm>) {
+            Some(Ok(a)) => a,
+            _ => {
+                manifest
+                    .problems
+                    .push((number, "a record without a known algorithm".to_string()));
+                continue;
+            }
+        };
+        match seen {
+            Some(a) if a != algorithm => {
+                return Err(format!(
+                    "it mixes {a} and {algorithm} records (line {number}): one algorithm per list"
+                ))
+            }
+            _ => seen = Some(algorithm),
+        }
+        let Some(digest) = text("digest").and_then(|d| Digest::from_hex(d).ok()) else {
+            manifest
+                .problems
+                .push((number, "a record without a digest".to_string()));
+            continue;
+        };
+        if digest.len() != algorithm.output_len() {
+            manifest.problems.push((
+                number,
+                format!("a digest of the wrong length for {algorithm}"),
+            ));
+            continue;
+        }
+        let size = fields
+            .iter()
+            .find(|(k, _)| k == "size")
+            .and_then(|(_, v)| match v {
+                Value::Number(n) => n.parse().ok(),
+                _ => None,
+            });
+        manifest.entries.push(ManifestEntry { path, digest, size });
+    }
+    if let (Some(given), Some(seen)) = (given, seen) {
+        if given != seen {
+            return Err(format!("its records are {seen}, not the {given} asked for"));
+        }
+    }
+    finish(manifest, seen)
+}
+
+fn finish(mut manifest: Manifest, seen: Option<Algorithm>) -> Result<Manifest, String> {
+    if manifest.entries.is_empty() {
+        return Err(match manifest.problems.first() {
+            Some((line, why)) => format!("no properly formatted entries (line {line}: {why})"),
+            None => "no entries".to_string(),
+        });
+    }
+    if let Some(algorithm) = seen {
+        manifest.algorithm = algorithm;
+    }
+    Ok(manifest)
+}
+
+/// Standard base64 (RFC 4648, padded) to bytes.
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    for chunk in bytes.chunks(4) {
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        let mut n = 0u32;
+        for &c in &chunk[..4 - pad] {
+            n = (n << 6) | value(c)?;
+        }
+        n <<= 6 * pad as u32;
+        let got = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&got[..3 - pad]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, algorithm: Option<Algorithm>) -> Result<Manifest, String> {
+        read_manifest(text.as_bytes(), algorithm)
+    }
+
+    #[test]
+    fn every_format_reads_to_the_same_entries() {
+        let md5 = "900150983cd24fb0d6963f7d28e17f72";
+        let gnu = read(&format!("{md5}  a b\n{md5} *c\n"), None).unwrap();
+        assert_eq!(gnu.algorithm, Algorithm::Md5);
+        assert_eq!(gnu.entries[0].path, b"a b");
+        assert_eq!(gnu.entries[1].path, b"c");
+        let tagged = read(&format!("MD5 (a b) = {md5}\n"), None).unwrap();
+        assert_eq!(tagged.entries[0].path, b"a b");
+        let json = read(
+            &format!("{{\"path\":\"caf\\ufffd\",\"path_base64\":\"Y2Fm6Q==\",\"algorithm\":\"md5\",\"digest\":\"{md5}\",\"size\":3}}\n{{\"path\":\"l\",\"algorithm\":\"md5\",\"skipped\":\"symbolic link\"}}\n"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(json.entries.len(), 1);
+        assert_eq!(json.entries[0].path, b"caf\xe9");
+        assert_eq!(json.entries[0].size, Some(3));
+        let escaped = read(&format!("\\{md5}  a\\nb\n"), None).unwrap();
+        assert_eq!(escaped.entries[0].path, b"a\nb");
+    }
+
+    #[test]
+    fn ambiguity_and_mixtures_are_errors_that_say_why() {
+        let sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let e = read(&format!("{sha256}  a\n"), None).unwrap_err();
+        assert!(e.contains("-a (sha256, blake3"), "{e}");
+        let ok = read(&format!("{sha256}  a\n"), Some(Algorithm::Blake3)).unwrap();
+        assert_eq!(ok.algorithm, Algorithm::Blake3);
+        let md5 = "900150983cd24fb0d6963f7d28e17f72";
+        let e = read(&format!("MD5 (a) = {md5}\nSHA256 (b) = {sha256}\n"), None).unwrap_err();
+        assert!(e.contains("mixes md5 and sha256"), "{e}");
+        let e = read("hello world\n", None).unwrap_err();
+        assert!(e.contains("not a checksum list"), "{e}");
+        let some_bad = read(&format!("{md5}  a\nnonsense\n"), None).unwrap();
+        assert_eq!(
+            some_bad.problems,
+            vec![(2, "improperly formatted checksum line".to_string())]
+        );
+    }
+}
