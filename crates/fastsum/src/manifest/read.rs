@@ -265,7 +265,7 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
         } as u32)
     };
     let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
