@@ -5,6 +5,7 @@
 mod b3sum;
 mod bench;
 mod cache_cmd;
+mod diff_cmd;
 mod gnu;
 mod manual;
 mod personality;
@@ -56,6 +57,9 @@ fn run() -> anyhow::Result<u8> {
         manual::run_man(&args[1..])
     } else if args.first().is_some_and(|a| a == b"completions") {
         manual::run_completions(&args[1..])
+    } else if args.first().is_some_and(|a| a == b"diff") {
+        // `fastsum diff OLD NEW` (a file named diff: `fastsum ./diff`).
+        diff_cmd::run(argv.into_iter().skip(2).collect())
     } else if args.first().is_some_and(|a| a == b"bench") {
         // `fastsum bench ...` (a file named bench: `fastsum ./bench`).
         bench::run(argv.into_iter().skip(2).collect())

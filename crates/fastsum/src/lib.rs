@@ -24,6 +24,7 @@
 
 pub mod algo;
 pub mod cache;
+pub mod diff;
 pub mod digest;
 pub mod error;
 pub(crate) mod fs;

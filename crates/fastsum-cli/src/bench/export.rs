@@ -7,6 +7,7 @@ use std::time::Duration;
 use fastsum::Algorithm;
 
 use super::timer::Measurement;
+use crate::term::json_string;
 
 /// What was measured: the input and each strategy.
 #[derive(Clone, Debug, PartialEq)]
@@ -320,28 +321,5 @@ pub fn render_json(report: &Report) -> String {
         );
     }
     out.push_str("]}\n");
-    out
-}
-
-/// `text` as a JSON string, quotes included: `"` and `\` escaped, and
-/// every control character (a strategy's name comes from the command line
-/// and may hold any of them) as `\uXXXX`, as RFC 8259 requires.
-pub fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
     out
 }

@@ -9,6 +9,7 @@ use fastsum::{Algorithm, Digest, Result};
 use super::export::*;
 use super::strategies::*;
 use super::timer::*;
+use crate::term::json_string;
 
 /// A clock that advances by scripted steps each time it is read.
 struct FakeClock {

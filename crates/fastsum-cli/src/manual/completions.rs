@@ -48,6 +48,7 @@ _fastsum() {{
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
     local opts
     case "${{COMP_WORDS[1]}}" in
+        diff) opts="{diff}" ;;
         bench) opts="{bench}" ;;
         cache)
             if [[ "$cur" != -* && "$prev" != --cache ]]; then
@@ -75,6 +76,7 @@ _fastsum() {{
 }}
 complete -o filenames -o bashdefault -F _fastsum fastsum
 "#,
+        diff = clap_spellings(&crate::diff_cmd::command()).join(" "),
         bench = clap_spellings(&crate::bench::command()).join(" "),
         cache = clap_spellings(&crate::cache_cmd::command()).join(" "),
         options = spellings(&options).join(" "),
@@ -172,6 +174,7 @@ pub fn fish() -> String {
         out.push_str(&line);
     }
     for (sub, command) in [
+        ("diff", crate::diff_cmd::command()),
         ("bench", crate::bench::command()),
         ("cache", crate::cache_cmd::command()),
     ] {

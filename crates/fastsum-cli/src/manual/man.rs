@@ -75,11 +75,7 @@ pub fn page() -> String {
     p.push_str(".SH SUBCOMMANDS\n");
     for (name, what) in SUBCOMMANDS {
         p.push_str(&format!(".SS fastsum {name}\n{}.\n", roff(what)));
-        let command = match name {
-            "bench" => Some(crate::bench::command()),
-            "cache" => Some(crate::cache_cmd::command()),
-            _ => None,
-        };
+        let command = super::subcommand(name);
         if name == "cache" {
             p.push_str(
                 "Actions: \\fBstats\\fR (entries, size, last hit rate), \\fBprune\\fR (drop\n\

@@ -26,6 +26,16 @@ const SUBCOMMANDS: [(&str, &str); 4] = [
     ("man", "print this manual page (roff)"),
 ];
 
+/// The clap definition of a subcommand, for those that have one.
+fn subcommand(name: &str) -> Option<clap::Command> {
+    match name {
+        "diff" => Some(crate::diff_cmd::command()),
+        "bench" => Some(crate::bench::command()),
+        "cache" => Some(crate::cache_cmd::command()),
+        _ => None,
+    }
+}
+
 /// The `-a` names.
 fn algorithm_names() -> Vec<String> {
     Algorithm::ALL

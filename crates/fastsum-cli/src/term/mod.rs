@@ -8,6 +8,8 @@ pub mod output;
 pub mod progress;
 pub mod quote;
 
+use std::fmt::Write as _;
+
 /// `n` and the noun agreeing with it: "1 hit", "2 hits".
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -29,4 +31,27 @@ pub fn stdout_width() -> Option<usize> {
         return Some(usize::from(size.ws_col));
     }
     std::env::var("COLUMNS").ok()?.parse().ok()
+}
+
+/// `text` as a JSON string, quotes included: `"` and `\` escaped, and
+/// every control character (a strategy's name comes from the command line
+/// and may hold any of them) as `\uXXXX`, as RFC 8259 requires.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

@@ -1,0 +1,300 @@
+//! `fastsum diff OLD NEW`: the library's `diff` printed as `git diff
+//! --name-status` prints (or as JSON Lines, or as one summary line), with
+//! `diff`'s exit status: 0 no change, 1 changes, 2 trouble.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{CommandFactory, Parser};
+use fastsum::cache::{Cache, CacheSession};
+use fastsum::diff::{diff, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
+use fastsum::manifest::{needs_escape, write_escaped};
+use fastsum::walk::WalkOptions;
+use fastsum::Algorithm;
+
+use crate::term::output::{Buffering, Output};
+use crate::term::{count, json_string};
+
+/// Show what changed between two trees, a tree and a manifest, or two
+/// manifests (`-` is a manifest on standard input). Exit status: 0 no
+/// change, 1 changes, 2 trouble.
+#[derive(Parser, Debug)]
+#[command(name = "fastsum diff", version)]
+struct DiffArgs {
+    /// The old side: a directory, a manifest, or - (standard input).
+    old: PathBuf,
+    /// The new side.
+    new: PathBuf,
+    /// The algorithm of untagged manifest lines and of a tree's digests
+    /// against a manifest (default: the manifest's; md5 for untagged
+    /// 32-digit lines).
+    #[arg(short = 'a', long = "algorithm", value_name = "NAME")]
+    algorithm: Option<String>,
+    /// Answer unchanged files from the checksum cache (PATH only after '=').
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    cache: Option<PathBuf>,
+    /// Hashing threads (default: all cores).
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// Leave out matching paths (gitignore syntax; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Follow symbolic links (compare what they point to).
+    #[arg(short = 'L', long = "follow")]
+    follow: bool,
+    /// Stay on the file system of each tree's root.
+    #[arg(long)]
+    one_file_system: bool,
+    /// Print nothing: the exit status says it.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// One JSON object per change (JSON Lines, docs/JSON.md).
+    #[arg(long, conflicts_with = "stat")]
+    json: bool,
+    /// One line: the changes counted by kind, and the bytes changed.
+    #[arg(long)]
+    stat: bool,
+    /// List unchanged entries too.
+    #[arg(long)]
+    all: bool,
+    /// The directory the old manifest's paths are relative to, when the
+    /// rule (docs/ARCHITECTURE.md) cannot know.
+    #[arg(long, value_name = "PREFIX")]
+    old_root: Option<PathBuf>,
+    /// The same for the new manifest.
+    #[arg(long, value_name = "PREFIX")]
+    new_root: Option<PathBuf>,
+}
+
+/// `fastsum diff`'s arguments, for the man page and the completions.
+pub fn command() -> clap::Command {
+    DiffArgs::command()
+}
+
+/// Runs `fastsum diff` with `args` (after the word `diff`).
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args = match DiffArgs::try_parse_from(std::iter::once("fastsum diff".into()).chain(args)) {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let algorithm = match args.algorithm.as_deref().map(str::parse::<Algorithm>) {
+        None => None,
+        Some(Ok(a)) => Some(a),
+        Some(Err(e)) => {
+            eprintln!("fastsum diff: {e}");
+            return 2;
+        }
+    };
+    let mut cache = None;
+    if let Some(path) = &args.cache {
+        let path = match path.as_os_str().is_empty() {
+            true => Cache::default_path().unwrap_or_default(),
+            false => path.clone(),
+        };
+        match Cache::open(&path) {
+            Ok(c) => cache = Some(c),
+            Err(e) => eprintln!("fastsum diff: cache: {e}; going on without it"),
+        }
+    }
+    let session = match (&mut cache, algorithm) {
+        (Some(cache), algorithm) => {
+            let roots: Vec<PathBuf> = [&args.old, &args.new]
+                .into_iter()
+                .filter(|p| p.is_dir())
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .collect();
+            cache
+                .load(algorithm.unwrap_or(Algorithm::Md5), &roots)
+                .ok()
+                .map(|snapshot| Arc::new(CacheSession::new(snapshot)))
+        }
+        _ => None,
+    };
+    let options = DiffOptions {
+        algorithm,
+        walk: WalkOptions {
+            follow_links: args.follow,
+            one_file_system: args.one_file_system,
+            excludes: args.exclude.clone(),
+            threads: 0,
+        },
+        threads: if args.threads == 0 {
+            fastsum::pipeline::available_threads()
+        } else {
+            args.threads
+        },
+        all: args.all,
+        old_root: args.old_root.clone(),
+        new_root: args.new_root.clone(),
+        cache: session.clone(),
+    };
+    let mut out = Output::new(Buffering::Line);
+    let result = diff(
+        &Side::of(&args.old),
+        &Side::of(&args.new),
+        &options,
+        |event| match event {
+            DiffEvent::Change(change) => {
+                if args.quiet || args.stat {
+                    return;
+                }
+                if args.json {
+                    write_json(out.stdout_buf(), &change);
+                } else {
+                    write_line(out.stdout_buf(), &change);
+                }
+                out.commit();
+            }
+            DiffEvent::Problem { path, error } => {
+                if args.json && !args.quiet {
+                    write_json_problem(out.stdout_buf(), &path, &error);
+                    out.commit();
+                }
+                let message = format!("fastsum diff: {}: {error}\n", path.display());
+                out.err_raw(message.as_bytes());
+            }
+        },
+    );
+    let summary = match result {
+        Ok(summary) => summary,
+        Err(e) => {
+            let _ = out.finish();
+            eprintln!("fastsum diff: {e}");
+            return 2;
+        }
+    };
+    if args.stat && !args.quiet {
+        out.out(stat_line(&summary).as_bytes());
+    }
+    if summary.symlinks_left_out > 0 && !args.quiet {
+        let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
+        out.err_raw(format!("fastsum diff: {what} left out (a manifest lists none)\n").as_bytes());
+    }
+    if let (Some(mut cache), Some(session)) = (cache, session) {
+        if let Some(session) = Arc::into_inner(session) {
+            let _ = session.finish(&mut cache, algorithm.unwrap_or(Algorithm::Md5));
+        }
+    }
+    if let Err(e) = out.finish() {
+        eprintln!(
+            "fastsum diff: write error: {}",
+            fastsum::error::os_message(&e)
+        );
+        return 2;
+    }
+    if summary.problems > 0 {
+        2
+    } else if summary.changed() {
+        1
+    } else {
+        0
+    }
+}
+
+/// `M\tpath`, `R\told\tnew` ...; names escaped as fastsum's lines escape
+/// them (a leading `\` when any name holds `\`, a newline or a CR).
+fn write_line(buf: &mut Vec<u8>, change: &Change) {
+    let names: Vec<&[u8]> = match change.kind {
+        ChangeKind::Moved => vec![bytes(change.old.as_ref()), bytes(change.new.as_ref())],
+        ChangeKind::Added => vec![bytes(change.new.as_ref())],
+        _ => vec![bytes(change.old.as_ref())],
+    };
+    let escape = names.iter().any(|n| needs_escape(n) || n.contains(&b'\t'));
+    if escape {
+        buf.push(b'\\');
+    }
+    buf.push(change.kind.letter() as u8);
+    for name in names {
+        buf.push(b'\t');
+        if escape {
+            for &b in name {
+                if b == b'\t' {
+                    buf.extend_from_slice(b"\\t");
+                } else {
+                    write_escaped(&[b], buf);
+                }
+            }
+        } else {
+            buf.extend_from_slice(name);
+        }
+    }
+    buf.push(b'\n');
+}
+
+fn bytes(entry: Option<&fastsum::diff::Entry>) -> &[u8] {
+    entry.map_or(&b""[..], |e| e.path.as_os_str().as_bytes())
+}
+
+/// One JSON object: `change`, `old`, `new` (null where none), their
+/// `_base64` forms for names that are not UTF-8, sizes and digests where
+/// known.
+fn write_json(buf: &mut Vec<u8>, change: &Change) {
+    use std::io::Write as _;
+    let _ = write!(buf, "{{\"change\":\"{}\"", change.kind.name());
+    for (label, entry) in [("old", &change.old), ("new", &change.new)] {
+        match entry {
+            None => {
+                let _ = write!(buf, ",\"{label}\":null");
+            }
+            Some(entry) => {
+                let name = entry.path.as_os_str().as_bytes();
+                let _ = write!(buf, ",\"{label}\":");
+                buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
+                if std::str::from_utf8(name).is_err() {
+                    let _ = write!(
+                        buf,
+                        ",\"{label}_base64\":\"{}\"",
+                        fastsum::manifest::json::base64(name)
+                    );
+                }
+                if let Some(size) = entry.size {
+                    let _ = write!(buf, ",\"{label}_size\":{size}");
+                }
+                if let Some(digest) = entry.digest {
+                    let _ = write!(buf, ",\"{label}_digest\":\"{digest}\"");
+                }
+            }
+        }
+    }
+    buf.extend_from_slice(b"}\n");
+}
+
+fn write_json_problem(buf: &mut Vec<u8>, path: &Path, error: &str) {
+    let name = path.as_os_str().as_bytes();
+    buf.extend_from_slice(b"{\"change\":\"error\",\"path\":");
+    buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
+    if std::str::from_utf8(name).is_err() {
+        buf.extend_from_slice(
+            format!(
+                ",\"path_base64\":\"{}\"",
+                fastsum::manifest::json::base64(name)
+            )
+            .as_bytes(),
+        );
+    }
+    buf.extend_from_slice(b",\"error\":");
+    buf.extend_from_slice(json_string(error).as_bytes());
+    buf.extend_from_slice(b"}\n");
+}
+
+/// `--stat`: "2 added, 1 removed, 3 modified, 1 moved, 0 typechanges; 4096 bytes".
+fn stat_line(s: &DiffSummary) -> String {
+    format!(
+        "{} added, {} removed, {} modified, {} moved, {}; {}\n",
+        s.added,
+        s.removed,
+        s.modified,
+        s.moved,
+        count(s.typechanges, "typechange", "typechanges"),
+        count(
+            s.bytes_changed,
+            "byte in added and modified files",
+            "bytes in added and modified files"
+        ),
+    )
+}

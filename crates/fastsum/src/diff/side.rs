@@ -1,0 +1,328 @@
+//! Each side of a diff as a stream of entries in byte order of their keys
+//! (paths relative to the side's root): a tree walked in sorted order (or
+//! hashed in sorted order when the other side is a manifest), or a
+//! manifest read, re-rooted and sorted.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use crossbeam_channel::Receiver;
+
+use super::{DiffOptions, EntryKind};
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+use crate::error::ErrorKind;
+use crate::manifest::read::{read_manifest, Manifest};
+use crate::pipeline::{Outcome, TreeHasher};
+use crate::stage::Source;
+use crate::walk::{self, SpecialKind, WalkItem};
+
+/// Entries queued ahead of the merge, per side.
+const AHEAD: usize = 4096;
+
+/// One entry of a side, or something wrong at a path.
+#[derive(Debug)]
+pub(super) enum Listed {
+    /// A file or symlink.
+    Entry(Found),
+    /// A path that could not be listed or hashed (`key` may be empty for a
+    /// whole-side problem).
+    Problem {
+        key: Vec<u8>,
+        path: PathBuf,
+        error: String,
+    },
+    /// A symbolic link left out because the other side is a manifest.
+    SymlinkLeftOut,
+}
+
+/// An entry of a side.
+#[derive(Clone, Debug)]
+pub(super) struct Found {
+    /// The key: the path relative to the side's root.
+    pub key: Vec<u8>,
+    /// Where it is on disk (trees only).
+    pub path: Option<PathBuf>,
+    pub kind: EntryKind,
+    pub size: Option<u64>,
+    pub digest: Option<Digest>,
+    /// It is there but could not be read (reported): it matches its key on
+    /// the other side and makes no change.
+    pub unreadable: bool,
+}
+
+/// The key of `path` under `root` (as the walk spells it: `root/...`).
+fn key_of(root: &Path, path: &Path) -> Vec<u8> {
+    let root = root.as_os_str().as_bytes();
+    let path = path.as_os_str().as_bytes();
+    let rest = path.strip_prefix(root).unwrap_or(path);
+    let rest = if root.ends_with(b"/") {
+        rest
+    } else {
+        rest.strip_prefix(b"/").unwrap_or(rest)
+    };
+    rest.to_vec()
+}
+
+/// A tree walked in sorted order on its own thread: files and symlinks,
+/// not read (the merge compares contents where it must).
+pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed> {
+    let (tx, rx) = crossbeam_channel::bounded(AHEAD);
+    let walk_options = options.walk.clone();
+    std::thread::spawn(move || {
+        let mut sink = |item: WalkItem| {
+            let listed = match item {
+                WalkItem::File { path } => Listed::Entry(Found {
+                    key: key_of(&root, &path),
+                    path: Some(path),
+                    kind: EntryKind::File,
+                    size: None,
+                    digest: None,
+                    unreadable: false,
+                }),
+                WalkItem::Special {
+                    path,
+                    kind: SpecialKind::Symlink,
+                } => Listed::Entry(Found {
+                    key: key_of(&root, &path),
+                    path: Some(path),
+                    kind: EntryKind::Symlink,
+                    size: None,
+                    digest: None,
+                    unreadable: false,
+                }),
+                // FIFOs, sockets, devices: not entries, never opened.
+                WalkItem::Special { .. } => return,
+                WalkItem::Error(e) => {
+                    let path = e.path().map(Path::to_path_buf).unwrap_or_default();
+                    Listed::Problem {
+                        key: key_of(&root, &path),
+                        path,
+                        error: e.kind().to_string(),
+                    }
+                }
+            };
+            let _ = tx.send(listed);
+        };
+        if let Err(e) = walk::walk_sorted(&root, &walk_options, &mut sink) {
+            let _ = tx.send(Listed::Problem {
+                key: Vec::new(),
+                path: root.clone(),
+                error: e.to_string(),
+            });
+        }
+    });
+    rx
+}
+
+/// A tree hashed with `algorithm` through the pipeline (sorted, streamed,
+/// the cache in front if given): for comparison with a manifest, which
+/// carries no symlinks (they are counted, left out).
+pub(super) fn hash_tree(
+    root: PathBuf,
+    algorithm: Algorithm,
+    options: &DiffOptions,
+) -> Receiver<Listed> {
+    let (tx, rx) = crossbeam_channel::bounded(AHEAD);
+    let mut hasher = TreeHasher::new(algorithm)
+        .recursive(true)
+        .threads(options.threads)
+        .walk(options.walk.clone());
+    if let Some(session) = &options.cache {
+        hasher = hasher.cache(session.clone());
+    }
+    std::thread::spawn(move || {
+        let operand = [Source::Path(root.clone())];
+        let result = hasher.run(&operand, |record| {
+            let key = key_of(&root, &record.path);
+            let listed = match record.outcome {
+                Outcome::Hashed(hashed) => Listed::Entry(Found {
+                    key,
+                    path: Some(record.path),
+                    kind: EntryKind::File,
+                    size: Some(hashed.size),
+                    digest: Some(hashed.digest),
+                    unreadable: false,
+                }),
+                Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinkLeftOut,
+                Outcome::Skipped(_) => return,
+                Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Listed::Problem {
+                    key,
+                    path: record.path,
+                    error: kind.to_string(),
+                },
+            };
+            let _ = tx.send(listed);
+        });
+        if let Err(e) = result {
+            let _ = tx.send(Listed::Problem {
+                key: Vec::new(),
+                path: root,
+                error: e.to_string(),
+            });
+        }
+    });
+    rx
+}
+
+/// A manifest read (from `path`, or standard input), its entries keyed
+/// by re-rooted paths and sorted; bad lines come as problems first.
+pub(super) fn read_side(
+    path: Option<&Path>,
+    algorithm: Option<Algorithm>,
+    root: &Rooting,
+) -> Result<(Manifest, Vec<Listed>), String> {
+    let manifest = match path {
+        Some(path) => {
+            let file = std::fs::File::open(path).map_err(|e| ErrorKind::Io(e).to_string())?;
+            read_manifest(std::io::BufReader::new(file), algorithm)?
+        }
+        None => read_manifest(std::io::stdin().lock(), algorithm)?,
+    };
+    let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
+    let mut listed: Vec<Listed> = manifest
+        .problems
+        .iter()
+        .map(|(line, why)| Listed::Problem {
+            key: Vec::new(),
+            path: name.clone(),
+            error: format!("line {line}: {why}"),
+        })
+        .collect();
+    let prefix = root.prefix_for(&manifest);
+    let mut entries: Vec<Found> = manifest
+        .entries
+        .iter()
+        .map(|e| Found {
+            key: strip(&e.path, &prefix),
+            path: None,
+            kind: EntryKind::File,
+            size: e.size,
+            digest: Some(e.digest),
+            unreadable: false,
+        })
+        .collect();
+    entries.sort_by(|a, b| a.key.cmp(&b.key));
+    let mut last: Option<Vec<u8>> = None;
+    for entry in entries {
+        if last.as_deref() == Some(&entry.key[..]) {
+            listed.push(Listed::Problem {
+                key: entry.key.clone(),
+                path: name.clone(),
+                error: format!("{} is listed twice", String::from_utf8_lossy(&entry.key)),
+            });
+            continue;
+        }
+        last = Some(entry.key.clone());
+        listed.push(Listed::Entry(entry));
+    }
+    Ok((manifest, listed))
+}
+
+/// `path` without the leading `prefix` (bytes).
+fn strip(path: &[u8], prefix: &[u8]) -> Vec<u8> {
+    let path = path.strip_prefix(b"./").unwrap_or(path);
+    path.strip_prefix(prefix).unwrap_or(path).to_vec()
+}
+
+/// How a manifest's paths become keys (docs/ARCHITECTURE.md, "diff").
+pub(super) enum Rooting {
+    /// `--old-root` / `--new-root`: this prefix is the root.
+    Given(Vec<u8>),
+    /// The other side is this directory: as spelled, and absolute.
+    AgainstTree {
+        spelled: Vec<u8>,
+        absolute: Vec<u8>,
+        tree: PathBuf,
+    },
+    /// The other side is a manifest too: the directory every path shares.
+    Shared,
+}
+
+impl Rooting {
+    /// The prefix to strip from every path of `manifest` (after `./`).
+    fn prefix_for(&self, manifest: &Manifest) -> Vec<u8> {
+        let paths: Vec<&[u8]> = manifest
+            .entries
+            .iter()
+            .map(|e| e.path.strip_prefix(b"./").unwrap_or(&e.path))
+            .collect();
+        match self {
+            Rooting::Given(prefix) => with_slash(prefix),
+            Rooting::AgainstTree {
+                spelled,
+                absolute,
+                tree,
+            } => {
+                for candidate in [with_slash(spelled), with_slash(absolute)] {
+                    if paths.iter().all(|p| p.starts_with(&candidate)) {
+                        return candidate;
+                    }
+                }
+                // Hashed elsewhere (a copy of the tree at another path):
+                // the shared leading directories, as few as make the
+                // listed files be found in the tree.
+                let shared = shared_dirs(&paths);
+                let sample: Vec<&[u8]> = paths.iter().take(64).copied().collect();
+                let mut best = Vec::new();
+                let mut best_found = sample
+                    .iter()
+                    .filter(|p| tree.join(OsStr::from_bytes(p)).exists())
+                    .count();
+                for cut in shared {
+                    let found = sample
+                        .iter()
+                        .filter(|p| tree.join(OsStr::from_bytes(&p[cut.len()..])).exists())
+                        .count();
+                    if found > best_found {
+                        best = cut.clone();
+                        best_found = found;
+                    }
+                }
+                best
+            }
+            Rooting::Shared => shared_dirs(&paths).pop().unwrap_or_default(),
+        }
+    }
+}
+
+/// `prefix` ending in one `/` (empty stays empty; `./` and `.` are empty).
+fn with_slash(prefix: &[u8]) -> Vec<u8> {
+    let trimmed = prefix.strip_prefix(b"./").unwrap_or(prefix);
+    if trimmed.is_empty() || trimmed == b"." {
+        return Vec::new();
+    }
+    let mut out = trimmed.to_vec();
+    while out.ends_with(b"//") {
+        out.pop();
+    }
+    if !out.ends_with(b"/") {
+        out.push(b'/');
+    }
+    out
+}
+
+/// The directory prefixes (`a/`, `a/b/` ...) every path shares, shortest
+/// first.
+fn shared_dirs(paths: &[&[u8]]) -> Vec<Vec<u8>> {
+    let Some(first) = paths.first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, &b) in first.iter().enumerate() {
+        if b != b'/' {
+            continue;
+        }
+        let prefix = &first[..=i];
+        if paths
+            .iter()
+            .all(|p| p.starts_with(prefix) && p.len() > prefix.len())
+        {
+            out.push(prefix.to_vec());
+        } else {
+            break;
+        }
+    }
+    out
+}
