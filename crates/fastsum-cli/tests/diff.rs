@@ -1,0 +1,461 @@
+//! `fastsum diff` (issue 14) against the corpus's own list of changes and
+//! against mutations whose changes the test knows by construction.
+
+mod testenv;
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use testenv::{Outcome, TestEnv};
+
+/// `fastsum diff ARGS` in `env`, killed if it hangs.
+fn diff(env: &TestEnv, args: &[&[u8]]) -> Outcome {
+    let mut all: Vec<&[u8]> = vec![b"diff"];
+    all.extend_from_slice(args);
+    env.fastsum_within(std::time::Duration::from_secs(60), &all)
+}
+
+/// Name-status output turned into `changes/EXPECTED`'s lines
+/// (`kind\told\tnew`), without escapes (these names need none).
+fn as_expected(out: &str) -> String {
+    out.lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            match f[0] {
+                "A" => format!("added\t\t{}\n", f[1]),
+                "D" => format!("removed\t{}\t\n", f[1]),
+                "M" => format!("modified\t{}\t{}\n", f[1], f[1]),
+                "R" => format!("moved\t{}\t{}\n", f[1], f[2]),
+                "T" => format!("typechange\t{}\t{}\n", f[1], f[1]),
+                other => panic!("unknown status {other:?} in {line:?}"),
+            }
+        })
+        .collect()
+}
+
+/// The shared corpus generator's `changes` part, small: two versions of a
+/// tree and the list of what changed (computed by the generator, not by
+/// fastsum).
+fn corpus(env: &TestEnv) -> (PathBuf, String) {
+    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/make-corpus");
+    let made = Command::new("python3")
+        .arg(&generator)
+        .arg(env.path())
+        .args(["--only", "changes", "--scale", "0.02"])
+        .output()
+        .expect("../shared/bench/make-corpus (shared/ beside the clone)");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let top = env.path().join("changes");
+    let expected = std::fs::read_to_string(top.join("EXPECTED")).unwrap();
+    let expected: String = expected
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(expected.lines().count() > 10, "{expected}");
+    (top, expected)
+}
+
+#[test]
+fn the_corpus_changes_are_found_exactly_tree_against_tree_and_manifest_against_tree() {
+    let env = TestEnv::new();
+    let (top, expected) = corpus(&env);
+    let rel = |p: &str| {
+        top.strip_prefix(env.path())
+            .unwrap()
+            .join(p)
+            .into_os_string()
+    };
+    let (old, new) = (rel("old"), rel("new"));
+    let out = diff(&env, &[old.as_bytes(), new.as_bytes()]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(as_expected(&out.stdout_str()), expected);
+
+    // Manifests of the old tree in every form fastsum writes or reads.
+    let lists: [(&str, Vec<&[u8]>); 5] = [
+        ("gnu", vec![b"-r"]),
+        ("tagged", vec![b"-r", b"-a", b"sha256"]),
+        ("json", vec![b"-r", b"--json", b"-a", b"xxh128"]),
+        (
+            "blake3-untagged",
+            vec![b"-r", b"-a", b"blake3", b"--untagged"],
+        ),
+        ("sha1-untagged", vec![b"-r", b"-a", b"sha1", b"--untagged"]),
+    ];
+    for (name, args) in lists {
+        let mut args = args.clone();
+        args.push(old.as_bytes());
+        let written = env.fastsum("fastsum", &args, b"");
+        assert_eq!(written.status, 0, "{name}");
+        env.file(name.as_bytes(), &written.stdout);
+        let mut diff_args: Vec<&[u8]> = vec![name.as_bytes(), new.as_bytes()];
+        if name == "blake3-untagged" {
+            diff_args.extend([&b"-a"[..], b"blake3"]);
+        }
+        let out = diff(&env, &diff_args);
+        assert_eq!(out.status, 1, "{name}: {}", out.stderr_str());
+        assert_eq!(as_expected(&out.stdout_str()), expected, "{name}");
+    }
+    // Written from inside the tree (`./` paths), and read on standard input.
+    let inside = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "."])
+        .current_dir(top.join("old"))
+        .output()
+        .unwrap();
+    let piped = env
+        .command("fastsum")
+        .arg("diff")
+        .arg("-")
+        .arg(&new)
+        .stdin(std::fs::File::open(env.path().join("gnu")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        as_expected(&String::from_utf8_lossy(&piped.stdout)),
+        expected,
+        "stdin"
+    );
+    env.file(b"inside", &inside.stdout);
+    let out = diff(&env, &[b"inside", new.as_bytes()]);
+    assert_eq!(as_expected(&out.stdout_str()), expected, "./ paths");
+    // Against a copy of the old tree elsewhere: no change.
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(top.join("old"))
+        .arg(env.path().join("elsewhere"))
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let out = diff(&env, &[b"gnu", b"elsewhere"]);
+    assert_eq!(
+        (out.status, out.stdout_str()),
+        (0, String::new()),
+        "{}",
+        out.stderr_str()
+    );
+    // Two manifests.
+    let new_list = env.fastsum("fastsum", &[b"-r", new.as_bytes()], b"");
+    env.file(b"gnu-new", &new_list.stdout);
+    let out = diff(&env, &[b"gnu", b"gnu-new"]);
+    assert_eq!(as_expected(&out.stdout_str()), expected, "two manifests");
+    // Two lists of different algorithms cannot be compared.
+    let out = diff(&env, &[b"gnu", b"tagged"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str().contains("md5 and sha256"),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+/// Builds `old` and `new` with one change of every kind (and odd names),
+/// returning the changes it made, in name-status form, sorted as fastsum
+/// sorts them.
+fn mutations(env: &TestEnv) -> Vec<String> {
+    let w = |p: &str, bytes: &[u8]| {
+        let path = env.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    };
+    let both = |p: &str, bytes: &[u8]| {
+        w(&format!("old/{p}"), bytes);
+        w(&format!("new/{p}"), bytes);
+    };
+    both("same", b"unchanged");
+    both("empty", b"");
+    both("sub dir/with space", b"spaces");
+    // Edited in place, same size, mtime put back.
+    w("old/edited", b"aaaa");
+    w("new/edited", b"aaab");
+    let t = std::fs::metadata(env.path().join("old/edited"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(env.path().join("new/edited"))
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    // Grown, removed, added.
+    w("old/grown", b"1");
+    w("new/grown", b"12");
+    w("old/gone", b"only in old");
+    w("new/fresh", b"only in new");
+    // Swapped contents: two modifications, not moves.
+    w("old/swap-a", b"AAAA");
+    w("old/swap-b", b"BBBB");
+    w("new/swap-a", b"BBBB");
+    w("new/swap-b", b"AAAA");
+    // Two removed and two added with one content: paired in path order.
+    w("old/dup1", b"twin");
+    w("old/dup2", b"twin");
+    w("new/moved/x1", b"twin");
+    w("new/moved/x2", b"twin");
+    // A new copy of content that still exists: added, not moved.
+    w("new/copy-of-same", b"unchanged");
+    // File to directory.
+    w("old/became-dir", b"file");
+    w("new/became-dir/inside", b"in a dir");
+    // File to symlink; symlink retargeted; symlink unchanged.
+    w("old/to-link", b"was a file");
+    std::os::unix::fs::symlink("same", env.path().join("new/to-link")).unwrap();
+    std::os::unix::fs::symlink("same", env.path().join("old/link")).unwrap();
+    std::os::unix::fs::symlink("empty", env.path().join("new/link")).unwrap();
+    std::os::unix::fs::symlink("same", env.path().join("old/steady-link")).unwrap();
+    std::os::unix::fs::symlink("same", env.path().join("new/steady-link")).unwrap();
+    // Odd names: newline, backslash, tab, not UTF-8.
+    for name in [&b"new\nline"[..], b"back\\slash", b"tab\there", b"caf\xe9"] {
+        let mut old = b"old/".to_vec();
+        old.extend_from_slice(name);
+        let mut new = b"new/".to_vec();
+        new.extend_from_slice(name);
+        std::fs::write(env.path().join(OsStr::from_bytes(&old)), b"odd old").unwrap();
+        std::fs::write(env.path().join(OsStr::from_bytes(&new)), b"odd new").unwrap();
+    }
+    // FIFOs in both trees: never opened, no hang, no change.
+    for side in ["old", "new"] {
+        let made = Command::new("mkfifo")
+            .arg(env.path().join(side).join("pipe"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+    let mut expected = vec![
+        "M\tback\\\\slash".to_string(),
+        "A\tbecame-dir/inside".to_string(),
+        "D\tbecame-dir".to_string(),
+        "M\tcaf\u{fffd}".to_string(),
+        "A\tcopy-of-same".to_string(),
+        "R\tdup1\tmoved/x1".to_string(),
+        "R\tdup2\tmoved/x2".to_string(),
+        "M\tedited".to_string(),
+        "A\tfresh".to_string(),
+        "D\tgone".to_string(),
+        "M\tgrown".to_string(),
+        "M\tlink".to_string(),
+        "M\tnew\\nline".to_string(),
+        "M\tswap-a".to_string(),
+        "M\tswap-b".to_string(),
+        "M\ttab\\there".to_string(),
+        "T\tto-link".to_string(),
+    ];
+    expected.sort_by_key(|line| sort_key(line));
+    expected
+}
+
+/// The path a name-status line sorts by (its first name, unescaped).
+fn sort_key(line: &str) -> (Vec<u8>, String) {
+    let f: Vec<&str> = line.trim_start_matches('\\').split('\t').collect();
+    let path = f[1]
+        .replace("\\\\", "\\")
+        .replace("\\n", "\n")
+        .replace("\\t", "\t");
+    let path = if path == "caf\u{fffd}" {
+        b"caf\xe9".to_vec()
+    } else {
+        path.into_bytes()
+    };
+    let kind = match f[0] {
+        "A" => "added",
+        "D" => "removed",
+        "M" => "modified",
+        "R" => "moved",
+        _ => "typechange",
+    };
+    (path, kind.to_string())
+}
+
+#[test]
+fn every_kind_of_change_with_odd_names_and_fifos() {
+    let env = TestEnv::new();
+    let expected = mutations(&env);
+    let out = diff(&env, &[b"old", b"new"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(out.stderr_str(), "");
+    // Lines with an escaped name start with a backslash, as fastsum's
+    // checksum lines do; the non-UTF-8 name is shown lossily here.
+    let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim_start_matches('\\').to_string())
+        .collect();
+    assert_eq!(got, expected);
+    assert!(out.stdout_str().contains("\\M\tnew\\nline\n"));
+    // --json: every change a record Python reads, the exact bytes of the
+    // non-UTF-8 name in new_base64.
+    let json = diff(&env, &[b"--json", b"old", b"new"]);
+    let checked = testenv::python(
+        r#"
+import json, sys, base64
+for line in sys.stdin:
+    r = json.loads(line)
+    name = r["old"] if r["old"] is not None else r["new"]
+    if "old_base64" in r:
+        name = base64.b64decode(r["old_base64"]).decode("latin-1")
+    print(r["change"], repr(name))
+"#,
+        &json.stdout,
+    );
+    assert!(checked.contains("modified 'café'"), "{checked}");
+    assert!(checked.contains("moved 'dup1'"), "{checked}");
+    assert!(checked.contains("typechange 'to-link'"), "{checked}");
+    assert_eq!(checked.lines().count(), expected.len());
+    // --all lists the unchanged ones too; --stat counts; --quiet is silent.
+    let all = diff(&env, &[b"--all", b"old", b"new"]);
+    assert!(
+        all.stdout_str().contains("=\tsame\n"),
+        "{}",
+        all.stdout_str()
+    );
+    assert!(all.stdout_str().contains("=\tsteady-link\n"));
+    let stat = diff(&env, &[b"--stat", b"old", b"new"]);
+    assert_eq!(
+        stat.stdout_str(),
+        format!(
+            "3 added, 2 removed, 9 modified, 2 moved, 1 typechange; {} bytes in added and modified files\n",
+            stat_bytes(&env)
+        )
+    );
+    let quiet = diff(&env, &[b"--quiet", b"old", b"new"]);
+    assert_eq!((quiet.status, quiet.stdout_str()), (1, String::new()));
+    // No change: 0.
+    let same = diff(&env, &[b"old", b"old"]);
+    assert_eq!((same.status, same.stdout_str()), (0, String::new()));
+}
+
+/// The bytes of the new side's added and modified files, counted here.
+fn stat_bytes(env: &TestEnv) -> u64 {
+    let names: [&[u8]; 12] = [
+        b"became-dir/inside",
+        b"copy-of-same",
+        b"fresh",
+        b"edited",
+        b"grown",
+        b"swap-a",
+        b"swap-b",
+        b"new\nline",
+        b"back\\slash",
+        b"tab\there",
+        b"caf\xe9",
+        b"link",
+    ];
+    names
+        .iter()
+        .map(|n| {
+            let path = env.path().join("new").join(OsStr::from_bytes(n));
+            std::fs::symlink_metadata(path)
+                .map(|m| if m.is_file() { m.len() } else { 0 })
+                .unwrap()
+        })
+        .sum()
+}
+
+#[test]
+fn an_unreadable_file_is_trouble_and_the_rest_is_still_compared() {
+    let env = TestEnv::new();
+    for side in ["old", "new"] {
+        env.mkdir(side);
+        env.file(format!("{side}/secret").as_bytes(), b"hidden");
+        env.file(format!("{side}/fine").as_bytes(), side.as_bytes());
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        env.path().join("new/secret"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    for dir in [
+        env.path().to_path_buf(),
+        env.path().join("old"),
+        env.path().join("new"),
+    ] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // As nobody when the suite runs as root (root reads anything).
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = (unsafe { libc::getuid() } == 0).then_some(65534);
+    let out = env.fastsum_within_as(
+        uid,
+        std::time::Duration::from_secs(30),
+        &[b"diff", b"old", b"new"],
+    );
+    assert_eq!(out.status, 2, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "M\tfine\n");
+    assert!(
+        out.stderr_str().contains("new/secret: Permission denied"),
+        "{}",
+        out.stderr_str()
+    );
+    let json = env.fastsum_within_as(
+        uid,
+        std::time::Duration::from_secs(30),
+        &[b"diff", b"--json", b"old", b"new"],
+    );
+    assert!(
+        json.stdout_str().contains(
+            "{\"change\":\"error\",\"path\":\"new/secret\",\"error\":\"Permission denied\"}"
+        ),
+        "{}",
+        json.stdout_str()
+    );
+}
+
+#[test]
+fn bad_manifests_say_why() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"a");
+    env.file(b"not-a-list", b"hello world\n");
+    let out = diff(&env, &[b"not-a-list", b"t"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str().contains("not-a-list: not a checksum list"),
+        "{}",
+        out.stderr_str()
+    );
+    let sha = env.fastsum("sha256sum", &[b"t/a"], b"");
+    env.file(b"untagged", &sha.stdout);
+    let out = diff(&env, &[b"untagged", b"t"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str().contains("need -a (sha256, blake3"),
+        "{}",
+        out.stderr_str()
+    );
+    let out = diff(&env, &[b"-a", b"sha256", b"untagged", b"t"]);
+    assert_eq!(
+        (out.status, out.stdout_str()),
+        (0, String::new()),
+        "{}",
+        out.stderr_str()
+    );
+    // One bad line among good ones: reported with its number, the rest
+    // compared, status 2.
+    let mut list = sha.stdout.clone();
+    list.extend_from_slice(b"garbage line\n");
+    env.file(b"partly", &list);
+    let out = diff(&env, &[b"-a", b"sha256", b"partly", b"t"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str()
+            .contains("partly: line 2: improperly formatted"),
+        "{}",
+        out.stderr_str()
+    );
+    // Symlinks against a manifest: left out, said once.
+    std::os::unix::fs::symlink("a", env.path().join("t/link")).unwrap();
+    let md5 = env.fastsum("fastsum", &[b"-r", b"t"], b"");
+    env.file(b"list", &md5.stdout);
+    let out = diff(&env, &[b"list", b"t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(
+        out.stderr_str(),
+        "fastsum diff: 1 symbolic link left out (a manifest lists none)\n"
+    );
+}
