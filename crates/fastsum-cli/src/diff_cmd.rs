@@ -175,6 +175,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
         out.err_raw(format!("fastsum diff: {what} left out (a manifest lists none)\n").as_bytes());
     }
+    drop(options);
     if let (Some(mut cache), Some(session)) = (cache, session) {
         if let Some(session) = Arc::into_inner(session) {
             let _ = session.finish(&mut cache, algorithm.unwrap_or(Algorithm::Md5));

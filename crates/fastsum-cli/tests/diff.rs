@@ -459,3 +459,37 @@ fn bad_manifests_say_why() {
         "fastsum diff: 1 symbolic link left out (a manifest lists none)\n"
     );
 }
+
+/// With --cache, two trees are compared by digests answered from the
+/// cache where stamps are unchanged: the same changes, and a same-size
+/// edit with the mtime put back is still found (ctime moved).
+#[test]
+fn the_cache_answers_unchanged_files_and_never_hides_an_edit() {
+    let env = TestEnv::new();
+    let expected = mutations(&env);
+    let plain = diff(&env, &[b"old", b"new"]);
+    // Settle past the racy window so entries are stored.
+    std::thread::sleep(std::time::Duration::from_millis(2300));
+    for _ in 0..2 {
+        let cached = diff(&env, &[b"--cache=c.sqlite", b"old", b"new"]);
+        assert_eq!(cached.stdout_str(), plain.stdout_str());
+        assert_eq!(cached.status, 1);
+    }
+    assert!(env.path().join("c.sqlite").exists());
+    let target = env.path().join("new/same");
+    let t = std::fs::metadata(&target).unwrap().modified().unwrap();
+    std::fs::write(&target, b"unchangeX").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&target)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    let cached = diff(&env, &[b"--cache=c.sqlite", b"old", b"new"]);
+    assert!(
+        cached.stdout_str().contains("M\tsame\n"),
+        "{}",
+        cached.stdout_str()
+    );
+    assert_eq!(cached.stdout_str().lines().count(), expected.len() + 1);
+}

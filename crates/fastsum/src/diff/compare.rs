@@ -18,9 +18,14 @@ use super::side::Found;
 use super::{ChangeKind, EntryKind};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
+use crate::fs::dir::DirectoryCursor;
 use crate::read::FileHasher;
 
-/// Bytes compared per read.
+/// Bytes compared per read: 64 KiB buffers stay in the core's cache; on
+/// the corpus's `changes` the floor of reading both trees (open, fstat,
+/// read, close; scripts/read-floor.c with this buffer) is 147 ms at 64 KiB
+/// and 260 ms at 256 KiB, and mapping the large files instead measured no
+/// better than reading them (docs/BENCHMARKS.md).
 const CHUNK: usize = 64 * 1024;
 
 /// The outcome of comparing one matched pair.
@@ -86,19 +91,34 @@ fn read_link(entry: &Found) -> io::Result<Vec<u8>> {
     Ok(std::fs::read_link(path)?.as_os_str().as_bytes().to_vec())
 }
 
+thread_local! {
+    /// Each worker keeps the directory of its last file open on each side
+    /// (pairs come sorted, so mostly a directory at a time): `openat` on
+    /// one name instead of a lookup of every component of the path.
+    static CURSORS: std::cell::RefCell<(DirectoryCursor, DirectoryCursor)> =
+        std::cell::RefCell::new((DirectoryCursor::new(), DirectoryCursor::new()));
+}
+
 /// Two files: by size, then byte by byte.
 fn compare_files(old: &mut Found, new: &mut Found) -> Verdict {
-    let open = |entry: &Found| -> io::Result<(File, u64)> {
+    let open = |cursor: &mut DirectoryCursor, entry: &Found| -> io::Result<(File, u64)> {
         let path = entry.path.as_deref().expect("a tree entry has a path");
-        let file = File::open(path)?;
-        let len = crate::fs::stat::fstat(&file)?.st_size as u64;
-        Ok((file, len))
+        let file = cursor.open(path)?;
+        let st = crate::fs::stat::fstat(&file)?;
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+            return Err(io::Error::other("not a regular file any more"));
+        }
+        Ok((file, st.st_size as u64))
     };
-    let (mut a, a_len) = match open(old) {
+    let opened = CURSORS.with(|cursors| {
+        let (left, right) = &mut *cursors.borrow_mut();
+        (open(left, old), open(right, new))
+    });
+    let (mut a, a_len) = match opened.0 {
         Ok(x) => x,
         Err(e) => return failed(old, e),
     };
-    let (mut b, b_len) = match open(new) {
+    let (mut b, b_len) = match opened.1 {
         Ok(x) => x,
         Err(e) => return failed(new, e),
     };
@@ -107,30 +127,42 @@ fn compare_files(old: &mut Found, new: &mut Found) -> Verdict {
     if a_len != b_len {
         return Verdict::Differs;
     }
-    match same_bytes(&mut a, &mut b) {
+    match same_bytes(&mut a, &mut b, a_len) {
         Ok(true) => Verdict::Same,
         Ok(false) => Verdict::Differs,
         Err((which_old, e)) => failed(if which_old { old } else { new }, e),
     }
 }
 
-/// Whether `a` and `b` hold the same bytes to their ends; an error says
-/// which side (true: `a`) failed.
-fn same_bytes(a: &mut File, b: &mut File) -> Result<bool, (bool, io::Error)> {
+/// Whether `a` and `b` hold the same bytes to their ends; both are `len`
+/// bytes long by `fstat`, so reading stops there without a read to see
+/// EOF (a file that changed size meanwhile reads short or long: then its
+/// bytes differ from its partner's or the last read finds more). An error
+/// says which side (true: `a`) failed.
+fn same_bytes(a: &mut File, b: &mut File, len: u64) -> Result<bool, (bool, io::Error)> {
     thread_local! {
         static BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> =
             std::cell::RefCell::new((vec![0; CHUNK], vec![0; CHUNK]));
     }
     BUFFERS.with(|buffers| {
         let (x, y) = &mut *buffers.borrow_mut();
+        let mut left = len;
         loop {
-            let n = read_full(a, x).map_err(|e| (true, e))?;
-            let m = read_full(b, &mut y[..]).map_err(|e| (false, e))?;
+            let want = usize::try_from(left).map_or(CHUNK, |l| l.min(CHUNK));
+            let n = read_full(a, &mut x[..want]).map_err(|e| (true, e))?;
+            let m = read_full(b, &mut y[..want]).map_err(|e| (false, e))?;
             if n != m || x[..n] != y[..m] {
                 return Ok(false);
             }
-            if n < CHUNK {
+            if n < want {
                 return Ok(true);
+            }
+            left -= n as u64;
+            if left == 0 {
+                // Both at their stat length: make sure neither grew.
+                let more_a = read_full(a, &mut x[..1]).map_err(|e| (true, e))?;
+                let more_b = read_full(b, &mut y[..1]).map_err(|e| (false, e))?;
+                return Ok(more_a == more_b && x[..more_a] == y[..more_b]);
             }
         }
     })
@@ -232,7 +264,10 @@ fn fill_sizes(entries: &mut [Found]) {
 
 fn identical(a: &Path, b: &Path) -> bool {
     match (File::open(a), File::open(b)) {
-        (Ok(mut x), Ok(mut y)) => same_bytes(&mut x, &mut y).unwrap_or(false),
+        (Ok(mut x), Ok(mut y)) => {
+            let len = crate::fs::stat::fstat(&x).map_or(0, |st| st.st_size as u64);
+            same_bytes(&mut x, &mut y, len).unwrap_or(false)
+        }
         _ => false,
     }
 }

@@ -269,7 +269,13 @@ pub fn diff(
         match (side, manifest, algorithm) {
             (_, Some((_, listed)), _) => Source::List(listed.into_iter()),
             (Side::Tree(dir), None, Some(algorithm)) => {
-                Source::Channel(side::hash_tree(dir.clone(), algorithm, options))
+                Source::Channel(side::hash_tree(dir.clone(), algorithm, options, false))
+            }
+            // Two trees with the cache: digests, answered from it where
+            // stamps are unchanged, instead of reading both files.
+            (Side::Tree(dir), None, None) if options.cache.is_some() => {
+                let algorithm = options.algorithm.unwrap_or(Algorithm::Md5);
+                Source::Channel(side::hash_tree(dir.clone(), algorithm, options, true))
             }
             (Side::Tree(dir), None, None) => Source::Channel(side::walk_tree(dir.clone(), options)),
             _ => unreachable!("a manifest side has its list"),
@@ -339,11 +345,12 @@ pub fn diff(
         &mut problem,
     );
 
-    let moves = compare::pair_moves(
-        &mut removed,
-        &mut added,
-        algorithm.unwrap_or(Algorithm::Xxh128),
-    );
+    let move_digests = match (algorithm, &options.cache) {
+        (Some(a), _) => a,
+        (None, Some(_)) => options.algorithm.unwrap_or(Algorithm::Md5),
+        (None, None) => Algorithm::Xxh128,
+    };
+    let moves = compare::pair_moves(&mut removed, &mut added, move_digests);
     let (mut moved_old, mut moved_new) = (vec![false; removed.len()], vec![false; added.len()]);
     for &(i, j) in &moves {
         moved_old[i] = true;

@@ -117,12 +117,14 @@ pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed
 }
 
 /// A tree hashed with `algorithm` through the pipeline (sorted, streamed,
-/// the cache in front if given): for comparison with a manifest, which
-/// carries no symlinks (they are counted, left out).
+/// the cache in front if given): against a manifest, which carries no
+/// symlinks (they are counted, left out), or against another tree with the
+/// cache (`symlinks`: they are entries, compared by target).
 pub(super) fn hash_tree(
     root: PathBuf,
     algorithm: Algorithm,
     options: &DiffOptions,
+    symlinks: bool,
 ) -> Receiver<Listed> {
     let (tx, rx) = crossbeam_channel::bounded(AHEAD);
     let mut hasher = TreeHasher::new(algorithm)
@@ -143,6 +145,14 @@ pub(super) fn hash_tree(
                     kind: EntryKind::File,
                     size: Some(hashed.size),
                     digest: Some(hashed.digest),
+                    unreadable: false,
+                }),
+                Outcome::Skipped(SpecialKind::Symlink) if symlinks => Listed::Entry(Found {
+                    key,
+                    path: Some(record.path),
+                    kind: EntryKind::Symlink,
+                    size: None,
+                    digest: None,
                     unreadable: false,
                 }),
                 Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinkLeftOut,
