@@ -5,7 +5,11 @@
  *   gcc -O2 -pthread scripts/read-floor.c -o /tmp/read-floor
  *   /tmp/read-floor /tmp/list 2 [MAP_FROM [POPULATE]]
  * With MAP_FROM, files of at least that many bytes are mapped (MAP_POPULATE
- * if POPULATE is 1) and every 64th byte touched, instead of read. */
+ * if POPULATE is 1) and every 64th byte touched, instead of read.
+ * -DBUFFER_SHIFT=16 reads 64 KiB at a time (default 18: 256 KiB). */
+#ifndef BUFFER_SHIFT
+#define BUFFER_SHIFT 18
+#endif
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,11 +21,11 @@ static long mt; static int pop;
 
 static char **names; static size_t count; static int threads;
 static void *work(void *arg) {
-  size_t id = (size_t)arg; char *buf = malloc(1 << 18); unsigned long sum = 0;
+  size_t id = (size_t)arg; char *buf = malloc(1 << BUFFER_SHIFT); unsigned long sum = 0;
   for (size_t i = id; i < count; i += threads) {
     int fd = open(names[i], O_RDONLY); if (fd < 0) continue;
     struct stat st; fstat(fd, &st); ssize_t n; off_t total = 0;
-    if (st.st_size >= mt) { unsigned char *m = mmap(0, st.st_size, PROT_READ, MAP_PRIVATE | (pop ? MAP_POPULATE : 0), fd, 0); if (m != MAP_FAILED) { for (off_t j = 0; j < st.st_size; j += 64) sum += m[j]; munmap(m, st.st_size); } } else while (total < st.st_size && (n = read(fd, buf, 1 << 18)) > 0) { total += n; sum += buf[0]; }
+    if (st.st_size >= mt) { unsigned char *m = mmap(0, st.st_size, PROT_READ, MAP_PRIVATE | (pop ? MAP_POPULATE : 0), fd, 0); if (m != MAP_FAILED) { for (off_t j = 0; j < st.st_size; j += 64) sum += m[j]; munmap(m, st.st_size); } } else while (total < st.st_size && (n = read(fd, buf, 1 << BUFFER_SHIFT)) > 0) { total += n; sum += buf[0]; }
     close(fd);
   }
   free(buf); return (void *)sum;
