@@ -102,6 +102,34 @@ fn the_corpus_changes_are_found_exactly_tree_against_tree_and_manifest_against_t
         assert_eq!(out.status, 1, "{name}: {}", out.stderr_str());
         assert_eq!(as_expected(&out.stdout_str()), expected, "{name}");
     }
+    // Lists written by the reference tools themselves.
+    for (name, tool, algorithm) in [
+        ("by-md5sum", "md5sum", None),
+        ("by-sha256sum-tag", "sha256sum --tag", None),
+        ("by-b2sum", "b2sum --tag", None),
+        ("by-b3sum", "b3sum", Some("blake3")),
+        ("by-xxhsum", "xxhsum -H1", None),
+        ("by-xxh128", "xxhsum -H2", Some("xxh128")),
+    ] {
+        let script = format!(
+            "find {} -type f -print0 | LC_ALL=C sort -z | xargs -0 {tool}",
+            old.to_string_lossy()
+        );
+        let list = Command::new("sh")
+            .args(["-c", &script])
+            .current_dir(env.path())
+            .output()
+            .unwrap();
+        assert!(list.status.success(), "{name}");
+        env.file(name.as_bytes(), &list.stdout);
+        let mut args: Vec<&[u8]> = vec![name.as_bytes(), new.as_bytes()];
+        if let Some(a) = algorithm {
+            args.extend([&b"-a"[..], a.as_bytes()]);
+        }
+        let out = diff(&env, &args);
+        assert_eq!(out.status, 1, "{name}: {}", out.stderr_str());
+        assert_eq!(as_expected(&out.stdout_str()), expected, "{name}");
+    }
     // Written from inside the tree (`./` paths), and read on standard input.
     let inside = Command::new(env!("CARGO_BIN_EXE_fastsum"))
         .args(["-r", "."])
