@@ -6,6 +6,7 @@ mod b3sum;
 mod bench;
 mod cache_cmd;
 mod diff_cmd;
+mod dupes_cmd;
 mod gnu;
 mod manual;
 mod personality;
@@ -57,6 +58,9 @@ fn run() -> anyhow::Result<u8> {
         manual::run_man(&args[1..])
     } else if args.first().is_some_and(|a| a == b"completions") {
         manual::run_completions(&args[1..])
+    } else if args.first().is_some_and(|a| a == b"dupes") {
+        // `fastsum dupes PATH...` (a file named dupes: `fastsum ./dupes`).
+        dupes_cmd::run(argv.into_iter().skip(2).collect())
     } else if args.first().is_some_and(|a| a == b"diff") {
         // `fastsum diff OLD NEW` (a file named diff: `fastsum ./diff`).
         diff_cmd::run(argv.into_iter().skip(2).collect())

@@ -26,6 +26,7 @@ pub mod algo;
 pub mod cache;
 pub mod diff;
 pub mod digest;
+pub mod dupes;
 pub mod error;
 pub(crate) mod fs;
 pub mod manifest;

@@ -49,6 +49,7 @@ _fastsum() {{
     local opts
     case "${{COMP_WORDS[1]}}" in
         diff) opts="{diff}" ;;
+        dupes) opts="{dupes}" ;;
         bench) opts="{bench}" ;;
         cache)
             if [[ "$cur" != -* && "$prev" != --cache ]]; then
@@ -77,6 +78,7 @@ _fastsum() {{
 complete -o filenames -o bashdefault -F _fastsum fastsum
 "#,
         diff = clap_spellings(&crate::diff_cmd::command()).join(" "),
+        dupes = clap_spellings(&crate::dupes_cmd::command()).join(" "),
         bench = clap_spellings(&crate::bench::command()).join(" "),
         cache = clap_spellings(&crate::cache_cmd::command()).join(" "),
         options = spellings(&options).join(" "),
@@ -175,6 +177,7 @@ pub fn fish() -> String {
     }
     for (sub, command) in [
         ("diff", crate::diff_cmd::command()),
+        ("dupes", crate::dupes_cmd::command()),
         ("bench", crate::bench::command()),
         ("cache", crate::cache_cmd::command()),
     ] {

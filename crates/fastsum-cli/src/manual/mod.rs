@@ -30,6 +30,7 @@ const SUBCOMMANDS: [(&str, &str); 4] = [
 fn subcommand(name: &str) -> Option<clap::Command> {
     match name {
         "diff" => Some(crate::diff_cmd::command()),
+        "dupes" => Some(crate::dupes_cmd::command()),
         "bench" => Some(crate::bench::command()),
         "cache" => Some(crate::cache_cmd::command()),
         _ => None,

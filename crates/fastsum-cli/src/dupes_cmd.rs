@@ -1,0 +1,265 @@
+//! `fastsum dupes PATH...`: the library's groups of identical files,
+//! printed (text or JSON Lines), with a summary on stderr.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{CommandFactory, Parser};
+use fastsum::cache::{Cache, CacheSession};
+use fastsum::dupes::{find_duplicates, DupesOptions, Group};
+use fastsum::manifest::{needs_escape, write_escaped};
+use fastsum::walk::WalkOptions;
+use fastsum::Algorithm;
+
+use crate::term::output::{Buffering, Output};
+use crate::term::{count, json_string};
+
+/// List groups of files with identical bytes (directories are walked).
+/// Exit status: 0 done, 1 some file could not be read, 2 usage.
+#[derive(Parser, Debug)]
+#[command(name = "fastsum dupes", version)]
+struct DupesArgs {
+    /// Files and directories.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// The whole-file digest (default xxh128; sha256, blake3 ... for a
+    /// cryptographic one).
+    #[arg(
+        short = 'a',
+        long = "algorithm",
+        value_name = "NAME",
+        default_value = "xxh128"
+    )]
+    algorithm: String,
+    /// Hashing threads (default: all cores).
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// Leave out files smaller than this (bytes; K, M, G suffixes).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    min_size: Option<u64>,
+    /// Leave out files larger than this.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_size: Option<u64>,
+    /// Group empty files too.
+    #[arg(long)]
+    empty: bool,
+    /// Count paths that share an inode (hard links) as duplicates.
+    #[arg(long)]
+    hard_links: bool,
+    /// Leave out matching paths (gitignore syntax; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Follow symbolic links.
+    #[arg(short = 'L', long = "follow")]
+    follow: bool,
+    /// Stay on the file system of each directory.
+    #[arg(long)]
+    one_file_system: bool,
+    /// Compare the bytes of every member with the first's.
+    #[arg(long)]
+    verify: bool,
+    /// One JSON object per group (JSON Lines, docs/JSON.md).
+    #[arg(long)]
+    json: bool,
+    /// List the files that have no duplicate instead.
+    #[arg(long)]
+    unique: bool,
+    /// Whole-file digests from and to the checksum cache (PATH only after '=').
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    cache: Option<PathBuf>,
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.as_bytes().last() {
+        Some(b'K' | b'k') => (&text[..text.len() - 1], 1u64 << 10),
+        Some(b'M' | b'm') => (&text[..text.len() - 1], 1 << 20),
+        Some(b'G' | b'g') => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .ok_or_else(|| format!("not a size: {text}"))
+}
+
+/// `fastsum dupes`'s arguments, for the man page and the completions.
+pub fn command() -> clap::Command {
+    DupesArgs::command()
+}
+
+/// Runs `fastsum dupes` with `args` (after the word `dupes`).
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args = match DupesArgs::try_parse_from(std::iter::once("fastsum dupes".into()).chain(args))
+    {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let algorithm = match args.algorithm.parse::<Algorithm>() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("fastsum dupes: {e}");
+            return 2;
+        }
+    };
+    let mut cache = None;
+    if let Some(path) = &args.cache {
+        let path = match path.as_os_str().is_empty() {
+            true => Cache::default_path().unwrap_or_default(),
+            false => path.clone(),
+        };
+        match Cache::open(&path) {
+            Ok(c) => cache = Some(c),
+            Err(e) => eprintln!("fastsum dupes: cache: {e}; going on without it"),
+        }
+    }
+    let session = cache.as_mut().and_then(|cache| {
+        let roots: Vec<PathBuf> = args
+            .paths
+            .iter()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .collect();
+        cache
+            .load(algorithm, &roots)
+            .ok()
+            .map(|snapshot| Arc::new(CacheSession::new(snapshot)))
+    });
+    let options = DupesOptions {
+        algorithm,
+        walk: WalkOptions {
+            follow_links: args.follow,
+            one_file_system: args.one_file_system,
+            excludes: args.exclude.clone(),
+            threads: 0,
+        },
+        threads: args.threads,
+        min_size: args.min_size.unwrap_or(0),
+        max_size: args.max_size,
+        empty: args.empty,
+        hard_links: args.hard_links,
+        verify: args.verify,
+        cache: session.clone(),
+    };
+    let report = match find_duplicates(&args.paths, &options, args.unique) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("fastsum dupes: {e}");
+            return 2;
+        }
+    };
+    drop(options);
+    if let (Some(mut cache), Some(session)) = (cache, session) {
+        if let Some(session) = Arc::into_inner(session) {
+            let _ = session.finish(&mut cache, algorithm);
+        }
+    }
+    let mut out = Output::new(Buffering::Line);
+    for problem in &report.problems {
+        out.err_raw(
+            format!(
+                "fastsum dupes: {}: {}\n",
+                problem.path.display(),
+                problem.error
+            )
+            .as_bytes(),
+        );
+    }
+    if args.unique {
+        for path in &report.unique {
+            write_name(out.stdout_buf(), path.as_os_str().as_bytes(), "");
+            out.commit();
+        }
+    } else {
+        for group in &report.groups {
+            if args.json {
+                write_json(out.stdout_buf(), group, algorithm);
+            } else {
+                write_group(out.stdout_buf(), group, algorithm);
+            }
+            out.commit();
+        }
+        let files: usize = report.groups.iter().map(|g| g.members.len()).sum();
+        let bytes: u64 = report.groups.iter().map(Group::redundant_bytes).sum();
+        out.err_raw(
+            format!(
+                "fastsum dupes: {} of {}, {} redundant\n",
+                count(report.groups.len() as u64, "group", "groups"),
+                count(files as u64, "file", "files"),
+                count(bytes, "byte", "bytes"),
+            )
+            .as_bytes(),
+        );
+    }
+    if let Err(e) = out.finish() {
+        eprintln!(
+            "fastsum dupes: write error: {}",
+            fastsum::error::os_message(&e)
+        );
+        return 1;
+    }
+    i32::from(!report.problems.is_empty())
+}
+
+/// A name on a line of its own after `indent`, escaped as fastsum's lines
+/// escape names (a leading `\` when it holds `\`, a newline or a CR).
+fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
+    if needs_escape(name) {
+        buf.push(b'\\');
+        buf.extend_from_slice(indent.as_bytes());
+        write_escaped(name, buf);
+    } else {
+        buf.extend_from_slice(indent.as_bytes());
+        buf.extend_from_slice(name);
+    }
+    buf.push(b'\n');
+}
+
+/// `SIZE bytes, N files, ALGO DIGEST` and the paths, indented.
+fn write_group(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
+    buf.extend_from_slice(
+        format!(
+            "{}, {}, {algorithm} {}\n",
+            count(group.size, "byte", "bytes"),
+            count(group.members.len() as u64, "file", "files"),
+            group.digest
+        )
+        .as_bytes(),
+    );
+    for member in &group.members {
+        write_name(buf, member.path.as_os_str().as_bytes(), "  ");
+    }
+}
+
+fn write_json(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
+    buf.extend_from_slice(
+        format!(
+            "{{\"size\":{},\"digest\":\"{}\",\"algorithm\":\"{algorithm}\",\"files\":[",
+            group.size, group.digest
+        )
+        .as_bytes(),
+    );
+    for (i, member) in group.members.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        let name = member.path.as_os_str().as_bytes();
+        buf.extend_from_slice(b"{\"path\":");
+        buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
+        if std::str::from_utf8(name).is_err() {
+            buf.extend_from_slice(
+                format!(
+                    ",\"path_base64\":\"{}\"",
+                    fastsum::manifest::json::base64(name)
+                )
+                .as_bytes(),
+            );
+        }
+        buf.push(b'}');
+    }
+    buf.extend_from_slice(b"]}\n");
+}

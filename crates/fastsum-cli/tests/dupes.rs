@@ -1,0 +1,216 @@
+//! `fastsum dupes` (issue 15) against an oracle that groups files by their
+//! bytes (Python, in the test), on trees built with every trap.
+
+mod testenv;
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+use testenv::{pattern, TestEnv};
+
+/// The oracle: groups of two or more regular files (symlinks not
+/// followed) with identical bytes, as sorted path lists; `empty`: empty
+/// files too; `hard_links`: paths of one inode count.
+fn oracle(env: &TestEnv, roots: &[&str], empty: bool, hard_links: bool) -> String {
+    let script = format!(
+        r#"
+import os, sys, collections
+groups = collections.defaultdict(list)
+seen = set()
+for root in {roots:?}:
+    for d, dirs, files in os.walk(root.encode()):
+        for f in files:
+            p = os.path.join(d, f)
+            if os.path.islink(p) or not os.path.isfile(p): continue
+            key = os.path.abspath(p)
+            if key in seen: continue
+            seen.add(key)
+            st = os.stat(p)
+            if st.st_size == 0 and not {empty}: continue
+            groups[open(p, "rb").read()].append((p, (st.st_dev, st.st_ino)))
+out = []
+for content, members in groups.items():
+    inodes = set(i for _, i in members)
+    if len(inodes) >= 2 or ({hard_links} and len(members) >= 2):
+        out.append(sorted(p for p, _ in members))
+out.sort(key=lambda g: (-len(open(g[0], "rb").read()), g))
+for g in sorted(out):
+    print(repr(b"|".join(g)))
+"#,
+        roots = roots,
+        empty = if empty { "True" } else { "False" },
+        hard_links = if hard_links { "True" } else { "False" },
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .current_dir(env.path())
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// fastsum's groups in the oracle's shape, read from --json by Python.
+fn ours(env: &TestEnv, args: &[&[u8]]) -> String {
+    let mut all: Vec<&[u8]> = vec![b"dupes", b"--json"];
+    all.extend_from_slice(args);
+    let out = env.fastsum_within(std::time::Duration::from_secs(60), &all);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    testenv::python(
+        r#"
+import json, sys, base64
+groups = []
+for line in sys.stdin:
+    g = json.loads(line)
+    names = [base64.b64decode(f["path_base64"]) if "path_base64" in f else f["path"].encode() for f in g["files"]]
+    assert names == sorted(names), names
+    groups.append(sorted(names))
+for g in sorted(groups):
+    print(repr(b"|".join(g)))
+"#,
+        &out.stdout,
+    )
+}
+
+fn tree(env: &TestEnv) {
+    let w = |p: &[u8], bytes: &[u8]| {
+        let path = env.path().join(OsStr::from_bytes(p));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    };
+    // Copies under other names and folders.
+    w(b"t/a/one", b"the same bytes");
+    w(b"t/b/copy of one", b"the same bytes");
+    w(b"t/c/d/third", b"the same bytes");
+    // Many files of one size with different bytes.
+    for i in 0..20u8 {
+        w(format!("t/size/f{i}").as_bytes(), &[i; 100]);
+    }
+    w(b"t/size/twin-of-f3", &[3u8; 100]);
+    // Share their first and last 64 KiB, differ inside.
+    let mut big = pattern(300_000);
+    w(b"t/edges/x", &big);
+    big[150_000] ^= 1;
+    w(b"t/edges/y", &big);
+    w(b"t/edges/x-copy", &pattern(300_000));
+    // Differ only at a 4 KiB block edge.
+    let mut blocky = pattern(8192);
+    w(b"t/block/p", &blocky);
+    blocky[4095] ^= 0xff;
+    w(b"t/block/q", &blocky);
+    blocky[4095] ^= 0xff;
+    blocky[4096] ^= 0xff;
+    w(b"t/block/r", &blocky);
+    // Empty files.
+    w(b"t/empty1", b"");
+    w(b"t/empty2", b"");
+    // A unique file and its hard link; a duplicated file and its link.
+    w(b"t/links/alone", b"linked, alone");
+    std::fs::hard_link(
+        env.path().join("t/links/alone"),
+        env.path().join("t/links/alone-link"),
+    )
+    .unwrap();
+    w(b"t/links/dup", b"the same bytes");
+    std::fs::hard_link(
+        env.path().join("t/links/dup"),
+        env.path().join("t/links/dup-link"),
+    )
+    .unwrap();
+    // Symlinks (not followed), a FIFO (never opened).
+    std::os::unix::fs::symlink("a/one", env.path().join("t/link-to-one")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(env.path().join("t/pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Names that are not UTF-8, or hold a newline.
+    w(b"t/odd/caf\xe9", b"odd names");
+    w(b"t/odd/new\nline", b"odd names");
+}
+
+#[test]
+fn groups_equal_the_oracle_with_every_trap() {
+    let env = TestEnv::new();
+    tree(&env);
+    let expected = oracle(&env, &["t"], false, false);
+    assert!(
+        expected.contains("t/a/one|t/b/copy of one|t/c/d/third|t/links/dup|t/links/dup-link"),
+        "{expected}"
+    );
+    assert!(
+        expected.contains("t/odd/caf\\xe9|t/odd/new\\nline"),
+        "{expected}"
+    );
+    assert!(
+        !expected.contains("alone"),
+        "a file and its link are no group: {expected}"
+    );
+    assert_eq!(ours(&env, &[b"t"]), expected);
+    // Empty files with --empty; hard links with --hard-links.
+    assert_eq!(
+        ours(&env, &[b"--empty", b"t"]),
+        oracle(&env, &["t"], true, false)
+    );
+    let with_links = oracle(&env, &["t"], false, true);
+    assert!(
+        with_links.contains("t/links/alone|t/links/alone-link"),
+        "{with_links}"
+    );
+    assert_eq!(ours(&env, &[b"--hard-links", b"t"]), with_links);
+    // Overlapping operands: a path counts once.
+    assert_eq!(ours(&env, &[b"t", b"t/a", b"./t/b"]), expected);
+    // Every algorithm, and --verify, give the same groups.
+    for algorithm in ["md5", "sha256", "blake3", "xxh3"] {
+        assert_eq!(
+            ours(&env, &[b"-a", algorithm.as_bytes(), b"--verify", b"t"]),
+            expected,
+            "{algorithm}"
+        );
+    }
+}
+
+#[test]
+fn text_output_unique_and_sizes() {
+    let env = TestEnv::new();
+    tree(&env);
+    let out = env.fastsum_within(std::time::Duration::from_secs(60), &[b"dupes", b"t"]);
+    assert_eq!(out.status, 0);
+    let text = out.stdout_str();
+    // Largest first: the 300,000-byte pair leads; names escaped.
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("300000 bytes, 2 files, xxh128 "),
+        "{text}"
+    );
+    assert!(text.contains("\\  t/odd/new\\nline\n"), "{text}");
+    assert!(
+        out.stderr_str()
+            .starts_with("fastsum dupes: 4 groups of 11 files, "),
+        "{}",
+        out.stderr_str()
+    );
+    // --unique: every regular, non-empty file in no group.
+    let unique = env.fastsum_within(
+        std::time::Duration::from_secs(60),
+        &[b"dupes", b"--unique", b"t"],
+    );
+    let listed = unique.stdout_str();
+    assert!(
+        listed.contains("t/size/f0\n")
+            && listed.contains("t/edges/y\n")
+            && listed.contains("t/links/alone\n")
+    );
+    assert!(
+        !listed.contains("t/a/one\n")
+            && !listed.contains("pipe")
+            && !listed.contains("link-to-one")
+    );
+    // Sizes: only the 100-byte files.
+    let sized = ours(&env, &[b"--min-size", b"100", b"--max-size", b"100", b"t"]);
+    assert_eq!(sized, "b't/size/f3|t/size/twin-of-f3'\n");
+}

@@ -1,0 +1,397 @@
+//! The stages of `find_duplicates` (see the module documentation).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use super::{DupesOptions, DupesReport, Group, Member, Problem};
+use crate::algo::Algorithm;
+use crate::cache::absolute_in;
+use crate::digest::Digest;
+use crate::error::Result;
+use crate::fs::{FileId, FileStamp};
+use crate::pipeline::{Order, Outcome, TreeHasher};
+use crate::read::FileHasher;
+use crate::stage::Source;
+use crate::walk::{self, WalkItem};
+
+/// Bytes hashed at each end of a file before whole files are. On the
+/// corpus's `dupes/` (40,800 files, 1 GB), 4 KiB ends leave the same
+/// candidates for the whole-file stage as 64 KiB ones (its traps that
+/// share 64 KiB ends survive both, as they must) and read 16x less:
+/// `fastsum dupes` took 0.62 s with 4 KiB and 0.66 s with 64 KiB
+/// (docs/BENCHMARKS.md). One page: what the kernel reads anyway.
+pub const EDGE: u64 = 4096;
+
+/// A file met, stat-ed.
+struct Candidate {
+    path: PathBuf,
+    stamp: FileStamp,
+}
+
+pub(super) fn run(
+    operands: &[PathBuf],
+    options: &DupesOptions,
+    unique: bool,
+) -> Result<DupesReport> {
+    walk::check_excludes(&options.walk.excludes)?;
+    let problems = Mutex::new(Vec::new());
+    let problem = |path: &Path, error: String| {
+        problems.lock().expect("not poisoned").push(Problem {
+            path: path.to_path_buf(),
+            error,
+        });
+    };
+
+    // 1. Walk and stat.
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut walk_options = options.walk.clone();
+    walk_options.threads = options.threads;
+    for operand in operands {
+        match std::fs::metadata(operand) {
+            Ok(m) if m.is_dir() => {
+                let found = Mutex::new(Vec::new());
+                walk::walk(operand, &walk_options, &|item| match item {
+                    WalkItem::File { path } => found.lock().expect("not poisoned").push(path),
+                    WalkItem::Special { .. } => {}
+                    WalkItem::Error(e) => {
+                        problem(e.path().unwrap_or(operand), e.kind().to_string())
+                    }
+                })?;
+                paths.extend(found.into_inner().expect("not poisoned"));
+            }
+            Ok(m) if m.is_file() => paths.push(operand.clone()),
+            // FIFOs, sockets, devices: never opened.
+            Ok(_) => {}
+            Err(e) => problem(operand, crate::error::ErrorKind::Io(e).to_string()),
+        }
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut candidates: Vec<(PathBuf, Candidate)> = paths
+        .into_par_iter()
+        .filter_map(|path| match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => {
+                let stamp = FileStamp::of(&m);
+                Some((absolute_in(&cwd, &path), Candidate { path, stamp }))
+            }
+            Ok(_) => None,
+            Err(e) => {
+                problem(&path, crate::error::ErrorKind::Io(e).to_string());
+                None
+            }
+        })
+        .collect();
+    // A path reached through two operands counts once.
+    candidates.sort_by(|a, b| a.0.cmp(&b.0));
+    candidates.dedup_by(|a, b| a.0 == b.0);
+    let candidates: Vec<Candidate> = candidates
+        .into_iter()
+        .map(|(_, c)| c)
+        .filter(|c| {
+            let size = c.stamp.size;
+            (size > 0 || options.empty)
+                && size >= options.min_size
+                && options.max_size.is_none_or(|max| size <= max)
+        })
+        .collect();
+
+    // 2. Group by size; 3. one representative per inode.
+    let mut by_size: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        by_size.entry(c.stamp.size).or_default().push(i);
+    }
+    let mut representatives: Vec<usize> = Vec::new();
+    let mut links: HashMap<FileId, Vec<usize>> = HashMap::new();
+    for members in by_size.values() {
+        let mut inodes: Vec<FileId> = Vec::new();
+        for &i in members {
+            let id = candidates[i].stamp.id();
+            let entry = links.entry(id).or_default();
+            if entry.is_empty() {
+                inodes.push(id);
+                representatives.push(i);
+            }
+            entry.push(i);
+        }
+        let enough = if options.hard_links {
+            members.len() >= 2
+        } else {
+            inodes.len() >= 2
+        };
+        if !enough {
+            for id in inodes {
+                let first = links[&id][0];
+                representatives.retain(|&r| r != first);
+            }
+        }
+    }
+
+    // 4, 5. Prefix and suffix: split each size group by its ends.
+    let mut survivors: Vec<(usize, Option<Digest>)> =
+        representatives.iter().map(|&i| (i, None)).collect();
+    for edge in [Edge::Prefix, Edge::Suffix] {
+        let digests: Vec<Option<Digest>> = survivors
+            .par_iter()
+            .map(|&(i, _)| {
+                let c = &candidates[i];
+                if edge == Edge::Suffix && c.stamp.size <= EDGE {
+                    // The prefix was the whole file.
+                    return Some(Digest::from_bytes(&[]));
+                }
+                match hash_edge(&c.path, c.stamp.size, edge) {
+                    Ok(d) => Some(d),
+                    Err(e) => {
+                        problem(&c.path, e);
+                        None
+                    }
+                }
+            })
+            .collect();
+        let keyed: Vec<(usize, Option<Digest>, Digest)> = survivors
+            .iter()
+            .zip(digests)
+            .filter_map(|(&(i, whole), d)| d.map(|d| (i, whole, d)))
+            .collect();
+        survivors = keep_shared(
+            &keyed,
+            &candidates,
+            &links,
+            options.hard_links,
+            |&(i, _, d)| (candidates[i].stamp.size, d),
+        )
+        .into_iter()
+        .map(|(i, whole, d)| {
+            // A file no longer than an edge: its prefix hash is a
+            // whole-file hash already, when the algorithm is the same.
+            let small = candidates[i].stamp.size <= EDGE && options.algorithm == Algorithm::Xxh128;
+            (
+                i,
+                if small && edge == Edge::Prefix {
+                    Some(d)
+                } else {
+                    whole
+                },
+            )
+        })
+        .collect();
+    }
+
+    // 6. Whole files, in the chosen algorithm, through the pipeline.
+    let need: Vec<usize> = survivors
+        .iter()
+        .filter(|(_, w)| w.is_none())
+        .map(|(i, _)| *i)
+        .collect();
+    let mut whole: HashMap<usize, Digest> = survivors
+        .iter()
+        .filter_map(|&(i, w)| w.map(|d| (i, d)))
+        .collect();
+    if !need.is_empty() {
+        let operands: Vec<Source> = need
+            .iter()
+            .map(|&i| Source::Path(candidates[i].path.clone()))
+            .collect();
+        let mut hasher = TreeHasher::new(options.algorithm)
+            .order(Order::Sorted)
+            .threads(if options.threads == 0 {
+                crate::pipeline::available_threads()
+            } else {
+                options.threads
+            });
+        if let Some(session) = &options.cache {
+            hasher = hasher.cache(session.clone());
+        }
+        hasher.run(&operands, |record| match record.outcome {
+            Outcome::Hashed(h) => {
+                whole.insert(need[record.operand], h.digest);
+            }
+            Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+                problem(&record.path, kind.to_string())
+            }
+            Outcome::Skipped(_) => {}
+        })?;
+    }
+    let keyed: Vec<(usize, Digest)> = survivors
+        .iter()
+        .filter_map(|&(i, _)| whole.get(&i).map(|&d| (i, d)))
+        .collect();
+    let survivors = keep_shared(
+        &keyed,
+        &candidates,
+        &links,
+        options.hard_links,
+        |&(i, d)| (candidates[i].stamp.size, d),
+    );
+
+    // Groups, then 7. --verify.
+    let mut groups: HashMap<(u64, Digest), Vec<usize>> = HashMap::new();
+    for &(i, d) in &survivors {
+        groups
+            .entry((candidates[i].stamp.size, d))
+            .or_default()
+            .push(i);
+    }
+    let mut out: Vec<Group> = groups
+        .into_par_iter()
+        .filter_map(|((size, digest), mut reps)| {
+            reps.sort_by(|&a, &b| candidates[a].path.cmp(&candidates[b].path));
+            if options.verify {
+                let head = reps[0];
+                let first = &candidates[head].path;
+                reps.retain(|&r| r == head || same_bytes(first, &candidates[r].path));
+            }
+            let mut members: Vec<Member> = reps
+                .iter()
+                .flat_map(|&r| links[&candidates[r].stamp.id()].iter())
+                .map(|&m| Member {
+                    path: candidates[m].path.clone(),
+                    stamp: candidates[m].stamp,
+                })
+                .collect();
+            members.sort_by(|a, b| path_bytes(&a.path).cmp(path_bytes(&b.path)));
+            let enough = if options.hard_links {
+                members.len() >= 2
+            } else {
+                reps.len() >= 2
+            };
+            enough.then_some(Group {
+                size,
+                digest,
+                members,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.size
+            .cmp(&a.size)
+            .then(a.digest.as_bytes().cmp(b.digest.as_bytes()))
+    });
+
+    let unique_paths = if unique {
+        let grouped: std::collections::HashSet<&Path> = out
+            .iter()
+            .flat_map(|g| g.members.iter().map(|m| m.path.as_path()))
+            .collect();
+        let mut rest: Vec<PathBuf> = candidates
+            .iter()
+            .filter(|c| !grouped.contains(c.path.as_path()))
+            .map(|c| c.path.clone())
+            .collect();
+        rest.sort_by(|a, b| path_bytes(a).cmp(path_bytes(b)));
+        rest
+    } else {
+        Vec::new()
+    };
+    let mut problems = problems.into_inner().expect("not poisoned");
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(DupesReport {
+        groups: out,
+        unique: unique_paths,
+        problems,
+    })
+}
+
+/// Which end of a file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    Prefix,
+    Suffix,
+}
+
+/// XXH3-128 of the first or last [`EDGE`] bytes (a file no longer than
+/// that: the whole of it).
+fn hash_edge(path: &Path, size: u64, edge: Edge) -> std::result::Result<Digest, String> {
+    let file = std::fs::File::open(path).map_err(|e| crate::error::ErrorKind::Io(e).to_string())?;
+    let start = match edge {
+        Edge::Prefix => 0,
+        Edge::Suffix => size.saturating_sub(EDGE),
+    };
+    thread_local! {
+        static HASHER: std::cell::RefCell<FileHasher> = std::cell::RefCell::new(FileHasher::new());
+    }
+    HASHER.with(|h| {
+        h.borrow_mut()
+            .hash_range_counted(Algorithm::Xxh128, &file, start, EDGE)
+            .map(|(d, _)| d)
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// The items whose key some other item shares (by inode: hard links of one
+/// inode are one item; with `hard_links`, an inode with several paths
+/// shares with itself).
+fn keep_shared<T: Copy + HasIndex, K: std::hash::Hash + Eq>(
+    items: &[T],
+    candidates: &[Candidate],
+    links: &HashMap<FileId, Vec<usize>>,
+    hard_links: bool,
+    key: impl Fn(&T) -> K,
+) -> Vec<T> {
+    let mut counts: HashMap<K, usize> = HashMap::new();
+    for item in items {
+        *counts.entry(key(item)).or_default() += 1;
+    }
+    items
+        .iter()
+        .filter(|item| {
+            counts[&key(item)] >= 2
+                || (hard_links && links[&candidates[item.index()].stamp.id()].len() >= 2)
+        })
+        .copied()
+        .collect()
+}
+
+/// The candidate index an item is about.
+trait HasIndex {
+    fn index(&self) -> usize;
+}
+
+impl HasIndex for (usize, Option<Digest>, Digest) {
+    fn index(&self) -> usize {
+        self.0
+    }
+}
+
+impl HasIndex for (usize, Digest) {
+    fn index(&self) -> usize {
+        self.0
+    }
+}
+
+/// Whether two files hold the same bytes.
+pub(super) fn same_bytes(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(mut x), Ok(mut y)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let (mut bx, mut by) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = read_full(&mut x, &mut bx);
+        let m = read_full(&mut y, &mut by);
+        match (n, m) {
+            (Ok(n), Ok(m)) if n == m && bx[..n] == by[..m] => {
+                if n < bx.len() {
+                    return true;
+                }
+            }
+            _ => return false,
+        }
+    }
+    fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match f.read(&mut buf[filled..])? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        Ok(filled)
+    }
+}
+
+fn path_bytes(path: &Path) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    path.as_os_str().as_bytes()
+}
