@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::cache::{Cache, CacheSession};
+use fastsum::dupes::actions::{act_on_group, Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::{find_duplicates, DupesOptions, Group};
 use fastsum::manifest::{needs_escape, write_escaped};
 use fastsum::walk::WalkOptions;
@@ -66,6 +67,24 @@ struct DupesArgs {
     /// List the files that have no duplicate instead.
     #[arg(long)]
     unique: bool,
+    /// Replace each duplicate with a hard link to the kept file.
+    #[arg(long, group = "action")]
+    link: bool,
+    /// Replace each duplicate with a symbolic link to the kept file.
+    #[arg(long, group = "action")]
+    symlink: bool,
+    /// Replace each duplicate with a copy-on-write clone (file systems that have them).
+    #[arg(long, group = "action")]
+    reflink: bool,
+    /// Remove each duplicate (the kept file stays: one copy of every content).
+    #[arg(long, group = "action")]
+    remove: bool,
+    /// Which file of a group is kept: first (path order), oldest, newest.
+    #[arg(long, value_name = "WHICH", default_value = "first", value_parser = ["first", "oldest", "newest"])]
+    keep: String,
+    /// Print every action and touch nothing.
+    #[arg(long)]
+    dry_run: bool,
     /// Whole-file digests from and to the checksum cache (PATH only after '=').
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     cache: Option<PathBuf>,
@@ -169,7 +188,75 @@ pub fn run(args: Vec<OsString>) -> i32 {
             .as_bytes(),
         );
     }
-    if args.unique {
+    let action = if args.link {
+        Some(Action::Link)
+    } else if args.symlink {
+        Some(Action::Symlink)
+    } else if args.reflink {
+        Some(Action::Reflink)
+    } else if args.remove {
+        Some(Action::Remove)
+    } else {
+        None
+    };
+    let keep = match args.keep.as_str() {
+        "oldest" => Keep::Oldest,
+        "newest" => Keep::Newest,
+        _ => Keep::First,
+    };
+    let mut all_done = true;
+    if let Some(action) = action {
+        for group in &report.groups {
+            act_on_group(
+                group,
+                action,
+                keep,
+                args.dry_run,
+                &mut |_| {},
+                &mut |acted| {
+                    let verb = if args.dry_run {
+                        format!("would {}", action.name())
+                    } else {
+                        action.name().to_string()
+                    };
+                    match &acted.outcome {
+                        ActOutcome::Done => {
+                            let line = match action {
+                                Action::Remove => format!("{verb}: {}\n", acted.member.display()),
+                                _ => format!(
+                                    "{verb}: {} -> {}\n",
+                                    acted.member.display(),
+                                    acted.kept.display()
+                                ),
+                            };
+                            out.out(line.as_bytes());
+                        }
+                        ActOutcome::Skipped(why) => {
+                            all_done = false;
+                            out.err_raw(
+                                format!(
+                                    "fastsum dupes: {}: skipped: {why}\n",
+                                    acted.member.display()
+                                )
+                                .as_bytes(),
+                            );
+                        }
+                        ActOutcome::Failed(why) => {
+                            all_done = false;
+                            out.err_raw(
+                                format!(
+                                    "fastsum dupes: {}: {} failed: {why}\n",
+                                    acted.member.display(),
+                                    action.name()
+                                )
+                                .as_bytes(),
+                            );
+                        }
+                    }
+                },
+            );
+        }
+    } else if args.unique {
         for path in &report.unique {
             write_name(out.stdout_buf(), path.as_os_str().as_bytes(), "");
             out.commit();
@@ -202,7 +289,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         );
         return 1;
     }
-    i32::from(!report.problems.is_empty())
+    i32::from(!report.problems.is_empty() || !all_done)
 }
 
 /// A name on a line of its own after `indent`, escaped as fastsum's lines

@@ -214,3 +214,137 @@ fn text_output_unique_and_sizes() {
     let sized = ours(&env, &[b"--min-size", b"100", b"--max-size", b"100", b"t"]);
     assert_eq!(sized, "b't/size/f3|t/size/twin-of-f3'\n");
 }
+
+/// Every file's bytes, by path (regular files only), read by Python.
+fn contents(env: &TestEnv) -> String {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            r#"
+import os, hashlib
+for d, dirs, files in sorted(os.walk(b"t")):
+    for f in sorted(files):
+        p = os.path.join(d, f)
+        if os.path.islink(p) or not os.path.isfile(p): continue
+        st = os.stat(p)
+        print(repr(p), hashlib.sha256(open(p, "rb").read()).hexdigest())
+"#,
+        ])
+        .current_dir(env.path())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn actions_keep_every_content_and_touch_nothing_else() {
+    use std::os::unix::fs::MetadataExt;
+    let env = TestEnv::new();
+    tree(&env);
+    let before = contents(&env);
+    let groups = ours(&env, &[b"t"]);
+    // --dry-run: every action printed, nothing touched.
+    let dry = env.fastsum_within(
+        std::time::Duration::from_secs(60),
+        &[b"dupes", b"--link", b"--dry-run", b"t"],
+    );
+    assert_eq!(dry.status, 0, "{}", dry.stderr_str());
+    assert!(
+        dry.stdout_str()
+            .contains("would link: t/b/copy of one -> t/a/one\n"),
+        "{}",
+        dry.stdout_str()
+    );
+    assert_eq!(contents(&env), before);
+    // --link: every path reads its old bytes, each group one inode.
+    let linked = env.fastsum_within(
+        std::time::Duration::from_secs(60),
+        &[b"dupes", b"--link", b"t"],
+    );
+    assert_eq!(linked.status, 0, "{}", linked.stderr_str());
+    assert_eq!(contents(&env), before, "a link changed some bytes");
+    for group in groups.lines() {
+        let paths = testenv::python(
+            "import ast,sys\nfor p in ast.literal_eval(sys.stdin.read()).split(b'|'): print(p.hex())",
+            group.as_bytes(),
+        );
+        let inodes: std::collections::HashSet<u64> = paths
+            .lines()
+            .map(|hex| {
+                let bytes: Vec<u8> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect();
+                std::fs::metadata(env.path().join(OsStr::from_bytes(&bytes)))
+                    .unwrap()
+                    .ino()
+            })
+            .collect();
+        assert_eq!(inodes.len(), 1, "{group}");
+    }
+    // Nothing left to link: a second run does nothing and succeeds.
+    let again = ours(&env, &[b"t"]);
+    assert_eq!(again, "", "hard links are no duplicates by default");
+}
+
+#[test]
+fn remove_leaves_one_copy_of_every_content() {
+    let env = TestEnv::new();
+    tree(&env);
+    let contents_before: std::collections::BTreeSet<String> = contents(&env)
+        .lines()
+        .map(|l| l.rsplit(' ').next().unwrap().to_string())
+        .collect();
+    let removed = env.fastsum_within(
+        std::time::Duration::from_secs(60),
+        &[b"dupes", b"--remove", b"--keep", b"newest", b"t"],
+    );
+    assert_eq!(removed.status, 0, "{}", removed.stderr_str());
+    let after = contents(&env);
+    let contents_after: std::collections::BTreeSet<String> = after
+        .lines()
+        .map(|l| l.rsplit(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(contents_after, contents_before, "a content was lost");
+    assert_eq!(ours(&env, &[b"t"]), "", "duplicates are left");
+    // Files in no group are untouched.
+    for kept in [
+        "t/size/f0",
+        "t/edges/y",
+        "t/block/q",
+        "t/links/alone",
+        "t/empty1",
+    ] {
+        assert!(env.path().join(kept).exists(), "{kept}");
+    }
+}
+
+#[test]
+fn reflink_says_clearly_where_the_file_system_cannot() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"same");
+    env.file(b"t/b", b"same");
+    let out = env.fastsum_within(
+        std::time::Duration::from_secs(60),
+        &[b"dupes", b"--reflink", b"t"],
+    );
+    let reflinks = std::fs::metadata(env.path().join("t/a")).unwrap();
+    let _ = reflinks;
+    if out.status == 0 {
+        // A file system with reflinks (btrfs, xfs): b is a clone, same bytes.
+        assert_eq!(std::fs::read(env.path().join("t/b")).unwrap(), b"same");
+    } else {
+        assert_eq!(out.status, 1);
+        assert!(
+            out.stderr_str().contains("cannot make reflinks"),
+            "{}",
+            out.stderr_str()
+        );
+        assert_eq!(
+            std::fs::read(env.path().join("t/b")).unwrap(),
+            b"same",
+            "b untouched"
+        );
+    }
+}

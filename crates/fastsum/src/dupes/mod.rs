@@ -17,6 +17,7 @@
 //! Groups come out ordered by size (largest first), then digest; paths in
 //! byte order.
 
+pub mod actions;
 mod stages;
 
 use std::path::PathBuf;
