@@ -8,22 +8,29 @@ use rayon::prelude::*;
 
 use super::{DupesOptions, DupesReport, Group, Member, Problem};
 use crate::algo::Algorithm;
-use crate::cache::absolute_in;
 use crate::digest::Digest;
 use crate::error::Result;
+use crate::fs::dir::DirectoryCursor;
 use crate::fs::{FileId, FileStamp};
 use crate::pipeline::{Order, Outcome, TreeHasher};
-use crate::read::FileHasher;
+use crate::read::{FileHasher, ReadStrategy};
 use crate::stage::Source;
 use crate::walk::{self, WalkItem};
 
-/// Bytes hashed at each end of a file before whole files are. On the
-/// corpus's `dupes/` (40,800 files, 1 GB), 4 KiB ends leave the same
-/// candidates for the whole-file stage as 64 KiB ones (its traps that
-/// share 64 KiB ends survive both, as they must) and read 16x less:
-/// `fastsum dupes` took 0.62 s with 4 KiB and 0.66 s with 64 KiB
-/// (docs/BENCHMARKS.md). One page: what the kernel reads anyway.
+/// Bytes hashed at each end of a file before whole files are: one page,
+/// which the kernel reads in one go anyway. On the corpus's `dupes/`
+/// (40,800 files, 1.1 GB) the ends cut 30,636 same-size candidates to
+/// 12,353 for the whole-file stage, and the run takes 0.29 s
+/// (docs/BENCHMARKS.md); longer ends cannot split the corpus's traps that
+/// share their first and last 64 KiB, which only whole files separate.
+/// Not yet measured against other lengths (issue 15's note).
 pub const EDGE: u64 = 4096;
+
+/// The whole-file stage reads (does not map) in blocks of this size: a
+/// mapped window counts in the resident set, 8 MiB per worker, and on
+/// `dupes/` fastsum's peak RSS was 47 MiB mapped against fclones's 18 MiB
+/// (docs/BENCHMARKS.md); 64 KiB blocks stay in the core's cache.
+const WHOLE_FILE_READS: usize = 64 * 1024;
 
 /// A file met, stat-ed.
 struct Candidate {
@@ -68,27 +75,35 @@ pub(super) fn run(
             Err(e) => problem(operand, crate::error::ErrorKind::Io(e).to_string()),
         }
     }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut candidates: Vec<(PathBuf, Candidate)> = paths
-        .into_par_iter()
-        .filter_map(|path| match std::fs::metadata(&path) {
-            Ok(m) if m.is_file() => {
-                let stamp = FileStamp::of(&m);
-                Some((absolute_in(&cwd, &path), Candidate { path, stamp }))
-            }
-            Ok(_) => None,
-            Err(e) => {
-                problem(&path, crate::error::ErrorKind::Io(e).to_string());
-                None
-            }
+    // Stat each file relative to its directory, kept open per thread (the
+    // walk hands a directory's files together): one name looked up, not a
+    // whole path.
+    paths.sort_unstable_by(|a, b| path_bytes(a).cmp(path_bytes(b)));
+    let stamps: Vec<Option<FileStamp>> = paths
+        .par_chunks(256)
+        .flat_map_iter(|chunk| {
+            let mut cursor = DirectoryCursor::new();
+            chunk
+                .iter()
+                .map(|path| match cursor.stat(path) {
+                    Ok(st) => Some(FileStamp::of_stat(&st)).filter(FileStamp::is_file),
+                    Err(e) => {
+                        problem(path, crate::error::ErrorKind::Io(e).to_string());
+                        None
+                    }
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
-    // A path reached through two operands counts once.
-    candidates.sort_by(|a, b| a.0.cmp(&b.0));
-    candidates.dedup_by(|a, b| a.0 == b.0);
-    let candidates: Vec<Candidate> = candidates
+    let mut candidates: Vec<Candidate> = paths
         .into_iter()
-        .map(|(_, c)| c)
+        .zip(stamps)
+        .filter_map(|(path, stamp)| {
+            Some(Candidate {
+                path,
+                stamp: stamp?,
+            })
+        })
         .filter(|c| {
             let size = c.stamp.size;
             (size > 0 || options.empty)
@@ -96,6 +111,39 @@ pub(super) fn run(
                 && options.max_size.is_none_or(|max| size <= max)
         })
         .collect();
+    // A path reached through two operands counts once: the same inode
+    // under the same name, once made absolute and tidied.
+    if operands.len() > 1 {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        // Where spellings differ, the one reached through the earlier
+        // operand is kept.
+        let operand_of = |path: &Path| {
+            operands
+                .iter()
+                .position(|o| path_bytes(path).starts_with(path_bytes(o)))
+                .unwrap_or(usize::MAX)
+        };
+        let mut keyed: Vec<(FileId, Vec<u8>, usize, usize)> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                (
+                    c.stamp.id(),
+                    normalized(&cwd, &c.path),
+                    operand_of(&c.path),
+                    i,
+                )
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+        let mut keep = vec![false; candidates.len()];
+        for (_, _, _, i) in keyed {
+            keep[i] = true;
+        }
+        let mut flags = keep.into_iter();
+        candidates.retain(|_| flags.next().unwrap_or(false));
+    }
 
     // 2. Group by size; 3. one representative per inode.
     let mut by_size: HashMap<u64, Vec<usize>> = HashMap::new();
@@ -105,78 +153,99 @@ pub(super) fn run(
     let mut representatives: Vec<usize> = Vec::new();
     let mut links: HashMap<FileId, Vec<usize>> = HashMap::new();
     for members in by_size.values() {
-        let mut inodes: Vec<FileId> = Vec::new();
+        if members.len() < 2 {
+            continue;
+        }
+        let start = representatives.len();
         for &i in members {
-            let id = candidates[i].stamp.id();
-            let entry = links.entry(id).or_default();
+            let entry = links.entry(candidates[i].stamp.id()).or_default();
             if entry.is_empty() {
-                inodes.push(id);
                 representatives.push(i);
             }
             entry.push(i);
         }
+        let inodes = representatives.len() - start;
         let enough = if options.hard_links {
-            members.len() >= 2
+            true
         } else {
-            inodes.len() >= 2
+            inodes >= 2
         };
         if !enough {
-            for id in inodes {
-                let first = links[&id][0];
-                representatives.retain(|&r| r != first);
-            }
+            representatives.truncate(start);
         }
     }
+    // In path order, so that each worker's files share directories.
+    representatives.sort_unstable_by(|&a, &b| {
+        path_bytes(&candidates[a].path).cmp(path_bytes(&candidates[b].path))
+    });
 
     // 4, 5. Prefix and suffix: split each size group by its ends.
-    let mut survivors: Vec<(usize, Option<Digest>)> =
-        representatives.iter().map(|&i| (i, None)).collect();
+    // (candidate, whole-file digest if already known, ends so far)
+    let mut survivors: Vec<(usize, Option<Digest>, Ends)> = representatives
+        .iter()
+        .map(|&i| (i, None, Ends::default()))
+        .collect();
     for edge in [Edge::Prefix, Edge::Suffix] {
         let digests: Vec<Option<Digest>> = survivors
-            .par_iter()
-            .map(|&(i, _)| {
-                let c = &candidates[i];
-                if edge == Edge::Suffix && c.stamp.size <= EDGE {
-                    // The prefix was the whole file.
-                    return Some(Digest::from_bytes(&[]));
-                }
-                match hash_edge(&c.path, c.stamp.size, edge) {
-                    Ok(d) => Some(d),
-                    Err(e) => {
-                        problem(&c.path, e);
-                        None
-                    }
-                }
+            .par_chunks(64)
+            .flat_map_iter(|chunk| {
+                let mut cursor = DirectoryCursor::new();
+                chunk
+                    .iter()
+                    .map(|&(i, _, _)| {
+                        let c = &candidates[i];
+                        if edge == Edge::Suffix && c.stamp.size <= EDGE {
+                            // The prefix was the whole file.
+                            return Some(Digest::from_bytes(&[]));
+                        }
+                        match hash_edge(&mut cursor, &c.path, c.stamp.size, edge) {
+                            Ok(d) => Some(d),
+                            Err(e) => {
+                                problem(&c.path, e);
+                                None
+                            }
+                        }
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect();
-        let keyed: Vec<(usize, Option<Digest>, Digest)> = survivors
+        let keyed: Vec<(usize, Option<Digest>, Ends)> = survivors
             .iter()
             .zip(digests)
-            .filter_map(|(&(i, whole), d)| d.map(|d| (i, whole, d)))
+            .filter_map(|(&(i, whole, ends), d)| {
+                let d = d?;
+                let ends = match edge {
+                    Edge::Prefix => Ends {
+                        prefix: Some(d),
+                        suffix: None,
+                    },
+                    Edge::Suffix => Ends {
+                        suffix: Some(d),
+                        ..ends
+                    },
+                };
+                // A file no longer than an edge: its prefix hash is a
+                // whole-file hash already, when the algorithm is the same.
+                let small =
+                    candidates[i].stamp.size <= EDGE && options.algorithm == Algorithm::Xxh128;
+                let whole = if small && edge == Edge::Prefix {
+                    Some(d)
+                } else {
+                    whole
+                };
+                Some((i, whole, ends))
+            })
             .collect();
         survivors = keep_shared(
             &keyed,
             &candidates,
             &links,
             options.hard_links,
-            |&(i, _, d)| (candidates[i].stamp.size, d),
-        )
-        .into_iter()
-        .map(|(i, whole, d)| {
-            // A file no longer than an edge: its prefix hash is a
-            // whole-file hash already, when the algorithm is the same.
-            let small = candidates[i].stamp.size <= EDGE && options.algorithm == Algorithm::Xxh128;
-            (
-                i,
-                if small && edge == Edge::Prefix {
-                    Some(d)
-                } else {
-                    whole
-                },
-            )
-        })
-        .collect();
+            |&(i, _, ends)| (candidates[i].stamp.size, ends),
+        );
     }
+    let survivors: Vec<(usize, Option<Digest>)> =
+        survivors.into_iter().map(|(i, w, _)| (i, w)).collect();
 
     // 6. Whole files, in the chosen algorithm, through the pipeline.
     let need: Vec<usize> = survivors
@@ -195,6 +264,9 @@ pub(super) fn run(
             .collect();
         let mut hasher = TreeHasher::new(options.algorithm)
             .order(Order::Sorted)
+            .strategy(ReadStrategy::Read {
+                buffer_size: WHOLE_FILE_READS,
+            })
             .threads(if options.threads == 0 {
                 crate::pipeline::available_threads()
             } else {
@@ -300,10 +372,24 @@ enum Edge {
     Suffix,
 }
 
+/// The hashes of a file's ends taken so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Ends {
+    prefix: Option<Digest>,
+    suffix: Option<Digest>,
+}
+
 /// XXH3-128 of the first or last [`EDGE`] bytes (a file no longer than
-/// that: the whole of it).
-fn hash_edge(path: &Path, size: u64, edge: Edge) -> std::result::Result<Digest, String> {
-    let file = std::fs::File::open(path).map_err(|e| crate::error::ErrorKind::Io(e).to_string())?;
+/// that: the whole of it), opened relative to its directory.
+fn hash_edge(
+    cursor: &mut DirectoryCursor,
+    path: &Path,
+    size: u64,
+    edge: Edge,
+) -> std::result::Result<Digest, String> {
+    let file = cursor
+        .open(path)
+        .map_err(|e| crate::error::ErrorKind::Io(e).to_string())?;
     let start = match edge {
         Edge::Prefix => 0,
         Edge::Suffix => size.saturating_sub(EDGE),
@@ -348,7 +434,7 @@ trait HasIndex {
     fn index(&self) -> usize;
 }
 
-impl HasIndex for (usize, Option<Digest>, Digest) {
+impl HasIndex for (usize, Option<Digest>, Ends) {
     fn index(&self) -> usize {
         self.0
     }
@@ -394,4 +480,23 @@ pub(super) fn same_bytes(a: &Path, b: &Path) -> bool {
 fn path_bytes(path: &Path) -> &[u8] {
     use std::os::unix::ffi::OsStrExt;
     path.as_os_str().as_bytes()
+}
+
+/// `path` made absolute against `cwd`, as bytes, with `.` components and
+/// repeated slashes gone (`..` kept: it may cross a symlink).
+fn normalized(cwd: &Path, path: &Path) -> Vec<u8> {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut out = Vec::with_capacity(joined.as_os_str().len());
+    for part in path_bytes(&joined).split(|&b| b == b'/') {
+        if part.is_empty() || part == b"." {
+            continue;
+        }
+        out.push(b'/');
+        out.extend_from_slice(part);
+    }
+    out
 }
