@@ -15,7 +15,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use super::stages::same_bytes;
+use super::files::same_bytes;
 use super::{Group, Member};
 use crate::fs::FileStamp;
 

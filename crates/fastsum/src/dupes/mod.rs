@@ -18,6 +18,7 @@
 //! byte order.
 
 pub mod actions;
+mod files;
 mod stages;
 
 use std::path::PathBuf;
