@@ -348,3 +348,43 @@ fn reflink_says_clearly_where_the_file_system_cannot() {
         );
     }
 }
+
+/// `--cache`: whole-file digests go to the cache and come back from it
+/// (the second run reads no whole file: `fastsum cache stats` counts its
+/// hits), the groups stay the oracle's, and a member rewritten in place
+/// with bytes of the same size leaves its group: the cache is never stale.
+#[test]
+fn cache_serves_whole_files_and_is_never_stale() {
+    let env = TestEnv::new();
+    tree(&env);
+    // Entries are stored only for files older than the racy window.
+    std::thread::sleep(std::time::Duration::from_millis(2300));
+    let stats = |env: &TestEnv| {
+        let out = env.fastsum_within(
+            std::time::Duration::from_secs(60),
+            &[b"cache", b"--cache", b"c.sqlite", b"stats"],
+        );
+        assert_eq!(out.status, 0, "{}", out.stderr_str());
+        out.stdout_str()
+    };
+    let expected = oracle(&env, &["t"], false, false);
+    let args: &[&[u8]] = &[b"-a", b"sha256", b"--cache=c.sqlite", b"t"];
+    assert_eq!(ours(&env, args), expected);
+    let first = stats(&env);
+    assert!(first.contains(" 0 hits"), "{first}");
+    assert!(!first.contains("entries: 0\n"), "{first}");
+    assert_eq!(ours(&env, args), expected);
+    let second = stats(&env);
+    assert!(second.contains(" 0 misses"), "{second}");
+    assert!(!second.contains(" 0 hits"), "{second}");
+
+    // Same size, other bytes, in place: the group loses it.
+    let x = env.path().join("t/edges/x-copy");
+    let mut changed = pattern(300_000);
+    changed[200_000] ^= 0x55;
+    std::fs::write(&x, &changed).unwrap();
+    let after = oracle(&env, &["t"], false, false);
+    assert_ne!(after, expected);
+    assert!(!after.contains("t/edges/x-copy"), "{after}");
+    assert_eq!(ours(&env, args), after);
+}
