@@ -23,6 +23,11 @@ pub enum ToolKind {
     Blake2,
     /// fastsum itself: `-a ALGORITHM`, and `-l BITS` for blake2b.
     Fastsum,
+    /// coreutils 9's `cksum`: the CRC by default, `-a` for the digests,
+    /// tagged lines, no `-b`/`-t`.
+    Cksum,
+    /// `sum`: `-r` (BSD, the default) or `-s` (System V).
+    Sum,
 }
 
 impl Tool {
@@ -36,9 +41,13 @@ impl Tool {
             "sha384sum" => (Algorithm::Sha384, ToolKind::Fixed),
             "sha512sum" => (Algorithm::Sha512, ToolKind::Fixed),
             "b2sum" => (Algorithm::BLAKE2B, ToolKind::Blake2),
+            "cksum" => (Algorithm::Crc, ToolKind::Cksum),
+            "sum" => (Algorithm::Bsd, ToolKind::Sum),
             _ => return None,
         };
         let name = match algorithm {
+            _ if kind == ToolKind::Cksum => "cksum",
+            _ if kind == ToolKind::Sum => "sum",
             Algorithm::Md5 => "md5sum",
             Algorithm::Sha1 => "sha1sum",
             Algorithm::Sha224 => "sha224sum",

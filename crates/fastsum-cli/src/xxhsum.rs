@@ -276,7 +276,15 @@ pub fn run(program: &[u8], args: &[Vec<u8>]) -> i32 {
     };
     match run.out.finish() {
         Ok(()) => status,
-        Err(_) => 1,
+        // xxhsum 0.8.1 ignores a failed write and exits 0 with nothing
+        // written; fastsum says so, in xxhsum's own error style.
+        Err(e) => {
+            run.log(&format!(
+                "Error: write error: {} \n",
+                fastsum::error::os_message(&e)
+            ));
+            1
+        }
     }
 }
 

@@ -24,7 +24,8 @@ pub(super) const CHECK_CHUNK_LINES: usize = 4096;
 /// One line of a check list that is not a comment or blank.
 pub(super) enum CheckItem {
     /// Not a checksum line (its line number, for `--warn`).
-    Misformatted(u64),
+    /// Its line number, and the algorithm its warning names.
+    Misformatted(u64, Algorithm),
     /// A file to check.
     Entry {
         name: Vec<u8>,
@@ -144,6 +145,7 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let policy = match run.tool.kind {
         ToolKind::Fastsum => gnu_lines::TagPolicy::Any(o.algorithm),
+        ToolKind::Cksum if !o.algorithm_specified => gnu_lines::TagPolicy::CoreutilsTagged,
         _ => gnu_lines::TagPolicy::Only(o.algorithm),
     };
     let mut parser = gnu_lines::CheckParser::new(policy);
@@ -191,11 +193,18 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
             let parsed = parser
                 .parse(&line[..len])
                 .filter(|l| !(is_stdin && l.name.as_ref() == b"-"));
+            if let Some(tag) = parser.take_tag_seen() {
+                run.warn_tag = Some(tag);
+            }
             if parsed.is_none() && other_length.is_none() && run.tool.kind == ToolKind::Fastsum {
                 other_length = untagged_digest_len(&line[..len]);
             }
             items.push(match parsed {
-                None => CheckItem::Misformatted(line_number),
+                // cksum without -a names the last tagged line's algorithm.
+                None if policy == gnu_lines::TagPolicy::CoreutilsTagged => {
+                    CheckItem::Misformatted(line_number, run.warn_tag.unwrap_or(o.algorithm))
+                }
+                None => CheckItem::Misformatted(line_number, o.algorithm),
                 Some(entry) => CheckItem::Entry {
                     name: entry.name.into_owned(),
                     algorithm: entry.algorithm,
@@ -206,14 +215,14 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
         let mut prefetched = prefetch_digests(run, o, &items);
         for (index, item) in items.into_iter().enumerate() {
             let (name, algorithm, expected) = match item {
-                CheckItem::Misformatted(number) => {
+                CheckItem::Misformatted(number, named) => {
                     misformatted += 1;
                     if o.warn {
                         let mut m = quotef(display_name, run.utf8);
                         m.extend_from_slice(
                             format!(
                                 ": {number}: improperly formatted {} checksum line",
-                                o.algorithm.tag()
+                                named.tag()
                             )
                             .as_bytes(),
                         );
@@ -336,7 +345,11 @@ fn untagged_digest_len(line: &[u8]) -> Option<usize> {
 fn algorithms_of_length(digits: usize) -> String {
     let mut names: Vec<String> = Algorithm::ALL
         .iter()
-        .filter(|a| !matches!(a, Algorithm::Blake2b { .. }) && 2 * a.output_len() == digits)
+        .filter(|a| {
+            !matches!(a, Algorithm::Blake2b { .. })
+                && !a.is_legacy()
+                && 2 * a.output_len() == digits
+        })
         .map(|a| a.name().to_string())
         .collect();
     if digits.is_multiple_of(2) && digits * 4 <= 512 && digits > 0 {

@@ -219,6 +219,23 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
             if o.json {
                 return;
             }
+            if o.debug && o.algorithm == Algorithm::Crc && !run.said_debug {
+                run.said_debug = true;
+                run.error(crc_implementation().as_bytes());
+            }
+            if let Some(fields) = fastsum::algo::legacy_fields(o.algorithm, &hashed.digest) {
+                // cksum's and sum's lines: the name as it is, no escaping,
+                // and none at all for standard input read by default.
+                let line = run.out.stdout_buf();
+                line.extend_from_slice(fields.as_bytes());
+                if o.names_given {
+                    line.push(b' ');
+                    line.extend_from_slice(name);
+                }
+                line.push(o.terminator);
+                run.out.commit();
+                return;
+            }
             let style = if o.tagged(run.tool.kind) {
                 gnu_lines::LineStyle::Tagged
             } else {
@@ -246,4 +263,15 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
             );
         }
     }
+}
+
+/// What `cksum --debug` says of its CRC: coreutils 9.1 names its PCLMUL
+/// path or its table; fastsum's CRC (crc-fast) folds with PCLMULQDQ where
+/// the CPU has it and uses tables where not, so the same words hold.
+fn crc_implementation() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("pclmulqdq") {
+        return "using pclmul hardware support";
+    }
+    "using generic hardware support"
 }

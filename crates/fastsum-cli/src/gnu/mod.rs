@@ -14,7 +14,7 @@ use fastsum::pipeline::{self, Order, TreeOptions};
 use fastsum::{Algorithm, FileHasher, ReadStrategy};
 use std::sync::Arc;
 
-use crate::personality::Tool;
+use crate::personality::{Tool, ToolKind};
 use crate::term::getopt::Getopt;
 use crate::term::output::{Buffering, Output};
 use crate::term::quote::{quote, utf8_locale};
@@ -40,6 +40,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         utf8: utf8_locale(),
         hasher: FileHasher::new(),
         check_cache: None,
+        said_debug: false,
+        warn_tag: None,
     };
     let mut o = Options {
         algorithm: tool.algorithm,
@@ -58,6 +60,9 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         no_progress: false,
         cache: None,
         cache_stats: false,
+        debug: false,
+        algorithm_specified: false,
+        names_given: false,
     };
     let mut read_size: Option<usize> = None;
     let mut io_mode = "auto".to_string();
@@ -72,13 +77,13 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         };
         let value = opt.value.unwrap_or_default();
         match opt.key {
-            "a" => match std::str::from_utf8(&value)
-                .ok()
-                .and_then(|v| v.parse::<Algorithm>().ok())
-            {
-                Some(a) => o.algorithm = a,
+            "a" => match parse_algorithm(tool.kind, &value) {
+                Some(a) => (o.algorithm, o.algorithm_specified) = (a, true),
                 None => return invalid_algorithm(&mut run, &value),
             },
+            "bsd" => o.algorithm = Algorithm::Bsd,
+            "sysv" => o.algorithm = Algorithm::Sysv,
+            "debug" => o.debug = true,
             "l" => {
                 let Some(bits) = parse_decimal(&value) else {
                     let mut m = b"invalid length: ".to_vec();
@@ -141,8 +146,11 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             "quiet" => (o.status_only, o.warn, o.quiet) = (false, false, true),
             "ignore-missing" => o.ignore_missing = true,
             "strict" => o.strict = true,
+            "b" | "t" if tool.kind == ToolKind::Cksum => return run.usage_error(None),
             "b" => o.binary = 1,
             "t" => o.binary = 0,
+            // cksum has no binary mode for --tag to imply.
+            "tag" if tool.kind == ToolKind::Cksum => (o.tag, o.untagged) = (true, false),
             "tag" => (o.tag, o.binary, o.untagged) = (true, 1, false),
             "untagged" => (o.tag, o.untagged) = (false, true),
             "z" => o.terminator = 0,
@@ -160,6 +168,12 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         }
     }
     let operands = getopt.into_operands();
+    o.names_given = !operands.is_empty();
+    if o.check && o.algorithm.is_legacy() && (tool.kind != ToolKind::Cksum || o.algorithm_specified)
+    {
+        run.error(b"--check is not supported with --algorithm={bsd,sysv,crc}");
+        return run.finish(1);
+    }
 
     if let Some((bits, text)) = length_bits {
         if bits > 512 {
@@ -207,9 +221,9 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         Some("--tag does not support --text mode")
     } else if o.terminator == 0 && o.check {
         Some("the --zero option is not supported when verifying checksums")
-    } else if o.tag && o.check {
+    } else if o.tag && o.check && tool.kind != ToolKind::Cksum {
         Some("the --tag option is meaningless when verifying checksums")
-    } else if o.untagged && o.check {
+    } else if o.untagged && o.check && tool.kind == ToolKind::Fastsum {
         Some("the --untagged option is meaningless when verifying checksums")
     } else if o.binary >= 0 && o.check {
         Some("the --binary and --text options are meaningless when verifying checksums")

@@ -23,6 +23,27 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             key,
         };
     let mut specs = Vec::new();
+    if kind == ToolKind::Sum {
+        // coreutils' sum: getopt "rs", --sysv.
+        return vec![
+            OptSpec {
+                short: Some(b'r'),
+                long: None,
+                has_arg: HasArg::No,
+                key: "bsd",
+            },
+            spec(Some(b's'), "sysv", HasArg::No, "sysv"),
+            spec(None, "help", HasArg::No, "help"),
+            spec(None, "version", HasArg::No, "version"),
+        ];
+    }
+    if kind == ToolKind::Cksum {
+        specs.extend([
+            spec(Some(b'a'), "algorithm", HasArg::Required, "a"),
+            spec(None, "untagged", HasArg::No, "untagged"),
+            spec(None, "debug", HasArg::No, "debug"),
+        ]);
+    }
     if kind == ToolKind::Fastsum {
         specs.extend([
             spec(Some(b'a'), "algorithm", HasArg::Required, "a"),
@@ -53,8 +74,25 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
         spec(None, "strict", HasArg::No, "strict"),
         spec(None, "tag", HasArg::No, "tag"),
         spec(Some(b'z'), "zero", HasArg::No, "z"),
-        spec(Some(b'b'), "binary", HasArg::No, "b"),
-        spec(Some(b't'), "text", HasArg::No, "t"),
+    ]);
+    if kind == ToolKind::Cksum {
+        // coreutils 9.1 cksum: 'b' and 't' are in its short option string
+        // but have no case, so they end in a bare usage error.
+        for (letter, key) in [(b'b', "b"), (b't', "t")] {
+            specs.push(OptSpec {
+                short: Some(letter),
+                long: None,
+                has_arg: HasArg::No,
+                key,
+            });
+        }
+    } else {
+        specs.extend([
+            spec(Some(b'b'), "binary", HasArg::No, "b"),
+            spec(Some(b't'), "text", HasArg::No, "t"),
+        ]);
+    }
+    specs.extend([
         spec(
             if kind == ToolKind::Fastsum {
                 Some(b'h')
@@ -92,6 +130,13 @@ pub(super) struct Options {
     /// `--cache[=PATH]`: the cache file (None: no cache).
     pub(super) cache: Option<PathBuf>,
     pub(super) cache_stats: bool,
+    /// `cksum --debug`: say which CRC implementation runs.
+    pub(super) debug: bool,
+    /// `cksum -a` given: untagged lines are read with it when checking.
+    pub(super) algorithm_specified: bool,
+    /// Operands were named: `cksum`'s and `sum`'s lines then end with the
+    /// name (`cksum < f` prints none, `cksum -` prints `-`).
+    pub(super) names_given: bool,
 }
 
 pub(super) fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> i32 {
@@ -114,6 +159,32 @@ pub(super) fn parse_size(value: &[u8]) -> Option<usize> {
         .checked_mul(unit)
 }
 
+/// `cksum -a`'s names, in its order (coreutils 9.1 matches them exactly).
+pub(super) const CKSUM_ALGORITHMS: [(&str, Algorithm); 11] = [
+    ("bsd", Algorithm::Bsd),
+    ("sysv", Algorithm::Sysv),
+    ("crc", Algorithm::Crc),
+    ("md5", Algorithm::Md5),
+    ("sha1", Algorithm::Sha1),
+    ("sha224", Algorithm::Sha224),
+    ("sha256", Algorithm::Sha256),
+    ("sha384", Algorithm::Sha384),
+    ("sha512", Algorithm::Sha512),
+    ("blake2b", Algorithm::BLAKE2B),
+    ("sm3", Algorithm::Sm3),
+];
+
+/// The algorithm `-a VALUE` names for `kind`.
+pub(super) fn parse_algorithm(kind: ToolKind, value: &[u8]) -> Option<Algorithm> {
+    if kind == ToolKind::Cksum {
+        return CKSUM_ALGORITHMS
+            .iter()
+            .find(|(name, _)| name.as_bytes() == value)
+            .map(|&(_, a)| a);
+    }
+    std::str::from_utf8(value).ok()?.parse().ok()
+}
+
 pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
     let mut m = b"invalid argument ".to_vec();
     m.extend(quote(value, run.utf8));
@@ -121,9 +192,14 @@ pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
     m.extend(quote(b"--algorithm", run.utf8));
     run.error(&m);
     let mut list = b"Valid arguments are:\n".to_vec();
-    for a in Algorithm::ALL {
+    let names: Vec<&str> = if run.tool.kind == ToolKind::Cksum {
+        CKSUM_ALGORITHMS.iter().map(|&(name, _)| name).collect()
+    } else {
+        Algorithm::ALL.iter().map(|a| a.name()).collect()
+    };
+    for name in names {
         list.extend_from_slice(b"  - ");
-        list.extend(quote(a.name().as_bytes(), run.utf8));
+        list.extend(quote(name.as_bytes(), run.utf8));
         list.push(b'\n');
     }
     run.out.err_raw(&list);
@@ -150,6 +226,10 @@ impl Options {
     /// untagged 64-digit digest could be SHA-256, BLAKE3 or BLAKE2b-256;
     /// 32 digits MD5 or XXH128). MD5, the default, stays md5sum's line.
     pub(super) fn tagged(&self, kind: ToolKind) -> bool {
+        if kind == ToolKind::Cksum {
+            // coreutils 9's cksum: tagged unless --untagged came last.
+            return !self.untagged;
+        }
         self.tag
             || self.algorithm == Algorithm::Xxh3
             || (kind == ToolKind::Fastsum && !self.untagged && self.algorithm != Algorithm::Md5)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use fastsum::cache::{Cache, CacheSession};
 use fastsum::{Algorithm, FileHasher};
 
-use crate::personality::Tool;
+use crate::personality::{Tool, ToolKind};
 use crate::term::count;
 use crate::term::output::Output;
 use crate::term::quote::quotef;
@@ -22,6 +22,11 @@ pub(super) struct Run {
     pub(super) hasher: FileHasher,
     /// The cache for `-c` runs, opened on first use: sessions by algorithm.
     pub(super) check_cache: Option<CheckCache>,
+    /// `cksum --debug` has said which CRC runs (once per run).
+    pub(super) said_debug: bool,
+    /// `cksum -c` without `-a`: the algorithm of the last tagged line
+    /// read, which its warnings name (coreutils keeps it across lists).
+    pub(super) warn_tag: Option<Algorithm>,
 }
 
 /// The cache as `-c` uses it: one session per algorithm met in the lists.
@@ -58,9 +63,20 @@ impl Run {
         1
     }
 
+    /// Flushes standard output; a failed write is reported as the tool
+    /// imitated reports it, and makes the status 1.
     pub(super) fn finish(&mut self, status: i32) -> i32 {
         match self.out.finish() {
             Ok(()) => status,
+            // coreutils' close_stdout: its tools write through stdio, and
+            // a write that fails leaves the stream's error flag set, so
+            // close_stream clears errno and the message has no cause
+            // ("md5sum: write error"), whether the write failed while
+            // hashing or when the buffer was flushed at exit.
+            Err(_) if self.tool.kind != ToolKind::Fastsum => {
+                self.error(b"write error");
+                1
+            }
             Err(e) => {
                 self.error(format!("write error: {}", fastsum::error::os_message(&e)).as_bytes());
                 1

@@ -3,11 +3,12 @@
 //!
 //! Each family lives in its own file and implements [`StreamHasher`] for
 //! the well-kept crate that does the work (RustCrypto, `blake3`,
-//! `xxhash-rust`). Callers write generic code over `H: StreamHasher` and
+//! `xxhash-rust`, `crc-fast`). Callers write generic code over `H: StreamHasher` and
 //! enter it through [`dispatch!`](crate::dispatch), so the hot loop is
 //! compiled once per algorithm with no virtual call per block.
 
 mod blake;
+mod legacy;
 pub(crate) mod md5;
 mod rustcrypto;
 mod xxh;
@@ -17,6 +18,8 @@ use std::str::FromStr;
 
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
+
+pub use legacy::legacy_fields;
 
 /// A hash algorithm, with its output length where that is variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,6 +52,15 @@ pub enum Algorithm {
     Xxh3,
     /// XXH128, 128 bits: `xxhsum -H2`.
     Xxh128,
+    /// SM3 (GB/T 32905-2016), 256 bits: `cksum -a sm3`.
+    Sm3,
+    /// The POSIX CRC-32 with the length appended: `cksum`. Its digest is
+    /// the CRC and the byte count (see [`legacy_fields`]).
+    Crc,
+    /// The BSD 16-bit checksum: `sum -r`, `cksum -a bsd`.
+    Bsd,
+    /// The System V checksum: `sum -s`, `cksum -a sysv`.
+    Sysv,
 }
 
 impl Algorithm {
@@ -56,7 +68,7 @@ impl Algorithm {
     pub const BLAKE2B: Algorithm = Algorithm::Blake2b { output_len: 64 };
 
     /// Every algorithm, in the order they are listed to users.
-    pub const ALL: [Algorithm; 12] = [
+    pub const ALL: [Algorithm; 16] = [
         Algorithm::Md5,
         Algorithm::Sha1,
         Algorithm::Sha224,
@@ -69,6 +81,10 @@ impl Algorithm {
         Algorithm::Xxh64,
         Algorithm::Xxh3,
         Algorithm::Xxh128,
+        Algorithm::Sm3,
+        Algorithm::Crc,
+        Algorithm::Bsd,
+        Algorithm::Sysv,
     ];
 
     /// The name fastsum uses for this algorithm (`md5`, `blake2b`, `xxh128` ...);
@@ -87,6 +103,10 @@ impl Algorithm {
             Algorithm::Xxh64 => "xxh64",
             Algorithm::Xxh3 => "xxh3",
             Algorithm::Xxh128 => "xxh128",
+            Algorithm::Sm3 => "sm3",
+            Algorithm::Crc => "crc",
+            Algorithm::Bsd => "bsd",
+            Algorithm::Sysv => "sysv",
         }
     }
 
@@ -106,6 +126,10 @@ impl Algorithm {
             Algorithm::Xxh64 => "XXH64",
             Algorithm::Xxh3 => "XXH3",
             Algorithm::Xxh128 => "XXH128",
+            Algorithm::Sm3 => "SM3",
+            Algorithm::Crc => "CRC",
+            Algorithm::Bsd => "BSD",
+            Algorithm::Sysv => "SYSV",
         }
     }
 
@@ -123,7 +147,18 @@ impl Algorithm {
             Algorithm::Xxh32 => 4,
             Algorithm::Xxh64 | Algorithm::Xxh3 => 8,
             Algorithm::Xxh128 => 16,
+            Algorithm::Sm3 => 32,
+            // The checksum, then the byte count (8 bytes).
+            Algorithm::Crc => 12,
+            Algorithm::Bsd | Algorithm::Sysv => 10,
         }
+    }
+
+    /// True for `cksum`'s and `sum`'s checksums (crc, bsd, sysv): printed
+    /// as numbers with the size (see [`legacy_fields`]), never checked
+    /// with `-c`.
+    pub fn is_legacy(self) -> bool {
+        matches!(self, Algorithm::Crc | Algorithm::Bsd | Algorithm::Sysv)
     }
 
     /// True for the non-cryptographic, memory-speed algorithms (xxHash and
@@ -136,6 +171,7 @@ impl Algorithm {
                 | Algorithm::Xxh64
                 | Algorithm::Xxh3
                 | Algorithm::Xxh128
+                | Algorithm::Crc
         )
     }
 
@@ -191,6 +227,10 @@ impl FromStr for Algorithm {
             "xxh64" | "xxhash64" => Algorithm::Xxh64,
             "xxh3" | "xxh3_64" | "xxh3-64" => Algorithm::Xxh3,
             "xxh128" | "xxh3_128" | "xxh3-128" => Algorithm::Xxh128,
+            "sm3" => Algorithm::Sm3,
+            "crc" | "cksum" => Algorithm::Crc,
+            "bsd" => Algorithm::Bsd,
+            "sysv" => Algorithm::Sysv,
             other => match other
                 .strip_prefix("blake2b-")
                 .and_then(|b| b.parse::<u32>().ok())
@@ -288,6 +328,22 @@ macro_rules! dispatch {
                 type $H = __h::Xxh128;
                 $body
             }
+            $crate::Algorithm::Sm3 => {
+                type $H = __h::Sm3;
+                $body
+            }
+            $crate::Algorithm::Crc => {
+                type $H = __h::Crc;
+                $body
+            }
+            $crate::Algorithm::Bsd => {
+                type $H = __h::Bsd;
+                $body
+            }
+            $crate::Algorithm::Sysv => {
+                type $H = __h::Sysv;
+                $body
+            }
         }
     }};
 }
@@ -295,8 +351,9 @@ macro_rules! dispatch {
 /// The concrete [`StreamHasher`] types, named for [`dispatch!`](crate::dispatch).
 pub mod hashers {
     pub use super::blake::{Blake2b, Blake3};
+    pub use super::legacy::{Bsd, Crc, Sysv};
     pub use super::md5::{compress as md5_compress, Md5};
-    pub use super::rustcrypto::{Sha1, Sha224, Sha256, Sha384, Sha512};
+    pub use super::rustcrypto::{Sha1, Sha224, Sha256, Sha384, Sha512, Sm3};
     pub use super::xxh::{Xxh128, Xxh3, Xxh32, Xxh64};
 }
 

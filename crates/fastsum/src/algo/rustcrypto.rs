@@ -1,4 +1,4 @@
-//! SHA-1 and SHA-2 from RustCrypto. `sha1` and `sha2` detect the
+//! SHA-1, SHA-2 and SM3 from RustCrypto. `sha1` and `sha2` detect the
 //! CPU's SHA extensions (SHA-NI) at run time and use them where present.
 
 use sha2::Digest as _;
@@ -38,4 +38,6 @@ rustcrypto_hasher! {
     Sha384 => sha2::Sha384,
     /// SHA-512 through the `sha2` crate.
     Sha512 => sha2::Sha512,
+    /// SM3 through the `sm3` crate.
+    Sm3 => sm3::Sm3,
 }

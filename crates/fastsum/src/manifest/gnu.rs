@@ -18,12 +18,29 @@ pub enum TagPolicy {
     /// Any tag fastsum knows (the algorithm is taken from the tag); untagged
     /// lines mean the given algorithm.
     Any(Algorithm),
+    /// coreutils 9's `cksum -c` without `-a`: only tagged lines, with the
+    /// tags of its digests (MD5, SHA1, SHA224 ... BLAKE2b, SM3); an
+    /// untagged line, or one tagged BSD, SYSV or CRC, is misformatted.
+    CoreutilsTagged,
 }
 
+/// The digests `cksum -c` reads tagged lines of.
+const COREUTILS_TAGGED: [Algorithm; 8] = [
+    Algorithm::Md5,
+    Algorithm::Sha1,
+    Algorithm::Sha224,
+    Algorithm::Sha256,
+    Algorithm::Sha384,
+    Algorithm::Sha512,
+    Algorithm::BLAKE2B,
+    Algorithm::Sm3,
+];
+
 impl TagPolicy {
-    fn default_algorithm(self) -> Algorithm {
+    fn default_algorithm(self) -> Option<Algorithm> {
         match self {
-            TagPolicy::Only(a) | TagPolicy::Any(a) => a,
+            TagPolicy::Only(a) | TagPolicy::Any(a) => Some(a),
+            TagPolicy::CoreutilsTagged => None,
         }
     }
 }
@@ -48,6 +65,8 @@ pub struct CheckLine<'a> {
 pub struct CheckParser {
     policy: TagPolicy,
     bsd_reversed: Option<bool>,
+    /// The tag the last line began with, if it began with one.
+    tag_seen: Option<Algorithm>,
 }
 
 impl CheckParser {
@@ -56,7 +75,16 @@ impl CheckParser {
         CheckParser {
             policy,
             bsd_reversed: None,
+            tag_seen: None,
         }
+    }
+
+    /// The algorithm whose tag began the last line parsed, even if the
+    /// rest of the line was misformatted (taken once). coreutils' `cksum
+    /// -c` names the last such algorithm in its "improperly formatted"
+    /// warnings.
+    pub fn take_tag_seen(&mut self) -> Option<Algorithm> {
+        self.tag_seen.take()
     }
 
     /// Parses one line, without its line terminator (strip `\n`, then one
@@ -84,14 +112,19 @@ impl CheckParser {
 
     /// If `s` starts with an accepted tag: the algorithm (with BLAKE2b's
     /// length) and the offset of what follows the tag and its length suffix.
-    fn match_tag(&self, s: &[u8]) -> Option<(Algorithm, usize)> {
+    fn match_tag(&mut self, s: &[u8]) -> Option<(Algorithm, usize)> {
         let candidates: &[Algorithm] = match self.policy {
             TagPolicy::Only(ref a) => std::slice::from_ref(a),
             TagPolicy::Any(_) => &Algorithm::ALL,
+            TagPolicy::CoreutilsTagged => &COREUTILS_TAGGED,
         };
         let mut best: Option<Algorithm> = None;
         for &a in candidates {
             let tag = a.tag().as_bytes();
+            if a.is_legacy() {
+                // crc, bsd and sysv lines are never checked.
+                continue;
+            }
             if s.starts_with(tag) {
                 // With every tag in play, "XXH3" must not claim "XXH32 (..."
                 // and "SHA1" not "SHA128": the tag must end here.
@@ -104,6 +137,7 @@ impl CheckParser {
             }
         }
         let algorithm = best?;
+        self.tag_seen = Some(algorithm);
         let mut i = algorithm.tag().len();
         if let Algorithm::Blake2b { .. } = algorithm {
             // coreutils' b2sum: the byte after the tag is consumed whatever
@@ -135,7 +169,7 @@ impl CheckParser {
         mut i: usize,
         escaped: bool,
     ) -> Option<CheckLine<'a>> {
-        let algorithm = self.policy.default_algorithm();
+        let algorithm = self.policy.default_algorithm()?;
         let variable = matches!(algorithm, Algorithm::Blake2b { .. });
         let min_line = if variable {
             3
