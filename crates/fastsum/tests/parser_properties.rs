@@ -29,9 +29,23 @@ proptest! {
 
     #[test]
     fn gnu_parser_never_panics_on_near_misses(prefix in "(\\\\)?(MD5|SHA1|BLAKE2b|BLAKE2b-[0-9x]{1,4}|XXH3|XXH32)? ?\\(?", rest in "[ -~]{0,80}") {
+        let line = format!("{prefix}{rest}");
         for a in Algorithm::ALL {
-            let mut parser = gnu::CheckParser::new(gnu::TagPolicy::Any(a));
-            let _ = parser.parse(format!("{prefix}{rest}").as_bytes());
+            for policy in [gnu::TagPolicy::Any(a), gnu::TagPolicy::Only(a), gnu::TagPolicy::CoreutilsTagged] {
+                let mut parser = gnu::CheckParser::new(policy);
+                let _ = parser.parse(line.as_bytes());
+            }
+        }
+    }
+
+    /// A tag with nothing after it (coreutils' b2sum.sh feeds "BLAKE2b"
+    /// alone to `cksum -a blake2b -c`): improperly formatted, not a panic.
+    #[test]
+    fn gnu_parser_reads_a_bare_tag_as_misformatted(a in checkable_algorithm(), escaped in any::<bool>()) {
+        let line = format!("{}{}", if escaped { "\\" } else { "" }, a.tag());
+        for policy in [gnu::TagPolicy::Any(a), gnu::TagPolicy::Only(a), gnu::TagPolicy::CoreutilsTagged] {
+            let mut parser = gnu::CheckParser::new(policy);
+            prop_assert!(parser.parse(line.as_bytes()).is_none(), "{line:?} parsed");
         }
     }
 

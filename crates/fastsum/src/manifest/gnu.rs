@@ -151,6 +151,9 @@ impl CheckParser {
                 }
                 output_bits = bits;
                 i += 1 + end;
+            } else if next.is_none() {
+                // "BLAKE2b" alone: nothing follows the tag.
+                return None;
             } else if next != Some(b'(') {
                 i += 1;
             }
