@@ -461,3 +461,44 @@ fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
     // On a pipe (every other test) stderr stays empty: see
     // recursion_matches_sorted_find_xargs_md5sum_at_every_thread_count.
 }
+
+/// `--io-depth` and `--no-cache-pollution` (issue 16) change how files
+/// reach the page cache, never what is printed; bad depths are refused.
+#[test]
+fn io_depth_and_no_cache_pollution_change_nothing_printed() {
+    let env = TestEnv::new();
+    for d in 0..4 {
+        std::fs::create_dir_all(env.path().join(format!("t/d{d}"))).unwrap();
+    }
+    for i in 0..40 {
+        let bytes: Vec<u8> = (0..i * 997).map(|j| (j % 251) as u8).collect();
+        env.file(format!("t/d{}/f{i}", i % 4).as_bytes(), &bytes);
+    }
+    let base = env.fastsum_within(LIMIT, &[b"-r", b"t"]);
+    assert_eq!(base.status, 0);
+    assert_eq!(base.stdout.iter().filter(|&&b| b == b'\n').count(), 40);
+    for args in [
+        &[&b"--io-depth=0"[..], b"-r", b"t"][..],
+        &[b"--io-depth", b"1", b"-r", b"t"],
+        &[b"--io-depth=256", b"-r", b"t"],
+        &[b"--no-cache-pollution", b"-r", b"t"],
+        &[
+            b"--no-cache-pollution",
+            b"--io-depth=3",
+            b"-j1",
+            b"-r",
+            b"t",
+        ],
+    ] {
+        let ours = env.fastsum_within(LIMIT, args);
+        assert_eq!(ours.status, 0, "{args:?}");
+        assert_eq!(ours.stdout, base.stdout, "{args:?}");
+    }
+    for bad in [&b"257"[..], b"-1", b"x"] {
+        let ours = env.fastsum_within(LIMIT, &[b"--io-depth", bad, b"-r", b"t"]);
+        assert_eq!(ours.status, 1);
+        assert!(ours
+            .stderr_str()
+            .starts_with("fastsum: invalid I/O depth (0 to 256): ‘"));
+    }
+}

@@ -82,6 +82,14 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str("      --io=MODE         auto (default), read or mmap\n");
         s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");
         s.push_str(
+            "      --io-depth=N      threads reading ahead of the hashers when the page cache\n",
+        );
+        s.push_str("                          is cold (default 8; 0: none)\n");
+        s.push_str(
+            "      --no-cache-pollution  drop from the page cache the files this run read\n",
+        );
+        s.push_str("                          that were not in it before\n");
+        s.push_str(
             "      --cache[=PATH]    answer unchanged files from a checksum cache (default\n",
         );
         s.push_str(

@@ -106,6 +106,11 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 Some(n) => o.tree.threads = n,
                 None => return invalid_value(&mut run, "number of threads", &value),
             },
+            "io-depth" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
+                Some(n) if n <= 256 => o.tree.io_depth = n,
+                _ => return invalid_value(&mut run, "I/O depth (0 to 256)", &value),
+            },
+            "no-cache-pollution" => o.tree.drop_cold = true,
             "unordered" => o.tree.order = Order::Unordered,
             "L" => o.tree.walk.follow_links = true,
             "one-file-system" => o.tree.walk.one_file_system = true,

@@ -57,6 +57,8 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "no-progress", HasArg::No, "no-progress"),
             spec(None, "io", HasArg::Required, "io"),
             spec(None, "read-size", HasArg::Required, "read-size"),
+            spec(None, "io-depth", HasArg::Required, "io-depth"),
+            spec(None, "no-cache-pollution", HasArg::No, "no-cache-pollution"),
             spec(None, "cache", HasArg::Optional, "cache"),
             spec(None, "cache-stats", HasArg::No, "cache-stats"),
             spec(None, "untagged", HasArg::No, "untagged"),

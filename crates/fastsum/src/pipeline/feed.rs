@@ -6,6 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam_channel::Sender;
 
+use std::sync::Mutex;
+
+use super::prefetch::{self, Item};
 use super::{Order, Outcome, Progress, Record, Records, TreeOptions};
 use crate::stage::{Job, Source};
 use crate::walk::{self, WalkItem};
@@ -16,18 +19,41 @@ pub(super) fn feed(
     options: &TreeOptions,
     operands: &[Source],
     jobs: Sender<Job>,
+    prefetch: Option<(&prefetch::Shared, Sender<Vec<Item>>)>,
     results: Sender<Records>,
     progress: &Progress,
 ) {
     let next_seq = AtomicU64::new(0);
+    // Jobs sent so far: the prefetchers compare it with the workers'
+    // finished count.
+    let next_index = AtomicU64::new(0);
+    let pending = Mutex::new(Vec::with_capacity(prefetch::BATCH));
+    let send = |job: Job| {
+        let index = next_index.fetch_add(1, Ordering::Relaxed);
+        if let (Some((shared, batches)), Source::Path(path)) = (&prefetch, &job.source) {
+            if !shared.wants(index, job.seq, path) {
+                let _ = jobs.send(job);
+                return;
+            }
+            let item = Item {
+                index,
+                path: path.clone(),
+            };
+            let mut pending = pending.lock().expect("prefetch batch");
+            pending.push(item);
+            if pending.len() == prefetch::BATCH {
+                let _ = batches.send(std::mem::take(&mut *pending));
+            }
+        }
+        let _ = jobs.send(job);
+    };
     for (index, operand) in operands.iter().enumerate() {
         let path = match operand {
             Source::Path(path) if options.recursive && path.is_dir() => path,
             _ => {
                 progress.files_found.fetch_add(1, Ordering::Relaxed);
                 let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-                let job = Job::new(index, seq, operand.clone());
-                let _ = jobs.send(job);
+                send(Job::new(index, seq, operand.clone()));
                 continue;
             }
         };
@@ -36,8 +62,7 @@ pub(super) fn feed(
             let (path, outcome) = match item {
                 WalkItem::File { path } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);
-                    let job = Job::new(index, seq, Source::Path(path));
-                    let _ = jobs.send(job);
+                    send(Job::new(index, seq, Source::Path(path)));
                     return;
                 }
                 WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
@@ -59,6 +84,10 @@ pub(super) fn feed(
             Order::Sorted => walk::walk_sorted(path, &options.walk, &mut |item| sink(item)),
             Order::Unordered => walk::walk(path, &options.walk, &sink),
         };
+    }
+    if let Some((_, batches)) = &prefetch {
+        let last = std::mem::take(&mut *pending.lock().expect("prefetch batch"));
+        let _ = batches.send(last);
     }
     progress.walk_done.store(true, Ordering::Release);
 }

@@ -31,6 +31,7 @@
 //! walk, the ordering or the output.
 
 mod feed;
+mod prefetch;
 mod reorder;
 mod work;
 
@@ -41,12 +42,18 @@ use std::sync::Arc;
 use crate::algo::Algorithm;
 use crate::cache::{CacheSession, CachingBatchHasher};
 use crate::error::{ErrorKind, Result};
+use crate::fs;
 use crate::read::{FileHasher, ReadStrategy};
 use crate::stage::{AutoBatchHasher, BatchHasher, Hashed, Job, Source};
 use crate::walk::{self, SpecialKind, WalkOptions};
 
 /// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
 const JOB_QUEUE: usize = 16 * 1024;
+
+/// Prefetch threads unless told otherwise (`--io-depth`): how many opens
+/// and read-ahead requests may wait on the device at once, apart from the
+/// hashing threads. Chosen by measurement (docs/BENCHMARKS.md, issue 16).
+pub const DEFAULT_IO_DEPTH: usize = 8;
 
 /// The order results are handed out in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,6 +82,12 @@ pub struct TreeOptions {
     pub walk: WalkOptions,
     /// How each file is read.
     pub strategy: ReadStrategy,
+    /// Prefetch threads reading ahead of the workers when the page cache
+    /// is cold (0: none). See `prefetch.rs`.
+    pub io_depth: usize,
+    /// Drop from the page cache, once hashed, the files that were not in
+    /// it before (`--no-cache-pollution`).
+    pub drop_cold: bool,
 }
 
 impl TreeOptions {
@@ -87,6 +100,8 @@ impl TreeOptions {
             order: Order::Sorted,
             walk: WalkOptions::default(),
             strategy: ReadStrategy::Auto,
+            io_depth: DEFAULT_IO_DEPTH,
+            drop_cold: false,
         }
     }
 }
@@ -235,7 +250,22 @@ impl TreeHasher {
         self
     }
 
-    /// Answer from (and feed) this cache session.
+    /// Prefetch threads (0: none; see [`TreeOptions::io_depth`]).
+    pub fn io_depth(mut self, depth: usize) -> Self {
+        self.options.io_depth = depth;
+        self
+    }
+
+    /// Drop the files that were cold before the run from the page cache
+    /// once hashed ([`TreeOptions::drop_cold`]).
+    pub fn drop_cold(mut self, on: bool) -> Self {
+        self.options.drop_cold = on;
+        self
+    }
+
+    /// Answer from (and feed) this cache session. Prefetching is off with
+    /// a cache: most files are answered without reading them, and reading
+    /// them ahead would undo that.
     pub fn cache(mut self, session: Arc<CacheSession>) -> Self {
         self.cache = Some(session);
         self
@@ -280,7 +310,11 @@ impl TreeHasher {
         match &self.cache {
             None => hash_operands_with(&self.options, operands, progress, sink, files),
             Some(session) => {
-                hash_operands_with(&self.options, operands, progress, sink, |options| {
+                let options = TreeOptions {
+                    io_depth: 0,
+                    ..self.options.clone()
+                };
+                hash_operands_with(&options, operands, progress, sink, |options| {
                     CachingBatchHasher::new(session.clone(), files(options))
                 })
             }
@@ -317,6 +351,10 @@ pub fn hash_operands_with<B: BatchHasher>(
 
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<Records>();
+    let prefetching = options.io_depth > 0;
+    let shared = prefetch::Shared::new(prefetching && options.drop_cold);
+    let (item_tx, item_rx) =
+        crossbeam_channel::bounded::<Vec<prefetch::Item>>(JOB_QUEUE / prefetch::BATCH);
     std::thread::scope(|scope| {
         for _ in 0..options.threads {
             let job_rx = job_rx.clone();
@@ -334,12 +372,59 @@ pub fn hash_operands_with<B: BatchHasher>(
             });
         }
         drop(job_rx);
+        if prefetching {
+            for _ in 0..options.io_depth {
+                let item_rx = item_rx.clone();
+                let shared = &shared;
+                scope.spawn(move || prefetch::prefetch(item_rx, shared, progress));
+            }
+        }
+        drop(item_rx);
         let feeder_results = result_tx.clone();
-        scope.spawn(move || feed::feed(options, operands, job_tx, feeder_results, progress));
+        let items = prefetching.then_some((&shared, item_tx));
+        scope.spawn(move || feed::feed(options, operands, job_tx, items, feeder_results, progress));
         drop(result_tx);
-        reorder::collect(options.order, result_rx, &mut sink);
+        if options.drop_cold && prefetching {
+            // Files found cold are dropped from the page cache once their
+            // record is out (hashed), on a thread of their own.
+            let (drop_tx, drop_rx) = crossbeam_channel::unbounded::<PathBuf>();
+            scope.spawn(move || {
+                drop_rx
+                    .into_iter()
+                    .for_each(|p| fs::residency::drop_cached(&p))
+            });
+            let mut sink = DroppingSink {
+                inner: &mut sink,
+                shared: &shared,
+                paths: drop_tx,
+            };
+            reorder::collect(options.order, result_rx, &mut sink);
+        } else {
+            reorder::collect(options.order, result_rx, &mut sink);
+        }
     });
     Ok(())
+}
+
+/// A sink that sends the paths of files found cold to be dropped from the
+/// page cache, then hands every record on.
+struct DroppingSink<'a, S> {
+    inner: &'a mut S,
+    shared: &'a prefetch::Shared,
+    paths: crossbeam_channel::Sender<PathBuf>,
+}
+
+impl<S: Sink> Sink for DroppingSink<'_, S> {
+    fn record(&mut self, record: Record) {
+        if matches!(record.outcome, Outcome::Hashed(_)) && self.shared.take_cold(record.seq) {
+            let _ = self.paths.send(record.path.clone());
+        }
+        self.inner.record(record);
+    }
+
+    fn idle(&mut self) {
+        self.inner.idle();
+    }
 }
 
 #[cfg(test)]
