@@ -144,16 +144,30 @@ fn no_cache_pollution_drops_what_was_cold_and_keeps_what_was_warm() {
     );
     assert_eq!(got, expected);
     // Dropping happens on a thread of its own that the run waits for.
+    // POSIX_FADV_DONTNEED is advice: a page still referenced somewhere
+    // (a per-CPU batch the kernel has not drained) may stay, so a few cold
+    // files may stay cached; every warm file must.
+    let (mut cold, mut still_cached) = (0, Vec::new());
     for (path, _) in &corpus.files {
         if !non_empty(path) {
             continue;
         }
-        let was_warm = warm.contains(&path);
-        assert_eq!(
-            resident(path),
-            was_warm,
-            "{}: resident after the run should be {was_warm}",
-            path.display()
-        );
+        if warm.contains(&path) {
+            assert!(
+                resident(path),
+                "{} was warm and was dropped",
+                path.display()
+            );
+        } else {
+            cold += 1;
+            if resident(path) {
+                still_cached.push(path);
+            }
+        }
     }
+    assert!(
+        still_cached.len() * 20 <= cold,
+        "{} of {cold} cold files still cached after the run: {still_cached:?}",
+        still_cached.len()
+    );
 }

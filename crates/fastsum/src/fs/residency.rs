@@ -34,13 +34,19 @@ pub(crate) fn first_page_resident(file: &File) -> bool {
 /// Asks the kernel to read the first `len` bytes of `file` into the page
 /// cache, without waiting for them.
 pub(crate) fn will_need(file: &File, len: u64) {
+    will_need_range(file, 0, len);
+}
+
+/// Asks the kernel to read `len` bytes of `file` from `offset` into the
+/// page cache, without waiting for them.
+pub(crate) fn will_need_range(file: &File, offset: u64, len: u64) {
     // SAFETY: posix_fadvise only reads the descriptor number and the range;
     // the descriptor is open while `file` is borrowed. Advice only, so a
     // failure is ignored.
     unsafe {
         libc::posix_fadvise(
             file.as_raw_fd(),
-            0,
+            offset as libc::off_t,
             len as libc::off_t,
             libc::POSIX_FADV_WILLNEED,
         );

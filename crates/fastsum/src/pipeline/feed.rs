@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crossbeam_channel::Sender;
-
 use std::sync::Mutex;
+
+use crossbeam_channel::Sender;
 
 use super::prefetch::{self, Item};
 use super::{Order, Outcome, Progress, Record, Records, TreeOptions};
@@ -31,7 +31,7 @@ pub(super) fn feed(
     let send = |job: Job| {
         let index = next_index.fetch_add(1, Ordering::Relaxed);
         if let (Some((shared, batches)), Source::Path(path)) = (&prefetch, &job.source) {
-            if !shared.wants(index, job.seq, path) {
+            if !shared.wants(index, path) {
                 let _ = jobs.send(job);
                 return;
             }

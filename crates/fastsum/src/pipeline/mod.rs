@@ -351,10 +351,15 @@ pub fn hash_operands_with<B: BatchHasher>(
 
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<Records>();
-    let prefetching = options.io_depth > 0;
-    let shared = prefetch::Shared::new(prefetching && options.drop_cold);
+    // With --no-cache-pollution, every job passes a gate that probes it
+    // first (prefetch::gate); otherwise the prefetchers follow the jobs
+    // when the files are cold (prefetch::prefetch).
+    let gated = options.drop_cold;
+    let following = options.io_depth > 0 && !gated;
+    let shared = prefetch::Shared::new(gated);
     let (item_tx, item_rx) =
         crossbeam_channel::bounded::<Vec<prefetch::Item>>(JOB_QUEUE / prefetch::BATCH);
+    let (gate_tx, gate_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
     std::thread::scope(|scope| {
         for _ in 0..options.threads {
             let job_rx = job_rx.clone();
@@ -372,19 +377,41 @@ pub fn hash_operands_with<B: BatchHasher>(
             });
         }
         drop(job_rx);
-        if prefetching {
+        let shared = &shared;
+        if following {
             for _ in 0..options.io_depth {
                 let item_rx = item_rx.clone();
-                let shared = &shared;
                 scope.spawn(move || prefetch::prefetch(item_rx, shared, progress));
             }
         }
         drop(item_rx);
+        let feeder_jobs = if gated {
+            for _ in 0..options.io_depth.max(1) {
+                let (gate_rx, job_tx) = (gate_rx.clone(), job_tx.clone());
+                let read_ahead = options.io_depth > 0;
+                scope.spawn(move || prefetch::gate(gate_rx, job_tx, shared, progress, read_ahead));
+            }
+            // The gates hold the workers' queue now: it closes when they end.
+            drop(job_tx);
+            gate_tx
+        } else {
+            job_tx
+        };
+        drop(gate_rx);
         let feeder_results = result_tx.clone();
-        let items = prefetching.then_some((&shared, item_tx));
-        scope.spawn(move || feed::feed(options, operands, job_tx, items, feeder_results, progress));
+        let items = following.then_some((shared, item_tx));
+        scope.spawn(move || {
+            feed::feed(
+                options,
+                operands,
+                feeder_jobs,
+                items,
+                feeder_results,
+                progress,
+            )
+        });
         drop(result_tx);
-        if options.drop_cold && prefetching {
+        if gated {
             // Files found cold are dropped from the page cache once their
             // record is out (hashed), on a thread of their own.
             let (drop_tx, drop_rx) = crossbeam_channel::unbounded::<PathBuf>();
@@ -395,7 +422,7 @@ pub fn hash_operands_with<B: BatchHasher>(
             });
             let mut sink = DroppingSink {
                 inner: &mut sink,
-                shared: &shared,
+                shared,
                 paths: drop_tx,
             };
             reorder::collect(options.order, result_rx, &mut sink);

@@ -26,10 +26,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
 
 use super::Progress;
 use crate::fs::residency;
+use crate::stage::{Job, Source};
 
 /// Files the prefetchers may run ahead of the workers.
 const AHEAD_FILES: u64 = 4096;
@@ -94,30 +95,18 @@ impl Shared {
     /// active); while they are dormant, the feeder probes one file in
     /// [`DORMANT_STRIDE`] (`index` counts the run's jobs) and wakes them if
     /// it is cold.
-    ///
-    /// With `--no-cache-pollution` the feeder probes every file, before
-    /// any worker can have read it, and remembers the cold ones by `seq`.
-    pub fn wants(&self, index: u64, seq: u64, path: &Path) -> bool {
-        let active = self.active.load(Ordering::Relaxed);
-        let Some(cold_set) = &self.cold else {
-            if active {
-                return true;
-            }
-            if !index.is_multiple_of(DORMANT_STRIDE) {
-                return false;
-            }
-            let cold = matches!(probe(path, true), Some((_, _, false)));
-            if cold {
-                self.wake();
-            }
-            return cold;
-        };
+    pub fn wants(&self, index: u64, path: &Path) -> bool {
+        if self.active.load(Ordering::Relaxed) {
+            return true;
+        }
+        if !index.is_multiple_of(DORMANT_STRIDE) {
+            return false;
+        }
         let cold = matches!(probe(path, true), Some((_, _, false)));
         if cold {
-            cold_set.lock().expect("cold set").insert(seq);
             self.wake();
         }
-        cold || active
+        cold
     }
 
     fn wake(&self) {
@@ -170,6 +159,45 @@ fn probe(path: &Path, look: bool) -> Option<(File, u64, bool)> {
 /// (to notice when the files turn warm): asking for pages that are already
 /// in the cache costs little, the probe's read one syscall more per file.
 const ACTIVE_STRIDE: u64 = 16;
+
+/// A gate thread (`--no-cache-pollution`): every job passes through the
+/// gate threads on its way from the feeder to the workers, so each file is
+/// probed before any worker can have read it; the cold ones are remembered
+/// (to be dropped once hashed) and, with `read_ahead`, asked for.
+pub(super) fn gate(
+    jobs_in: Receiver<Job>,
+    jobs_out: Sender<Job>,
+    shared: &Shared,
+    progress: &Progress,
+    read_ahead: bool,
+) {
+    for job in jobs_in {
+        if let Source::Path(path) = &job.source {
+            if let Some((file, len, false)) = probe(path, true) {
+                shared
+                    .cold
+                    .as_ref()
+                    .expect("a gate remembers cold files")
+                    .lock()
+                    .expect("cold set")
+                    .insert(job.seq);
+                if read_ahead {
+                    let len = len.min(PER_FILE);
+                    while shared.asked_bytes.load(Ordering::Relaxed)
+                        > progress.bytes_done.load(Ordering::Relaxed) + AHEAD_BYTES
+                    {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                    residency::will_need(&file, len);
+                    shared.asked_bytes.fetch_add(len, Ordering::Relaxed);
+                }
+            }
+        }
+        if jobs_out.send(job).is_err() {
+            return;
+        }
+    }
+}
 
 /// Probes one file (or one in [`ACTIVE_STRIDE`]) and asks for it if it is
 /// cold.

@@ -30,6 +30,10 @@ use super::sigbus::Guard;
 /// 10 GB/s, measured in `docs/BENCHMARKS.md`).
 pub const WINDOW: usize = 8 * 1024 * 1024;
 
+/// Bytes past the window being mapped that the prefetching helper asks the
+/// kernel to read (`posix_fadvise(WILLNEED)`), for cold files.
+const READ_AHEAD: u64 = 4 * WINDOW as u64;
+
 /// Hashes the first `len` bytes of `file` through mapped windows.
 ///
 /// Returns `Ok(None)` when the file cannot be mapped at all (the caller then
@@ -192,6 +196,14 @@ fn for_each_window_prefetched(
             let mut offset = 0u64;
             while offset < len {
                 let window = (len - offset).min(WINDOW as u64) as usize;
+                // Cold, populating one window at a time keeps one window's
+                // reads in flight; ask for the next few as well, so the
+                // device has more queued (issue 16). Cached pages make
+                // this a no-op.
+                let ahead = offset + window as u64;
+                if ahead < len {
+                    crate::fs::residency::will_need_range(file, ahead, READ_AHEAD.min(len - ahead));
+                }
                 // SAFETY: as in `map_window`: changes in place can only make
                 // the digest stale; truncation is caught by the guard the
                 // receiving thread registers before touching any byte.
