@@ -502,3 +502,35 @@ fn io_depth_and_no_cache_pollution_change_nothing_printed() {
             .starts_with("fastsum: invalid I/O depth (0 to 256): ‘"));
     }
 }
+
+/// The read-ahead never opens an operand that is not a regular file:
+/// opening a FIFO would let its writer go and, closed again, break its
+/// next write (found by the progress-bar test). Both the probe of the
+/// first file and --no-cache-pollution's gate are crossed here.
+#[test]
+fn read_ahead_leaves_a_fifo_operand_alone() {
+    let env = TestEnv::new();
+    env.file(b"plain", b"xyz");
+    for args in [&[][..], &[&b"--no-cache-pollution"[..]]] {
+        let fifo = env.path().join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        mkfifo(&fifo);
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut pipe = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            pipe.write_all(b"abc").unwrap();
+            std::thread::sleep(Duration::from_millis(300));
+            pipe.write_all(b"def").unwrap();
+        });
+        let mut all: Vec<&[u8]> = args.to_vec();
+        all.extend([&b"fifo"[..], b"plain"]);
+        let ours = env.fastsum_within(LIMIT, &all);
+        writer.join().unwrap();
+        assert_eq!(ours.status, 0, "{args:?}: {}", ours.stderr_str());
+        assert_eq!(
+            ours.stdout_str(),
+            format!("{}  fifo\n{}  plain\n", hex_md5(b"abcdef"), hex_md5(b"xyz")),
+            "{args:?}"
+        );
+    }
+}

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use std::sync::Mutex;
+use std::sync::{Mutex, Once};
 
 use crossbeam_channel::Sender;
 
@@ -13,13 +13,22 @@ use super::{Order, Outcome, Progress, Record, Records, TreeOptions};
 use crate::stage::{Job, Source};
 use crate::walk::{self, WalkItem};
 
+/// The prefetch threads as the feeder sees them: started the first time a
+/// file is found cold (a warm run never starts them: their stacks and
+/// queue cost RSS), then fed batches.
+pub(super) struct Prefetchers<'a> {
+    pub shared: &'a prefetch::Shared,
+    pub batches: Sender<Vec<Item>>,
+    pub start: &'a (dyn Fn() + Sync),
+}
+
 /// The feeder: turns operands into jobs, walking directories, and numbers
 /// every job and walk record in output order.
 pub(super) fn feed(
     options: &TreeOptions,
     operands: &[Source],
     jobs: Sender<Job>,
-    prefetch: Option<(&prefetch::Shared, Sender<Vec<Item>>)>,
+    prefetch: Option<Prefetchers<'_>>,
     results: Sender<Records>,
     progress: &Progress,
 ) {
@@ -28,21 +37,24 @@ pub(super) fn feed(
     // finished count.
     let next_index = AtomicU64::new(0);
     let pending = Mutex::new(Vec::with_capacity(prefetch::BATCH));
-    let send = |job: Job| {
+    let started = Once::new();
+    let send = |job: Job, walked: bool| {
         let index = next_index.fetch_add(1, Ordering::Relaxed);
-        if let (Some((shared, batches)), Source::Path(path)) = (&prefetch, &job.source) {
-            if !shared.wants(index, path) {
+        if let (Some(p), Source::Path(path)) = (&prefetch, &job.source) {
+            if !p.shared.wants(index, path, walked) {
                 let _ = jobs.send(job);
                 return;
             }
+            started.call_once(p.start);
             let item = Item {
                 index,
+                walked,
                 path: path.clone(),
             };
             let mut pending = pending.lock().expect("prefetch batch");
             pending.push(item);
             if pending.len() == prefetch::BATCH {
-                let _ = batches.send(std::mem::take(&mut *pending));
+                let _ = p.batches.send(std::mem::take(&mut *pending));
             }
         }
         let _ = jobs.send(job);
@@ -53,7 +65,7 @@ pub(super) fn feed(
             _ => {
                 progress.files_found.fetch_add(1, Ordering::Relaxed);
                 let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-                send(Job::new(index, seq, operand.clone()));
+                send(Job::new(index, seq, operand.clone()), false);
                 continue;
             }
         };
@@ -62,7 +74,7 @@ pub(super) fn feed(
             let (path, outcome) = match item {
                 WalkItem::File { path } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);
-                    send(Job::new(index, seq, Source::Path(path)));
+                    send(Job::new(index, seq, Source::Path(path)), true);
                     return;
                 }
                 WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
@@ -85,9 +97,11 @@ pub(super) fn feed(
             Order::Unordered => walk::walk(path, &options.walk, &sink),
         };
     }
-    if let Some((_, batches)) = &prefetch {
+    if let Some(p) = &prefetch {
         let last = std::mem::take(&mut *pending.lock().expect("prefetch batch"));
-        let _ = batches.send(last);
+        if started.is_completed() {
+            let _ = p.batches.send(last);
+        }
     }
     progress.walk_done.store(true, Ordering::Release);
 }

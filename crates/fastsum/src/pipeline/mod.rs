@@ -357,9 +357,14 @@ pub fn hash_operands_with<B: BatchHasher>(
     let gated = options.drop_cold;
     let following = options.io_depth > 0 && !gated;
     let shared = prefetch::Shared::new(gated);
-    let (item_tx, item_rx) =
-        crossbeam_channel::bounded::<Vec<prefetch::Item>>(JOB_QUEUE / prefetch::BATCH);
-    let (gate_tx, gate_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
+    let (item_tx, item_rx) = crossbeam_channel::bounded::<Vec<prefetch::Item>>(if following {
+        JOB_QUEUE / prefetch::BATCH
+    } else {
+        0
+    });
+    // A bounded channel fills in every slot when made (16 Ki jobs: 1.5 MiB
+    // of RSS), so the gate's queue has room only when there is a gate.
+    let (gate_tx, gate_rx) = crossbeam_channel::bounded::<Job>(if gated { JOB_QUEUE } else { 0 });
     std::thread::scope(|scope| {
         for _ in 0..options.threads {
             let job_rx = job_rx.clone();
@@ -378,13 +383,12 @@ pub fn hash_operands_with<B: BatchHasher>(
         }
         drop(job_rx);
         let shared = &shared;
-        if following {
+        let start_prefetchers = move || {
             for _ in 0..options.io_depth {
                 let item_rx = item_rx.clone();
                 scope.spawn(move || prefetch::prefetch(item_rx, shared, progress));
             }
-        }
-        drop(item_rx);
+        };
         let feeder_jobs = if gated {
             for _ in 0..options.io_depth.max(1) {
                 let (gate_rx, job_tx) = (gate_rx.clone(), job_tx.clone());
@@ -399,8 +403,12 @@ pub fn hash_operands_with<B: BatchHasher>(
         };
         drop(gate_rx);
         let feeder_results = result_tx.clone();
-        let items = following.then_some((shared, item_tx));
         scope.spawn(move || {
+            let items = following.then_some(feed::Prefetchers {
+                shared,
+                batches: item_tx,
+                start: &start_prefetchers,
+            });
             feed::feed(
                 options,
                 operands,

@@ -50,6 +50,8 @@ const QUIET_AFTER: u32 = 32;
 /// output place: the workers' progress counts jobs) and its path.
 pub(super) struct Item {
     pub index: u64,
+    /// The walk saw a regular file here (an operand may be anything).
+    pub walked: bool,
     pub path: PathBuf,
 }
 
@@ -95,14 +97,14 @@ impl Shared {
     /// active); while they are dormant, the feeder probes one file in
     /// [`DORMANT_STRIDE`] (`index` counts the run's jobs) and wakes them if
     /// it is cold.
-    pub fn wants(&self, index: u64, path: &Path) -> bool {
+    pub fn wants(&self, index: u64, path: &Path, walked: bool) -> bool {
         if self.active.load(Ordering::Relaxed) {
             return true;
         }
         if !index.is_multiple_of(DORMANT_STRIDE) {
             return false;
         }
-        let cold = matches!(probe(path, true), Some((_, _, false)));
+        let cold = matches!(probe(path, true, walked), Some((_, _, false)));
         if cold {
             self.wake();
         }
@@ -143,9 +145,18 @@ fn behind(item: &Item, progress: &Progress) -> bool {
 /// the page cache (unless `look` is false: then it says "not resident"
 /// without asking); `None` for anything else (or a file that cannot be
 /// opened: its worker will say why). Also gives the file's length.
-fn probe(path: &Path, look: bool) -> Option<(File, u64, bool)> {
+///
+/// A path not `walked` (an operand, which may be a FIFO or a device) is
+/// stat-ed first and opened only if it is a regular file: opening a FIFO
+/// is not harmless (it lets a waiting writer go, and closing it then makes
+/// the writer's next write fail). A path that turns into one between that
+/// stat and the open is still never read from, nor waited on.
+fn probe(path: &Path, look: bool, walked: bool) -> Option<(File, u64, bool)> {
+    if !walked && !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     // O_NONBLOCK: a path that became a FIFO since the walk must not hang
-    // us; only regular files are touched.
+    // us; only regular files are read.
     let file = residency::open_nonblocking(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() == 0 {
@@ -173,7 +184,7 @@ pub(super) fn gate(
 ) {
     for job in jobs_in {
         if let Source::Path(path) = &job.source {
-            if let Some((file, len, false)) = probe(path, true) {
+            if let Some((file, len, false)) = probe(path, true, false) {
                 shared
                     .cold
                     .as_ref()
@@ -203,7 +214,7 @@ pub(super) fn gate(
 /// cold.
 fn ask(item: &Item, shared: &Shared) {
     let look = item.index.is_multiple_of(ACTIVE_STRIDE);
-    let Some((file, len, resident)) = probe(&item.path, look) else {
+    let Some((file, len, resident)) = probe(&item.path, look, item.walked) else {
         return;
     };
     if resident {
