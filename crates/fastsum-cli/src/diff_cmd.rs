@@ -121,7 +121,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             follow_links: args.follow,
             one_file_system: args.one_file_system,
             excludes: args.exclude.clone(),
-            threads: 0,
+            ..WalkOptions::default()
         },
         threads: if args.threads == 0 {
             fastsum::pipeline::available_threads()

@@ -154,7 +154,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             follow_links: args.follow,
             one_file_system: args.one_file_system,
             excludes: args.exclude.clone(),
-            threads: 0,
+            ..WalkOptions::default()
         },
         threads: args.threads,
         min_size: args.min_size.unwrap_or(0),

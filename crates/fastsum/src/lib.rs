@@ -36,7 +36,7 @@ pub mod simd;
 pub mod stage;
 pub mod walk;
 
-pub use algo::{Algorithm, StreamHasher};
+pub use algo::{Algorithm, Hasher, StreamHasher};
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Result};
 pub use fs::{FileId, FileLen, FileStamp};

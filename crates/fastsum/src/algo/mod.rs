@@ -8,6 +8,7 @@
 //! compiled once per algorithm with no virtual call per block.
 
 mod blake;
+mod dynamic;
 mod legacy;
 pub(crate) mod md5;
 mod rustcrypto;
@@ -19,6 +20,7 @@ use std::str::FromStr;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
 
+pub use dynamic::Hasher;
 pub use legacy::legacy_fields;
 
 /// A hash algorithm, with its output length where that is variable.

@@ -8,12 +8,13 @@
 //! * [`json`]: fastsum's JSON Lines output for programs (and `json_read`,
 //!   reading it back).
 //! * [`read`]: any of them read whole into path → digest entries, for
-//!   `fastsum diff`.
+//!   `fastsum diff`, and [`check`]: such a manifest checked on every core.
 //!
 //! Each parser is a literal port of the reference tool's rules, because a
 //! drop-in must accept and reject exactly the lines the original does.
 
 pub mod b3sum;
+pub mod check;
 pub mod gnu;
 pub mod json;
 mod json_read;

@@ -50,6 +50,9 @@ use crate::walk::{self, SpecialKind, WalkOptions};
 /// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
 const JOB_QUEUE: usize = 16 * 1024;
 
+/// Batches of records finished ahead of the collector.
+const RESULT_QUEUE: usize = 1024;
+
 /// Prefetch threads unless told otherwise (`--io-depth`): how many opens
 /// and read-ahead requests may wait on the device at once, apart from the
 /// hashing threads. Chosen by measurement (docs/BENCHMARKS.md, issue 16).
@@ -271,6 +274,15 @@ impl TreeHasher {
         self
     }
 
+    /// Stop early when `flag` is set: the walk reads no more directories,
+    /// the workers take no more jobs, and [`TreeHasher::run`] returns with
+    /// the records handed out so far (the Python binding sets it when a
+    /// generator is closed or on Ctrl-C).
+    pub fn stop_when(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.options.walk.stop = Some(flag);
+        self
+    }
+
     /// Count files and bytes in `progress` as the run goes.
     pub fn progress(mut self, progress: Arc<Progress>) -> Self {
         self.progress = Some(progress);
@@ -350,7 +362,11 @@ pub fn hash_operands_with<B: BatchHasher>(
     let options = &options;
 
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<Records>();
+    // Bounded, so that a sink that stops taking records (a slow pipe, a
+    // paused Python generator) holds the workers back instead of letting
+    // finished records pile up: the collector takes batches in any order,
+    // so a full queue only waits for the sink, never for a worker.
+    let (result_tx, result_rx) = crossbeam_channel::bounded::<Records>(RESULT_QUEUE);
     // With --no-cache-pollution, every job passes a gate that probes it
     // first (prefetch::gate); otherwise the prefetchers follow the jobs
     // when the files are cold (prefetch::prefetch).
@@ -370,16 +386,7 @@ pub fn hash_operands_with<B: BatchHasher>(
             let job_rx = job_rx.clone();
             let result_tx = result_tx.clone();
             let hasher = make_hasher(options);
-            scope.spawn(move || {
-                work::work(
-                    options.algorithm,
-                    options.threads,
-                    hasher,
-                    job_rx,
-                    result_tx,
-                    progress,
-                )
-            });
+            scope.spawn(move || work::work(options, hasher, job_rx, result_tx, progress));
         }
         drop(job_rx);
         let shared = &shared;

@@ -227,3 +227,37 @@ fn the_hashing_stage_receives_batches_and_order_survives_any_completion_order() 
     assert_eq!(sizes.iter().sum::<usize>(), 500);
     assert!(sizes.iter().all(|&n| n <= MAX_BATCH_FILES));
 }
+
+#[test]
+fn a_run_told_to_stop_ends_early_and_hands_out_only_true_records() {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..40 {
+        let sub = dir.path().join(format!("d{d:02}"));
+        std::fs::create_dir(&sub).unwrap();
+        for f in 0..50 {
+            std::fs::write(sub.join(format!("f{f:02}")), format!("{d} {f}")).unwrap();
+        }
+    }
+    for order in [Order::Sorted, Order::Unordered] {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut seen = Vec::new();
+        TreeHasher::new(Algorithm::Md5)
+            .recursive(true)
+            .threads(2)
+            .order(order)
+            .stop_when(stop.clone())
+            .run(&[Source::Path(dir.path().into())], |r| {
+                if let Outcome::Hashed(h) = &r.outcome {
+                    // Every record handed out is still a true digest.
+                    let bytes = std::fs::read(&r.path).unwrap();
+                    assert_eq!(h.digest, Algorithm::Md5.hash_bytes(&bytes));
+                }
+                seen.push(r.path);
+                stop.store(true, Ordering::Relaxed);
+            })
+            .unwrap();
+        assert!(!seen.is_empty());
+        // 2,000 files; a stopped run reads at most what was queued.
+        assert!(seen.len() < 2000, "{order:?}: {} records", seen.len());
+    }
+}

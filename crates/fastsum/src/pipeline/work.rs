@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
-use super::{Outcome, Progress, Record, Records};
-use crate::algo::Algorithm;
+use super::{Outcome, Progress, Record, Records, TreeOptions};
 use crate::stage::{BatchHasher, Job, Source, StageResult, MAX_BATCH_FILES};
 
 /// How long a finished record may wait in a worker for the rest of its
@@ -53,8 +52,7 @@ impl Outbox<'_> {
 
 /// A worker: takes batches from the queue until it is closed and empty.
 pub(super) fn work<B: BatchHasher>(
-    algorithm: Algorithm,
-    threads: usize,
+    options: &TreeOptions,
     mut hasher: B,
     jobs: Receiver<Job>,
     results: Sender<Records>,
@@ -69,8 +67,15 @@ pub(super) fn work<B: BatchHasher>(
         progress,
         closed: false,
     };
+    let (algorithm, threads) = (options.algorithm, options.threads);
     let mut held_back: Option<Job> = None;
     loop {
+        if options.walk.stopped() {
+            // Told to stop: what is in flight is dropped with the jobs
+            // still queued (the feeder's sends fail once every worker
+            // has gone).
+            return;
+        }
         let first = match held_back.take().map(Ok).unwrap_or_else(|| jobs.try_recv()) {
             Ok(job) => job,
             Err(crossbeam_channel::TryRecvError::Empty) if hasher.in_flight() => {

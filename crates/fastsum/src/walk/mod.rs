@@ -30,6 +30,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -54,6 +55,18 @@ pub struct WalkOptions {
     /// Threads of [`walk`] (0: let the walker choose); [`walk_sorted`]
     /// walks on the caller's thread.
     pub threads: usize,
+    /// When set, the walk reads no more directories and ends (a caller
+    /// that stopped listening: a Python generator closed early, Ctrl-C).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl WalkOptions {
+    /// Whether the walk has been told to stop.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
 }
 
 /// A kind of file that has no bytes to checksum and is never opened.
@@ -200,6 +213,9 @@ impl<'a> Walker<'a> {
         directory: &Directory,
         found: &mut dyn FnMut(&[u8], bool, Found),
     ) -> io::Result<()> {
+        if self.options.stopped() {
+            return Ok(());
+        }
         let mut reader = crate::fs::dir::DirectoryReader::open(&directory.path)?;
         let mut path = directory.path.clone();
         if path.last() != Some(&b'/') {
