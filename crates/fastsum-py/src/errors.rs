@@ -1,0 +1,49 @@
+//! fastsum's errors as Python exceptions: the `OSError` family with
+//! `errno` and `filename` set (Python picks `FileNotFoundError`,
+//! `PermissionError`, `IsADirectoryError` from the errno), `ValueError`
+//! for what the caller asked wrongly.
+
+use std::path::Path;
+
+use fastsum::{Error, ErrorKind};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::paths::path_object;
+
+/// The exception for `kind` about `path` (as the caller spelled paths:
+/// `bytes_paths`).
+pub fn kind_to_err(
+    py: Python<'_>,
+    kind: &ErrorKind,
+    path: Option<&Path>,
+    bytes_paths: bool,
+) -> PyErr {
+    let filename = path.map(|p| path_object(py, p, bytes_paths));
+    match kind {
+        ErrorKind::Io(e) => {
+            let message = fastsum::error::os_message(e);
+            match e.raw_os_error() {
+                Some(errno) => PyOSError::new_err((errno, message, filename)),
+                None => PyOSError::new_err((None::<i32>, message, filename)),
+            }
+        }
+        ErrorKind::UnknownAlgorithm { .. }
+        | ErrorKind::InvalidGlob { .. }
+        | ErrorKind::InvalidHex => PyValueError::new_err(kind.to_string()),
+        // A file that changed while read, a loop, the cache: OSError
+        // without an errno, the message saying what happened.
+        other => PyOSError::new_err((None::<i32>, other.to_string(), filename)),
+    }
+}
+
+/// The exception for a library error.
+pub fn to_err(py: Python<'_>, error: &Error, bytes_paths: bool) -> PyErr {
+    kind_to_err(py, error.kind(), error.path(), bytes_paths)
+}
+
+/// The algorithm called `name`, or `ValueError` listing the valid names.
+pub fn algorithm(name: &str) -> PyResult<fastsum::Algorithm> {
+    name.parse()
+        .map_err(|e: Error| PyValueError::new_err(e.to_string()))
+}

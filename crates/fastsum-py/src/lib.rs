@@ -1,0 +1,48 @@
+//! `fastsum` for Python: glue between Python objects and the fastsum
+//! library's public API (no hashing, walking or comparing of its own).
+//!
+//! * [`hash_object`]: hashlib-style objects over `fastsum::Hasher`
+//!   ([`buffer`] borrows any buffer without a copy);
+//! * [`files`]: `hash_file`, `hash_files`, `hash_tree` over `TreeHasher`;
+//! * [`questions`]: `check`, `diff`, `dupes`;
+//! * [`background`]: runs on their own thread, the GIL released while
+//!   Python waits, Ctrl-C and closed generators stopping them;
+//! * [`paths`] and [`errors`]: paths and exceptions across the border.
+
+mod background;
+mod buffer;
+mod errors;
+mod files;
+mod hash_object;
+mod paths;
+mod questions;
+
+use pyo3::prelude::*;
+use pyo3::types::PyFrozenSet;
+
+#[pymodule]
+fn _fastsum(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    let names: Vec<String> = fastsum::Algorithm::ALL
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    m.add("algorithms_available", PyFrozenSet::new(py, &names)?)?;
+    m.add_class::<hash_object::Hash>()?;
+    hash_object::add_constructors(m)?;
+    m.add_class::<files::FileResult>()?;
+    m.add_class::<files::TreeIterator>()?;
+    m.add_function(wrap_pyfunction!(files::hash_file, m)?)?;
+    m.add_function(wrap_pyfunction!(files::hash_files, m)?)?;
+    m.add_function(wrap_pyfunction!(files::hash_tree, m)?)?;
+    m.add_class::<questions::CheckResult>()?;
+    m.add_class::<questions::Change>()?;
+    m.add_class::<questions::DiffIterator>()?;
+    m.add_class::<questions::Group>()?;
+    m.add_class::<questions::Dupes>()?;
+    m.add_function(wrap_pyfunction!(questions::check, m)?)?;
+    m.add_function(wrap_pyfunction!(questions::diff, m)?)?;
+    m.add_function(wrap_pyfunction!(questions::dupes, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! Paths between Python and Rust: anything `os.fsencode` takes (`str`,
+//! `bytes`, `os.PathLike`) comes in as bytes; paths go back as `str` when
+//! they are UTF-8, `bytes` otherwise, or always `bytes` when the caller
+//! gave bytes (as `os.walk` answers in the type it was given).
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+/// A path the caller gave, and whether they gave it as bytes.
+pub fn from_python(obj: &Bound<'_, PyAny>) -> PyResult<(PathBuf, bool)> {
+    let os = obj.py().import("os")?;
+    let spelled = os.call_method1("fspath", (obj,))?;
+    let is_bytes = spelled.is_instance_of::<PyBytes>();
+    let encoded = os.call_method1("fsencode", (&spelled,))?;
+    let bytes = encoded.cast::<PyBytes>()?.as_bytes();
+    Ok((PathBuf::from(OsStr::from_bytes(bytes)), is_bytes))
+}
+
+/// Every path of an iterable of paths; `bytes` if any was given as bytes.
+pub fn many_from_python(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<PathBuf>, bool)> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "expected an iterable of paths, not a single path",
+        ));
+    }
+    let mut paths = Vec::new();
+    let mut any_bytes = false;
+    for item in obj.try_iter()? {
+        let (path, is_bytes) = from_python(&item?)?;
+        any_bytes |= is_bytes;
+        paths.push(path);
+    }
+    Ok((paths, any_bytes))
+}
+
+/// A path for Python.
+pub fn path_object(py: Python<'_>, path: &Path, bytes: bool) -> Py<PyAny> {
+    let raw = path.as_os_str().as_bytes();
+    match std::str::from_utf8(raw) {
+        Ok(text) if !bytes => PyString::new(py, text).into_any().unbind(),
+        _ => PyBytes::new(py, raw).into_any().unbind(),
+    }
+}
