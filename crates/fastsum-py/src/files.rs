@@ -10,7 +10,7 @@ use fastsum::walk::WalkOptions;
 use fastsum::{Algorithm, FileHasher, Outcome, Record, Source, TreeHasher};
 use pyo3::prelude::*;
 
-use crate::background::Background;
+use crate::background::{self, Background};
 use crate::{errors, paths};
 
 /// The result for one file.
@@ -108,39 +108,38 @@ pub fn hash_files(
     threads: Option<usize>,
 ) -> PyResult<Vec<FileResult>> {
     let algorithm = errors::algorithm(algorithm)?;
+    if paths.is_instance_of::<pyo3::types::PyString>()
+        || paths.is_instance_of::<pyo3::types::PyBytes>()
+    {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "expected an iterable of paths, not a single path",
+        ));
+    }
     // Keep the caller's objects: each result's path is the one given.
-    let given = pyo3::types::PyList::new(py, paths.try_iter()?.collect::<PyResult<Vec<_>>>()?)?;
-    let (converted, _) = paths::many_from_python(
-        if paths.is_instance_of::<pyo3::types::PyString>()
-            || paths.is_instance_of::<pyo3::types::PyBytes>()
-        {
-            paths
-        } else {
-            given.as_any()
-        },
-    )?;
-    let given: Vec<Bound<'_, PyAny>> = given.iter().collect();
+    let mut given = Vec::new();
+    let mut converted = Vec::new();
+    for item in paths.try_iter()? {
+        let item = item?;
+        converted.push(paths::from_python(&item)?.0);
+        given.push(item);
+    }
     let operands: Vec<Source> = converted.into_iter().map(Source::Path).collect();
     let hasher = TreeHasher::new(algorithm)
         .threads(self::threads(threads))
         .order(Order::Unordered)
         // One file each: reading ahead helps a cold walk, not a list.
         .io_depth(0);
-    let mut run = Background::start(move |tx, stop| {
-        hasher.stop_when(stop).run(&operands, |record| {
-            let _ = tx.send(record);
-        })
-    });
-    let mut slots: Vec<Option<Record>> = (0..given.len()).map(|_| None).collect();
-    let mut batch = Vec::new();
-    while let Some(record) = run.next(py).map_err(|s| s.into_err(py, false))? {
-        batch.push(record);
-        run.drain(&mut batch);
-        for record in batch.drain(..) {
+    let count = operands.len();
+    let (records, outcome) = background::run_to_end(py, move |stop| {
+        let mut slots: Vec<Option<Record>> = (0..count).map(|_| None).collect();
+        let outcome = hasher.stop_when(stop).run(&operands, |record| {
             let index = record.operand;
             slots[index] = Some(record);
-        }
-    }
+        });
+        (slots, outcome)
+    })?;
+    outcome.map_err(|e| errors::to_err(py, &e, false))?;
+    let slots = records;
     let mut results = Vec::with_capacity(given.len());
     for (slot, path) in slots.into_iter().zip(given) {
         let record = slot.expect("one record per operand");

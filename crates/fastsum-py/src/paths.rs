@@ -12,6 +12,13 @@ use pyo3::types::{PyBytes, PyString};
 
 /// A path the caller gave, and whether they gave it as bytes.
 pub fn from_python(obj: &Bound<'_, PyAny>) -> PyResult<(PathBuf, bool)> {
+    // The common case without a call into Python: a str that is valid
+    // UTF-8 (no surrogate-escaped bytes) is its own encoding.
+    if obj.is_instance_of::<PyString>() {
+        if let Ok(text) = obj.extract::<String>() {
+            return Ok((PathBuf::from(text), false));
+        }
+    }
     let os = obj.py().import("os")?;
     let spelled = os.call_method1("fspath", (obj,))?;
     let is_bytes = spelled.is_instance_of::<PyBytes>();
