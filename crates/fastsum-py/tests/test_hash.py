@@ -128,3 +128,22 @@ def test_update_in_pieces_equals_one_shot(b, cuts, name):
         at = cut
     h.update(b[at:])
     assert h.digest() == reference(name)(b)
+
+
+def test_the_old_checksums_match_coreutils(tmp_path):
+    """crc, bsd and sysv digests are the checksum then the 8-byte size."""
+    import shutil
+    import subprocess
+    for n in (0, 1, 1000, 100_003):
+        b = data(n)
+        f = tmp_path / f"f{n}"
+        f.write_bytes(b)
+        crc, size = subprocess.run([shutil.which("cksum"), f], capture_output=True,
+                                   check=True).stdout.split()[:2]
+        d = fastsum.new("crc", b).digest()
+        assert (int.from_bytes(d[:4], "big"), int.from_bytes(d[4:], "big")) == (int(crc), int(size))
+        bsd = subprocess.run(["sum", "-r", f], capture_output=True, check=True).stdout.split()[0]
+        sysv = subprocess.run(["sum", "-s", f], capture_output=True, check=True).stdout.split()[0]
+        assert int.from_bytes(fastsum.new("bsd", b).digest()[:2], "big") == int(bsd)
+        assert int.from_bytes(fastsum.new("sysv", b).digest()[:2], "big") == int(sysv)
+        assert fastsum.new("crc", b).block_size == 1
