@@ -7,6 +7,7 @@
 //! * [`questions`]: `check`, `diff`, `dupes`;
 //! * [`background`]: runs on their own thread, the GIL released while
 //!   Python waits, Ctrl-C and closed generators stopping them;
+//! * [`shards`]: the listing and shard tasks of the Dask runner;
 //! * [`paths`] and [`errors`]: paths and exceptions across the border.
 
 mod background;
@@ -16,6 +17,7 @@ mod files;
 mod hash_object;
 mod paths;
 mod questions;
+mod shards;
 
 use pyo3::prelude::*;
 use pyo3::types::PyFrozenSet;
@@ -44,5 +46,8 @@ fn _fastsum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(questions::check, m)?)?;
     m.add_function(wrap_pyfunction!(questions::diff, m)?)?;
     m.add_function(wrap_pyfunction!(questions::dupes, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::_list, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::_cuts, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::_hash_shard, m)?)?;
     Ok(())
 }

@@ -301,7 +301,7 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         } else if metadata.is_dir() {
             let found = Mutex::new(Vec::new());
             walk::walk(path, &WalkOptions::default(), &|item| match item {
-                WalkItem::File { path } => found.lock().expect("not poisoned").push(path),
+                WalkItem::File { path, .. } => found.lock().expect("not poisoned").push(path),
                 WalkItem::Special { .. } => {}
                 WalkItem::Error(e) => eprintln!("fastsum bench: {e}"),
             })

@@ -146,6 +146,8 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        // Every algorithm per case, in a debug build: 32 cases is plenty.
+        #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
         fn pieces_and_copies_equal_one_shot(
             data in proptest::collection::vec(any::<u8>(), 0..3000),

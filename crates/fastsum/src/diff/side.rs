@@ -73,7 +73,7 @@ pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed
     std::thread::spawn(move || {
         let mut sink = |item: WalkItem| {
             let listed = match item {
-                WalkItem::File { path } => Listed::Entry(Found {
+                WalkItem::File { path, .. } => Listed::Entry(Found {
                     key: key_of(&root, &path),
                     path: Some(path),
                     kind: EntryKind::File,

@@ -61,7 +61,7 @@ pub(super) fn run(
             Ok(m) if m.is_dir() => {
                 let found = Mutex::new(Vec::new());
                 walk::walk(operand, &walk_options, &|item| match item {
-                    WalkItem::File { path } => found.lock().expect("not poisoned").push(path),
+                    WalkItem::File { path, .. } => found.lock().expect("not poisoned").push(path),
                     WalkItem::Special { .. } => {}
                     WalkItem::Error(e) => {
                         problem(e.path().unwrap_or(operand), e.kind().to_string())

@@ -72,7 +72,7 @@ pub(super) fn feed(
         let sink = |item: WalkItem| {
             let seq = next_seq.fetch_add(1, Ordering::Relaxed);
             let (path, outcome) = match item {
-                WalkItem::File { path } => {
+                WalkItem::File { path, .. } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);
                     send(Job::new(index, seq, Source::Path(path)), true);
                     return;

@@ -58,6 +58,13 @@ pub struct WalkOptions {
     /// When set, the walk reads no more directories and ends (a caller
     /// that stopped listening: a Python generator closed early, Ctrl-C).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Of the root's own entries, only this one (a name, no `/`) is
+    /// walked: one listing shard of a tree split by top-level entry (the
+    /// Dask runner), with excludes still matched from the root.
+    pub only_top: Option<OsString>,
+    /// Give each file's size ([`WalkItem::File::size`]): an `fstatat` in
+    /// its directory, cheaper than a `stat` of its path afterwards.
+    pub sizes: bool,
 }
 
 impl WalkOptions {
@@ -117,6 +124,8 @@ pub enum WalkItem {
     File {
         /// The root joined with the path below it.
         path: PathBuf,
+        /// Its size, with [`WalkOptions::sizes`] (else `None`).
+        size: Option<u64>,
     },
     /// A FIFO, socket or device: skipped, never opened.
     Special {
@@ -165,6 +174,8 @@ pub(super) struct Walker<'a> {
     options: &'a WalkOptions,
     excludes: Option<ignore::overrides::Override>,
     root_dev: libc::dev_t,
+    /// The root as the walk spells it (to know the root's own entries).
+    root: Vec<u8>,
 }
 
 impl<'a> Walker<'a> {
@@ -196,6 +207,7 @@ impl<'a> Walker<'a> {
             options,
             excludes,
             root_dev: root_stat.st_dev,
+            root: root.as_os_str().as_bytes().to_vec(),
         };
         let top = Directory {
             path: root.as_os_str().as_bytes().to_vec(),
@@ -216,6 +228,10 @@ impl<'a> Walker<'a> {
         if self.options.stopped() {
             return Ok(());
         }
+        let only = match &self.options.only_top {
+            Some(name) if directory.path == self.root => Some(name.as_bytes()),
+            _ => None,
+        };
         let mut reader = crate::fs::dir::DirectoryReader::open(&directory.path)?;
         let mut path = directory.path.clone();
         if path.last() != Some(&b'/') {
@@ -225,7 +241,7 @@ impl<'a> Walker<'a> {
         let fd = reader.fd();
         while let Some(entry) = reader.next()? {
             let name = entry.name;
-            if name == b"." || name == b".." {
+            if name == b"." || name == b".." || only.is_some_and(|only| only != name) {
                 continue;
             }
             path.truncate(base);
@@ -279,7 +295,17 @@ impl<'a> Walker<'a> {
             let file = PathBuf::from(OsString::from_vec(path.clone()));
             let item = match SpecialKind::of_mode(kind) {
                 Some(kind) => WalkItem::Special { path: file, kind },
-                None if kind == libc::S_IFREG => WalkItem::File { path: file },
+                None if kind == libc::S_IFREG => {
+                    // Sizes only when asked (a stat per file the hashing
+                    // does not need): fstatat in the open directory, or
+                    // the followed link's stat already taken.
+                    let size = match (self.options.sizes, &link_target) {
+                        (false, _) => None,
+                        (true, Some(st)) => Some(st.st_size as u64),
+                        (true, None) => stat_name(fd, name, false).ok().map(|st| st.st_size as u64),
+                    };
+                    WalkItem::File { path: file, size }
+                }
                 None => continue,
             };
             found(name, false, Found::Item(item));
@@ -350,7 +376,7 @@ impl Found {
     /// The path of the entry (every item the walk makes has one).
     fn path_bytes(&self) -> &[u8] {
         let path = match self {
-            Found::Item(WalkItem::File { path } | WalkItem::Special { path, .. }) => path,
+            Found::Item(WalkItem::File { path, .. } | WalkItem::Special { path, .. }) => path,
             Found::Item(WalkItem::Error(error)) => error.path().unwrap_or(Path::new("")),
             Found::Directory(directory) => return &directory.path,
         };

@@ -9,7 +9,9 @@ fn collect(root: &Path, options: &WalkOptions) -> (Vec<PathBuf>, Vec<String>) {
     let (mut files, mut other) = (Vec::new(), Vec::new());
     for item in items.into_inner().unwrap() {
         match item {
-            WalkItem::File { path } => files.push(path.strip_prefix(root).unwrap().to_path_buf()),
+            WalkItem::File { path, .. } => {
+                files.push(path.strip_prefix(root).unwrap().to_path_buf())
+            }
             WalkItem::Special { path, kind } => other.push(format!(
                 "{} {}",
                 path.strip_prefix(root).unwrap().display(),
@@ -89,7 +91,7 @@ fn the_sorted_walk_gives_the_order_of_sorting_every_path() {
     expected.sort();
     let mut walked = Vec::new();
     walk_sorted(root, &WalkOptions::default(), &mut |item| {
-        if let WalkItem::File { path } = item {
+        if let WalkItem::File { path, .. } = item {
             walked.push(path.into_os_string().into_vec());
         }
     })
@@ -107,7 +109,7 @@ fn paths_are_spelled_from_the_root_as_given() {
         let root = dir.path().join(root);
         let items = Mutex::new(Vec::new());
         walk(&root, &WalkOptions::default(), &|item| {
-            if let WalkItem::File { path } = item {
+            if let WalkItem::File { path, .. } = item {
                 items.lock().unwrap().push(path);
             }
         })
@@ -135,7 +137,7 @@ fn a_link_that_cannot_be_followed_is_an_error_and_the_walk_goes_on() {
         .unwrap()
         .into_iter()
         .map(|item| match item {
-            WalkItem::File { path } => format!("file {}", path.display()),
+            WalkItem::File { path, .. } => format!("file {}", path.display()),
             WalkItem::Special { path, .. } => format!("special {}", path.display()),
             WalkItem::Error(e) => {
                 format!("error {} {:?}", e.path().unwrap().display(), e.kind())
@@ -223,4 +225,42 @@ fn symlinks_are_followed_only_when_asked_and_loops_end() {
     assert_eq!(files, [PathBuf::from("d/f"), PathBuf::from("link")]);
     assert_eq!(other.len(), 1, "{other:?}");
     assert!(other[0].starts_with("FilesystemLoop"), "{other:?}");
+}
+
+#[test]
+fn only_top_walks_one_root_entry_with_excludes_from_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for path in ["a/x", "a/skip/y", "b/a/z", "a.txt", "c/a/x"] {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), "x").unwrap();
+    }
+    let sorted = |only: Option<&str>| {
+        let options = WalkOptions {
+            // Anchored at the root: "/a/skip" must not match under b/ or c/.
+            excludes: vec!["/a/skip".into()],
+            only_top: only.map(OsString::from),
+            ..WalkOptions::default()
+        };
+        let mut found = Vec::new();
+        walk_sorted(root, &options, &mut |item| {
+            if let WalkItem::File { path, .. } = item {
+                found.push(path.strip_prefix(root).unwrap().display().to_string());
+            }
+        })
+        .unwrap();
+        found
+    };
+    assert_eq!(sorted(Some("a")), ["a/x"]);
+    assert_eq!(sorted(Some("b")), ["b/a/z"]);
+    assert_eq!(sorted(Some("a.txt")), ["a.txt"]);
+    assert!(sorted(Some("nothing")).is_empty());
+    // The shards, concatenated in the order of their names as the walk
+    // sorts them, are the whole walk.
+    let whole = sorted(None);
+    let shards: Vec<String> = ["a.txt", "a", "b", "c"]
+        .into_iter()
+        .flat_map(|top| sorted(Some(top)))
+        .collect();
+    assert_eq!(shards, whole);
 }

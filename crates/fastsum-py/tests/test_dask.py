@@ -1,0 +1,166 @@
+"""fastsum.dask against the CLI: the cluster's manifest equals `fastsum -r`
+byte for byte. A LocalCluster for the quick cases; a real `dask scheduler`
+and two `dask worker` processes on 127.0.0.1 for the command and for a
+worker killed mid-run."""
+
+import io
+import json as jsonlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+import fastsum.dask as fdask  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def cli():
+    for build in ("debug", "release"):
+        path = REPO / "target" / build / "fastsum"
+        if path.exists():
+            return str(path)
+    subprocess.run(["cargo", "build", "-q", "-p", "fastsum-cli"], cwd=REPO, check=True)
+    return str(REPO / "target" / "debug" / "fastsum")
+
+
+def run_cli(*args):
+    p = subprocess.run([cli(), *map(os.fsencode, args)], capture_output=True)
+    # The CLI names itself by argv[0]; the runner says "fastsum".
+    return p.returncode, p.stdout, p.stderr.replace(os.fsencode(cli()) + b":", b"fastsum:")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as c, \
+            distributed.Client(c) as client:
+        yield client
+
+
+@pytest.fixture
+def odd_tree(tmp_path):
+    root = tmp_path / "root"
+    names = [b"a.txt", b"a/b", b"a b/c", b"back\\slash", b"new\nline", b"non-utf8-\xff",
+             b"quote'\"$(x)", b"z/deep/er/still/f", b"big.bin", b"a.b/x"]
+    for i in range(40):
+        names.append(b"many/%02d/f%d" % (i % 7, i))
+    for n in names:
+        p = os.path.join(os.fsencode(root), n)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(os.urandom(3_000_000) if n == b"big.bin" else n * 7)
+    os.mkfifo(root / "fifo")
+    os.symlink("a.txt", root / "link")
+    return root
+
+
+def run_dask(client, root, algorithm="md5", **kw):
+    out, err = io.BytesIO(), io.BytesIO()
+    status = fdask.hash_tree(root, client, algorithm, out=out, err=err, **kw)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("algorithm", ["md5", "sha256", "blake3"])
+def test_the_manifest_equals_the_clis_byte_for_byte(cluster, odd_tree, algorithm):
+    want = run_cli("-a", algorithm, "-r", odd_tree)
+    got = run_dask(cluster, str(odd_tree), algorithm)
+    assert got[1] == want[1]
+    assert got[0] == want[0] == 0
+    # The FIFO and the symlink are said on stderr, as the CLI says them.
+    assert got[2].splitlines() == want[2].splitlines()
+
+
+def test_shards_of_very_different_sizes_and_json(cluster, odd_tree):
+    want = run_cli("--json", "-r", odd_tree)
+    for shard_bytes, shard_files in [(1, 1), (1000, 3), (10 << 20, 7), (1 << 40, 10**6)]:
+        got = run_dask(cluster, str(odd_tree), json=True, shard_bytes=shard_bytes,
+                       shard_files=shard_files)
+        assert got[1] == want[1], (shard_bytes, shard_files)
+        assert got[0] == want[0]
+    records = [jsonlib.loads(line) for line in want[1].splitlines()]
+    assert any(r.get("skipped") == "symbolic link" for r in records)
+
+
+def test_excludes_and_a_root_spelled_with_a_slash(cluster, odd_tree):
+    want = run_cli("-r", "--exclude", "many/", "--exclude", "*.txt", f"{odd_tree}/")
+    got = run_dask(cluster, f"{odd_tree}/", exclude=["many/", "*.txt"])
+    assert got[1] == want[1] and got[0] == want[0]
+
+
+def test_a_missing_root_fails_as_the_cli_fails(cluster, tmp_path):
+    want = run_cli("-r", tmp_path / "nothing")
+    got = run_dask(cluster, str(tmp_path / "nothing"))
+    assert got[0] == want[0] == 1
+    assert got[1] == want[1] == b""
+    assert b"No such file or directory" in got[2] and b"nothing" in got[2]
+
+
+def test_a_file_that_goes_away_after_listing_is_an_error_line(cluster, odd_tree):
+    _, before, _ = run_cli("-r", odd_tree)
+    victim = odd_tree / "a" / "b"
+    got = run_dask(cluster, str(odd_tree), _after_listing=lambda: victim.unlink())
+    assert got[0] == 1
+    assert got[1] == b"".join(l for l in before.splitlines(keepends=True)
+                               if not l.endswith(b"/a/b\n"))
+    assert str(victim).encode() + b": No such file or directory" in got[2]
+
+
+def test_an_unknown_algorithm_is_refused_before_any_task(cluster, odd_tree):
+    with pytest.raises(ValueError, match="valid"):
+        run_dask(cluster, str(odd_tree), "md6")
+
+
+@pytest.fixture
+def real_cluster(tmp_path):
+    """`dask scheduler` and two `dask worker` processes on 127.0.0.1."""
+    bindir = Path(sys.executable).parent
+    env = dict(os.environ, FASTSUM_DASK_SHARD_DELAY="0.4")
+    sched_file = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen(
+        [bindir / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+         "--no-dashboard", "--scheduler-file", sched_file],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    deadline = time.monotonic() + 60
+    while not sched_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    address = jsonlib.loads(sched_file.read_text())["address"]
+    assert address.startswith("tcp://127.0.0.1:")
+    for _ in range(2):
+        procs.append(subprocess.Popen(
+            [bindir / "dask", "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
+             "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+            start_new_session=True))
+    with distributed.Client(address) as client:
+        client.wait_for_workers(2, timeout=60)
+    try:
+        yield address, procs
+    finally:
+        for p in procs:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+
+
+def test_the_command_on_a_real_cluster_survives_a_killed_worker(real_cluster, odd_tree):
+    address, procs = real_cluster
+    want = run_cli("-a", "sha1", "-r", odd_tree)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "fastsum.dask", "--scheduler", address, "-a", "sha1",
+         "-r", odd_tree, "--shard-files", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # 14 shards of 0.4 s on two workers: kill one while tasks run.
+    time.sleep(1.5)
+    assert run.poll() is None, "the run ended before a worker could be killed"
+    os.killpg(procs[1].pid, signal.SIGKILL)
+    out, err = run.communicate(timeout=120)
+    assert out == want[1]
+    assert run.returncode == 0, err
