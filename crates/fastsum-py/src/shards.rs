@@ -247,6 +247,7 @@ fn shard_output(
     let mut hashed = hashed.into_iter();
     let note = |i: usize| l.notes.iter().find(|n| n.0 == i);
     let (mut out, mut err, mut failures, mut symlinks) = (Vec::new(), Vec::new(), 0, 0);
+    let utf8 = manifest::quote::utf8_locale();
     for i in range {
         let path = paths[i];
         let outcome = match l.kinds[i] {
@@ -297,12 +298,12 @@ fn shard_output(
             Outcome::Hashed(_) => {}
             Outcome::Failed(k) | Outcome::WalkFailed(k) => {
                 err.extend_from_slice(b"fastsum: ");
-                err.extend_from_slice(path);
+                err.extend_from_slice(&manifest::quote::quotef(path, utf8));
                 err.extend_from_slice(format!(": {k}\n").as_bytes());
             }
             Outcome::Skipped(k) => {
                 err.extend_from_slice(b"fastsum: ");
-                err.extend_from_slice(path);
+                err.extend_from_slice(&manifest::quote::quotef(path, utf8));
                 err.extend_from_slice(
                     format!(": skipped {} (not a regular file)\n", k.describe()).as_bytes(),
                 );

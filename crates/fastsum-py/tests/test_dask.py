@@ -56,6 +56,7 @@ def odd_tree(tmp_path):
         with open(p, "wb") as f:
             f.write(os.urandom(3_000_000) if n == b"big.bin" else n * 7)
     os.mkfifo(root / "fifo")
+    os.mkfifo(root / "many" / "odd fifo'$x")  # its message is quoted as the CLI quotes it
     os.symlink("a.txt", root / "link")
     return root
 

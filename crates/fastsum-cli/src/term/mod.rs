@@ -6,7 +6,9 @@
 pub mod getopt;
 pub mod output;
 pub mod progress;
-pub mod quote;
+/// Names in messages as coreutils quotes them (the library's, shared
+/// with the Python package's Dask runner).
+pub use fastsum::manifest::quote;
 
 use std::fmt::Write as _;
 

@@ -18,6 +18,7 @@ pub mod check;
 pub mod gnu;
 pub mod json;
 mod json_read;
+pub mod quote;
 pub mod read;
 pub mod xxhsum;
 

@@ -1,4 +1,5 @@
-//! File names in messages, quoted as GNU coreutils quotes them.
+//! File names in messages, quoted as GNU coreutils quotes them (the
+//! CLI's messages, and the Dask runner's, which must be the CLI's).
 //!
 //! coreutils prints names in error messages through gnulib's `quotef`
 //! (shell-escape style, quoting only when needed, ':' counted as special)
