@@ -32,6 +32,7 @@ pub(crate) mod fs;
 pub mod manifest;
 pub mod pipeline;
 pub mod read;
+pub mod remote;
 pub mod simd;
 pub mod stage;
 pub mod walk;

@@ -24,11 +24,12 @@ pub mod documented;
 mod hash;
 mod help;
 mod options;
+mod remote;
 mod run;
 
 use check::check_file;
-use hash::hash_operands;
 use options::*;
+use remote::hash_operands_and_remotes;
 use run::{open_cache, print_cache_stats, say_notice, CheckCache, Run};
 
 /// Runs `tool` with `args` (without `argv[0]`); returns the exit status.
@@ -63,6 +64,15 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         debug: false,
         algorithm_specified: false,
         names_given: false,
+        remote: fastsum::remote::RemoteOptions {
+            rsh: std::env::var("FASTSUM_RSH")
+                .ok()
+                .map(|v| split_command(v.as_bytes()))
+                .filter(|words| !words.is_empty())
+                .unwrap_or_else(|| vec!["ssh".into()]),
+            ..Default::default()
+        },
+        verbose: false,
     };
     let mut read_size: Option<usize> = None;
     let mut io_mode = "auto".to_string();
@@ -111,6 +121,24 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 _ => return invalid_value(&mut run, "I/O depth (0 to 256)", &value),
             },
             "no-cache-pollution" => o.tree.drop_cold = true,
+            "e" => o.remote.rsh = split_command(&value),
+            "remote-method" => match std::str::from_utf8(&value)
+                .ok()
+                .and_then(fastsum::remote::Method::from_name)
+            {
+                Some(method) => o.remote.method = Some(method),
+                None => {
+                    return invalid_value(
+                        &mut run,
+                        "remote method (fastsum, coreutils, perl, python)",
+                        &value,
+                    )
+                }
+            },
+            "remote-fastsum" => {
+                o.remote.remote_fastsum = Some(String::from_utf8_lossy(&value).into_owned())
+            }
+            "v" => o.verbose = true,
             "unordered" => o.tree.order = Order::Unordered,
             "L" => o.tree.walk.follow_links = true,
             "one-file-system" => o.tree.walk.one_file_system = true,
@@ -308,7 +336,16 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         }
         ok
     } else {
-        hash_operands(&mut run, &o, &operands)
+        hash_operands_and_remotes(&mut run, &o, &operands)
     };
     run.finish(if ok { 0 } else { 1 })
+}
+
+/// `-e 'ssh -p 2222'`: the words of a transport command (split on
+/// whitespace, as rsync splits `-e` without quotes).
+fn split_command(value: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(value)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
 }

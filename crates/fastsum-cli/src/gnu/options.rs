@@ -62,6 +62,10 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "cache", HasArg::Optional, "cache"),
             spec(None, "cache-stats", HasArg::No, "cache-stats"),
             spec(None, "untagged", HasArg::No, "untagged"),
+            spec(Some(b'e'), "rsh", HasArg::Required, "e"),
+            spec(None, "remote-method", HasArg::Required, "remote-method"),
+            spec(None, "remote-fastsum", HasArg::Required, "remote-fastsum"),
+            spec(Some(b'v'), "verbose", HasArg::No, "v"),
         ]);
     }
     if kind != ToolKind::Fixed {
@@ -139,6 +143,11 @@ pub(super) struct Options {
     /// Operands were named: `cksum`'s and `sum`'s lines then end with the
     /// name (`cksum < f` prints none, `cksum -` prints `-`).
     pub(super) names_given: bool,
+    /// `host:path` operands: the transport, a forced method, the remote
+    /// fastsum (`-e`, `--remote-method`, `--remote-fastsum`).
+    pub(super) remote: fastsum::remote::RemoteOptions,
+    /// `-v`: say which remote method ran.
+    pub(super) verbose: bool,
 }
 
 pub(super) fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> i32 {

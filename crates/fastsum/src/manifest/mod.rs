@@ -17,7 +17,7 @@ pub mod b3sum;
 pub mod check;
 pub mod gnu;
 pub mod json;
-mod json_read;
+pub(crate) mod json_read;
 pub mod quote;
 pub mod read;
 pub mod xxhsum;

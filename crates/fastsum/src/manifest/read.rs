@@ -253,7 +253,7 @@ fn finish(mut manifest: Manifest, seen: Option<Algorithm>) -> Result<Manifest, S
 }
 
 /// Standard base64 (RFC 4648, padded) to bytes.
-fn decode_base64(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let value = |c: u8| -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',

@@ -1,0 +1,102 @@
+//! `HOST:PATH` operands in fastsum's own mode: hashed on the remote host
+//! (`fastsum::remote`), printed as local records are, the path spelled as
+//! given (`web1:/srv/www/index.html`).
+
+use std::path::PathBuf;
+
+use fastsum::pipeline::{Outcome, Record};
+use fastsum::remote::{hash_remote, Remote};
+use fastsum::stage::Hashed;
+use fastsum::ErrorKind;
+use std::os::unix::ffi::OsStringExt;
+
+use super::hash::{hash_operands, print_record};
+use super::options::Options;
+use super::run::Run;
+use crate::personality::ToolKind;
+
+/// Hashes every operand in order: `HOST:PATH` ones on their host (fastsum's
+/// own mode), runs of local ones through the pipeline.
+pub(super) fn hash_operands_and_remotes(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
+    let remote_mode = run.tool.kind == ToolKind::Fastsum && o.tree.recursive;
+    if !remote_mode || !names.iter().any(|n| Remote::parse(n).is_some()) {
+        return hash_operands(run, o, names);
+    }
+    let mut ok = true;
+    let mut local: Vec<Vec<u8>> = Vec::new();
+    for name in names {
+        match Remote::parse(name) {
+            Some(remote) => {
+                if !local.is_empty() {
+                    ok &= hash_operands(run, o, &std::mem::take(&mut local));
+                }
+                ok &= hash_remote_operand(run, o, name, &remote);
+            }
+            None => local.push(name.clone()),
+        }
+    }
+    if !local.is_empty() {
+        ok &= hash_operands(run, o, &local);
+    }
+    ok
+}
+
+/// Hashes one remote operand and prints its records; false if anything
+/// failed (the transport, the method, or a file).
+pub(super) fn hash_remote_operand(
+    run: &mut Run,
+    o: &Options,
+    name: &[u8],
+    remote: &Remote,
+) -> bool {
+    if o.json {
+        // The remote methods give no sizes yet, and a JSON record's size
+        // must be true.
+        let mut m = name.to_vec();
+        m.extend_from_slice(b": --json is not available for HOST:PATH operands yet");
+        run.error(&m);
+        return false;
+    }
+    let listing = match hash_remote(remote, o.algorithm, &o.remote) {
+        Ok(listing) => listing,
+        Err(e) => {
+            run.error(e.to_string().as_bytes());
+            return false;
+        }
+    };
+    if o.verbose {
+        let host = remote.host.as_bytes();
+        let mut m = host.to_vec();
+        m.extend_from_slice(format!(": the {} method ran", listing.method.name()).as_bytes());
+        run.error(&m);
+    }
+    let prefix_len = name.len() - remote.path.len();
+    let mut ok = true;
+    for (seq, record) in listing.records.into_iter().enumerate() {
+        let mut path = name[..prefix_len].to_vec();
+        // The remote spelled the path from what it was given (with "./"
+        // before a leading "-", "." for an empty path): back to the
+        // operand's spelling.
+        let given: &[u8] = if remote.path.is_empty() || remote.path[0] == b'-' {
+            b"./"
+        } else {
+            b""
+        };
+        path.extend_from_slice(record.path.strip_prefix(given).unwrap_or(&record.path));
+        let outcome = match record.digest {
+            Ok(digest) => Outcome::Hashed(Hashed::new(digest, 0)),
+            Err(why) => {
+                ok = false;
+                Outcome::Failed(ErrorKind::Io(std::io::Error::other(why)))
+            }
+        };
+        let record = Record {
+            operand: 0,
+            seq: seq as u64,
+            path: PathBuf::from(std::ffi::OsString::from_vec(path)),
+            outcome,
+        };
+        print_record(run, o, &record);
+    }
+    ok
+}
