@@ -108,17 +108,10 @@ pub fn hash_files(
     threads: Option<usize>,
 ) -> PyResult<Vec<FileResult>> {
     let algorithm = errors::algorithm(algorithm)?;
-    if paths.is_instance_of::<pyo3::types::PyString>()
-        || paths.is_instance_of::<pyo3::types::PyBytes>()
-    {
-        return Err(pyo3::exceptions::PyTypeError::new_err(
-            "expected an iterable of paths, not a single path",
-        ));
-    }
     // Keep the caller's objects: each result's path is the one given.
     let mut given = Vec::new();
     let mut converted = Vec::new();
-    for item in paths.try_iter()? {
+    for item in paths::iter_paths(paths)? {
         let item = item?;
         converted.push(paths::from_python(&item)?.0);
         given.push(item);

@@ -27,16 +27,30 @@ pub fn from_python(obj: &Bound<'_, PyAny>) -> PyResult<(PathBuf, bool)> {
     Ok((PathBuf::from(OsStr::from_bytes(bytes)), is_bytes))
 }
 
-/// Every path of an iterable of paths; `bytes` if any was given as bytes.
-pub fn many_from_python(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<PathBuf>, bool)> {
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+/// Whether `obj` is one path (`str`, `bytes`, `os.PathLike`) rather than
+/// an iterable of them.
+pub fn is_single(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.hasattr("__fspath__")?)
+}
+
+/// The items of an iterable of paths; a single path is a `TypeError` (a
+/// `str` would otherwise iterate as one-letter paths).
+pub fn iter_paths<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, pyo3::types::PyIterator>> {
+    if is_single(obj)? {
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "expected an iterable of paths, not a single path",
         ));
     }
+    obj.try_iter()
+}
+
+/// Every path of an iterable of paths; `bytes` if any was given as bytes.
+pub fn many_from_python(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<PathBuf>, bool)> {
     let mut paths = Vec::new();
     let mut any_bytes = false;
-    for item in obj.try_iter()? {
+    for item in iter_paths(obj)? {
         let (path, is_bytes) = from_python(&item?)?;
         any_bytes |= is_bytes;
         paths.push(path);

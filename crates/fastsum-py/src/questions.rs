@@ -333,10 +333,7 @@ pub fn dupes(
     threads: Option<usize>,
 ) -> PyResult<Dupes> {
     let algorithm = errors::algorithm(algorithm)?;
-    let single = paths.is_instance_of::<pyo3::types::PyString>()
-        || paths.is_instance_of::<pyo3::types::PyBytes>()
-        || paths.hasattr("__fspath__")?;
-    let (operands, bytes_paths): (Vec<PathBuf>, bool) = if single {
+    let (operands, bytes_paths): (Vec<PathBuf>, bool) = if paths::is_single(paths)? {
         let (p, b) = paths::from_python(paths)?;
         (vec![p], b)
     } else {

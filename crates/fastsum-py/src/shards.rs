@@ -30,6 +30,9 @@ use crate::errors;
 /// A note on a special file or walk error: (index, what, errno).
 type Note = (usize, String, Option<i32>);
 
+/// A listing as Python passes it back: (paths, kinds, sizes, notes).
+type RawListing = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<Note>);
+
 /// A shard: (start, end, first path, last path).
 type Cut = (usize, usize, Vec<u8>, Vec<u8>);
 
@@ -122,14 +125,15 @@ pub fn _list<'py>(
 }
 
 /// The listing Python passed back.
-fn listing_of(paths: &[u8], kinds: &[u8], sizes: &[u8], notes: Vec<Note>) -> PyResult<Listing> {
+fn listing_of(listing: RawListing) -> PyResult<Listing> {
+    let (paths, kinds, sizes, notes) = listing;
     if sizes.len() != 8 * kinds.len() || paths.iter().filter(|&&b| b == 0).count() != kinds.len() {
         return Err(PyValueError::new_err("not a listing made by _list"));
     }
     Ok(Listing {
-        paths: paths.to_vec(),
-        kinds: kinds.to_vec(),
-        sizes: sizes.to_vec(),
+        paths,
+        kinds,
+        sizes,
         notes,
     })
 }
@@ -139,12 +143,8 @@ fn listing_of(paths: &[u8], kinds: &[u8], sizes: &[u8], notes: Vec<Note>) -> PyR
 /// file larger than the budget is a shard of its own), with the first and
 /// last path of each (to name a shard that could not be done).
 #[pyfunction]
-pub fn _cuts(
-    listing: (Vec<u8>, Vec<u8>, Vec<u8>, Vec<Note>),
-    shard_bytes: u64,
-    shard_files: u64,
-) -> PyResult<Vec<Cut>> {
-    let l = listing_of(&listing.0, &listing.1, &listing.2, listing.3)?;
+pub fn _cuts(listing: RawListing, shard_bytes: u64, shard_files: u64) -> PyResult<Vec<Cut>> {
+    let l = listing_of(listing)?;
     let paths: Vec<&[u8]> = l.paths.split(|&b| b == 0).take(l.kinds.len()).collect();
     let mut cuts = Vec::new();
     let (mut start, mut bytes, mut files) = (0, 0u64, 0u64);
@@ -192,7 +192,7 @@ fn special_kind(name: &str) -> Option<SpecialKind> {
 #[allow(clippy::too_many_arguments)]
 pub fn _hash_shard<'py>(
     py: Python<'py>,
-    listing: (Vec<u8>, Vec<u8>, Vec<u8>, Vec<Note>),
+    listing: RawListing,
     start: usize,
     end: usize,
     algorithm: &str,
@@ -205,7 +205,7 @@ pub fn _hash_shard<'py>(
             "{algorithm}: the Dask runner writes digest manifests (not cksum's or sum's lines)"
         )));
     }
-    let l = listing_of(&listing.0, &listing.1, &listing.2, listing.3)?;
+    let l = listing_of(listing)?;
     if start > end || end > l.kinds.len() {
         return Err(PyValueError::new_err("shard out of the listing's range"));
     }

@@ -12,12 +12,6 @@ import pytest
 import fastsum
 
 
-def hashlib_hex(path, name="md5"):
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, name).hexdigest() if hasattr(hashlib, "file_digest") \
-            else hashlib.new(name, f.read()).hexdigest()
-
-
 def tasks():
     return len(os.listdir("/proc/self/task"))
 

@@ -74,15 +74,7 @@ pub(super) fn hash_remote_operand(
     let mut ok = true;
     for (seq, record) in listing.records.into_iter().enumerate() {
         let mut path = name[..prefix_len].to_vec();
-        // The remote spelled the path from what it was given (with "./"
-        // before a leading "-", "." for an empty path): back to the
-        // operand's spelling.
-        let given: &[u8] = if remote.path.is_empty() || remote.path[0] == b'-' {
-            b"./"
-        } else {
-            b""
-        };
-        path.extend_from_slice(record.path.strip_prefix(given).unwrap_or(&record.path));
+        path.extend_from_slice(&record.path);
         let outcome = match record.digest {
             Ok(digest) => Outcome::Hashed(Hashed::new(digest, 0)),
             Err(why) => {

@@ -116,7 +116,7 @@ impl Default for RemoteOptions {
 /// One remote file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteRecord {
-    /// Its path as the remote walk spells it (starting with the path given).
+    /// Its path, starting with the path as given.
     pub path: Vec<u8>,
     /// Its digest, or why it could not be hashed.
     pub digest: std::result::Result<Digest, String>,
@@ -176,14 +176,18 @@ pub fn hash_remote(
     if let Err(e) = read {
         return Err(failure(remote, format!("reading from {program}: {e}")));
     }
-    script::parse(&out, algorithm).map_err(|why| {
+    let mut listing = script::parse(&out, algorithm).map_err(|why| {
         let why = match (status.code(), said.is_empty()) {
             (Some(255), false) => format!("{program}: {said}"),
             (_, false) => format!("{why} ({said})"),
             _ => why,
         };
         failure(remote, why)
-    })
+    })?;
+    for record in &mut listing.records {
+        record.path = script::as_given(remote, std::mem::take(&mut record.path));
+    }
+    Ok(listing)
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 //! byte but NUL), the first line names the method, and a trailer closes a
 //! complete stream.
 
-use super::RemoteListing;
-use super::{Method, Remote, RemoteOptions, RemoteRecord};
+use super::{Method, Remote, RemoteListing, RemoteOptions, RemoteRecord};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::manifest::json_read::{parse_object, Value};
@@ -46,17 +45,11 @@ fn coreutils_tool(algorithm: Algorithm) -> Option<&'static str> {
     })
 }
 
-/// What Perl's core modules and Python's hashlib call it.
+/// What Perl's core modules and Python's hashlib call it: fastsum's own
+/// name, for the algorithms both have.
 fn library_name(algorithm: Algorithm) -> Option<&'static str> {
-    Some(match algorithm {
-        Algorithm::Md5 => "md5",
-        Algorithm::Sha1 => "sha1",
-        Algorithm::Sha224 => "sha224",
-        Algorithm::Sha256 => "sha256",
-        Algorithm::Sha384 => "sha384",
-        Algorithm::Sha512 => "sha512",
-        _ => return None,
-    })
+    use Algorithm::*;
+    matches!(algorithm, Md5 | Sha1 | Sha224 | Sha256 | Sha384 | Sha512).then(|| algorithm.name())
 }
 
 /// Reads NUL-separated paths on stdin; for each, `D<hex>\0<path>\0` or
@@ -95,19 +88,33 @@ for block in iter(lambda: sys.stdin.buffer.read(1 << 16), b""):
         one(p)
 "#;
 
+/// The path as the script spells it: `.` for an empty one (the login
+/// directory), `./` before a leading `-` (find and the tools would read it
+/// as an option); `true` when it differs from the path given.
+fn spelled(path: &[u8]) -> (Vec<u8>, bool) {
+    match path.first() {
+        None => (b".".to_vec(), true),
+        Some(b'-') => ([b"./", path].concat(), true),
+        Some(_) => (path.to_vec(), false),
+    }
+}
+
+/// A path the remote reported, back in the spelling the caller gave: the
+/// `./` the script added is taken off again.
+pub(super) fn as_given(remote: &Remote, reported: Vec<u8>) -> Vec<u8> {
+    match reported.strip_prefix(b"./") {
+        Some(rest) if spelled(&remote.path).1 => rest.to_vec(),
+        _ => reported,
+    }
+}
+
 /// The script for `remote`.
 pub(super) fn build(
     remote: &Remote,
     algorithm: Algorithm,
     options: &RemoteOptions,
 ) -> Result<Vec<u8>, String> {
-    let mut path = remote.path.clone();
-    if path.is_empty() {
-        path = b".".to_vec();
-    } else if path[0] == b'-' {
-        // find and the tools would read it as an option.
-        path.splice(0..0, b"./".iter().copied());
-    }
+    let (path, _) = spelled(&remote.path);
     let tool = coreutils_tool(algorithm);
     let lib = library_name(algorithm);
     let forced = options.method;
