@@ -18,18 +18,20 @@ use crate::term::output::{Buffering, Output};
 use crate::term::{count, json_string};
 
 /// Show what changed between two trees, a tree and a manifest, or two
-/// manifests (`-` is a manifest on standard input). Exit status: 0 no
-/// change, 1 changes, 2 trouble.
+/// manifests (`-` is a manifest on standard input); either side may be a
+/// tree on another host, [USER@]HOST:PATH, hashed there over ssh. Exit
+/// status: 0 no change, 1 changes, 2 trouble.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum diff", version)]
 struct DiffArgs {
-    /// The old side: a directory, a manifest, or - (standard input).
+    /// The old side: a directory, a manifest, - (standard input), or
+    /// [USER@]HOST:PATH (remote; ./a:b is local).
     old: PathBuf,
     /// The new side.
     new: PathBuf,
     /// The algorithm of untagged manifest lines and of a tree's digests
-    /// against a manifest (default: the manifest's; md5 for untagged
-    /// 32-digit lines).
+    /// against a manifest or a remote side (default: the manifest's; md5
+    /// for untagged 32-digit lines and against a remote side).
     #[arg(short = 'a', long = "algorithm", value_name = "NAME")]
     algorithm: Option<String>,
     /// Answer unchanged files from the checksum cache (PATH only after '=').
@@ -66,6 +68,23 @@ struct DiffArgs {
     /// The same for the new manifest.
     #[arg(long, value_name = "PREFIX")]
     new_root: Option<PathBuf>,
+    /// The transport for HOST:PATH sides (default ssh, or $FASTSUM_RSH).
+    #[arg(short = 'e', long = "rsh", value_name = "COMMAND")]
+    rsh: Option<String>,
+    /// Hash remote sides by this method only: fastsum, coreutils, bsd,
+    /// perl or python (default: the first the host has, in that order).
+    #[arg(long, value_name = "NAME", value_parser = ["fastsum", "coreutils", "bsd", "perl", "python"])]
+    remote_method: Option<String>,
+    /// The fastsum to run on the remote host.
+    #[arg(long, value_name = "PATH")]
+    remote_fastsum: Option<String>,
+    /// Copy this fastsum to a private temporary directory on a remote
+    /// host whose `uname -sm` matches, run it there, and remove it.
+    #[arg(long)]
+    upload_self: bool,
+    /// Say which method hashed each remote side.
+    #[arg(short = 'v', long)]
+    verbose: bool,
 }
 
 /// `fastsum diff`'s arguments, for the man page and the completions.
@@ -132,11 +151,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
         old_root: args.old_root.clone(),
         new_root: args.new_root.clone(),
         cache: session.clone(),
+        remote: remote_options(&args),
     };
     let mut out = Output::new(Buffering::Line);
     let result = diff(
-        &Side::of(&args.old),
-        &Side::of(&args.new),
+        &Side::of_operand(&args.old),
+        &Side::of_operand(&args.new),
         &options,
         |event| match event {
             DiffEvent::Change(change) => {
@@ -158,6 +178,20 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 let message = format!("fastsum diff: {}: {error}\n", path.display());
                 out.err_raw(message.as_bytes());
             }
+            DiffEvent::RemoteMethod {
+                operand,
+                method,
+                uploaded,
+            } => {
+                if args.verbose {
+                    let how = if uploaded { " (uploaded)" } else { "" };
+                    let message = format!(
+                        "fastsum diff: {operand}: hashed there by the {} method{how}\n",
+                        method.name()
+                    );
+                    out.err_raw(message.as_bytes());
+                }
+            }
         },
     );
     let summary = match result {
@@ -173,7 +207,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     if summary.symlinks_left_out > 0 && !args.quiet {
         let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
-        out.err_raw(format!("fastsum diff: {what} left out (a manifest lists none)\n").as_bytes());
+        out.err_raw(
+            format!("fastsum diff: {what} left out (the other side lists files only)\n").as_bytes(),
+        );
     }
     drop(options);
     if let (Some(mut cache), Some(session)) = (cache, session) {
@@ -195,6 +231,22 @@ pub fn run(args: Vec<OsString>) -> i32 {
     } else {
         0
     }
+}
+
+fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
+    let mut options = crate::term::remote_options();
+    if let Some(rsh) = &args.rsh {
+        options.rsh = fastsum::remote::split_command(rsh);
+    }
+    options.method = args
+        .remote_method
+        .as_deref()
+        .and_then(fastsum::remote::Method::from_name);
+    options.remote_fastsum = args.remote_fastsum.clone();
+    if args.upload_self {
+        options.upload_self = std::env::current_exe().ok();
+    }
+    options
 }
 
 /// `M\tpath`, `R\told\tnew` ...; names escaped as fastsum's lines escape

@@ -5,61 +5,15 @@ mod testenv;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use testenv::{Outcome, TestEnv};
+use testenv::{as_expected, changes_corpus as corpus, Outcome, TestEnv};
 
 /// `fastsum diff ARGS` in `env`, killed if it hangs.
 fn diff(env: &TestEnv, args: &[&[u8]]) -> Outcome {
     let mut all: Vec<&[u8]> = vec![b"diff"];
     all.extend_from_slice(args);
     env.fastsum_within(std::time::Duration::from_secs(60), &all)
-}
-
-/// Name-status output turned into `changes/EXPECTED`'s lines
-/// (`kind\told\tnew`), without escapes (these names need none).
-fn as_expected(out: &str) -> String {
-    out.lines()
-        .map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            match f[0] {
-                "A" => format!("added\t\t{}\n", f[1]),
-                "D" => format!("removed\t{}\t\n", f[1]),
-                "M" => format!("modified\t{}\t{}\n", f[1], f[1]),
-                "R" => format!("moved\t{}\t{}\n", f[1], f[2]),
-                "T" => format!("typechange\t{}\t{}\n", f[1], f[1]),
-                other => panic!("unknown status {other:?} in {line:?}"),
-            }
-        })
-        .collect()
-}
-
-/// The shared corpus generator's `changes` part, small: two versions of a
-/// tree and the list of what changed (computed by the generator, not by
-/// fastsum).
-fn corpus(env: &TestEnv) -> (PathBuf, String) {
-    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/make-corpus");
-    let made = Command::new("python3")
-        .arg(&generator)
-        .arg(env.path())
-        .args(["--only", "changes", "--scale", "0.02"])
-        .output()
-        .expect("../shared/bench/make-corpus (shared/ beside the clone)");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
-    let top = env.path().join("changes");
-    let expected = std::fs::read_to_string(top.join("EXPECTED")).unwrap();
-    let expected: String = expected
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    assert!(expected.lines().count() > 10, "{expected}");
-    (top, expected)
 }
 
 #[test]
@@ -484,7 +438,7 @@ fn bad_manifests_say_why() {
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     assert_eq!(
         out.stderr_str(),
-        "fastsum diff: 1 symbolic link left out (a manifest lists none)\n"
+        "fastsum diff: 1 symbolic link left out (the other side lists files only)\n"
     );
 }
 

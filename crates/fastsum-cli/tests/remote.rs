@@ -6,106 +6,13 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+
+mod sshd;
+use sshd::{keygen, start_sshd};
 
 use fastsum::remote::{hash_remote, Method, Remote, RemoteOptions};
 use fastsum::{Algorithm, FileHasher};
-
-struct Sshd {
-    dir: tempfile::TempDir,
-    port: u16,
-    child: Child,
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn keygen(path: &Path) {
-    let ok = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(path)
-        .status()
-        .expect("ssh-keygen (openssh-client) is installed by scripts/install-peers");
-    assert!(ok.success());
-}
-
-fn start_sshd() -> Sshd {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    keygen(&d.join("host_key"));
-    keygen(&d.join("user_key"));
-    std::fs::copy(d.join("user_key.pub"), d.join("authorized_keys")).unwrap();
-    let _ = std::fs::create_dir_all("/run/sshd");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let config = format!(
-        "ListenAddress 127.0.0.1\nPort {port}\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\n\
-         PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n\
-         PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPidFile {d}/sshd.pid\n",
-        d = d.display()
-    );
-    std::fs::write(d.join("sshd_config"), config).unwrap();
-    let host_key = std::fs::read_to_string(d.join("host_key.pub")).unwrap();
-    let mut fields = host_key.split_whitespace();
-    let (kind, key) = (fields.next().unwrap(), fields.next().unwrap());
-    std::fs::write(
-        d.join("known_hosts"),
-        format!("[127.0.0.1]:{port} {kind} {key}\n"),
-    )
-    .unwrap();
-    let child = Command::new("/usr/sbin/sshd")
-        .arg("-f")
-        .arg(d.join("sshd_config"))
-        .args(["-D", "-e"])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("sshd (openssh-server) is installed by scripts/install-peers");
-    let until = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < until, "sshd did not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Sshd { dir, port, child }
-}
-
-impl Sshd {
-    fn ssh(&self) -> Vec<String> {
-        let d = self.dir.path().display();
-        [
-            "ssh",
-            "-F",
-            "/dev/null",
-            "-p",
-            &self.port.to_string(),
-            "-i",
-            &format!("{d}/user_key"),
-            "-o",
-            &format!("UserKnownHostsFile={d}/known_hosts"),
-            "-o",
-            "StrictHostKeyChecking=yes",
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            "IdentitiesOnly=yes",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-    }
-
-    fn host(&self) -> String {
-        let user = Command::new("id").arg("-un").output().unwrap().stdout;
-        format!("{}@127.0.0.1", String::from_utf8_lossy(&user).trim())
-    }
-}
 
 fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -182,11 +89,13 @@ fn every_method_gives_the_local_digests_and_no_name_is_ever_run() {
         Remote::parse(format!("{}:{}", sshd.host(), tree.path().display()).as_bytes()).unwrap();
     for algorithm in [Algorithm::Md5, Algorithm::Sha256] {
         let want = local(tree.path(), algorithm);
-        for method in Method::ALL {
+        // BSD's tools are not on this host: that method has its own test.
+        for method in Method::ALL.into_iter().filter(|&m| m != Method::Bsd) {
             let options = RemoteOptions {
                 rsh: sshd.ssh(),
                 method: Some(method),
                 remote_fastsum: Some(env!("CARGO_BIN_EXE_fastsum").to_string()),
+                upload_self: None,
             };
             let got = hash_remote(&remote, algorithm, &options)
                 .unwrap_or_else(|e| panic!("{method:?} {algorithm}: {e}"));
@@ -279,7 +188,7 @@ fn failures_name_the_host_and_path_and_never_look_complete() {
         &RemoteOptions {
             rsh: cut,
             method: Some(Method::Python),
-            remote_fastsum: None,
+            ..Default::default()
         },
     )
     .unwrap_err()
@@ -347,4 +256,140 @@ fn the_cli_prints_a_remote_tree_as_it_prints_the_local_one() {
         said.contains(&format!("{host}:{root}/nothing")) && said.contains("No such file"),
         "{said}"
     );
+}
+
+fn records(listing: fastsum::remote::RemoteListing) -> Vec<(Vec<u8>, String)> {
+    listing
+        .records
+        .into_iter()
+        .map(|r| (r.path, r.digest.map(|d| d.to_hex()).unwrap_or_else(|e| e)))
+        .collect()
+}
+
+#[test]
+fn the_bsd_method_reads_one_file_at_a_time_and_keeps_the_names_it_listed() {
+    // `shasum` is Perl's real tool (macOS has it; Debian's perl ships it).
+    // BSD's `md5` is not on Linux: a shim stands in for `md5 -q FILE`,
+    // printing only the digest, as FreeBSD's and macOS's do.
+    let sshd = start_sshd();
+    let tree = tree();
+    let shims = tempfile::tempdir().unwrap();
+    sshd::shim(
+        shims.path(),
+        "md5",
+        "[ \"$1\" = -q ] || exit 64\nshift\nfor f do r=$(md5sum < \"$f\") || exit 1; printf '%s\\n' \"${r%% *}\"; done\n",
+    );
+    let remote =
+        Remote::parse(format!("{}:{}", sshd.host(), tree.path().display()).as_bytes()).unwrap();
+    for algorithm in [
+        Algorithm::Md5,
+        Algorithm::Sha1,
+        Algorithm::Sha256,
+        Algorithm::Sha512,
+    ] {
+        let options = RemoteOptions {
+            rsh: sshd.ssh_with_path(shims.path()),
+            method: Some(Method::Bsd),
+            ..Default::default()
+        };
+        let got = hash_remote(&remote, algorithm, &options)
+            .unwrap_or_else(|e| panic!("bsd {algorithm}: {e}"));
+        assert_eq!(got.method, Method::Bsd);
+        assert_eq!(
+            records(got),
+            local(tree.path(), algorithm),
+            "bsd {algorithm}"
+        );
+    }
+    // An unreadable file is an error at its name, not a missing file
+    // (root reads everything: then there is nothing to lock).
+    // SAFETY: geteuid only returns a number.
+    if unsafe { libc::geteuid() } != 0 {
+        use std::os::unix::fs::PermissionsExt;
+        let locked = tree.path().join("plain.txt");
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let options = RemoteOptions {
+            rsh: sshd.ssh(),
+            method: Some(Method::Bsd),
+            ..Default::default()
+        };
+        let got = records(hash_remote(&remote, Algorithm::Sha256, &options).unwrap());
+        let plain = got.iter().find(|(p, _)| p.ends_with(b"plain.txt")).unwrap();
+        assert!(plain.1.contains("could not be read"), "{plain:?}");
+    }
+    // Without the shim this host has no md5: the forced method says so.
+    let e = hash_remote(
+        &remote,
+        Algorithm::Md5,
+        &RemoteOptions {
+            rsh: sshd.ssh(),
+            method: Some(Method::Bsd),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("the bsd method is not available"), "{e}");
+}
+
+/// `fastsum.*` directories in /tmp (what --upload-self makes and removes).
+fn uploads() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir("/tmp")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("fastsum."))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn upload_self_runs_this_fastsum_there_and_leaves_nothing_behind() {
+    let sshd = start_sshd();
+    let tree = tree();
+    let root = tree.path().display().to_string();
+    let host = sshd.host();
+    let local_out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "-a", "blake3", &root])
+        .output()
+        .unwrap();
+    let want = String::from_utf8_lossy(&local_out.stdout).replace(&root, &format!("{host}:{root}"));
+    // blake3: only a fastsum can compute it, and none is on the remote
+    // PATH; the uploaded one is.
+    let before = uploads();
+    let out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args([
+            "-r",
+            "-v",
+            "-a",
+            "blake3",
+            "--upload-self",
+            "-e",
+            &sshd.ssh().join(" "),
+        ])
+        .arg(format!("{host}:{root}"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("the fastsum method ran (uploaded)"), "{said}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    assert_eq!(uploads(), before, "the uploaded copy is removed");
+    // A host whose `uname -sm` differs gets nothing; its own tools run.
+    let shims = tempfile::tempdir().unwrap();
+    sshd::shim(shims.path(), "uname", "echo Plan9 mips\n");
+    let remote = Remote::parse(format!("{host}:{root}").as_bytes()).unwrap();
+    let options = RemoteOptions {
+        rsh: sshd.ssh_with_path(shims.path()),
+        upload_self: Some(env!("CARGO_BIN_EXE_fastsum").into()),
+        ..Default::default()
+    };
+    let got = hash_remote(&remote, Algorithm::Md5, &options).unwrap();
+    assert_eq!((got.method, got.uploaded), (Method::Coreutils, false));
+    assert_eq!(records(got), local(tree.path(), Algorithm::Md5));
+    assert_eq!(uploads(), before);
 }

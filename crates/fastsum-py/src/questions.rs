@@ -161,6 +161,7 @@ impl Change {
                 size: None,
                 error: Some(error),
             },
+            DiffEvent::RemoteMethod { .. } => unreachable!("not sent: sides are local"),
         }
     }
 }
@@ -239,7 +240,9 @@ pub fn diff(
     let run = Background::start(move |tx, stop| {
         options.walk.stop = Some(stop);
         fastsum::diff::diff(&Side::of(&old), &Side::of(&new), &options, |event| {
-            let _ = tx.send(event);
+            if !matches!(event, DiffEvent::RemoteMethod { .. }) {
+                let _ = tx.send(event);
+            }
         })
         .map(|_| ())
     });

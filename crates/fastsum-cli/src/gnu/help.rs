@@ -82,10 +82,17 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         s.push_str("  -e, --rsh=COMMAND     the transport for HOST:PATH operands (default ssh;\n");
         s.push_str("                          also FASTSUM_RSH)\n");
         s.push_str(
-            "      --remote-method=NAME  fastsum, coreutils, perl or python (default: the\n",
+            "      --remote-method=NAME  fastsum, coreutils, bsd, perl or python (default:\n",
         );
-        s.push_str("                          first the remote host has, in that order)\n");
+        s.push_str("                          the first the remote host has, in that order)\n");
         s.push_str("      --remote-fastsum=PATH  the fastsum to run on the remote host\n");
+        s.push_str(
+            "      --upload-self     copy this fastsum to a private temporary directory on\n",
+        );
+        s.push_str(
+            "                          the host when its uname -sm matches, run it there,\n",
+        );
+        s.push_str("                          and remove it\n");
         s.push_str("  -v, --verbose         say which remote method ran\n");
         s.push_str("      --io=MODE         auto (default), read or mmap\n");
         s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");

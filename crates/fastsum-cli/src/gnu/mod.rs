@@ -64,14 +64,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         debug: false,
         algorithm_specified: false,
         names_given: false,
-        remote: fastsum::remote::RemoteOptions {
-            rsh: std::env::var("FASTSUM_RSH")
-                .ok()
-                .map(|v| split_command(v.as_bytes()))
-                .filter(|words| !words.is_empty())
-                .unwrap_or_else(|| vec!["ssh".into()]),
-            ..Default::default()
-        },
+        remote: crate::term::remote_options(),
         verbose: false,
     };
     let mut read_size: Option<usize> = None;
@@ -121,7 +114,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 _ => return invalid_value(&mut run, "I/O depth (0 to 256)", &value),
             },
             "no-cache-pollution" => o.tree.drop_cold = true,
-            "e" => o.remote.rsh = split_command(&value),
+            "e" => o.remote.rsh = fastsum::remote::split_command(&String::from_utf8_lossy(&value)),
             "remote-method" => match std::str::from_utf8(&value)
                 .ok()
                 .and_then(fastsum::remote::Method::from_name)
@@ -130,7 +123,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 None => {
                     return invalid_value(
                         &mut run,
-                        "remote method (fastsum, coreutils, perl, python)",
+                        "remote method (fastsum, coreutils, bsd, perl, python)",
                         &value,
                     )
                 }
@@ -138,6 +131,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             "remote-fastsum" => {
                 o.remote.remote_fastsum = Some(String::from_utf8_lossy(&value).into_owned())
             }
+            "upload-self" => o.remote.upload_self = std::env::current_exe().ok(),
             "v" => o.verbose = true,
             "unordered" => o.tree.order = Order::Unordered,
             "L" => o.tree.walk.follow_links = true,
@@ -339,13 +333,4 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         hash_operands_and_remotes(&mut run, &o, &operands)
     };
     run.finish(if ok { 0 } else { 1 })
-}
-
-/// `-e 'ssh -p 2222'`: the words of a transport command (split on
-/// whitespace, as rsync splits `-e` without quotes).
-fn split_command(value: &[u8]) -> Vec<String> {
-    String::from_utf8_lossy(value)
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
 }

@@ -65,6 +65,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(Some(b'e'), "rsh", HasArg::Required, "e"),
             spec(None, "remote-method", HasArg::Required, "remote-method"),
             spec(None, "remote-fastsum", HasArg::Required, "remote-fastsum"),
+            spec(None, "upload-self", HasArg::No, "upload-self"),
             spec(Some(b'v'), "verbose", HasArg::No, "v"),
         ]);
     }

@@ -67,7 +67,8 @@ pub(super) fn hash_remote_operand(
     if o.verbose {
         let host = remote.host.as_bytes();
         let mut m = host.to_vec();
-        m.extend_from_slice(format!(": the {} method ran", listing.method.name()).as_bytes());
+        let how = if listing.uploaded { " (uploaded)" } else { "" };
+        m.extend_from_slice(format!(": the {} method ran{how}", listing.method.name()).as_bytes());
         run.error(&m);
     }
     let prefix_len = name.len() - remote.path.len();

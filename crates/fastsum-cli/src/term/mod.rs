@@ -12,6 +12,19 @@ pub use fastsum::manifest::quote;
 
 use std::fmt::Write as _;
 
+/// How `HOST:PATH` operands are reached: `FASTSUM_RSH` (as rsync's
+/// `RSYNC_RSH`) or `ssh`, until `-e` says otherwise.
+pub fn remote_options() -> fastsum::remote::RemoteOptions {
+    fastsum::remote::RemoteOptions {
+        rsh: std::env::var("FASTSUM_RSH")
+            .ok()
+            .map(|v| fastsum::remote::split_command(&v))
+            .filter(|words| !words.is_empty())
+            .unwrap_or_else(|| vec!["ssh".into()]),
+        ..Default::default()
+    }
+}
+
 /// `n` and the noun agreeing with it: "1 hit", "2 hits".
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

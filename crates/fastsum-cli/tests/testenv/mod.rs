@@ -336,3 +336,48 @@ pub const ODD_NAMES: [&[u8]; 10] = [
 pub fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i % 251) as u8).collect()
 }
+
+/// Name-status output turned into `changes/EXPECTED`'s lines
+/// (`kind\told\tnew`), without escapes (these names need none).
+pub fn as_expected(out: &str) -> String {
+    out.lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            match f[0] {
+                "A" => format!("added\t\t{}\n", f[1]),
+                "D" => format!("removed\t{}\t\n", f[1]),
+                "M" => format!("modified\t{}\t{}\n", f[1], f[1]),
+                "R" => format!("moved\t{}\t{}\n", f[1], f[2]),
+                "T" => format!("typechange\t{}\t{}\n", f[1], f[1]),
+                other => panic!("unknown status {other:?} in {line:?}"),
+            }
+        })
+        .collect()
+}
+
+/// The shared corpus generator's `changes` part, small: two versions of a
+/// tree and the list of what changed (computed by the generator, not by
+/// fastsum).
+pub fn changes_corpus(env: &TestEnv) -> (PathBuf, String) {
+    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/make-corpus");
+    let made = Command::new("python3")
+        .arg(&generator)
+        .arg(env.path())
+        .args(["--only", "changes", "--scale", "0.02"])
+        .output()
+        .expect("../shared/bench/make-corpus (shared/ beside the clone)");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let top = env.path().join("changes");
+    let expected = std::fs::read_to_string(top.join("EXPECTED")).unwrap();
+    let expected: String = expected
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(expected.lines().count() > 10, "{expected}");
+    (top, expected)
+}

@@ -20,8 +20,15 @@
 //! A symlink's content is its target text (not followed unless the walk
 //! follows links). Manifests carry no symlinks: against one, a tree's
 //! symlinks are left out and counted.
+//!
+//! A remote side (`host:path`, [`crate::remote`]) is hashed on its host
+//! and compared as a manifest is: the other side is hashed with the same
+//! algorithm (the manifest's, the one asked for, or MD5, which every
+//! remote method has). A remote listing that did not arrive whole fails
+//! the diff: half a tree is never reported as the other half removed.
 
 mod compare;
+mod report;
 mod side;
 
 use std::path::{Path, PathBuf};
@@ -31,9 +38,10 @@ use crossbeam_channel::Receiver;
 
 use crate::algo::Algorithm;
 use crate::cache::CacheSession;
-use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
+use crate::remote::{Remote, RemoteOptions};
 use crate::walk::WalkOptions;
+pub use report::{Change, ChangeKind, DiffEvent, DiffSummary, Entry, EntryKind};
 use side::{Found, Listed, Rooting};
 
 /// Pairs compared at once (on every core).
@@ -48,6 +56,8 @@ pub enum Side {
     Manifest(PathBuf),
     /// A manifest on standard input.
     Stdin,
+    /// A tree on another host, hashed there.
+    Remote(Remote),
 }
 
 impl Side {
@@ -60,6 +70,15 @@ impl Side {
             Side::Tree(argument.to_path_buf())
         } else {
             Side::Manifest(argument.to_path_buf())
+        }
+    }
+
+    /// The side an operand names, `[user@]host:path` being remote by
+    /// scp's rule ([`Remote::parse`]; `./a:b` is local), else as [`Side::of`].
+    pub fn of_operand(operand: &Path) -> Side {
+        match Remote::parse(path_bytes(operand)) {
+            Some(remote) => Side::Remote(remote),
+            None => Side::of(operand),
         }
     }
 }
@@ -82,137 +101,8 @@ pub struct DiffOptions {
     pub new_root: Option<PathBuf>,
     /// Answer a tree's digests from this cache where stamps are unchanged.
     pub cache: Option<Arc<CacheSession>>,
-}
-
-/// What a change is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ChangeKind {
-    /// Only on the new side.
-    Added,
-    /// The same key, other bytes.
-    Modified,
-    /// A removed and an added entry with the same bytes.
-    Moved,
-    /// Only on the old side.
-    Removed,
-    /// A file on one side, a symlink on the other.
-    Typechange,
-    /// The same bytes (listed only when asked for).
-    Unchanged,
-}
-
-impl ChangeKind {
-    /// Its name (`added`, `moved` ...), as `--json` and `changes/EXPECTED` say it.
-    pub fn name(self) -> &'static str {
-        match self {
-            ChangeKind::Added => "added",
-            ChangeKind::Modified => "modified",
-            ChangeKind::Moved => "moved",
-            ChangeKind::Removed => "removed",
-            ChangeKind::Typechange => "typechange",
-            ChangeKind::Unchanged => "unchanged",
-        }
-    }
-
-    /// `git diff --name-status`'s letter.
-    pub fn letter(self) -> char {
-        match self {
-            ChangeKind::Added => 'A',
-            ChangeKind::Modified => 'M',
-            ChangeKind::Moved => 'R',
-            ChangeKind::Removed => 'D',
-            ChangeKind::Typechange => 'T',
-            ChangeKind::Unchanged => '=',
-        }
-    }
-}
-
-/// A file or a symlink.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EntryKind {
-    /// A regular file.
-    File,
-    /// A symbolic link (its content is its target).
-    Symlink,
-}
-
-/// One side of a change.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// The path relative to the side's root (bytes as on disk).
-    pub path: PathBuf,
-    /// File or symlink.
-    pub kind: EntryKind,
-    /// Its size, where known.
-    pub size: Option<u64>,
-    /// Its digest, where one was taken or listed.
-    pub digest: Option<Digest>,
-}
-
-/// One change.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
-    /// What happened.
-    pub kind: ChangeKind,
-    /// The old side's entry (none for an addition).
-    pub old: Option<Entry>,
-    /// The new side's entry (none for a removal).
-    pub new: Option<Entry>,
-}
-
-impl Change {
-    /// The path it sorts by: the old one, or the new one for an addition.
-    pub fn sort_path(&self) -> &Path {
-        self.old
-            .as_ref()
-            .or(self.new.as_ref())
-            .map_or(Path::new(""), |e| e.path.as_path())
-    }
-}
-
-/// What `diff` reports.
-#[derive(Debug)]
-pub enum DiffEvent {
-    /// A change (or, with `all`, an unchanged entry), in path order.
-    Change(Change),
-    /// Something that could not be compared: a path and why. The rest of
-    /// the comparison is still done.
-    Problem {
-        /// The path (a file, or the manifest).
-        path: PathBuf,
-        /// Why.
-        error: String,
-    },
-}
-
-/// The totals of a diff.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DiffSummary {
-    /// Changes by kind: added, modified, moved, removed, typechange.
-    pub added: u64,
-    /// Modified entries.
-    pub modified: u64,
-    /// Moved entries.
-    pub moved: u64,
-    /// Removed entries.
-    pub removed: u64,
-    /// Typechanges.
-    pub typechanges: u64,
-    /// Entries with the same content.
-    pub unchanged: u64,
-    /// Problems reported.
-    pub problems: u64,
-    /// Symbolic links of a tree left out against a manifest.
-    pub symlinks_left_out: u64,
-    /// Bytes of the new side's added and modified files, where known.
-    pub bytes_changed: u64,
-}
-
-impl DiffSummary {
-    /// Whether anything changed.
-    pub fn changed(&self) -> bool {
-        self.added + self.modified + self.moved + self.removed + self.typechanges > 0
-    }
+    /// How remote sides are reached.
+    pub remote: RemoteOptions,
 }
 
 /// Compares `old` with `new` and hands every change (and problem) to
@@ -242,7 +132,7 @@ pub fn diff(
                        other: &Side|
      -> Result<Option<(Algorithm, Vec<Listed>)>> {
         let path = match side {
-            Side::Tree(_) => return Ok(None),
+            Side::Tree(_) | Side::Remote(_) => return Ok(None),
             Side::Manifest(p) => Some(p.as_path()),
             Side::Stdin => None,
         };
@@ -262,6 +152,9 @@ pub fn diff(
             )))))
         }
         (Some((a, _)), _) | (_, Some((a, _))) => Some(*a),
+        (None, None) if is_remote(old) || is_remote(new) => {
+            Some(options.algorithm.unwrap_or(Algorithm::Md5))
+        }
         (None, None) => None,
     };
     // Trees: walked (against a tree) or hashed (against a manifest).
@@ -278,11 +171,39 @@ pub fn diff(
                 Source::Channel(side::hash_tree(dir.clone(), algorithm, options, true))
             }
             (Side::Tree(dir), None, None) => Source::Channel(side::walk_tree(dir.clone(), options)),
+            (Side::Remote(_), None, _) => Source::List(Vec::new().into_iter()),
             _ => unreachable!("a manifest side has its list"),
         }
     };
+    // Local trees start hashing first; remote listings are fetched
+    // meanwhile (both at once if both sides are remote).
     let mut olds = stream(old, old_manifest);
     let mut news = stream(new, new_manifest);
+    let fetch = |side: &Side| match (side, algorithm) {
+        (Side::Remote(remote), Some(algorithm)) => {
+            Some(side::remote_side(remote, algorithm, &options.remote))
+        }
+        _ => None,
+    };
+    let (old_remote, new_remote) = std::thread::scope(|s| {
+        let old_remote = s.spawn(|| fetch(old));
+        let new_remote = fetch(new);
+        (
+            old_remote.join().expect("a remote fetch panicked"),
+            new_remote,
+        )
+    });
+    for (side, fetched, source) in [(old, old_remote, &mut olds), (new, new_remote, &mut news)] {
+        if let (Side::Remote(remote), Some(fetched)) = (side, fetched) {
+            let (method, uploaded, listed) = fetched?;
+            sink(DiffEvent::RemoteMethod {
+                operand: remote.to_string(),
+                method,
+                uploaded,
+            });
+            *source = Source::List(listed.into_iter());
+        }
+    }
 
     let mut changes: Vec<Change> = Vec::new();
     let mut removed: Vec<Found> = Vec::new();
@@ -462,6 +383,10 @@ fn settle(
             new: Some(entry_of(&new)),
         });
     }
+}
+
+fn is_remote(side: &Side) -> bool {
+    matches!(side, Side::Remote(_))
 }
 
 fn entry_of(found: &Found) -> Entry {

@@ -15,6 +15,7 @@ use crate::digest::Digest;
 use crate::error::ErrorKind;
 use crate::manifest::read::{read_manifest, Manifest};
 use crate::pipeline::{Outcome, TreeHasher};
+use crate::remote::{hash_remote, Method, Remote, RemoteOptions};
 use crate::stage::Source;
 use crate::walk::{self, SpecialKind, WalkItem};
 
@@ -228,6 +229,67 @@ pub(super) fn read_side(
         listed.push(Listed::Entry(entry));
     }
     Ok((manifest, listed))
+}
+
+/// A remote tree hashed on its host, keyed by paths relative to the
+/// remote path, sorted. Files it could not read are problems at their
+/// keys (they make no change); a listing that did not arrive whole is an
+/// error, never a shorter tree.
+pub(super) fn remote_side(
+    remote: &Remote,
+    algorithm: Algorithm,
+    options: &RemoteOptions,
+) -> crate::error::Result<(Method, bool, Vec<Listed>)> {
+    let listing = hash_remote(remote, algorithm, options)?;
+    let shown = |path: &[u8]| {
+        let mut name = format!("{}:", remote.host).into_bytes();
+        name.extend_from_slice(path);
+        PathBuf::from(OsStr::from_bytes(&name))
+    };
+    let mut listed: Vec<Listed> = listing
+        .records
+        .into_iter()
+        .map(|record| {
+            let key = remote_key(&remote.path, &record.path);
+            match record.digest {
+                Ok(digest) => Listed::Entry(Found {
+                    key,
+                    path: None,
+                    kind: EntryKind::File,
+                    size: None,
+                    digest: Some(digest),
+                    unreadable: false,
+                }),
+                Err(error) => Listed::Problem {
+                    key,
+                    path: shown(&record.path),
+                    error,
+                },
+            }
+        })
+        .collect();
+    let key = |l: &Listed| match l {
+        Listed::Entry(f) => f.key.clone(),
+        Listed::Problem { key, .. } => key.clone(),
+        Listed::SymlinkLeftOut => Vec::new(),
+    };
+    listed.sort_by_key(key);
+    Ok((listing.method, listing.uploaded, listed))
+}
+
+/// A remote file's key: its path without the remote root and the slashes
+/// after it; the root itself (a single file) is keyed by its name.
+fn remote_key(root: &[u8], path: &[u8]) -> Vec<u8> {
+    match path.strip_prefix(root) {
+        Some(rest)
+            if !rest.is_empty() && (root.is_empty() || rest[0] == b'/' || root.ends_with(b"/")) =>
+        {
+            let start = rest.iter().position(|&b| b != b'/').unwrap_or(rest.len());
+            rest[start..].to_vec()
+        }
+        Some(_) => path.rsplit(|&b| b == b'/').next().unwrap_or(path).to_vec(),
+        None => path.to_vec(),
+    }
 }
 
 /// `path` without the leading `prefix` (bytes).

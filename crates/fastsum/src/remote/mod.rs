@@ -14,7 +14,7 @@
 mod script;
 
 use std::ffi::OsString;
-use std::io::Read;
+use std::io::{BufRead, Read, Write};
 use std::os::unix::ffi::OsStringExt;
 use std::process::{Command, Stdio};
 
@@ -54,6 +54,56 @@ impl Remote {
     }
 }
 
+impl std::fmt::Display for Remote {
+    /// `host:path` (a path that is not UTF-8 shown lossily).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.host, String::from_utf8_lossy(&self.path))
+    }
+}
+
+/// A transport command as `-e` / `FASTSUM_RSH` give it (`ssh -p 2222`):
+/// words split at white space, as rsync splits `-e`, where single quotes
+/// keep text whole, double quotes too (a backslash escapes `"` and `\`
+/// in them), and a backslash outside quotes escapes the next character.
+pub fn split_command(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.by_ref().take_while(|&c| c != '\''));
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some(n @ ('"' | '\\')) => w.push(n),
+                            Some(n) => {
+                                w.push('\\');
+                                w.push(n);
+                            }
+                            None => w.push('\\'),
+                        },
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.next());
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
 /// How the remote host computes digests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -61,6 +111,9 @@ pub enum Method {
     Fastsum,
     /// GNU `find -print0 | xargs -0 md5sum -z` (or sha*sum, b2sum).
     Coreutils,
+    /// BSD and macOS: `md5 -q`, `shasum -a N` (or FreeBSD's `sha256 -q`),
+    /// one file at a time, the names kept from `find -print0`.
+    Bsd,
     /// Perl's core `Digest::MD5` / `Digest::SHA`, streamed with `addfile`.
     Perl,
     /// `python3` with `hashlib`, streamed.
@@ -69,9 +122,10 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order they are tried.
-    pub const ALL: [Method; 4] = [
+    pub const ALL: [Method; 5] = [
         Method::Fastsum,
         Method::Coreutils,
+        Method::Bsd,
         Method::Perl,
         Method::Python,
     ];
@@ -81,6 +135,7 @@ impl Method {
         match self {
             Method::Fastsum => "fastsum",
             Method::Coreutils => "coreutils",
+            Method::Bsd => "bsd",
             Method::Perl => "perl",
             Method::Python => "python",
         }
@@ -101,6 +156,11 @@ pub struct RemoteOptions {
     pub method: Option<Method>,
     /// The remote fastsum to run (default: `fastsum` on the remote PATH).
     pub remote_fastsum: Option<String>,
+    /// Copy this fastsum binary (the running one, say) to a private
+    /// temporary directory on the host when `uname -sm` there matches
+    /// this machine's, run it, and remove it; other hosts fall back to
+    /// the methods they have.
+    pub upload_self: Option<std::path::PathBuf>,
 }
 
 impl Default for RemoteOptions {
@@ -109,6 +169,7 @@ impl Default for RemoteOptions {
             rsh: vec!["ssh".into()],
             method: None,
             remote_fastsum: None,
+            upload_self: None,
         }
     }
 }
@@ -127,13 +188,17 @@ pub struct RemoteRecord {
 pub struct RemoteListing {
     /// The method that ran.
     pub method: Method,
+    /// Whether it ran the fastsum uploaded for this run.
+    pub uploaded: bool,
     /// Every regular file under the path, sorted by path bytes.
     pub records: Vec<RemoteRecord>,
 }
 
 fn failure(remote: &Remote, why: String) -> Error {
-    let name = format!("{}:{}", remote.host, String::from_utf8_lossy(&remote.path));
-    Error::with_path(name, ErrorKind::Io(std::io::Error::other(why)))
+    Error::with_path(
+        remote.to_string(),
+        ErrorKind::Io(std::io::Error::other(why)),
+    )
 }
 
 /// Hashes every regular file under `remote` on its host. Errors: the
@@ -146,7 +211,15 @@ pub fn hash_remote(
     algorithm: Algorithm,
     options: &RemoteOptions,
 ) -> Result<RemoteListing> {
-    let script = script::build(remote, algorithm, options).map_err(|why| failure(remote, why))?;
+    let upload = match (&options.upload_self, options.method) {
+        (Some(binary), None | Some(Method::Fastsum)) => Some(
+            std::fs::read(binary)
+                .map_err(|e| failure(remote, format!("{}: {e}", binary.display())))?,
+        ),
+        _ => None,
+    };
+    let script = script::build(remote, algorithm, options, upload.is_some())
+        .map_err(|why| failure(remote, why))?;
     let (program, args) = options
         .rsh
         .split_first()
@@ -156,43 +229,109 @@ pub fn hash_remote(
         .arg("--")
         .arg(&remote.host)
         .arg(OsString::from_vec(script))
-        .stdin(Stdio::null())
+        .stdin(if upload.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| failure(remote, format!("cannot run {program}: {e}")))?;
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let mut stdout = child.stdout.take().expect("piped");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
     let mut stderr = child.stderr.take().expect("piped");
     let reader = std::thread::spawn(move || {
+        let mut err = Vec::new();
         let _ = stderr.read_to_end(&mut err);
         err
     });
+    // With an upload, the host first says what it is; the binary goes
+    // only where it can run (else nothing, and the host's own methods).
+    let mut uploaded = false;
+    let mut writer = None;
+    if let (Some(binary), Some(mut stdin)) = (upload, child.stdin.take()) {
+        let mut line = Vec::new();
+        let _ = stdout.read_until(b'\n', &mut line);
+        let theirs = line
+            .strip_prefix(b"fastsum-remote-uname ")
+            .map(<[u8]>::trim_ascii);
+        if theirs.is_some_and(|t| t == local_uname().as_bytes()) {
+            uploaded = true;
+            writer = Some(std::thread::spawn(move || stdin.write_all(&binary)));
+        }
+    }
+    let mut out = Vec::new();
     let read = stdout.read_to_end(&mut out);
     let err = reader.join().unwrap_or_default();
+    let written = writer.map(|w| w.join());
     let status = child.wait().map_err(|e| failure(remote, e.to_string()))?;
     let said = String::from_utf8_lossy(&err).trim().to_string();
     if let Err(e) = read {
         return Err(failure(remote, format!("reading from {program}: {e}")));
     }
+    if let Some(Ok(Err(e))) = written {
+        if out.is_empty() {
+            return Err(failure(remote, format!("uploading fastsum: {e}")));
+        }
+    }
     let mut listing = script::parse(&out, algorithm).map_err(|why| {
+        // Nothing came: the transport's own words (unreachable, refused)
+        // say it; a stream that began and broke says both.
         let why = match (status.code(), said.is_empty()) {
-            (Some(255), false) => format!("{program}: {said}"),
+            (Some(255), false) if out.is_empty() => format!("{program}: {said}"),
+            (Some(255), false) => format!("{why} ({program}: {said})"),
             (_, false) => format!("{why} ({said})"),
             _ => why,
         };
         failure(remote, why)
     })?;
+    listing.uploaded = uploaded && listing.method == Method::Fastsum;
     for record in &mut listing.records {
         record.path = script::as_given(remote, std::mem::take(&mut record.path));
     }
     Ok(listing)
 }
 
+/// `uname -sm` of this machine, as the remote's is compared with it.
+fn local_uname() -> String {
+    // SAFETY: an all-zero utsname is a valid value of that plain C struct,
+    // and uname fills it with NUL-terminated strings.
+    let mut names: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: uname writes one utsname through the pointer it is given.
+    if unsafe { libc::uname(&mut names) } != 0 {
+        return String::new();
+    }
+    let text = |field: &[libc::c_char]| {
+        // SAFETY: uname NUL-terminates every field within its array.
+        unsafe { std::ffi::CStr::from_ptr(field.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    format!("{} {}", text(&names.sysname), text(&names.machine))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transport_commands_split_as_rsync_splits_them() {
+        assert_eq!(split_command("ssh -p 2222"), ["ssh", "-p", "2222"]);
+        assert_eq!(
+            split_command(r#"ssh -o 'ProxyCommand nc %h %p' -i "my key" a\ b ''"#),
+            [
+                "ssh",
+                "-o",
+                "ProxyCommand nc %h %p",
+                "-i",
+                "my key",
+                "a b",
+                ""
+            ]
+        );
+        assert_eq!(split_command(r#"x "a\"b\\c\d""#), ["x", r#"a"b\c\d"#]);
+        assert!(split_command("  ").is_empty());
+    }
 
     #[test]
     fn operands_are_remote_by_scps_rule() {

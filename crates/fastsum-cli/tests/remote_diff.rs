@@ -1,0 +1,184 @@
+//! `fastsum diff` with a remote side (issue 17) against a real OpenSSH
+//! server on 127.0.0.1 (tests/sshd): the corpus generator's own list of
+//! changes must come out whichever side is remote and whichever method
+//! hashes it, and a connection dropped mid-stream fails the diff without
+//! a single false "removed" line.
+
+mod sshd;
+mod testenv;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fastsum::remote::sh_quote;
+use testenv::{as_expected, changes_corpus, TestEnv};
+
+/// A transport command line as `-e` takes it (each word single-quoted).
+fn rsh_line(words: &[String]) -> String {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| String::from_utf8(sh_quote(w.as_bytes())).unwrap())
+        .collect();
+    quoted.join(" ")
+}
+
+fn fastsum_diff(env: &TestEnv, args: &[String]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .arg("diff")
+        .args(args)
+        .current_dir(env.path())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_remote_side_gives_the_corpus_changes_by_every_method() {
+    let sshd = sshd::start_sshd();
+    let env = TestEnv::new();
+    let (top, expected) = changes_corpus(&env);
+    let (old, new) = (top.join("old"), top.join("new"));
+    let (old, new) = (old.display().to_string(), new.display().to_string());
+    let host = sshd.host();
+    let fastsum = env!("CARGO_BIN_EXE_fastsum").to_string();
+    for (method, algorithm) in [
+        ("fastsum", "md5"),
+        ("fastsum", "xxh128"),
+        ("coreutils", "md5"),
+        ("bsd", "sha256"),
+        ("perl", "sha1"),
+        ("python", "md5"),
+    ] {
+        for (a, b) in [
+            (old.clone(), format!("{host}:{new}")),
+            (format!("{host}:{old}"), new.clone()),
+        ] {
+            let out = fastsum_diff(
+                &env,
+                &[
+                    a,
+                    b,
+                    "-v".into(),
+                    "-a".into(),
+                    algorithm.into(),
+                    "--remote-method".into(),
+                    method.into(),
+                    "--remote-fastsum".into(),
+                    fastsum.clone(),
+                    "-e".into(),
+                    rsh_line(&sshd.ssh()),
+                ],
+            );
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{method} {algorithm}: {said}");
+            assert_eq!(
+                as_expected(&String::from_utf8_lossy(&out.stdout)),
+                expected,
+                "{method} {algorithm}"
+            );
+            assert!(
+                said.contains(&format!("hashed there by the {method} method")),
+                "{said}"
+            );
+        }
+    }
+    // Both sides remote, the default method and algorithm (md5).
+    let out = fastsum_diff(
+        &env,
+        &[
+            format!("{host}:{old}"),
+            format!("{host}:{new}"),
+            "-e".into(),
+            rsh_line(&sshd.ssh()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(as_expected(&String::from_utf8_lossy(&out.stdout)), expected);
+    // The same tree on both sides: no change, exit 0.
+    let out = fastsum_diff(
+        &env,
+        &[
+            old.clone(),
+            format!("{host}:{old}"),
+            "-e".into(),
+            rsh_line(&sshd.ssh()),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    // A missing remote path: trouble, exit 2, naming host and path.
+    let out = fastsum_diff(
+        &env,
+        &[
+            old.clone(),
+            format!("{host}:{old}/nothing"),
+            "-e".into(),
+            rsh_line(&sshd.ssh()),
+        ],
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        said.contains(&format!("{host}:{old}/nothing")) && said.contains("No such file"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_connection_dropped_mid_stream_is_trouble_not_a_tree_half_removed() {
+    let sshd = sshd::start_sshd();
+    let env = TestEnv::new();
+    let (top, _) = changes_corpus(&env);
+    let (old, new) = (top.join("old"), top.join("new"));
+    // The remote md5sum answers for its files, then stalls (as a slow
+    // disk would) after leaving a mark; the test then kills the server's
+    // session processes, as a host that drops the connection does.
+    let shims = tempfile::tempdir().unwrap();
+    let mark = shims.path().join("mark");
+    sshd::shim(
+        shims.path(),
+        "md5sum",
+        &format!(
+            "case \"$1\" in --version) exec /usr/bin/md5sum --version;; esac\n\
+             /usr/bin/md5sum \"$@\"\ntouch '{}'\nsleep 60\n",
+            mark.display()
+        ),
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .arg("diff")
+        .arg(&old)
+        .arg(format!("{}:{}", sshd.host(), new.display()))
+        .args(["--remote-method", "coreutils", "-e"])
+        .arg(rsh_line(&sshd.ssh_with_path(shims.path())))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    while !mark.exists() {
+        assert!(Instant::now() < until, "the remote md5sum never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(sshd.kill_sessions() > 0, "no session to kill");
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing reported from half a tree: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        said.contains("127.0.0.1:") && said.contains(new.as_os_str().to_str().unwrap()),
+        "{said}"
+    );
+    assert!(
+        said.contains("incomplete") && said.contains("closed"),
+        "{said}"
+    );
+}
