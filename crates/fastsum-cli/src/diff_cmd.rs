@@ -34,9 +34,10 @@ struct DiffArgs {
     /// for untagged 32-digit lines and against a remote side).
     #[arg(short = 'a', long = "algorithm", value_name = "NAME")]
     algorithm: Option<String>,
-    /// Answer unchanged files from the checksum cache (PATH only after '=').
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    cache: Option<PathBuf>,
+    /// Answer unchanged files from the checksum cache (PATH only after
+    /// '='); a remote side's fastsum uses its own cache there.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
+    cache: Option<Option<PathBuf>>,
     /// Hashing threads (default: all cores).
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
     threads: usize,
@@ -111,9 +112,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let mut cache = None;
     if let Some(path) = &args.cache {
-        let path = match path.as_os_str().is_empty() {
-            true => Cache::default_path().unwrap_or_default(),
-            false => path.clone(),
+        let path = match path {
+            None => Cache::default_path().unwrap_or_default(),
+            Some(path) => path.clone(),
         };
         match Cache::open(&path) {
             Ok(c) => cache = Some(c),
@@ -243,6 +244,7 @@ fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
         .as_deref()
         .and_then(fastsum::remote::Method::from_name);
     options.remote_fastsum = args.remote_fastsum.clone();
+    options.cache = args.cache.is_some();
     if args.upload_self {
         options.upload_self = std::env::current_exe().ok();
     }

@@ -86,8 +86,8 @@ struct DupesArgs {
     #[arg(long)]
     dry_run: bool,
     /// Whole-file digests from and to the checksum cache (PATH only after '=').
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    cache: Option<PathBuf>,
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
+    cache: Option<Option<PathBuf>>,
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {
@@ -128,9 +128,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let mut cache = None;
     if let Some(path) = &args.cache {
-        let path = match path.as_os_str().is_empty() {
-            true => Cache::default_path().unwrap_or_default(),
-            false => path.clone(),
+        let path = match path {
+            None => Cache::default_path().unwrap_or_default(),
+            Some(path) => path.clone(),
         };
         match Cache::open(&path) {
             Ok(c) => cache = Some(c),

@@ -95,7 +95,7 @@ fn every_method_gives_the_local_digests_and_no_name_is_ever_run() {
                 rsh: sshd.ssh(),
                 method: Some(method),
                 remote_fastsum: Some(env!("CARGO_BIN_EXE_fastsum").to_string()),
-                upload_self: None,
+                ..Default::default()
             };
             let got = hash_remote(&remote, algorithm, &options)
                 .unwrap_or_else(|e| panic!("{method:?} {algorithm}: {e}"));
@@ -267,7 +267,7 @@ fn records(listing: fastsum::remote::RemoteListing) -> Vec<(Vec<u8>, String)> {
 }
 
 #[test]
-fn the_bsd_method_reads_one_file_at_a_time_and_keeps_the_names_it_listed() {
+fn the_bsd_method_pairs_digests_with_the_names_it_listed() {
     // `shasum` is Perl's real tool (macOS has it; Debian's perl ships it).
     // BSD's `md5` is not on Linux: a shim stands in for `md5 -q FILE`,
     // printing only the digest, as FreeBSD's and macOS's do.
@@ -301,21 +301,31 @@ fn the_bsd_method_reads_one_file_at_a_time_and_keeps_the_names_it_listed() {
             "bsd {algorithm}"
         );
     }
-    // An unreadable file is an error at its name, not a missing file
-    // (root reads everything: then there is nothing to lock).
-    // SAFETY: geteuid only returns a number.
-    if unsafe { libc::geteuid() } != 0 {
-        use std::os::unix::fs::PermissionsExt;
-        let locked = tree.path().join("plain.txt");
-        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-        let options = RemoteOptions {
-            rsh: sshd.ssh(),
-            method: Some(Method::Bsd),
-            ..Default::default()
-        };
-        let got = records(hash_remote(&remote, Algorithm::Sha256, &options).unwrap());
-        let plain = got.iter().find(|(p, _)| p.ends_with(b"plain.txt")).unwrap();
-        assert!(plain.1.contains("could not be read"), "{plain:?}");
+    // A file the tool cannot read (a stand-in that fails on one name, as
+    // root reads everything): the batch goes again one file at a time,
+    // that file is an error at its name, the others keep their digests.
+    let failing = tempfile::tempdir().unwrap();
+    sshd::shim(
+        failing.path(),
+        "md5",
+        "shift\nfor f do case $f in *plain.txt) echo \"md5: $f: Permission denied\" >&2; exit 1;; esac; done\n\
+         for f do r=$(md5sum < \"$f\") || exit 1; printf '%s\\n' \"${r%% *}\"; done\n",
+    );
+    let options = RemoteOptions {
+        rsh: sshd.ssh_with_path(failing.path()),
+        method: Some(Method::Bsd),
+        ..Default::default()
+    };
+    let got = records(hash_remote(&remote, Algorithm::Md5, &options).unwrap());
+    let want = local(tree.path(), Algorithm::Md5);
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g.0, w.0);
+        if g.0.ends_with(b"plain.txt") {
+            assert!(g.1.contains("could not be read"), "{g:?}");
+        } else {
+            assert_eq!(g.1, w.1);
+        }
     }
     // Without the shim this host has no md5: the forced method says so.
     let e = hash_remote(

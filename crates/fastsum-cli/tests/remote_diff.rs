@@ -182,3 +182,84 @@ fn a_connection_dropped_mid_stream_is_trouble_not_a_tree_half_removed() {
         "{said}"
     );
 }
+
+#[test]
+fn with_cache_both_ends_answer_from_theirs_and_an_edit_still_shows() {
+    let sshd = sshd::start_sshd();
+    let env = TestEnv::new();
+    let (top, expected) = changes_corpus(&env);
+    let (old, new) = (top.join("old"), top.join("new"));
+    let host = sshd.host();
+    let (local_cache, remote_cache) = (env.path().join("here"), env.path().join("there"));
+    let rsh = rsh_line(&sshd.ssh_with_prefix(&format!(
+        "XDG_CACHE_HOME={}; export XDG_CACHE_HOME;",
+        remote_cache.display()
+    )));
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_fastsum"))
+            .arg("diff")
+            .arg("--cache")
+            .arg(&old)
+            .arg(format!("{host}:{}", new.display()))
+            .args([
+                "--remote-fastsum",
+                env!("CARGO_BIN_EXE_fastsum"),
+                "-e",
+                &rsh,
+            ])
+            .env("XDG_CACHE_HOME", &local_cache)
+            .output()
+            .unwrap()
+    };
+    for round in 0..2 {
+        let out = run();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "round {round}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            as_expected(&String::from_utf8_lossy(&out.stdout)),
+            expected,
+            "round {round}"
+        );
+    }
+    assert!(local_cache.join("fastsum/cache.sqlite").exists());
+    assert!(
+        remote_cache.join("fastsum/cache.sqlite").exists(),
+        "the remote fastsum kept its cache"
+    );
+    // An edit on the remote side, same size, of a file that was unchanged:
+    // the remote cache must not answer for it.
+    let unchanged = expected_unchanged(&old, &new, &expected);
+    let mut bytes = std::fs::read(new.join(&unchanged)).unwrap();
+    bytes[0] ^= 0xff;
+    std::fs::write(new.join(&unchanged), &bytes).unwrap();
+    let out = run();
+    let listed = as_expected(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        listed.contains(&format!("modified\t{unchanged}\t{unchanged}\n")),
+        "{listed}"
+    );
+}
+
+/// A file of both trees the corpus did not change.
+fn expected_unchanged(old: &std::path::Path, new: &std::path::Path, expected: &str) -> String {
+    let mut stack = vec![old.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(old).unwrap().display().to_string();
+            let size = std::fs::metadata(&path).unwrap().len();
+            if size > 0 && new.join(&rel).is_file() && !expected.contains(&rel) {
+                return rel;
+            }
+        }
+    }
+    panic!("no unchanged file");
+}

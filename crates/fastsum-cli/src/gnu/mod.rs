@@ -145,6 +145,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             "no-progress" => o.no_progress = true,
             "cache" => {
                 cache_without_path = value.is_empty();
+                o.remote.cache = true;
                 o.cache = match value.is_empty() {
                     false => Some(PathBuf::from(OsStr::from_bytes(&value))),
                     true => match fastsum::cache::Cache::default_path() {

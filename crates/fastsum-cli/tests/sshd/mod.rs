@@ -108,14 +108,17 @@ impl Sshd {
     /// A transport that puts `dir` first on the remote PATH (shims of the
     /// tools a host has or lacks) before the command fastsum sends.
     pub fn ssh_with_path(&self, dir: &Path) -> Vec<String> {
+        self.ssh_with_prefix(&format!("PATH={}:\\$PATH; export PATH;", dir.display()))
+    }
+
+    /// A transport that runs `prefix` (shell words: variables set there)
+    /// before the command fastsum sends.
+    pub fn ssh_with_prefix(&self, prefix: &str) -> Vec<String> {
         let ssh = self.ssh().join(" ");
         vec![
             "sh".into(),
             "-c".into(),
-            format!(
-                "exec {ssh} \"$1\" \"$2\" \"PATH={}:\\$PATH; export PATH; $3\"",
-                dir.display()
-            ),
+            format!("exec {ssh} \"$1\" \"$2\" \"{prefix} $3\""),
             "sh".into(),
         ]
     }

@@ -179,6 +179,15 @@ pub fn diff(
     // meanwhile (both at once if both sides are remote).
     let mut olds = stream(old, old_manifest);
     let mut news = stream(new, new_manifest);
+    // Against a remote side a local tree hashes on while the listing
+    // comes, not only as far as the queue reaches (the remote listing is
+    // held whole anyway).
+    if is_remote(new) {
+        olds = olds.without_limit();
+    }
+    if is_remote(old) {
+        news = news.without_limit();
+    }
     let fetch = |side: &Side| match (side, algorithm) {
         (Side::Remote(remote), Some(algorithm)) => {
             Some(side::remote_side(remote, algorithm, &options.remote))
@@ -325,6 +334,25 @@ enum Source {
 }
 
 impl Source {
+    /// The same entries, taken from their producer as fast as it makes
+    /// them (a thread forwards them to a queue without a bound).
+    fn without_limit(self) -> Source {
+        match self {
+            Source::Channel(rx) => {
+                let (tx, unbounded) = crossbeam_channel::unbounded();
+                std::thread::spawn(move || {
+                    for listed in rx {
+                        if tx.send(listed).is_err() {
+                            break;
+                        }
+                    }
+                });
+                Source::Channel(unbounded)
+            }
+            list => list,
+        }
+    }
+
     /// The next entry; problems and left-out symlinks on the way are
     /// reported.
     fn next_entry(

@@ -111,8 +111,10 @@ pub enum Method {
     Fastsum,
     /// GNU `find -print0 | xargs -0 md5sum -z` (or sha*sum, b2sum).
     Coreutils,
-    /// BSD and macOS: `md5 -q`, `shasum -a N` (or FreeBSD's `sha256 -q`),
-    /// one file at a time, the names kept from `find -print0`.
+    /// BSD and macOS: `md5 -q`, `shasum -a N` (or FreeBSD's `sha256 -q`)
+    /// on each batch `xargs -0` makes, one digest line per file in order,
+    /// the names kept from `find -print0`; a batch whose tool failed or
+    /// answered a line short goes again one file at a time.
     Bsd,
     /// Perl's core `Digest::MD5` / `Digest::SHA`, streamed with `addfile`.
     Perl,
@@ -161,6 +163,10 @@ pub struct RemoteOptions {
     /// this machine's, run it, and remove it; other hosts fall back to
     /// the methods they have.
     pub upload_self: Option<std::path::PathBuf>,
+    /// Let a remote fastsum answer from its own checksum cache (its
+    /// default path there), which is never stale: a file whose stamp
+    /// moved is read again.
+    pub cache: bool,
 }
 
 impl Default for RemoteOptions {
@@ -170,6 +176,7 @@ impl Default for RemoteOptions {
             method: None,
             remote_fastsum: None,
             upload_self: None,
+            cache: false,
         }
     }
 }

@@ -157,6 +157,7 @@ pub(super) fn build(
     line(&[b"T=", tool.unwrap_or("").as_bytes()]);
     line(&[b"L=", lib.unwrap_or("").as_bytes()]);
     line(&[b"M=", forced.map_or("", Method::name).as_bytes()]);
+    line(&[b"CACHE=", if options.cache { b"--cache" } else { b"" }]);
     line(&[b"PERL=", &sh_quote(PERL.as_bytes())]);
     line(&[b"PY=", &sh_quote(PYTHON.as_bytes())]);
     if upload {
@@ -184,12 +185,16 @@ fi
 if [ ! -e "$P" ] && [ ! -L "$P" ]; then printf 'fastsum-remote-missing\n'; exit 0; fi
 printf 'fastsum-remote-method %s\n' "$M"
 case $M in
-  fastsum) "$FS" -a "$A" -r --json -- "$P"; s=$?; [ $s -le 1 ] ;;
+  fastsum) "$FS" -a "$A" -r --json $CACHE -- "$P"; s=$?; [ $s -le 1 ] ;;
   coreutils) find "$P" -type f -print0 && printf '\0fastsum-remote-hashes\0' &&
     { find "$P" -type f -print0 | xargs -0 -r "$T" -z --; s=$?; [ $s -eq 0 ] || [ $s -eq 123 ]; } ;;
-  bsd) find "$P" -type f -print0 | xargs -0 sh -c 'for f do
-    if d=$('"$BT"' "$f" 2>/dev/null) && [ -n "$d" ]; then d=${d#\\}; printf "D%s\0%s\0" "${d%% *}" "$f"
-    else printf "Ecould not be read\0%s\0" "$f"; fi; done' sh ;;
+  bsd) find "$P" -type f -print0 | xargs -0 sh -c '
+    out=$('"$BT"' "$@" 2>/dev/null) && [ $(printf "%s\n" "$out" | wc -l) -eq $# ] || out=
+    if [ -n "$out" ]; then printf "%s\n" "$out" | for f do IFS= read -r d; d=${d#\\}; printf "D%s\0%s\0" "${d%% *}" "$f"; done
+    else for f do
+      if d=$('"$BT"' "$f" 2>/dev/null) && [ -n "$d" ]; then d=${d#\\}; printf "D%s\0%s\0" "${d%% *}" "$f"
+      else printf "Ecould not be read\0%s\0" "$f"; fi; done
+    fi' sh ;;
   perl) find "$P" -type f -print0 | perl -e "$PERL" "$L" ;;
   python) find "$P" -type f -print0 | python3 -c "$PY" "$L" ;;
 esac
