@@ -13,7 +13,9 @@ use testenv::TestEnv;
 
 /// Every width (an unsupported one falls back to the best below it, so
 /// each still runs), and the scalar path.
-const WIDTHS: [&str; 7] = ["scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2", ""];
+const WIDTHS: [&str; 9] = [
+    "scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2", "neon", "neonx2", "",
+];
 
 /// Runs the binary as `md5sum` (the drop-in personality).
 fn fastsum(env: &TestEnv, width: &str, args: &[&[u8]]) -> Output {

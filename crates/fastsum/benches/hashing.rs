@@ -79,7 +79,7 @@ fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
 /// The multi-buffer MD5 kernel at every width this CPU runs, one core,
 /// lanes × 16 KiB in memory per call: bytes per second across all lanes,
 /// next to the single-stream compression on the same bytes ("scalar").
-#[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2"])]
+#[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2", "neon", "neonx2"])]
 fn md5_lanes(bencher: Bencher, width: &str) {
     use fastsum::simd::md5::{compress_lanes, LaneWidth};
     const PER_LANE: usize = 16 * 1024;
@@ -105,16 +105,13 @@ fn md5_lanes(bencher: Bencher, width: &str) {
 
 /// The multi-buffer SHA-1 kernel at each width, next to the
 /// single stream (SHA-NI where the CPU has it) on the same bytes.
-#[divan::bench(args = ["single", "avx2", "avx2x2", "avx512", "avx512x2"])]
+#[divan::bench(args = ["single", "avx2", "avx2x2", "avx512", "avx512x2", "neon", "neonx2"])]
 fn sha1_lanes(bencher: Bencher, width: &str) {
     use fastsum::simd::sha1::{compress_lanes, Sha1Width, INIT};
     const PER_LANE: usize = 16 * 1024;
-    let width = match width {
-        "avx2" => Sha1Width::Avx2,
-        "avx2x2" => Sha1Width::Avx2x2,
-        "avx512" => Sha1Width::Avx512,
-        "avx512x2" => Sha1Width::Avx512x2,
-        _ => {
+    let width = match Sha1Width::ALL.into_iter().find(|w| w.name() == width) {
+        Some(width) => width,
+        None => {
             let data = vec![0x5au8; 16 * PER_LANE];
             return bencher
                 .counter(BytesCount::new(data.len()))

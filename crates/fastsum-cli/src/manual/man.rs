@@ -100,7 +100,7 @@ pub fn page() -> String {
          messages and exit codes.\n\
          .SH ENVIRONMENT\n\
          .TP\n\\fBFASTSUM_SIMD\\fR\n\
-         The widest SIMD lanes to use: scalar, sse2, avx2, avx2x2, avx512, avx512x2.\n\
+         The widest SIMD lanes to use: scalar, sse2, avx2, avx2x2, avx512, avx512x2 (x86-64); scalar, neon, neonx2 (aarch64).\n\
          .TP\n\\fBXDG_CACHE_HOME\\fR, \\fBHOME\\fR\n\
          Where the default cache lives.\n\
          .SH FILES\n\

@@ -12,6 +12,8 @@
 //! | [`LaneWidth::Avx2x2`] | 16 | AVX2, two 8-lane groups interleaved to hide latency |
 //! | [`LaneWidth::Avx512`] | 16 | AVX-512F (rotate and three-input logic in one instruction each) |
 //! | [`LaneWidth::Avx512x2`] | 32 | AVX-512F, two 16-lane groups interleaved |
+//! | [`LaneWidth::Neon`] | 4 | NEON (every aarch64) |
+//! | [`LaneWidth::Neonx2`] | 8 | NEON, two 4-lane groups interleaved |
 //!
 //! The widest the CPU supports is chosen at run time, under the
 //! `FASTSUM_SIMD` ceiling, in [`super::platform`].
@@ -39,13 +41,19 @@ pub enum LaneWidth {
     Avx512,
     /// 32 lanes: two interleaved 16-lane AVX-512F groups.
     Avx512x2,
+    /// 4 lanes of NEON (aarch64).
+    Neon,
+    /// 8 lanes: two interleaved 4-lane NEON groups.
+    Neonx2,
 }
 
 impl LaneWidth {
     /// Every width, narrowest first.
-    pub const ALL: [LaneWidth; 5] = [
+    pub const ALL: [LaneWidth; 7] = [
         LaneWidth::Sse2,
+        LaneWidth::Neon,
         LaneWidth::Avx2,
+        LaneWidth::Neonx2,
         LaneWidth::Avx2x2,
         LaneWidth::Avx512,
         LaneWidth::Avx512x2,
@@ -54,8 +62,8 @@ impl LaneWidth {
     /// Messages advanced together.
     pub fn lanes(self) -> usize {
         match self {
-            LaneWidth::Sse2 => 4,
-            LaneWidth::Avx2 => 8,
+            LaneWidth::Sse2 | LaneWidth::Neon => 4,
+            LaneWidth::Avx2 | LaneWidth::Neonx2 => 8,
             LaneWidth::Avx2x2 | LaneWidth::Avx512 => 16,
             LaneWidth::Avx512x2 => 32,
         }
@@ -69,6 +77,8 @@ impl LaneWidth {
             LaneWidth::Avx2x2 => "avx2x2",
             LaneWidth::Avx512 => "avx512",
             LaneWidth::Avx512x2 => "avx512x2",
+            LaneWidth::Neon => "neon",
+            LaneWidth::Neonx2 => "neonx2",
         }
     }
 
@@ -79,6 +89,7 @@ impl LaneWidth {
             LaneWidth::Sse2 => cpu.sse2,
             LaneWidth::Avx2 | LaneWidth::Avx2x2 => cpu.avx2,
             LaneWidth::Avx512 | LaneWidth::Avx512x2 => cpu.avx512f && cpu.avx2,
+            LaneWidth::Neon | LaneWidth::Neonx2 => cpu.neon,
         }
     }
 
@@ -110,21 +121,15 @@ pub fn compress_lanes(width: LaneWidth, states: &mut [[u32; 4]], data: &[&[u8]],
     for (p, d) in pointers.iter_mut().zip(data) {
         *p = d.as_ptr();
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     // SAFETY: the CPU supports `width` (asserted above), and every lane's
     // pointer is valid for `blocks * 64` bytes of reading (asserted above;
     // the slices outlive this call).
     unsafe {
-        match width {
-            LaneWidth::Sse2 => x86::compress_sse2(states, &pointers, blocks),
-            LaneWidth::Avx2 => x86::compress_avx2(states, &pointers, blocks),
-            LaneWidth::Avx2x2 => x86::compress_avx2x2(states, &pointers, blocks),
-            LaneWidth::Avx512 => x86::compress_avx512(states, &pointers, blocks),
-            LaneWidth::Avx512x2 => x86::compress_avx512x2(states, &pointers, blocks),
-        }
+        kernels::compress(width, states, &pointers, blocks)
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    unreachable!("no lane width is supported off x86-64");
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    unreachable!("no lane width is supported here");
 }
 
 // SAFETY (for the whole module): every function here is `unsafe` for one
@@ -134,11 +139,44 @@ pub fn compress_lanes(width: LaneWidth, states: &mut [[u32; 4]], data: &[&[u8]],
 // points below, which `compress_lanes` calls after checking the CPU and
 // the slices' lengths. Marking each intrinsic call `unsafe` again would
 // repeat that on every line.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[allow(unsafe_op_in_unsafe_fn)]
-mod x86 {
-    use super::super::vector::x86::{Avx2, Avx512, Sse2, Vector};
-    use super::K;
+mod kernels {
+    #[cfg(target_arch = "aarch64")]
+    use super::super::vector::neon::Neon;
+    #[cfg(target_arch = "x86_64")]
+    use super::super::vector::x86::{Avx2, Avx512, Sse2};
+    use super::super::vector::Vector;
+    use super::{LaneWidth, K};
+
+    /// # Safety
+    /// The CPU supports `width`; `pointers[..width.lanes()]` readable for
+    /// `blocks * 64` bytes; `states` has as many.
+    pub(super) unsafe fn compress(
+        width: LaneWidth,
+        states: &mut [[u32; 4]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        match width {
+            #[cfg(target_arch = "x86_64")]
+            LaneWidth::Sse2 => compress_sse2(states, pointers, blocks),
+            #[cfg(target_arch = "x86_64")]
+            LaneWidth::Avx2 => compress_avx2(states, pointers, blocks),
+            #[cfg(target_arch = "x86_64")]
+            LaneWidth::Avx2x2 => compress_avx2x2(states, pointers, blocks),
+            #[cfg(target_arch = "x86_64")]
+            LaneWidth::Avx512 => compress_avx512(states, pointers, blocks),
+            #[cfg(target_arch = "x86_64")]
+            LaneWidth::Avx512x2 => compress_avx512x2(states, pointers, blocks),
+            #[cfg(target_arch = "aarch64")]
+            LaneWidth::Neon => compress_neon(states, pointers, blocks),
+            #[cfg(target_arch = "aarch64")]
+            LaneWidth::Neonx2 => compress_neonx2(states, pointers, blocks),
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("{} is not an instruction set of this target", width.name()),
+        }
+    }
 
     macro_rules! step {
         ($f:ident, $g:expr, $a:ident, $b:ident, $c:ident, $d:ident, $m:ident, $i:expr, $w:expr, $s:expr) => {
@@ -272,6 +310,7 @@ mod x86 {
 
     /// # Safety
     /// `pointers[..4]` readable for `blocks * 64` bytes; `states` has 4.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "sse2")]
     pub(super) unsafe fn compress_sse2(
         states: &mut [[u32; 4]],
@@ -283,6 +322,7 @@ mod x86 {
 
     /// # Safety
     /// AVX2 present; `pointers[..8]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn compress_avx2(
         states: &mut [[u32; 4]],
@@ -294,6 +334,7 @@ mod x86 {
 
     /// # Safety
     /// AVX2 present; `pointers[..16]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn compress_avx2x2(
         states: &mut [[u32; 4]],
@@ -306,6 +347,7 @@ mod x86 {
     /// # Safety
     /// AVX-512F and AVX2 present; `pointers[..16]` readable for
     /// `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2")]
     pub(super) unsafe fn compress_avx512(
         states: &mut [[u32; 4]],
@@ -318,6 +360,7 @@ mod x86 {
     /// # Safety
     /// AVX-512F and AVX2 present; `pointers[..32]` readable for
     /// `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2")]
     pub(super) unsafe fn compress_avx512x2(
         states: &mut [[u32; 4]],
@@ -325,6 +368,30 @@ mod x86 {
         blocks: usize,
     ) {
         kernel::<Avx512, 2>(states, pointers, blocks)
+    }
+
+    /// # Safety
+    /// NEON present; `pointers[..4]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "aarch64")]
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn compress_neon(
+        states: &mut [[u32; 4]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        kernel::<Neon, 1>(states, pointers, blocks)
+    }
+
+    /// # Safety
+    /// NEON present; `pointers[..8]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "aarch64")]
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn compress_neonx2(
+        states: &mut [[u32; 4]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        kernel::<Neon, 2>(states, pointers, blocks)
     }
 }
 
@@ -335,6 +402,11 @@ mod tests {
 
     #[test]
     fn every_supported_width_matches_the_scalar_compression() {
+        // Every CPU of these targets has the narrowest width at least.
+        #[cfg(target_arch = "x86_64")]
+        assert!(LaneWidth::Sse2.is_supported());
+        #[cfg(target_arch = "aarch64")]
+        assert!(LaneWidth::Neon.is_supported() && LaneWidth::Neonx2.is_supported());
         for width in LaneWidth::supported() {
             let lanes = width.lanes();
             for blocks in [0, 1, 2, 5] {

@@ -5,7 +5,8 @@
 //!
 //! Widths: AVX2 (8 lanes), AVX-512 (16 lanes; three-input logic and
 //! rotates in one instruction, byte swaps need AVX-512BW) and AVX-512 with
-//! two 16-lane groups interleaved step by step (32 lanes), as MD5's widest.
+//! two 16-lane groups interleaved step by step (32 lanes), as MD5's widest;
+//! on aarch64 NEON (4 lanes) and two NEON groups interleaved (8).
 
 /// A SIMD width for [`compress_lanes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,13 +19,45 @@ pub enum Sha1Width {
     Avx512,
     /// 32 lanes: two interleaved 16-lane AVX-512F/BW groups.
     Avx512x2,
+    /// 4 lanes of NEON (aarch64).
+    Neon,
+    /// 8 lanes: two interleaved 4-lane NEON groups.
+    Neonx2,
 }
 
 impl Sha1Width {
+    /// Every width.
+    pub const ALL: [Sha1Width; 6] = [
+        Sha1Width::Neon,
+        Sha1Width::Avx2,
+        Sha1Width::Neonx2,
+        Sha1Width::Avx2x2,
+        Sha1Width::Avx512,
+        Sha1Width::Avx512x2,
+    ];
+
+    /// The name `FASTSUM_SIMD` and the benchmarks take.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sha1Width::Avx2 => "avx2",
+            Sha1Width::Avx2x2 => "avx2x2",
+            Sha1Width::Avx512 => "avx512",
+            Sha1Width::Avx512x2 => "avx512x2",
+            Sha1Width::Neon => "neon",
+            Sha1Width::Neonx2 => "neonx2",
+        }
+    }
+
+    /// Every width this CPU can run.
+    pub fn supported() -> Vec<Sha1Width> {
+        Self::ALL.into_iter().filter(|w| w.is_supported()).collect()
+    }
+
     /// Messages advanced together.
     pub fn lanes(self) -> usize {
         match self {
-            Sha1Width::Avx2 => 8,
+            Sha1Width::Neon => 4,
+            Sha1Width::Avx2 | Sha1Width::Neonx2 => 8,
             Sha1Width::Avx2x2 => 16,
             Sha1Width::Avx512 => 16,
             Sha1Width::Avx512x2 => 32,
@@ -37,6 +70,7 @@ impl Sha1Width {
         match self {
             Sha1Width::Avx2 | Sha1Width::Avx2x2 => cpu.avx2,
             Sha1Width::Avx512 | Sha1Width::Avx512x2 => cpu.avx512f && cpu.avx512bw && cpu.avx2,
+            Sha1Width::Neon | Sha1Width::Neonx2 => cpu.neon,
         }
     }
 }
@@ -66,29 +100,56 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
     for (p, d) in pointers.iter_mut().zip(data) {
         *p = d.as_ptr();
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     // SAFETY: the CPU supports `width` and every lane's pointer is valid for
     // `blocks * 64` bytes (both asserted above).
     unsafe {
-        match width {
-            Sha1Width::Avx2 => x86::compress_avx2(states, &pointers, blocks),
-            Sha1Width::Avx2x2 => x86::compress_avx2x2(states, &pointers, blocks),
-            Sha1Width::Avx512 => x86::compress_avx512(states, &pointers, blocks),
-            Sha1Width::Avx512x2 => x86::compress_avx512x2(states, &pointers, blocks),
-        }
+        kernels::compress(width, states, &pointers, blocks)
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    unreachable!("no lane width is supported off x86-64");
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    unreachable!("no lane width is supported here");
 }
 
 // SAFETY (for the whole module): as in `md5_lanes::x86`, every function is
 // `unsafe` only for the ISA it needs, runs only inlined into the
 // `#[target_feature]` entry points, which `compress_lanes` calls after
 // checking the CPU and the slices' lengths.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[allow(unsafe_op_in_unsafe_fn)]
-mod x86 {
-    use super::super::vector::x86::{Avx2, Avx512, Vector};
+mod kernels {
+    #[cfg(target_arch = "aarch64")]
+    use super::super::vector::neon::Neon;
+    #[cfg(target_arch = "x86_64")]
+    use super::super::vector::x86::{Avx2, Avx512};
+    use super::super::vector::Vector;
+    use super::Sha1Width;
+
+    /// # Safety
+    /// The CPU supports `width`; `pointers[..width.lanes()]` readable for
+    /// `blocks * 64` bytes; `states` has as many.
+    pub(super) unsafe fn compress(
+        width: Sha1Width,
+        states: &mut [[u32; 5]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        match width {
+            #[cfg(target_arch = "x86_64")]
+            Sha1Width::Avx2 => compress_avx2(states, pointers, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Sha1Width::Avx2x2 => compress_avx2x2(states, pointers, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Sha1Width::Avx512 => compress_avx512(states, pointers, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Sha1Width::Avx512x2 => compress_avx512x2(states, pointers, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Sha1Width::Neon => compress_neon(states, pointers, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Sha1Width::Neonx2 => compress_neonx2(states, pointers, blocks),
+            #[allow(unreachable_patterns)]
+            _ => unreachable!("{width:?} is not an instruction set of this target"),
+        }
+    }
 
     /// `G` groups of `V::LANES` lanes, interleaved step by step so that the
     /// groups' dependency chains overlap.
@@ -163,6 +224,7 @@ mod x86 {
 
     /// # Safety
     /// AVX2 present; `pointers[..8]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn compress_avx2(
         states: &mut [[u32; 5]],
@@ -174,6 +236,7 @@ mod x86 {
 
     /// # Safety
     /// AVX2 present; `pointers[..16]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn compress_avx2x2(
         states: &mut [[u32; 5]],
@@ -186,6 +249,7 @@ mod x86 {
     /// # Safety
     /// AVX-512F/BW and AVX2 present; `pointers[..16]` readable for
     /// `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx2")]
     pub(super) unsafe fn compress_avx512(
         states: &mut [[u32; 5]],
@@ -198,6 +262,7 @@ mod x86 {
     /// # Safety
     /// AVX-512F/BW and AVX2 present; `pointers[..32]` readable for
     /// `blocks * 64` bytes.
+    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx2")]
     pub(super) unsafe fn compress_avx512x2(
         states: &mut [[u32; 5]],
@@ -205,6 +270,30 @@ mod x86 {
         blocks: usize,
     ) {
         kernel::<Avx512, 2>(states, pointers, blocks)
+    }
+
+    /// # Safety
+    /// NEON present; `pointers[..4]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "aarch64")]
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn compress_neon(
+        states: &mut [[u32; 5]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        kernel::<Neon, 1>(states, pointers, blocks)
+    }
+
+    /// # Safety
+    /// NEON present; `pointers[..8]` readable for `blocks * 64` bytes.
+    #[cfg(target_arch = "aarch64")]
+    #[target_feature(enable = "neon")]
+    pub(super) unsafe fn compress_neonx2(
+        states: &mut [[u32; 5]],
+        pointers: &[*const u8],
+        blocks: usize,
+    ) {
+        kernel::<Neon, 2>(states, pointers, blocks)
     }
 }
 
@@ -226,15 +315,9 @@ mod tests {
 
     #[test]
     fn every_supported_width_matches_the_sha1_crate() {
-        for width in [
-            Sha1Width::Avx2,
-            Sha1Width::Avx2x2,
-            Sha1Width::Avx512,
-            Sha1Width::Avx512x2,
-        ] {
-            if !width.is_supported() {
-                continue;
-            }
+        #[cfg(target_arch = "aarch64")]
+        assert!(Sha1Width::Neon.is_supported() && Sha1Width::Neonx2.is_supported());
+        for width in Sha1Width::supported() {
             for len in [0usize, 55, 56, 64, 119, 1000] {
                 let messages: Vec<Vec<u8>> = (0..width.lanes())
                     .map(|l| (0..len).map(|i| (i * 7 + l * 31) as u8).collect())

@@ -57,15 +57,7 @@ fn reference_for(kernel: Kernel, data: &[u8]) -> Digest {
 
 /// Every kernel this CPU runs: MD5 at each width, SHA-1 at each width.
 fn kernels() -> Vec<Kernel> {
-    let sha1 = [
-        Sha1Width::Avx2,
-        Sha1Width::Avx2x2,
-        Sha1Width::Avx512,
-        Sha1Width::Avx512x2,
-    ]
-    .into_iter()
-    .filter(|w| w.is_supported())
-    .map(Kernel::Sha1);
+    let sha1 = Sha1Width::supported().into_iter().map(Kernel::Sha1);
     LaneWidth::supported()
         .into_iter()
         .map(Kernel::Md5)
