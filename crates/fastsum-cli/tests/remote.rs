@@ -156,7 +156,10 @@ fn failures_name_the_host_and_path_and_never_look_complete() {
     let e = hash_remote(&remote, Algorithm::Blake3, &options)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("no way to compute blake3"), "{e}");
+    assert!(
+        e.contains("no way to compute blake3") && e.contains("only fastsum can"),
+        "{e}"
+    );
     // Refused authentication: another key.
     let mut wrong = sshd.ssh();
     let key = sshd.dir.path().join("other_key");

@@ -225,10 +225,18 @@ pub(super) fn parse(out: &[u8], algorithm: Algorithm) -> Result<RemoteListing, S
     let newline = out.iter().position(|&b| b == b'\n');
     let first = newline.map_or(out, |n| &out[..n]);
     let method = match first {
+        b"fastsum-remote-none"
+            if library_name(algorithm).is_none() && coreutils_tool(algorithm).is_none() =>
+        {
+            return Err(format!(
+                "no way to compute {algorithm} there: only fastsum can, and none is on its PATH \
+                 (--remote-fastsum PATH names one; --upload-self sends this one)"
+            ))
+        }
         b"fastsum-remote-none" => {
             return Err(format!(
                 "no way to compute {algorithm} there: it has neither fastsum, GNU coreutils, \
-                 perl with Digest::MD5/SHA, nor python3"
+                 BSD md5/shasum, perl with Digest::MD5/SHA, nor python3"
             ))
         }
         b"fastsum-remote-missing" => return Err("No such file or directory".into()),
@@ -400,5 +408,9 @@ mod tests {
             .unwrap_err()
             .contains("incomplete"));
         assert!(parse(b"", Algorithm::Md5).is_err());
+        // Nothing applies: the message says what was looked for.
+        let none = |a| parse(b"fastsum-remote-none\n", a).unwrap_err();
+        assert!(none(Algorithm::Md5).contains("BSD md5/shasum, perl"));
+        assert!(none(Algorithm::Xxh128).contains("only fastsum can"));
     }
 }
