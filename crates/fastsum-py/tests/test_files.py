@@ -3,6 +3,7 @@
 import gc
 import hashlib
 import os
+import signal
 import threading
 import time
 import _thread
@@ -163,6 +164,10 @@ def test_ctrl_c_stops_a_long_hash_files_promptly(tmp_path):
 
     writer = threading.Thread(target=slow_writer)
     writer.start()
+    # Python's own Ctrl-C handler, whatever this process inherited: a
+    # process started in the background by a shell without job control
+    # inherits SIGINT ignored, and then interrupt_main() does nothing.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     started = time.monotonic()
@@ -171,5 +176,6 @@ def test_ctrl_c_stops_a_long_hash_files_promptly(tmp_path):
             fastsum.hash_files([fifo])
         assert time.monotonic() - started < 3
     finally:
+        signal.signal(signal.SIGINT, inherited)
         stop.set()
         writer.join()
