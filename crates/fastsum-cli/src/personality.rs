@@ -45,16 +45,10 @@ impl Tool {
             "sum" => (Algorithm::Bsd, ToolKind::Sum),
             _ => return None,
         };
-        let name = match algorithm {
-            _ if kind == ToolKind::Cksum => "cksum",
-            _ if kind == ToolKind::Sum => "sum",
-            Algorithm::Md5 => "md5sum",
-            Algorithm::Sha1 => "sha1sum",
-            Algorithm::Sha224 => "sha224sum",
-            Algorithm::Sha256 => "sha256sum",
-            Algorithm::Sha384 => "sha384sum",
-            Algorithm::Sha512 => "sha512sum",
-            _ => "b2sum",
+        let name = match kind {
+            ToolKind::Cksum => "cksum",
+            ToolKind::Sum => "sum",
+            _ => algorithm.gnu_tool().expect("a GNU tool's own algorithm"),
         };
         Some(Tool {
             name,

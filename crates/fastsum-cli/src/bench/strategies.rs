@@ -124,17 +124,7 @@ impl External {
     /// xxhsum ...), as they are invoked.
     pub fn peers(algorithm: Algorithm) -> Vec<External> {
         let mut candidates: Vec<(&str, Vec<&str>)> = Vec::new();
-        let gnu = match algorithm {
-            Algorithm::Md5 => Some("md5sum"),
-            Algorithm::Sha1 => Some("sha1sum"),
-            Algorithm::Sha224 => Some("sha224sum"),
-            Algorithm::Sha256 => Some("sha256sum"),
-            Algorithm::Sha384 => Some("sha384sum"),
-            Algorithm::Sha512 => Some("sha512sum"),
-            Algorithm::Blake2b { output_len: 64 } => Some("b2sum"),
-            _ => None,
-        };
-        if let Some(tool) = gnu {
+        if let Some(tool) = algorithm.gnu_tool() {
             candidates.push((tool, vec![tool]));
         }
         let openssl = match algorithm {

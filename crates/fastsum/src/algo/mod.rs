@@ -89,6 +89,21 @@ impl Algorithm {
         Algorithm::Sysv,
     ];
 
+    /// The GNU coreutils tool that computes it without options
+    /// (`md5sum`, `sha256sum`, `b2sum` for 512-bit BLAKE2b), if one does.
+    pub fn gnu_tool(self) -> Option<&'static str> {
+        Some(match self {
+            Algorithm::Md5 => "md5sum",
+            Algorithm::Sha1 => "sha1sum",
+            Algorithm::Sha224 => "sha224sum",
+            Algorithm::Sha256 => "sha256sum",
+            Algorithm::Sha384 => "sha384sum",
+            Algorithm::Sha512 => "sha512sum",
+            Algorithm::Blake2b { output_len: 64 } => "b2sum",
+            _ => return None,
+        })
+    }
+
     /// The name fastsum uses for this algorithm (`md5`, `blake2b`, `xxh128` ...);
     /// BLAKE2b with a short output is `blake2b-256` and the like.
     pub fn name(self) -> &'static str {

@@ -31,20 +31,6 @@ pub fn sh_quote(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// GNU coreutils' tool for an algorithm.
-fn coreutils_tool(algorithm: Algorithm) -> Option<&'static str> {
-    Some(match algorithm {
-        Algorithm::Md5 => "md5sum",
-        Algorithm::Sha1 => "sha1sum",
-        Algorithm::Sha224 => "sha224sum",
-        Algorithm::Sha256 => "sha256sum",
-        Algorithm::Sha384 => "sha384sum",
-        Algorithm::Sha512 => "sha512sum",
-        Algorithm::Blake2b { output_len: 64 } => "b2sum",
-        _ => return None,
-    })
-}
-
 /// What Perl's core modules and Python's hashlib call it: fastsum's own
 /// name, for the algorithms both have.
 fn library_name(algorithm: Algorithm) -> Option<&'static str> {
@@ -130,7 +116,7 @@ pub(super) fn build(
     upload: bool,
 ) -> Result<Vec<u8>, String> {
     let (path, _) = spelled(&remote.path);
-    let tool = coreutils_tool(algorithm);
+    let tool = algorithm.gnu_tool();
     let lib = library_name(algorithm);
     let forced = options.method;
     match (forced, tool, lib) {
@@ -226,7 +212,7 @@ pub(super) fn parse(out: &[u8], algorithm: Algorithm) -> Result<RemoteListing, S
     let first = newline.map_or(out, |n| &out[..n]);
     let method = match first {
         b"fastsum-remote-none"
-            if library_name(algorithm).is_none() && coreutils_tool(algorithm).is_none() =>
+            if library_name(algorithm).is_none() && algorithm.gnu_tool().is_none() =>
         {
             return Err(format!(
                 "no way to compute {algorithm} there: only fastsum can, and none is on its PATH \
