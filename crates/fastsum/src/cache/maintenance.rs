@@ -1,7 +1,5 @@
 //! What `fastsum cache stats|prune|clear` asks of the store.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use rusqlite::params;
@@ -94,9 +92,9 @@ impl Cache {
             };
             let mut kept = entries.to_map();
             let before = kept.len();
-            let dir_path = Path::new(OsStr::from_bytes(&dir));
+            let dir_path = crate::fs::name::path(&dir);
             kept.retain(|name, _| {
-                std::fs::symlink_metadata(dir_path.join(OsStr::from_bytes(name))).is_ok()
+                std::fs::symlink_metadata(dir_path.join(crate::fs::name::os_str(name))).is_ok()
             });
             if kept.len() == before {
                 continue;

@@ -1,7 +1,6 @@
 //! The entries a run may use, loaded in bulk from the store.
 
 use std::collections::HashMap;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use super::dir_entries::DirEntries;
@@ -17,8 +16,8 @@ pub struct Snapshot {
 
 /// `absolute` split into the directory and name the cache keys it by.
 pub(super) fn split_key(absolute: &Path) -> Option<(&[u8], &[u8])> {
-    let name = absolute.file_name()?.as_bytes();
-    let dir = absolute.parent()?.as_os_str().as_bytes();
+    let name = absolute.file_name()?.as_encoded_bytes();
+    let dir = absolute.parent()?.as_os_str().as_encoded_bytes();
     Some((dir, name))
 }
 

@@ -1,7 +1,6 @@
 //! The cache as a pipeline stage, in front of any other stage.
 
 use std::collections::HashMap;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -9,7 +8,6 @@ use super::session::{absolute_in, CacheSession, MAX_REREADS};
 use crate::algo::Algorithm;
 use crate::error::ErrorKind;
 use crate::fs::dir::DirectoryCursor;
-use crate::fs::FileStamp;
 use crate::stage::{BatchHasher, Hashed, Job, Source, StageResult};
 
 /// The hashing stage with the cache in front: one per worker, over the
@@ -57,7 +55,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
 
     /// The stat (relative to the open directory) and the lookup.
     fn look_up(&mut self, path: &Path) -> Result<Looked, ErrorKind> {
-        let stamp = FileStamp::of_stat(&self.directory.stat(path)?);
+        let stamp = self.directory.stat(path)?;
         if !stamp.is_file() {
             return Ok(Looked::Miss);
         }
@@ -68,10 +66,9 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
                 None => Looked::Miss,
             });
         };
-        let known = self
-            .absolute_directory
-            .as_ref()
-            .is_some_and(|(d, _)| d.as_os_str().as_bytes() == directory.as_os_str().as_bytes());
+        let known = self.absolute_directory.as_ref().is_some_and(|(d, _)| {
+            d.as_os_str().as_encoded_bytes() == directory.as_os_str().as_encoded_bytes()
+        });
         if !known {
             let absolute = absolute_in(&self.session.cwd, directory);
             self.absolute_directory = Some((directory.to_path_buf(), absolute));
@@ -80,8 +77,8 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
         let digest = self
             .session
             .snapshot
-            .directory(absolute.as_os_str().as_bytes())
-            .and_then(|entries| entries.get(name.as_bytes()))
+            .directory(absolute.as_os_str().as_encoded_bytes())
+            .and_then(|entries| entries.get(name.as_encoded_bytes()))
             .and_then(|entry| entry.answer_for(&stamp));
         Ok(match digest {
             Some(digest) => Looked::Hit(self.session.hit(digest, stamp.size)),

@@ -3,8 +3,6 @@
 //! transaction, moved aside when damaged.
 
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -302,15 +300,17 @@ impl Cache {
             Ok(())
         };
         for prefix in prefixes {
-            let prefix = prefix.as_os_str().as_bytes();
+            let prefix = prefix.as_os_str().as_encoded_bytes();
             let (low, high) = range_of(prefix);
             let mut rows = below.query(params![algorithm.name(), low, high])?;
             while let Some(row) = rows.next()? {
                 add(row)?;
             }
-            if let Some(parent) = Path::new(OsStr::from_bytes(prefix)).parent() {
-                let mut rows =
-                    exact.query(params![algorithm.name(), parent.as_os_str().as_bytes()])?;
+            if let Some(parent) = crate::fs::name::path(prefix).parent() {
+                let mut rows = exact.query(params![
+                    algorithm.name(),
+                    parent.as_os_str().as_encoded_bytes()
+                ])?;
                 while let Some(row) = rows.next()? {
                     add(row)?;
                 }

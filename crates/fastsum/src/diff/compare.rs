@@ -9,7 +9,6 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -88,7 +87,10 @@ fn failed(entry: &Found, e: io::Error) -> Verdict {
 
 fn read_link(entry: &Found) -> io::Result<Vec<u8>> {
     let path = entry.path.as_deref().expect("a tree entry has a path");
-    Ok(std::fs::read_link(path)?.as_os_str().as_bytes().to_vec())
+    Ok(std::fs::read_link(path)?
+        .as_os_str()
+        .as_encoded_bytes()
+        .to_vec())
 }
 
 thread_local! {
@@ -105,10 +107,10 @@ fn compare_files(old: &mut Found, new: &mut Found) -> Verdict {
         let path = entry.path.as_deref().expect("a tree entry has a path");
         let file = cursor.open(path)?;
         let st = crate::fs::stat::fstat(&file)?;
-        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        if !st.is_file() {
             return Err(io::Error::other("not a regular file any more"));
         }
-        Ok((file, st.st_size as u64))
+        Ok((file, st.size))
     };
     let opened = CURSORS.with(|cursors| {
         let (left, right) = &mut *cursors.borrow_mut();
@@ -265,7 +267,7 @@ fn fill_sizes(entries: &mut [Found]) {
 fn identical(a: &Path, b: &Path) -> bool {
     match (File::open(a), File::open(b)) {
         (Ok(mut x), Ok(mut y)) => {
-            let len = crate::fs::stat::fstat(&x).map_or(0, |st| st.st_size as u64);
+            let len = crate::fs::stat::fstat(&x).map_or(0, |st| st.size);
             same_bytes(&mut x, &mut y, len).unwrap_or(false)
         }
         _ => false,

@@ -418,9 +418,8 @@ fn is_remote(side: &Side) -> bool {
 }
 
 fn entry_of(found: &Found) -> Entry {
-    use std::os::unix::ffi::OsStrExt;
     Entry {
-        path: PathBuf::from(std::ffi::OsStr::from_bytes(&found.key)),
+        path: crate::fs::name::path(&found.key).into_owned(),
         kind: found.kind,
         size: found.size,
         digest: found.digest,
@@ -428,6 +427,5 @@ fn entry_of(found: &Found) -> Entry {
 }
 
 fn path_bytes(path: &Path) -> &[u8] {
-    use std::os::unix::ffi::OsStrExt;
-    path.as_os_str().as_bytes()
+    path.as_os_str().as_encoded_bytes()
 }

@@ -3,8 +3,6 @@
 //! hashed in sorted order when the other side is a manifest), or a
 //! manifest read, re-rooted and sorted.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crossbeam_channel::Receiver;
@@ -55,8 +53,8 @@ pub(super) struct Found {
 
 /// The key of `path` under `root` (as the walk spells it: `root/...`).
 fn key_of(root: &Path, path: &Path) -> Vec<u8> {
-    let root = root.as_os_str().as_bytes();
-    let path = path.as_os_str().as_bytes();
+    let root = root.as_os_str().as_encoded_bytes();
+    let path = path.as_os_str().as_encoded_bytes();
     let rest = path.strip_prefix(root).unwrap_or(path);
     let rest = if root.ends_with(b"/") {
         rest
@@ -244,7 +242,7 @@ pub(super) fn remote_side(
     let shown = |path: &[u8]| {
         let mut name = format!("{}:", remote.host).into_bytes();
         name.extend_from_slice(path);
-        PathBuf::from(OsStr::from_bytes(&name))
+        crate::fs::name::path_buf(name)
     };
     let mut listed: Vec<Listed> = listing
         .records
@@ -340,12 +338,12 @@ impl Rooting {
                 let mut best = Vec::new();
                 let mut best_found = sample
                     .iter()
-                    .filter(|p| tree.join(OsStr::from_bytes(p)).exists())
+                    .filter(|p| tree.join(crate::fs::name::os_str(p)).exists())
                     .count();
                 for cut in shared {
                     let found = sample
                         .iter()
-                        .filter(|p| tree.join(OsStr::from_bytes(&p[cut.len()..])).exists())
+                        .filter(|p| tree.join(crate::fs::name::os_str(&p[cut.len()..])).exists())
                         .count();
                     if found > best_found {
                         best = cut.clone();

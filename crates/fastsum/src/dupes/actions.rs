@@ -11,8 +11,6 @@
 //! * the kept file is never touched, so the last copy of a content is
 //!   never removed; one failure never stops the others.
 
-use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use super::files::same_bytes;
@@ -201,7 +199,7 @@ fn act_on(member: &Member, kept: &Member, action: Action) -> Outcome {
         Action::Link => replace(&member.path, |tmp| std::fs::hard_link(&kept.path, tmp)),
         Action::Symlink => {
             let target = std::path::absolute(&kept.path).unwrap_or_else(|_| kept.path.clone());
-            replace(&member.path, |tmp| std::os::unix::fs::symlink(&target, tmp))
+            replace(&member.path, |tmp| symlink(&target, tmp))
         }
         Action::Reflink => replace(&member.path, |tmp| reflink(&kept.path, tmp)),
     };
@@ -218,11 +216,11 @@ fn replace(member: &Path, make: impl FnOnce(&Path) -> std::io::Result<()>) -> st
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = member.file_name().unwrap_or_default().as_bytes();
+    let name = member.file_name().unwrap_or_default().as_encoded_bytes();
     let mut tmp_name = b".fastsum-".to_vec();
     tmp_name.extend_from_slice(&name[..name.len().min(64)]);
     tmp_name.extend_from_slice(format!(".{}.tmp", std::process::id()).as_bytes());
-    let tmp = dir.join(OsString::from_vec(tmp_name));
+    let tmp = dir.join(crate::fs::name::os_string(tmp_name));
     make(&tmp)?;
     if let Err(e) = std::fs::rename(&tmp, member) {
         let _ = std::fs::remove_file(&tmp);
@@ -231,8 +229,25 @@ fn replace(member: &Path, make: impl FnOnce(&Path) -> std::io::Result<()>) -> st
     Ok(())
 }
 
+/// A symbolic link at `link` to the file `target`.
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::symlink(target, link);
+    #[cfg(windows)]
+    return std::os::windows::fs::symlink_file(target, link);
+}
+
+/// A copy-on-write clone of `source` at `dest`: not made off Linux here.
+#[cfg(not(target_os = "linux"))]
+fn reflink(_source: &Path, _dest: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::other(
+        "reflinks (copy-on-write clones) are made on Linux only; --link makes hard links",
+    ))
+}
+
 /// A copy-on-write clone of `source` at `dest` (`ioctl(FICLONE)`), where
 /// the file system has them.
+#[cfg(target_os = "linux")]
 fn reflink(source: &Path, dest: &Path) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     const FICLONE: libc::c_ulong = 0x4004_9409;

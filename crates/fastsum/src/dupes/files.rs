@@ -55,6 +55,5 @@ pub(super) fn normalized(cwd: &Path, path: &Path) -> Vec<u8> {
 
 /// A path's bytes.
 pub(super) fn path_bytes(path: &Path) -> &[u8] {
-    use std::os::unix::ffi::OsStrExt;
-    path.as_os_str().as_bytes()
+    path.as_os_str().as_encoded_bytes()
 }

@@ -86,7 +86,7 @@ pub(super) fn run(
             chunk
                 .iter()
                 .map(|path| match cursor.stat(path) {
-                    Ok(st) => Some(FileStamp::of_stat(&st)).filter(FileStamp::is_file),
+                    Ok(st) => Some(st).filter(FileStamp::is_file),
                     Err(e) => {
                         problem(path, crate::error::ErrorKind::Io(e).to_string());
                         None
@@ -420,7 +420,6 @@ fn hash_edge(
     size: u64,
     edge: Edge,
 ) -> std::result::Result<u128, String> {
-    use std::os::unix::fs::FileExt;
     let io = |e| crate::error::ErrorKind::Io(e).to_string();
     let file = cursor.open(path).map_err(io)?;
     let start = match edge {
@@ -431,7 +430,7 @@ fn hash_edge(
     let mut buffer = [0u8; EDGE as usize];
     let mut filled = 0;
     while filled < want {
-        match file.read_at(&mut buffer[filled..want], start + filled as u64) {
+        match crate::fs::read_at(&file, &mut buffer[filled..want], start + filled as u64) {
             Ok(0) => return Err(crate::error::ErrorKind::ChangedWhileReading.to_string()),
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

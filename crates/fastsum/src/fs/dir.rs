@@ -1,28 +1,36 @@
-//! Directories: reading one (`DirectoryReader`, `opendir`/`readdir` with
-//! each entry's `d_type`, for the walk), and opening and stat-ing files
-//! relative to their directory (`DirectoryCursor`).
+//! Directories: listing one for the walk ([`Listing`]: on Linux
+//! `opendir`/`readdir` with each entry's `d_type`, elsewhere
+//! `std::fs::read_dir`), and opening and stat-ing files relative to their
+//! directory (`DirectoryCursor`).
 //!
 //! A worker's files come mostly a directory at a time (the walk sends a
 //! directory's files together). Resolving each full path again costs a
 //! lookup per component; with the directory kept open, `openat` and
 //! `fstatat` resolve one name. On the 50,000-file tree, full-path lookups
 //! were a fifth of the CPU of an uncached MD5 run and a third of a cached
-//! one.
+//! one. The portable path opens and stats by the full path.
 
-use std::ffi::{CStr, CString, OsStr};
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+use super::name;
+use super::stat::{kind, FileStamp};
+#[cfg(target_os = "linux")]
+use std::{
+    ffi::{CStr, CString},
+    os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
+    os::unix::fs::OpenOptionsExt,
+};
 
 /// The directory of the last file asked for, kept open.
 #[derive(Debug, Default)]
 pub struct DirectoryCursor {
+    #[cfg(target_os = "linux")]
     current: Option<(PathBuf, OwnedFd)>,
     /// The last name resolved, NUL-terminated (reused: no allocation per
     /// file).
+    #[cfg(target_os = "linux")]
     name: Vec<u8>,
 }
 
@@ -39,7 +47,12 @@ impl DirectoryCursor {
     ///
     /// The path is split at its last `/` as bytes: `Path::file_name` and
     /// `Path::parent` parse components, a measurable cost per file.
+    #[cfg(target_os = "linux")]
     fn resolve(&mut self, path: &Path) -> Option<(&OwnedFd, &CStr)> {
+        use std::os::unix::ffi::OsStrExt;
+        if super::portable() {
+            return None;
+        }
         let bytes = path.as_os_str().as_bytes();
         let (parent, name) = match bytes.iter().rposition(|&b| b == b'/') {
             Some(0) => (&b"/"[..], &bytes[1..]),
@@ -56,7 +69,7 @@ impl DirectoryCursor {
             .as_ref()
             .is_some_and(|(p, _)| p.as_os_str().as_bytes() == parent);
         if !same {
-            let parent = Path::new(OsStr::from_bytes(parent));
+            let parent = Path::new(std::ffi::OsStr::from_bytes(parent));
             let directory = File::options()
                 .read(true)
                 .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
@@ -75,16 +88,23 @@ impl DirectoryCursor {
     /// The directory `path`'s file is in, as spelled in `path` (`.` for a
     /// bare name), if it is open.
     pub fn directory(&self) -> Option<&Path> {
-        self.current.as_ref().map(|(p, _)| p.as_path())
+        #[cfg(target_os = "linux")]
+        return self.current.as_ref().map(|(p, _)| p.as_path());
+        #[cfg(not(target_os = "linux"))]
+        None
     }
 
     /// Opens `path` for reading, as `File::open` does (following symlinks).
     pub fn open(&mut self, path: &Path) -> io::Result<File> {
+        #[cfg(not(target_os = "linux"))]
+        return File::open(path);
+        #[cfg(target_os = "linux")]
         let Some((directory, name)) = self.resolve(path) else {
             return File::open(path);
         };
         // SAFETY: `directory` is an open descriptor we own, `name` is
         // NUL-terminated; openat returns a new descriptor or -1.
+        #[cfg(target_os = "linux")]
         let fd = unsafe {
             libc::openat(
                 directory.as_raw_fd(),
@@ -92,40 +112,46 @@ impl DirectoryCursor {
                 libc::O_RDONLY | libc::O_CLOEXEC,
             )
         };
+        #[cfg(target_os = "linux")]
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: `fd` was just returned by openat and is owned by no one
         // else.
+        #[cfg(target_os = "linux")]
         Ok(unsafe { File::from_raw_fd(fd) })
     }
 
     /// `stat(path)`, following symlinks, as `std::fs::metadata` does.
-    pub fn stat(&mut self, path: &Path) -> io::Result<libc::stat> {
-        match self.resolve(path) {
-            Some((directory, name)) => super::stat::stat_at(directory.as_raw_fd(), name, true),
-            None => super::stat::stat_path(path),
+    pub fn stat(&mut self, path: &Path) -> io::Result<FileStamp> {
+        #[cfg(target_os = "linux")]
+        if let Some((directory, name)) = self.resolve(path) {
+            return super::stat::stat_at(directory.as_raw_fd(), name, true);
         }
+        super::stat::stat_path(path)
     }
 }
 
 /// An open directory stream (`opendir`/`readdir`), closed on drop.
-pub(crate) struct DirectoryReader {
+#[cfg(target_os = "linux")]
+struct DirectoryReader {
     stream: std::ptr::NonNull<libc::DIR>,
 }
 
 /// One entry as `readdir` gives it: its name, valid until the next read,
 /// and its `d_type`.
-pub(crate) struct RawEntry<'a> {
+#[cfg(target_os = "linux")]
+struct RawEntry<'a> {
     /// The entry's name (no NUL).
-    pub(crate) name: &'a [u8],
+    name: &'a [u8],
     /// Its `d_type`.
-    pub(crate) kind: u8,
+    kind: u8,
 }
 
+#[cfg(target_os = "linux")]
 impl DirectoryReader {
     /// Opens the directory at `path` (bytes, no NUL inside).
-    pub(crate) fn open(path: &[u8]) -> io::Result<Self> {
+    fn open(path: &[u8]) -> io::Result<Self> {
         let c_path =
             CString::new(path).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         // SAFETY: `c_path` is NUL-terminated; opendir returns a stream or null.
@@ -136,13 +162,13 @@ impl DirectoryReader {
     }
 
     /// The stream's descriptor, open while the reader lives.
-    pub(crate) fn fd(&self) -> RawFd {
+    fn fd(&self) -> RawFd {
         // SAFETY: the stream is open (closed only on drop).
         unsafe { libc::dirfd(self.stream.as_ptr()) }
     }
 
     /// The next entry, `None` at the end.
-    pub(crate) fn next(&mut self) -> io::Result<Option<RawEntry<'_>>> {
+    fn next(&mut self) -> io::Result<Option<RawEntry<'_>>> {
         // readdir reports an error only through errno, so clear it first.
         // SAFETY: __errno_location returns this thread's errno slot.
         unsafe { *libc::__errno_location() = 0 };
@@ -170,6 +196,7 @@ impl DirectoryReader {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for DirectoryReader {
     fn drop(&mut self) {
         // SAFETY: the stream is open and closed only here.
@@ -177,10 +204,130 @@ impl Drop for DirectoryReader {
     }
 }
 
+/// A directory being listed: its entries' names and, where the listing
+/// says, their types; and a `stat` of an entry by name.
+pub(crate) struct Listing {
+    inner: Lister,
+}
+
+enum Lister {
+    #[cfg(target_os = "linux")]
+    Readdir(DirectoryReader),
+    Std {
+        entries: std::fs::ReadDir,
+        directory: PathBuf,
+    },
+}
+
+impl Listing {
+    /// Lists the directory at `path` (a name's bytes, see [`name`]).
+    pub(crate) fn open(path: &[u8]) -> io::Result<Self> {
+        #[cfg(target_os = "linux")]
+        if !super::portable() {
+            return Ok(Listing {
+                inner: Lister::Readdir(DirectoryReader::open(path)?),
+            });
+        }
+        let directory = name::path_buf(path.to_vec());
+        Ok(Listing {
+            inner: Lister::Std {
+                entries: std::fs::read_dir(&directory)?,
+                directory,
+            },
+        })
+    }
+
+    /// The next entry: its name into `name` (replacing what was there),
+    /// and its type (`kind::*`) if the listing gives it; `None` at the end.
+    /// `.` and `..` may come too.
+    pub(crate) fn next(&mut self, name: &mut Vec<u8>) -> io::Result<Option<Option<u32>>> {
+        name.clear();
+        match &mut self.inner {
+            #[cfg(target_os = "linux")]
+            Lister::Readdir(reader) => Ok(reader.next()?.map(|entry| {
+                name.extend_from_slice(entry.name);
+                // DTTOIF: a d_type is its S_IFMT type shifted down 12 bits.
+                (entry.kind != libc::DT_UNKNOWN).then(|| u32::from(entry.kind) << 12)
+            })),
+            Lister::Std { entries, .. } => {
+                let Some(entry) = entries.next().transpose()? else {
+                    return Ok(None);
+                };
+                name.extend_from_slice(name::bytes(&entry.file_name()));
+                Ok(Some(entry.file_type().ok().and_then(|t| kind_of(&t))))
+            }
+        }
+    }
+
+    /// The stamp of the entry `name` (following a symbolic link if
+    /// `follow`).
+    pub(crate) fn stat(&self, name: &[u8], follow: bool) -> io::Result<FileStamp> {
+        match &self.inner {
+            #[cfg(target_os = "linux")]
+            Lister::Readdir(reader) => {
+                let name =
+                    CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+                super::stat::stat_at(reader.fd(), &name, follow)
+            }
+            Lister::Std { directory, .. } => {
+                let path = directory.join(name::os_str(name));
+                if follow {
+                    super::stat::stat_path(&path)
+                } else {
+                    super::stat::lstat_path(&path)
+                }
+            }
+        }
+    }
+}
+
+/// The `kind::*` of a listed entry's type, if the type is known.
+fn kind_of(file_type: &std::fs::FileType) -> Option<u32> {
+    if file_type.is_symlink() {
+        return Some(kind::SYMLINK);
+    }
+    if file_type.is_dir() {
+        return Some(kind::DIRECTORY);
+    }
+    if file_type.is_file() {
+        return Some(kind::FILE);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some(kind::FIFO);
+        }
+        if file_type.is_socket() {
+            return Some(kind::SOCKET);
+        }
+        if file_type.is_char_device() {
+            return Some(kind::CHAR_DEVICE);
+        }
+        if file_type.is_block_device() {
+            return Some(kind::BLOCK_DEVICE);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Read;
+
+    #[test]
+    fn the_listing_takes_the_path_the_switch_says() {
+        #[cfg(target_os = "linux")]
+        assert_eq!(
+            super::super::portable(),
+            std::env::var_os("FASTSUM_PORTABLE").is_some_and(|v| !v.is_empty() && v != "0")
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let listing = Listing::open(super::name::path_bytes(dir.path())).unwrap();
+        let is_std = matches!(listing.inner, Lister::Std { .. });
+        assert_eq!(is_std, super::super::portable());
+    }
 
     #[test]
     fn opens_and_stats_like_the_full_path() {
@@ -199,7 +346,7 @@ mod tests {
                 .read_to_string(&mut text)
                 .unwrap();
             assert_eq!(text, content);
-            assert_eq!(cursor.stat(&path).unwrap().st_size as usize, content.len());
+            assert_eq!(cursor.stat(&path).unwrap().size as usize, content.len());
         }
         let missing = cursor.open(&dir.path().join("a/none")).unwrap_err();
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
@@ -217,7 +364,7 @@ mod tests {
         std::fs::create_dir(dir.path().join("a")).unwrap();
         std::fs::write(dir.path().join("a/one"), b"1").unwrap();
         let mut cursor = DirectoryCursor::new();
-        let is_dir = |st: libc::stat| st.st_mode & libc::S_IFMT == libc::S_IFDIR;
+        let is_dir = |st: FileStamp| st.is_dir();
         // A name right under `/`.
         assert!(is_dir(cursor.stat(Path::new("/tmp")).unwrap()));
         // `.`, `..` and a trailing slash name the directory itself.
@@ -227,7 +374,7 @@ mod tests {
         }
         // A slash too many is still the file.
         let doubled = PathBuf::from(format!("{}/a//one", dir.path().display()));
-        assert_eq!(cursor.stat(&doubled).unwrap().st_size, 1);
+        assert_eq!(cursor.stat(&doubled).unwrap().size, 1);
         let file_as_dir = PathBuf::from(format!("{}/a/one/", dir.path().display()));
         assert!(cursor.open(&file_as_dir).is_err());
     }

@@ -2,8 +2,6 @@
 //! against the files it lists, on every core: what `-c` does, for callers
 //! that want results rather than lines (the Python binding's `check`).
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::read::Manifest;
@@ -47,7 +45,8 @@ pub fn check(
         .entries
         .iter()
         .map(|e| {
-            let listed = Path::new(OsStr::from_bytes(&e.path));
+            let listed = crate::fs::name::path(&e.path);
+            let listed: &Path = &listed;
             Source::Path(match base {
                 Some(base) => base.join(listed),
                 None => listed.to_path_buf(),

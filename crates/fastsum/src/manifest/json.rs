@@ -24,8 +24,7 @@ use crate::pipeline::{Outcome, Record};
 
 /// Appends `record` as one JSON object and a newline to `out`.
 pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = record.path.as_os_str().as_bytes();
+    let bytes = record.path.as_os_str().as_encoded_bytes();
     out.extend_from_slice(b"{\"path\":");
     write_string(out, &String::from_utf8_lossy(bytes));
     if std::str::from_utf8(bytes).is_err() {
@@ -111,21 +110,18 @@ mod tests {
     use crate::stage::Hashed;
     use crate::walk::SpecialKind;
     use crate::ErrorKind;
-    use std::ffi::OsStr;
-    use std::path::PathBuf;
 
     fn line(path: &[u8], outcome: Outcome) -> String {
         let record = Record {
             operand: 0,
             seq: 0,
-            path: PathBuf::from(OsStr::from_bytes(path)),
+            path: crate::fs::name::path(path).into_owned(),
             outcome,
         };
         let mut out = Vec::new();
         write_record(&mut out, Algorithm::Md5, &record);
         String::from_utf8(out).unwrap()
     }
-    use std::os::unix::ffi::OsStrExt;
 
     #[test]
     fn records_as_json_lines() {

@@ -34,9 +34,14 @@ use std::sync::Arc;
 use crate::algo::{Algorithm, StreamHasher};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
-use crate::fs::stat::{fstat, is_regular};
+use crate::fs::stat::fstat;
+#[cfg(unix)]
 pub(crate) mod blake3_tree;
+// Maps only where a truncated map's SIGBUS can be caught (Unix): the
+// portable path reads instead.
+#[cfg(unix)]
 pub(crate) mod mmap;
+#[cfg(unix)]
 mod sigbus;
 
 /// The read size used unless told otherwise: 256 KiB, so that every file
@@ -167,23 +172,28 @@ impl FileHasher {
         file: &File,
     ) -> Result<(Digest, u64), ErrorKind> {
         let st = fstat(file)?;
-        let is_file = is_regular(&st);
-        let len = st.st_size as u64;
+        let is_file = st.is_file();
+        let len = st.size;
         if is_file
             && self.parallel_large_files
             && algorithm == Algorithm::Blake3
             && len >= PARALLEL_THRESHOLD
             && !matches!(self.strategy, ReadStrategy::Read { .. })
         {
-            let digest = blake3_tree::hash_file(file, len, self.progress.as_deref())?;
-            return Ok((digest, len));
+            #[cfg(unix)]
+            if !crate::fs::portable() {
+                let digest = blake3_tree::hash_file(file, len, self.progress.as_deref())?;
+                return Ok((digest, len));
+            }
         }
         let use_map = is_file
+            && !crate::fs::portable()
             && match self.strategy {
                 ReadStrategy::Auto => mapping_wins(algorithm) && len >= MMAP_THRESHOLD,
                 ReadStrategy::Mmap => len > 0,
                 ReadStrategy::Read { .. } => false,
             };
+        #[cfg(unix)]
         if use_map {
             let prefetch = self.parallel_large_files && len >= PREFETCH_THRESHOLD;
             if let Some(digest) =
@@ -192,6 +202,8 @@ impl FileHasher {
                 return Ok((digest, len));
             }
         }
+        #[cfg(not(unix))]
+        let _ = use_map;
         // Small files take the short way: no read-ahead advice (one
         // syscall more than the read itself), no map set-up, and no read
         // just to see EOF once fstat's length has been read.
@@ -199,7 +211,7 @@ impl FileHasher {
             Some(len)
         } else {
             if is_file {
-                advise_sequential(file);
+                crate::fs::residency::advise_sequential(file);
             }
             None
         };
@@ -283,14 +295,13 @@ struct RangeReader<'a> {
 
 impl Read for RangeReader<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        use std::os::unix::fs::FileExt;
         let want = buffer
             .len()
             .min(usize::try_from(self.left).unwrap_or(usize::MAX));
         if want == 0 {
             return Ok(0);
         }
-        let n = self.file.read_at(&mut buffer[..want], self.at)?;
+        let n = crate::fs::read_at(self.file, &mut buffer[..want], self.at)?;
         self.at += n as u64;
         self.left -= n as u64;
         Ok(n)
@@ -337,17 +348,6 @@ fn hash_reader_with<H: StreamHasher>(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
-    }
-}
-
-/// Tells the kernel the file will be read front to back (larger read-ahead).
-fn advise_sequential(file: &File) {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: posix_fadvise only reads the descriptor number and flags; the
-    // descriptor is open for the duration of the call because `file` is
-    // borrowed. Failure is harmless (advice only), so the result is ignored.
-    unsafe {
-        libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL);
     }
 }
 

@@ -13,9 +13,7 @@
 
 mod script;
 
-use std::ffi::OsString;
 use std::io::{BufRead, Read, Write};
-use std::os::unix::ffi::OsStringExt;
 use std::process::{Command, Stdio};
 
 use crate::algo::Algorithm;
@@ -235,7 +233,7 @@ pub fn hash_remote(
         .args(args)
         .arg("--")
         .arg(&remote.host)
-        .arg(OsString::from_vec(script))
+        .arg(crate::fs::name::os_string(script))
         .stdin(if upload.is_some() {
             Stdio::piped()
         } else {
@@ -299,7 +297,15 @@ pub fn hash_remote(
     Ok(listing)
 }
 
+/// Off Unix: the platform's own names, which no `uname -sm` prints, so
+/// this binary is never uploaded to run there.
+#[cfg(not(unix))]
+fn local_uname() -> String {
+    format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
 /// `uname -sm` of this machine, as the remote's is compared with it.
+#[cfg(unix)]
 fn local_uname() -> String {
     // SAFETY: an all-zero utsname is a valid value of that plain C struct,
     // and uname fills it with NUL-terminated strings.

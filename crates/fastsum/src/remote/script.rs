@@ -363,7 +363,6 @@ mod tests {
 
     #[test]
     fn quoting_survives_every_byte_through_a_real_sh() {
-        use std::os::unix::ffi::OsStringExt;
         let nasty: &[&[u8]] = &[
             b"'; touch PWNED; '",
             b"$(touch PWNED)",
@@ -378,7 +377,7 @@ mod tests {
             script.extend_from_slice(&sh_quote(name));
             let out = std::process::Command::new("sh")
                 .arg("-c")
-                .arg(std::ffi::OsString::from_vec(script))
+                .arg(crate::fs::name::os_string(script))
                 .output()
                 .unwrap();
             assert_eq!(out.stdout, *name);

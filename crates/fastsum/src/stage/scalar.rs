@@ -91,7 +91,7 @@ pub(crate) fn hash_open_with(
     verify: bool,
 ) -> StageResult {
     let before = if verify {
-        Some(FileStamp::of_stat(&fstat(file)?)).filter(FileStamp::is_file)
+        Some(fstat(file)?).filter(FileStamp::is_file)
     } else {
         None
     };
@@ -104,7 +104,7 @@ pub(crate) fn hash_open_with(
     let Some(before) = before else {
         return Ok(Hashed::new(digest, size));
     };
-    let after = FileStamp::of_stat(&fstat(file)?);
+    let after = fstat(file)?;
     if after != before || (span.is_whole() && size != before.size) {
         return Err(ErrorKind::ChangedWhileReading);
     }

@@ -1,8 +1,6 @@
 //! `--exclude`: gitignore-style globs matched relative to the walk's root
 //! (the `ignore` crate does the matching; the walk is fastsum's own).
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -44,7 +42,7 @@ pub(super) fn is_excluded(
 ) -> bool {
     excludes.is_some_and(|excludes| {
         excludes
-            .matched(Path::new(OsStr::from_bytes(path)), is_dir)
+            .matched(crate::fs::name::path(path), is_dir)
             .is_ignore()
     })
 }

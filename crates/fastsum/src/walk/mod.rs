@@ -25,15 +25,16 @@
 //! * **Errors** (an unreadable directory, an entry that vanished between
 //!   `readdir` and `stat`) are reported with their path, and the walk goes on.
 
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::OsString;
 use std::io;
-use std::os::fd::RawFd;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::fs::dir::Listing;
+use crate::fs::name;
+use crate::fs::stat::{kind as file_kind, FileStamp};
 
 mod excludes;
 mod parallel;
@@ -94,11 +95,11 @@ pub enum SpecialKind {
 impl SpecialKind {
     /// The kind of an `S_IFMT` file type, if it is special.
     pub fn of_mode(kind: u32) -> Option<SpecialKind> {
-        match kind & libc::S_IFMT {
-            libc::S_IFIFO => Some(SpecialKind::Fifo),
-            libc::S_IFSOCK => Some(SpecialKind::Socket),
-            libc::S_IFCHR => Some(SpecialKind::CharDevice),
-            libc::S_IFBLK => Some(SpecialKind::BlockDevice),
+        match kind & file_kind::MASK {
+            file_kind::FIFO => Some(SpecialKind::Fifo),
+            file_kind::SOCKET => Some(SpecialKind::Socket),
+            file_kind::CHAR_DEVICE => Some(SpecialKind::CharDevice),
+            file_kind::BLOCK_DEVICE => Some(SpecialKind::BlockDevice),
             _ => None,
         }
     }
@@ -149,15 +150,15 @@ pub(super) struct Directory {
 
 /// A directory on the way down from the root, with links followed.
 struct Ancestor {
-    dev: libc::dev_t,
-    ino: libc::ino_t,
+    dev: u64,
+    ino: u64,
     path: PathBuf,
     parent: Option<Arc<Ancestor>>,
 }
 
 impl Ancestor {
     /// The directory of this chain that is (`dev`, `ino`), if one is.
-    fn find(self: &Arc<Self>, dev: libc::dev_t, ino: libc::ino_t) -> Option<&Ancestor> {
+    fn find(self: &Arc<Self>, dev: u64, ino: u64) -> Option<&Ancestor> {
         let mut at = Some(self);
         while let Some(ancestor) = at {
             if ancestor.dev == dev && ancestor.ino == ino {
@@ -173,7 +174,7 @@ impl Ancestor {
 pub(super) struct Walker<'a> {
     options: &'a WalkOptions,
     excludes: Option<ignore::overrides::Override>,
-    root_dev: libc::dev_t,
+    root_dev: u64,
     /// The root as the walk spells it (to know the root's own entries).
     root: Vec<u8>,
 }
@@ -197,8 +198,8 @@ impl<'a> Walker<'a> {
         };
         let ancestry = options.follow_links.then(|| {
             Arc::new(Ancestor {
-                dev: root_stat.st_dev,
-                ino: root_stat.st_ino,
+                dev: root_stat.dev,
+                ino: root_stat.ino,
                 path: root.to_path_buf(),
                 parent: None,
             })
@@ -206,11 +207,11 @@ impl<'a> Walker<'a> {
         let walker = Walker {
             options,
             excludes,
-            root_dev: root_stat.st_dev,
-            root: root.as_os_str().as_bytes().to_vec(),
+            root_dev: root_stat.dev,
+            root: name::path_bytes(root).to_vec(),
         };
         let top = Directory {
-            path: root.as_os_str().as_bytes().to_vec(),
+            path: name::path_bytes(root).to_vec(),
             ancestry,
         };
         Ok(Ok((walker, top)))
@@ -229,86 +230,83 @@ impl<'a> Walker<'a> {
             return Ok(());
         }
         let only = match &self.options.only_top {
-            Some(name) if directory.path == self.root => Some(name.as_bytes()),
+            Some(only) if directory.path == self.root => Some(name::bytes(only)),
             _ => None,
         };
-        let mut reader = crate::fs::dir::DirectoryReader::open(&directory.path)?;
+        let mut listing = Listing::open(&directory.path)?;
         let mut path = directory.path.clone();
-        if path.last() != Some(&b'/') {
-            path.push(b'/');
+        if !path.last().is_some_and(|&b| name::is_separator(b)) {
+            path.push(name::SEPARATOR);
         }
         let base = path.len();
-        let fd = reader.fd();
-        while let Some(entry) = reader.next()? {
-            let name = entry.name;
+        let mut name = Vec::new();
+        while let Some(listed) = listing.next(&mut name)? {
             if name == b"." || name == b".." || only.is_some_and(|only| only != name) {
                 continue;
             }
             path.truncate(base);
-            path.extend_from_slice(name);
-            let kind = match entry.kind {
-                libc::DT_UNKNOWN => match stat_name(fd, name, false) {
-                    Ok(st) => st.st_mode & libc::S_IFMT,
+            path.extend_from_slice(&name);
+            let kind = match listed {
+                Some(kind) => kind,
+                None => match listing.stat(&name, false) {
+                    Ok(st) => st.kind,
                     Err(e) => {
-                        found(name, false, Found::Item(error_at(&path, e)));
+                        found(&name, false, Found::Item(error_at(&path, e)));
                         continue;
                     }
                 },
-                // DTTOIF: a d_type is its S_IFMT type shifted down 12 bits.
-                d_type => u32::from(d_type) << 12,
             };
-            let (kind, link_target) = if kind == libc::S_IFLNK {
+            let (kind, link_target) = if kind == file_kind::SYMLINK {
                 if !self.options.follow_links {
                     // Reported, not dropped without a word (issue 13): the
                     // caller says how many were left out, and that -L
                     // follows them.
                     if !excludes::is_excluded(self.excludes.as_ref(), &path, false) {
-                        let link = PathBuf::from(OsString::from_vec(path.clone()));
                         let item = WalkItem::Special {
-                            path: link,
+                            path: name::path_buf(path.clone()),
                             kind: SpecialKind::Symlink,
                         };
-                        found(name, false, Found::Item(item));
+                        found(&name, false, Found::Item(item));
                     }
                     continue;
                 }
-                match stat_name(fd, name, true) {
-                    Ok(st) => (st.st_mode & libc::S_IFMT, Some(st)),
+                match listing.stat(&name, true) {
+                    Ok(st) => (st.kind, Some(st)),
                     Err(e) => {
-                        found(name, false, Found::Item(error_at(&path, e)));
+                        found(&name, false, Found::Item(error_at(&path, e)));
                         continue;
                     }
                 }
             } else {
                 (kind, None)
             };
-            let is_dir = kind == libc::S_IFDIR;
+            let is_dir = kind == file_kind::DIRECTORY;
             if excludes::is_excluded(self.excludes.as_ref(), &path, is_dir) {
                 continue;
             }
             if is_dir {
-                if let Some(child) = self.descend(fd, name, &path, link_target, directory) {
-                    found(name, true, child);
+                if let Some(child) = self.descend(&listing, &name, &path, link_target, directory) {
+                    found(&name, true, child);
                 }
                 continue;
             }
-            let file = PathBuf::from(OsString::from_vec(path.clone()));
+            let file = name::path_buf(path.clone());
             let item = match SpecialKind::of_mode(kind) {
                 Some(kind) => WalkItem::Special { path: file, kind },
-                None if kind == libc::S_IFREG => {
+                None if kind == file_kind::FILE => {
                     // Sizes only when asked (a stat per file the hashing
                     // does not need): fstatat in the open directory, or
                     // the followed link's stat already taken.
                     let size = match (self.options.sizes, &link_target) {
                         (false, _) => None,
-                        (true, Some(st)) => Some(st.st_size as u64),
-                        (true, None) => stat_name(fd, name, false).ok().map(|st| st.st_size as u64),
+                        (true, Some(st)) => Some(st.size),
+                        (true, None) => listing.stat(&name, false).ok().map(|st| st.size),
                     };
                     WalkItem::File { path: file, size }
                 }
                 None => continue,
             };
-            found(name, false, Found::Item(item));
+            found(&name, false, Found::Item(item));
         }
         Ok(())
     }
@@ -319,29 +317,29 @@ impl<'a> Walker<'a> {
     /// of its own ancestors, is an error item.
     fn descend(
         &self,
-        dir_fd: RawFd,
+        listing: &Listing,
         name: &[u8],
         path: &[u8],
-        followed: Option<libc::stat>,
+        followed: Option<FileStamp>,
         parent: &Directory,
     ) -> Option<Found> {
         let needs_stat = self.options.one_file_system || parent.ancestry.is_some();
         let st = match followed {
             Some(st) => Some(st),
-            None if needs_stat => match stat_name(dir_fd, name, self.options.follow_links) {
+            None if needs_stat => match listing.stat(name, self.options.follow_links) {
                 Ok(st) => Some(st),
                 Err(e) => return Some(Found::Item(error_at(path, e))),
             },
             None => None,
         };
-        if self.options.one_file_system && st.is_some_and(|st| st.st_dev != self.root_dev) {
+        if self.options.one_file_system && st.is_some_and(|st| st.dev != self.root_dev) {
             return None;
         }
         let ancestry = match (&parent.ancestry, st) {
             (Some(chain), Some(st)) => {
-                if let Some(ancestor) = chain.find(st.st_dev, st.st_ino) {
+                if let Some(ancestor) = chain.find(st.dev, st.ino) {
                     let error = Error::with_path(
-                        Path::new(OsStr::from_bytes(path)),
+                        name::path(path).into_owned(),
                         ErrorKind::FilesystemLoop {
                             ancestor: ancestor.path.clone(),
                         },
@@ -349,9 +347,9 @@ impl<'a> Walker<'a> {
                     return Some(Found::Item(WalkItem::Error(error)));
                 }
                 Some(Arc::new(Ancestor {
-                    dev: st.st_dev,
-                    ino: st.st_ino,
-                    path: PathBuf::from(OsStr::from_bytes(path)),
+                    dev: st.dev,
+                    ino: st.ino,
+                    path: name::path(path).into_owned(),
                     parent: Some(chain.clone()),
                 }))
             }
@@ -380,20 +378,13 @@ impl Found {
             Found::Item(WalkItem::Error(error)) => error.path().unwrap_or(Path::new("")),
             Found::Directory(directory) => return &directory.path,
         };
-        path.as_os_str().as_bytes()
+        name::path_bytes(path)
     }
-}
-
-/// `fstatat` of `name` (as `readdir` gave it: no NUL inside) in the
-/// directory open as `dir_fd`.
-fn stat_name(dir_fd: RawFd, name: &[u8], follow: bool) -> io::Result<libc::stat> {
-    let name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    crate::fs::stat::stat_at(dir_fd, &name, follow)
 }
 
 /// `error` as the walk item for `path`.
 pub(super) fn error_at(path: &[u8], error: io::Error) -> WalkItem {
-    WalkItem::Error(Error::with_path(Path::new(OsStr::from_bytes(path)), error))
+    WalkItem::Error(Error::with_path(name::path(path).into_owned(), error))
 }
 
 #[cfg(test)]

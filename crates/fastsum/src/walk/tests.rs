@@ -57,7 +57,8 @@ fn any_number_of_threads_finds_every_file_once() {
 
 #[test]
 fn the_sorted_walk_gives_the_order_of_sorting_every_path() {
-    use std::os::unix::ffi::OsStrExt;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     // Names that sort around `/` (0x2f): ' ', '-', '.', '0', 'A', and

@@ -236,7 +236,7 @@ impl Lane {
         let (Some(opened), Some(file)) = (self.opened, self.file.as_ref()) else {
             return Ok(hashed);
         };
-        let after = FileStamp::of_stat(&fstat(file)?);
+        let after = fstat(file)?;
         if after != opened || hashed.size != opened.size {
             return Err(ErrorKind::ChangedWhileReading);
         }

@@ -117,7 +117,7 @@ impl<R: LaneRead> MultiBufferHasher<R> {
             return Ok(Opened::Stdin);
         };
         let file = directory.open(path)?;
-        let stamp = FileStamp::of_stat(&fstat(&file)?);
+        let stamp = fstat(&file)?;
         if !stamp.is_file() || stamp.size == 0 || !job.span.is_whole() {
             return Ok(Opened::Scalar(file));
         }
