@@ -3,7 +3,6 @@
 //! `diff`'s exit status: 0 no change, 1 changes, 2 trouble.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -282,7 +281,7 @@ fn write_line(buf: &mut Vec<u8>, change: &Change) {
 }
 
 fn bytes(entry: Option<&fastsum::diff::Entry>) -> &[u8] {
-    entry.map_or(&b""[..], |e| e.path.as_os_str().as_bytes())
+    entry.map_or(&b""[..], |e| e.path.as_os_str().as_encoded_bytes())
 }
 
 /// One JSON object: `change`, `old`, `new` (null where none), their
@@ -297,7 +296,7 @@ fn write_json(buf: &mut Vec<u8>, change: &Change) {
                 let _ = write!(buf, ",\"{label}\":null");
             }
             Some(entry) => {
-                let name = entry.path.as_os_str().as_bytes();
+                let name = entry.path.as_os_str().as_encoded_bytes();
                 let _ = write!(buf, ",\"{label}\":");
                 buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
                 if std::str::from_utf8(name).is_err() {
@@ -320,7 +319,7 @@ fn write_json(buf: &mut Vec<u8>, change: &Change) {
 }
 
 fn write_json_problem(buf: &mut Vec<u8>, path: &Path, error: &str) {
-    let name = path.as_os_str().as_bytes();
+    let name = path.as_os_str().as_encoded_bytes();
     buf.extend_from_slice(b"{\"change\":\"error\",\"path\":");
     buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
     if std::str::from_utf8(name).is_err() {

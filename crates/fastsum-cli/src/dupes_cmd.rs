@@ -2,7 +2,6 @@
 //! printed (text or JSON Lines), with a summary on stderr.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -258,7 +257,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     } else if args.unique {
         for path in &report.unique {
-            write_name(out.stdout_buf(), path.as_os_str().as_bytes(), "");
+            write_name(out.stdout_buf(), path.as_os_str().as_encoded_bytes(), "");
             out.commit();
         }
     } else {
@@ -318,7 +317,7 @@ fn write_group(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
         .as_bytes(),
     );
     for member in &group.members {
-        write_name(buf, member.path.as_os_str().as_bytes(), "  ");
+        write_name(buf, member.path.as_os_str().as_encoded_bytes(), "  ");
     }
 }
 
@@ -334,7 +333,7 @@ fn write_json(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
         if i > 0 {
             buf.push(b',');
         }
-        let name = member.path.as_os_str().as_bytes();
+        let name = member.path.as_os_str().as_encoded_bytes();
         buf.extend_from_slice(b"{\"path\":");
         buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
         if std::str::from_utf8(name).is_err() {

@@ -14,7 +14,6 @@ mod term;
 mod xxhsum;
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -29,21 +28,29 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<u8> {
     // Die quietly on a closed pipe, exactly as the C tools do (`fastsum |
-    // head` is not an error worth a message).
+    // head` is not an error worth a message). Windows has no SIGPIPE.
+    #[cfg(unix)]
     // SAFETY: setting a signal's disposition to the default is always
     // sound; no Rust code relies on SIGPIPE being ignored after this point.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let argv: Vec<OsString> = std::env::args_os().collect();
-    let program = argv
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "fastsum".into())
-        .into_vec();
-    let base = String::from_utf8_lossy(program.rsplit(|&b| b == b'/').next().unwrap_or(&program))
-        .into_owned();
-    let args: Vec<Vec<u8>> = argv.iter().skip(1).map(|a| a.clone().into_vec()).collect();
+    let program =
+        fastsum::name::bytes(argv.first().map_or("fastsum".as_ref(), |p| p.as_os_str())).to_vec();
+    let base = program_base(&program);
+    // Messages start with the program's name: GNU's is argv[0] as typed;
+    // Windows passes the full path of the .exe, so its base is used there.
+    let program = if cfg!(windows) {
+        base.as_bytes().to_vec()
+    } else {
+        program
+    };
+    let args: Vec<Vec<u8>> = argv
+        .iter()
+        .skip(1)
+        .map(|a| fastsum::name::bytes(a).to_vec())
+        .collect();
     let status = if let Some(tool) = personality::Tool::from_program_name(&base) {
         gnu::run(tool, program, &args)
     } else if base == "b3sum" {
@@ -71,4 +78,20 @@ fn run() -> anyhow::Result<u8> {
         gnu::run(personality::Tool::FASTSUM, program, &args)
     };
     Ok(u8::try_from(status).unwrap_or(1))
+}
+
+/// The name the program was called by, which picks the personality: the
+/// last component of `argv[0]`, without Windows' `.exe`.
+fn program_base(program: &[u8]) -> String {
+    let base = program
+        .rsplit(|&b| fastsum::name::is_separator(b))
+        .next()
+        .unwrap_or(program);
+    let base = String::from_utf8_lossy(base).into_owned();
+    match base.len().checked_sub(4) {
+        Some(cut) if cfg!(windows) && base[cut..].eq_ignore_ascii_case(".exe") => {
+            base[..cut].to_string()
+        }
+        _ => base,
+    }
 }

@@ -5,11 +5,8 @@
 //! have their own wording (and trailing spaces); the check summary goes to
 //! stdout; a read error ends the whole run; stdout is fully buffered.
 
-use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 
 use fastsum::error::os_message;
 use fastsum::manifest::xxhsum as manifest;
@@ -312,7 +309,7 @@ fn hash_file(
             (run.hash(algorithm, &mut lock), b"stdin")
         }
         Some(name) => {
-            let path = Path::new(OsStr::from_bytes(name));
+            let path = &*fastsum::name::path(name);
             let lossy = String::from_utf8_lossy(name).into_owned();
             if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
                 run.log(&format!("xxhsum: {lossy}: Is a directory \n"));
@@ -355,7 +352,7 @@ fn check_file(
     let shown = String::from_utf8_lossy(name.map_or(&b"stdin"[..], |n| n.as_slice())).into_owned();
     let reader: Box<dyn Read> = match name {
         None => Box::new(io::stdin()),
-        Some(n) => match File::open(Path::new(OsStr::from_bytes(n))) {
+        Some(n) => match File::open(&*fastsum::name::path(n)) {
             Ok(f) => Box::new(f),
             Err(e) => {
                 run.log(&format!(
@@ -403,7 +400,7 @@ fn check_file(
             let mut lock = stdin.lock();
             Ok(run.hash(entry.algorithm, &mut lock))
         } else {
-            match File::open(Path::new(OsStr::from_bytes(&file_name))) {
+            match File::open(&*fastsum::name::path(&file_name)) {
                 Ok(mut f) => Ok(run.hash(entry.algorithm, &mut f)),
                 Err(e) => Err(e),
             }

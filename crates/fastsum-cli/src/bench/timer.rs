@@ -150,6 +150,20 @@ pub fn disagreements(files: &[PathBuf], results: &[(String, Vec<Digest>)]) -> Ve
 /// Evicts `path`'s pages from the page cache (for `--cold`), as far as the
 /// kernel allows without privileges: `posix_fadvise(DONTNEED)` drops clean
 /// pages that are not mapped.
+#[cfg(not(target_os = "linux"))]
+pub fn evict_from_cache(path: &Path) -> Result<()> {
+    Err(Error::with_path(
+        path,
+        ErrorKind::Io(std::io::Error::other(
+            "--cold evicts files from the page cache on Linux only",
+        )),
+    ))
+}
+
+/// Evicts `path`'s pages from the page cache (for `--cold`), as far as the
+/// kernel allows without privileges: `posix_fadvise(DONTNEED)` drops clean
+/// pages that are not mapped.
+#[cfg(target_os = "linux")]
 pub fn evict_from_cache(path: &Path) -> Result<()> {
     use std::os::unix::io::AsRawFd;
     let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
@@ -165,7 +179,17 @@ pub fn evict_from_cache(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Waits for a child; off Unix there is no `wait4`, and the peak RSS is
+/// reported as 0 (unknown).
+#[cfg(not(unix))]
+pub fn wait_for_peak_rss(
+    mut child: std::process::Child,
+) -> Result<(std::process::ExitStatus, u64)> {
+    Ok((child.wait().map_err(Error::new)?, 0))
+}
+
 /// Reads the peak RSS a finished child reported (`wait4`'s rusage).
+#[cfg(unix)]
 pub fn wait_for_peak_rss(child: std::process::Child) -> Result<(std::process::ExitStatus, u64)> {
     use std::os::unix::process::ExitStatusExt;
     let pid = child.id() as libc::pid_t;

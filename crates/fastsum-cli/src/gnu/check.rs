@@ -1,11 +1,8 @@
 //! Check mode (`-c`): lists read a chunk at a time, their files hashed
 //! through the pipeline, each line reported as coreutils reports it.
 
-use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
 
 use fastsum::manifest::{gnu as gnu_lines, write_escaped};
 use fastsum::pipeline::{Order, Outcome, Record, TreeHasher};
@@ -61,7 +58,7 @@ pub(super) fn prefetch_digests(
                 CheckItem::Entry {
                     name, algorithm: a, ..
                 } if *a == algorithm && name != b"-" => {
-                    Some((i, Source::Path(PathBuf::from(OsStr::from_bytes(name)))))
+                    Some((i, Source::Path(fastsum::name::path(name).into_owned())))
                 }
                 _ => None,
             })
@@ -134,7 +131,7 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     let reader: Box<dyn Read> = if is_stdin {
         Box::new(io::stdin())
     } else {
-        match File::open(Path::new(OsStr::from_bytes(checkfile))) {
+        match File::open(&*fastsum::name::path(checkfile)) {
             Ok(f) => Box::new(f),
             Err(e) => {
                 run.file_error(checkfile, &fastsum::error::os_message(&e));

@@ -1,11 +1,9 @@
 //! Hash mode: operands through the library's pipeline, each record
 //! printed as the GNU tool prints it.
 
-use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use fastsum::cache::CacheSession;
@@ -48,7 +46,7 @@ pub(super) fn digest_named(
         // The cache's one lookup path: the pipeline's caching stage, here
         // on one file.
         let mut outcome = None;
-        let operand = Source::Path(PathBuf::from(OsStr::from_bytes(name)));
+        let operand = Source::Path(fastsum::name::path(name).into_owned());
         let ran = TreeHasher::new(algorithm)
             .threads(1)
             .strategy(run.hasher.strategy())
@@ -67,7 +65,7 @@ pub(super) fn digest_named(
     } else if name == b"-" {
         run.hasher.hash_stdin(algorithm).map_err(ErrorKind::Io)
     } else {
-        match File::open(Path::new(OsStr::from_bytes(name))) {
+        match File::open(&*fastsum::name::path(name)) {
             Ok(file) => run.hasher.hash_file(algorithm, &file),
             Err(e) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
                 return Hashed::Missing
@@ -91,7 +89,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         .iter()
         .map(|name| match &name[..] {
             b"-" => Source::Stdin,
-            _ => Source::Path(PathBuf::from(OsStr::from_bytes(name))),
+            _ => Source::Path(fastsum::name::path(name).into_owned()),
         })
         .collect();
     // The cache, if asked for: loaded in bulk for the operands' paths. A
@@ -209,7 +207,7 @@ impl Sink for &mut Printer<'_> {
 /// One result: a checksum line (or JSON object) on stdout, or a message on
 /// stderr in the GNU form `PROGRAM: NAME: CAUSE`.
 pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
-    let name = record.path.as_os_str().as_bytes();
+    let name = record.path.as_os_str().as_encoded_bytes();
     if o.json {
         manifest::json::write_record(run.out.stdout_buf(), o.algorithm, record);
         run.out.commit();

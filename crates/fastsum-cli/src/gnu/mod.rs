@@ -6,10 +6,6 @@
 //! conflicts, which errors end the run and which only fail one file, the
 //! per-line check output, the WARNING summaries and the exit status.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
-
 use fastsum::pipeline::{self, Order, TreeOptions};
 use fastsum::{Algorithm, FileHasher, ReadStrategy};
 use std::sync::Arc;
@@ -147,7 +143,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 cache_without_path = value.is_empty();
                 o.remote.cache = true;
                 o.cache = match value.is_empty() {
-                    false => Some(PathBuf::from(OsStr::from_bytes(&value))),
+                    false => Some(fastsum::name::path(&value).into_owned()),
                     true => match fastsum::cache::Cache::default_path() {
                         Some(path) => Some(path),
                         None => {

@@ -1,10 +1,8 @@
 //! The coreutils option table and the parsed options, with the checks
 //! on option values that end a run before any work.
 
-use std::ffi::OsStr;
 use std::io::Read;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fastsum::pipeline::TreeOptions;
 use fastsum::Algorithm;
@@ -255,7 +253,7 @@ pub(super) fn looks_like_a_cache(name: &[u8]) -> bool {
         return true;
     }
     let mut header = [0u8; 16];
-    std::fs::File::open(Path::new(OsStr::from_bytes(name)))
+    std::fs::File::open(&*fastsum::name::path(name))
         .and_then(|mut f| f.read_exact(&mut header))
         .is_ok_and(|()| &header == b"SQLite format 3\0")
 }

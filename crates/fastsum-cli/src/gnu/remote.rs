@@ -2,13 +2,10 @@
 //! (`fastsum::remote`), printed as local records are, the path spelled as
 //! given (`web1:/srv/www/index.html`).
 
-use std::path::PathBuf;
-
 use fastsum::pipeline::{Outcome, Record};
 use fastsum::remote::{hash_remote, Remote};
 use fastsum::stage::Hashed;
 use fastsum::ErrorKind;
-use std::os::unix::ffi::OsStringExt;
 
 use super::hash::{hash_operands, print_record};
 use super::options::Options;
@@ -86,7 +83,7 @@ pub(super) fn hash_remote_operand(
         let record = Record {
             operand: 0,
             seq: seq as u64,
-            path: PathBuf::from(std::ffi::OsString::from_vec(path)),
+            path: fastsum::name::path_buf(path),
             outcome,
         };
         print_record(run, o, &record);

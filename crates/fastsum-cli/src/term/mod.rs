@@ -33,17 +33,20 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 /// The width of the terminal standard output is, if it is one: the
 /// kernel's window size, else `$COLUMNS` (a pseudo-terminal may have none).
 pub fn stdout_width() -> Option<usize> {
-    // SAFETY: isatty only inspects the descriptor number.
-    if unsafe { libc::isatty(1) } != 1 {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
         return None;
     }
-    // SAFETY: an all-zero winsize is a valid value of that plain C struct.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: TIOCGWINSZ writes a winsize through the pointer it is given,
-    // which points to one.
-    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut size) } == 0;
-    if ok && size.ws_col > 0 {
-        return Some(usize::from(size.ws_col));
+    #[cfg(unix)]
+    {
+        // SAFETY: an all-zero winsize is a valid value of that plain C struct.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        // SAFETY: TIOCGWINSZ writes a winsize through the pointer it is
+        // given, which points to one.
+        let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col > 0 {
+            return Some(usize::from(size.ws_col));
+        }
     }
     std::env::var("COLUMNS").ok()?.parse().ok()
 }

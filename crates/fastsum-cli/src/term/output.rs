@@ -33,8 +33,7 @@ pub struct Output {
 impl Output {
     /// Output buffered as `buffering` says (a terminal is always line buffered).
     pub fn new(buffering: Buffering) -> Self {
-        // SAFETY: isatty only inspects the descriptor number.
-        let tty = unsafe { libc::isatty(1) } == 1;
+        let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
         let buffering = if tty { Buffering::Line } else { buffering };
         Output {
             pending: Vec::with_capacity(BATCH + 4096),

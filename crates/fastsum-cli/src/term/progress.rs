@@ -14,8 +14,7 @@ const REFRESH: Duration = Duration::from_millis(100);
 
 /// Whether to show a bar at all: stderr is a terminal and it was not refused.
 pub fn wanted(no_progress: bool) -> bool {
-    // SAFETY: isatty only inspects the descriptor number.
-    !no_progress && unsafe { libc::isatty(2) } == 1
+    !no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())
 }
 
 /// The words after the bar: files done of found, bytes and rate, and an

@@ -117,9 +117,9 @@ impl FileStamp {
                 ino: 0,
                 dev: 0,
                 mtime_ns,
-                // Windows' change time is not in stable std: the later of
-                // creation and last write stands for it (a file copied or
-                // restored over another gets a new creation time).
+                // Windows' change time is not in stable std's metadata:
+                // [`fstat`] reads it from the handle; until then the later
+                // of creation and last write stands for it.
                 ctime_ns: ns(metadata.created()).max(mtime_ns),
             }
         }
@@ -201,12 +201,48 @@ pub fn fstat(file: &File) -> io::Result<FileStamp> {
     #[allow(unused_mut)]
     let mut stamp = FileStamp::of(&file.metadata()?);
     #[cfg(windows)]
-    {
-        let info = winapi_util::file::information(file)?;
-        stamp.dev = info.volume_serial_number();
-        stamp.ino = info.file_index();
-    }
+    windows_identity(file, &mut stamp)?;
     Ok(stamp)
+}
+
+/// Fills in the stamp's identity (volume serial, file index) and change
+/// time from the open handle.
+#[cfg(windows)]
+fn windows_identity(file: &File, stamp: &mut FileStamp) -> io::Result<()> {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Storage::FileSystem::{
+        FileBasicInfo, GetFileInformationByHandle, GetFileInformationByHandleEx,
+        BY_HANDLE_FILE_INFORMATION, FILE_BASIC_INFO,
+    };
+    let handle = file.as_raw_handle();
+    // SAFETY: an all-zero BY_HANDLE_FILE_INFORMATION is a valid value of
+    // that plain C struct.
+    let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+    // SAFETY: the handle is open while `file` is borrowed; the call writes
+    // one BY_HANDLE_FILE_INFORMATION through the pointer it is given.
+    if unsafe { GetFileInformationByHandle(handle, &mut info) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    stamp.dev = u64::from(info.dwVolumeSerialNumber);
+    stamp.ino = (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow);
+    // SAFETY: as above, for FILE_BASIC_INFO.
+    let mut basic: FILE_BASIC_INFO = unsafe { std::mem::zeroed() };
+    // SAFETY: the handle is open; the buffer is one FILE_BASIC_INFO and its
+    // size is the size passed.
+    let ok = unsafe {
+        GetFileInformationByHandleEx(
+            handle,
+            FileBasicInfo,
+            (&mut basic as *mut FILE_BASIC_INFO).cast(),
+            std::mem::size_of::<FILE_BASIC_INFO>() as u32,
+        )
+    };
+    if ok != 0 {
+        // 100 ns ticks since 1601 to ns since 1970.
+        const EPOCH_DIFFERENCE_TICKS: i64 = 116_444_736_000_000_000;
+        stamp.ctime_ns = (basic.ChangeTime - EPOCH_DIFFERENCE_TICKS).saturating_mul(100);
+    }
+    Ok(())
 }
 
 /// `fstatat` of `name` in the directory open as `dir_fd`, following a

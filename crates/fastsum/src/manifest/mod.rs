@@ -25,16 +25,19 @@ pub mod xxhsum;
 use std::borrow::Cow;
 
 /// True if GNU and b3sum escape this name when printing it: it holds a
-/// backslash, a newline or a carriage return.
+/// backslash, a newline or a carriage return. On Windows a backslash
+/// separates path components (no name holds one), so it is left alone.
 pub fn needs_escape(name: &[u8]) -> bool {
-    name.iter().any(|&b| matches!(b, b'\\' | b'\n' | b'\r'))
+    name.iter()
+        .any(|&b| matches!(b, b'\n' | b'\r') || (b == b'\\' && !cfg!(windows)))
 }
 
-/// Appends `name` to `out` with `\` → `\\`, newline → `\n`, CR → `\r`.
+/// Appends `name` to `out` with `\` → `\\` (not on Windows, see
+/// [`needs_escape`]), newline → `\n`, CR → `\r`.
 pub fn write_escaped(name: &[u8], out: &mut Vec<u8>) {
     for &b in name {
         match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\\' if !cfg!(windows) => out.extend_from_slice(b"\\\\"),
             b'\n' => out.extend_from_slice(b"\\n"),
             b'\r' => out.extend_from_slice(b"\\r"),
             _ => out.push(b),
