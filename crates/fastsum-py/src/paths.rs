@@ -3,8 +3,6 @@
 //! they are UTF-8, `bytes` otherwise, or always `bytes` when the caller
 //! gave bytes (as `os.walk` answers in the type it was given).
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
@@ -24,7 +22,7 @@ pub fn from_python(obj: &Bound<'_, PyAny>) -> PyResult<(PathBuf, bool)> {
     let is_bytes = spelled.is_instance_of::<PyBytes>();
     let encoded = os.call_method1("fsencode", (&spelled,))?;
     let bytes = encoded.cast::<PyBytes>()?.as_bytes();
-    Ok((PathBuf::from(OsStr::from_bytes(bytes)), is_bytes))
+    Ok((fastsum::name::path(bytes).into_owned(), is_bytes))
 }
 
 /// Whether `obj` is one path (`str`, `bytes`, `os.PathLike`) rather than
@@ -60,7 +58,7 @@ pub fn many_from_python(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<PathBuf>, bool)
 
 /// A path for Python.
 pub fn path_object(py: Python<'_>, path: &Path, bytes: bool) -> Py<PyAny> {
-    let raw = path.as_os_str().as_bytes();
+    let raw = fastsum::name::path_bytes(path);
     match std::str::from_utf8(raw) {
         Ok(text) if !bytes => PyString::new(py, text).into_any().unbind(),
         _ => PyBytes::new(py, raw).into_any().unbind(),

@@ -14,8 +14,6 @@
 //! order, are the single-host output.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::PathBuf;
 
 use fastsum::manifest::{self, gnu};
 use fastsum::pipeline::Order;
@@ -74,12 +72,12 @@ pub fn _list<'py>(
     exclude: Vec<String>,
     follow: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let root = PathBuf::from(OsString::from_vec(root));
+    let root = fastsum::name::path_buf(root);
     let tops: Vec<Option<OsString>> = match names {
         None => vec![None],
         Some(names) => names
             .into_iter()
-            .map(|n| Some(OsString::from_vec(n)))
+            .map(|n| Some(fastsum::name::os_string(n)))
             .collect(),
     };
     let listed = py.detach(|| {
@@ -93,20 +91,21 @@ pub fn _list<'py>(
                 ..WalkOptions::default()
             };
             fastsum::walk::walk_sorted(&root, &options, &mut |item| match item {
-                WalkItem::File { path, size } => {
-                    listing.push(b'f', path.as_os_str().as_bytes(), size.unwrap_or(0), None)
-                }
+                WalkItem::File { path, size } => listing.push(
+                    b'f',
+                    fastsum::name::path_bytes(&path),
+                    size.unwrap_or(0),
+                    None,
+                ),
                 WalkItem::Special { path, kind } => listing.push(
                     b's',
-                    path.as_os_str().as_bytes(),
+                    fastsum::name::path_bytes(&path),
                     0,
                     Some((kind.describe().into(), None)),
                 ),
                 WalkItem::Error(e) => listing.push(
                     b'e',
-                    e.path()
-                        .map(|p| p.as_os_str().as_bytes())
-                        .unwrap_or_default(),
+                    e.path().map(fastsum::name::path_bytes).unwrap_or_default(),
                     0,
                     Some((e.kind().to_string(), e.raw_os_error())),
                 ),
@@ -231,7 +230,7 @@ fn shard_output(
     let files: Vec<Source> = range
         .clone()
         .filter(|&i| l.kinds[i] == b'f')
-        .map(|i| Source::Path(PathBuf::from(OsString::from_vec(paths[i].to_vec()))))
+        .map(|i| Source::Path(fastsum::name::path_buf(paths[i].to_vec())))
         .collect();
     let mut hashed: Vec<Option<Record>> = (0..files.len()).map(|_| None).collect();
     let mut hasher = TreeHasher::new(algorithm).order(Order::Unordered);
@@ -266,7 +265,7 @@ fn shard_output(
             }),
         };
         let seq = i;
-        let path_buf = PathBuf::from(OsString::from_vec(path.to_vec()));
+        let path_buf = fastsum::name::path_buf(path.to_vec());
         let record = Record {
             operand: 0,
             seq: seq as u64,
