@@ -254,7 +254,7 @@ impl Listing {
                     return Ok(None);
                 };
                 name.extend_from_slice(name::bytes(&entry.file_name()));
-                Ok(Some(entry.file_type().ok().and_then(|t| kind_of(&t))))
+                Ok(Some(entry.file_type().ok().and_then(|t| kind::of(&t))))
             }
         }
     }
@@ -279,36 +279,6 @@ impl Listing {
             }
         }
     }
-}
-
-/// The `kind::*` of a listed entry's type, if the type is known.
-fn kind_of(file_type: &std::fs::FileType) -> Option<u32> {
-    if file_type.is_symlink() {
-        return Some(kind::SYMLINK);
-    }
-    if file_type.is_dir() {
-        return Some(kind::DIRECTORY);
-    }
-    if file_type.is_file() {
-        return Some(kind::FILE);
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_fifo() {
-            return Some(kind::FIFO);
-        }
-        if file_type.is_socket() {
-            return Some(kind::SOCKET);
-        }
-        if file_type.is_char_device() {
-            return Some(kind::CHAR_DEVICE);
-        }
-        if file_type.is_block_device() {
-            return Some(kind::BLOCK_DEVICE);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -31,6 +31,34 @@ pub mod kind {
     pub const CHAR_DEVICE: u32 = 0o020000;
     /// A block device.
     pub const BLOCK_DEVICE: u32 = 0o060000;
+
+    /// The kind of a file type from the standard library, if it is one
+    /// of these.
+    pub fn of(file_type: &std::fs::FileType) -> Option<u32> {
+        if file_type.is_symlink() {
+            return Some(SYMLINK);
+        }
+        if file_type.is_dir() {
+            return Some(DIRECTORY);
+        }
+        if file_type.is_file() {
+            return Some(FILE);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            let special = [
+                (file_type.is_fifo(), FIFO),
+                (file_type.is_socket(), SOCKET),
+                (file_type.is_char_device(), CHAR_DEVICE),
+                (file_type.is_block_device(), BLOCK_DEVICE),
+            ];
+            if let Some(&(_, kind)) = special.iter().find(|(is, _)| *is) {
+                return Some(kind);
+            }
+        }
+        None
+    }
 }
 
 /// Files modified less than this long before hashing started are not
@@ -95,16 +123,7 @@ impl FileStamp {
         }
         #[cfg(not(unix))]
         {
-            let file_type = metadata.file_type();
-            let kind = if file_type.is_symlink() {
-                kind::SYMLINK
-            } else if file_type.is_dir() {
-                kind::DIRECTORY
-            } else if file_type.is_file() {
-                kind::FILE
-            } else {
-                0
-            };
+            let kind = kind::of(&metadata.file_type()).unwrap_or(0);
             let ns = |time: io::Result<SystemTime>| {
                 time.ok()
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
