@@ -147,9 +147,8 @@ pub fn disagreements(files: &[PathBuf], results: &[(String, Vec<Digest>)]) -> Ve
     found
 }
 
-/// Evicts `path`'s pages from the page cache (for `--cold`), as far as the
-/// kernel allows without privileges: `posix_fadvise(DONTNEED)` drops clean
-/// pages that are not mapped.
+/// `--cold` off Linux: refused, there being no unprivileged way to evict
+/// a file's pages there.
 #[cfg(not(target_os = "linux"))]
 pub fn evict_from_cache(path: &Path) -> Result<()> {
     Err(Error::with_path(

@@ -96,30 +96,25 @@ impl DirectoryCursor {
 
     /// Opens `path` for reading, as `File::open` does (following symlinks).
     pub fn open(&mut self, path: &Path) -> io::Result<File> {
-        #[cfg(not(target_os = "linux"))]
-        return File::open(path);
         #[cfg(target_os = "linux")]
-        let Some((directory, name)) = self.resolve(path) else {
-            return File::open(path);
-        };
-        // SAFETY: `directory` is an open descriptor we own, `name` is
-        // NUL-terminated; openat returns a new descriptor or -1.
-        #[cfg(target_os = "linux")]
-        let fd = unsafe {
-            libc::openat(
-                directory.as_raw_fd(),
-                name.as_ptr(),
-                libc::O_RDONLY | libc::O_CLOEXEC,
-            )
-        };
-        #[cfg(target_os = "linux")]
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
+        if let Some((directory, name)) = self.resolve(path) {
+            // SAFETY: `directory` is an open descriptor we own, `name` is
+            // NUL-terminated; openat returns a new descriptor or -1.
+            let fd = unsafe {
+                libc::openat(
+                    directory.as_raw_fd(),
+                    name.as_ptr(),
+                    libc::O_RDONLY | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: `fd` was just returned by openat and is owned by no
+            // one else.
+            return Ok(unsafe { File::from_raw_fd(fd) });
         }
-        // SAFETY: `fd` was just returned by openat and is owned by no one
-        // else.
-        #[cfg(target_os = "linux")]
-        Ok(unsafe { File::from_raw_fd(fd) })
+        File::open(path)
     }
 
     /// `stat(path)`, following symlinks, as `std::fs::metadata` does.

@@ -312,8 +312,10 @@ pub fn stat_path(path: &Path) -> io::Result<FileStamp> {
 /// The stamp of `path` itself, a symbolic link not followed (`lstat`).
 pub fn lstat_path(path: &Path) -> io::Result<FileStamp> {
     let metadata = std::fs::symlink_metadata(path)?;
-    if metadata.file_type().is_symlink() {
-        return Ok(FileStamp::of(&metadata));
+    // Windows' identity comes from a handle (see `stat_path`); elsewhere
+    // the metadata has it all.
+    if cfg!(windows) && !metadata.file_type().is_symlink() {
+        return stat_path(path);
     }
-    stat_path(path)
+    Ok(FileStamp::of(&metadata))
 }

@@ -186,24 +186,25 @@ impl FileHasher {
                 return Ok((digest, len));
             }
         }
-        let use_map = is_file
-            && !crate::fs::portable()
-            && match self.strategy {
-                ReadStrategy::Auto => mapping_wins(algorithm) && len >= MMAP_THRESHOLD,
-                ReadStrategy::Mmap => len > 0,
-                ReadStrategy::Read { .. } => false,
-            };
+        // Maps only on Unix and not on the portable path (module docs).
         #[cfg(unix)]
-        if use_map {
-            let prefetch = self.parallel_large_files && len >= PREFETCH_THRESHOLD;
-            if let Some(digest) =
-                mmap::hash_mapped(algorithm, file, len, self.progress.as_deref(), prefetch)?
-            {
-                return Ok((digest, len));
+        {
+            let use_map = is_file
+                && !crate::fs::portable()
+                && match self.strategy {
+                    ReadStrategy::Auto => mapping_wins(algorithm) && len >= MMAP_THRESHOLD,
+                    ReadStrategy::Mmap => len > 0,
+                    ReadStrategy::Read { .. } => false,
+                };
+            if use_map {
+                let prefetch = self.parallel_large_files && len >= PREFETCH_THRESHOLD;
+                if let Some(digest) =
+                    mmap::hash_mapped(algorithm, file, len, self.progress.as_deref(), prefetch)?
+                {
+                    return Ok((digest, len));
+                }
             }
         }
-        #[cfg(not(unix))]
-        let _ = use_map;
         // Small files take the short way: no read-ahead advice (one
         // syscall more than the read itself), no map set-up, and no read
         // just to see EOF once fstat's length has been read.
@@ -314,6 +315,7 @@ pub const SMALL_FILE_LIMIT: u64 = MMAP_THRESHOLD;
 
 /// Whether a memory map beats reads for `algorithm` on a file of at least
 /// [`MMAP_THRESHOLD`] bytes: for every algorithm (module docs).
+#[cfg(unix)]
 fn mapping_wins(_algorithm: Algorithm) -> bool {
     true
 }
