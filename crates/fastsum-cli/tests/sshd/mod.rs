@@ -32,6 +32,31 @@ pub fn keygen(path: &Path) {
 }
 
 pub fn start_sshd() -> Sshd {
+    // A port picked free may be taken again before sshd binds it (by
+    // another test's sshd: ours then exits), so a start is checked and,
+    // if it did not hold, tried again on another port.
+    for _ in 0..5 {
+        if let Some(sshd) = try_start_sshd() {
+            return sshd;
+        }
+    }
+    panic!("sshd did not start on any of 5 ports");
+}
+
+/// Whether an SSH server answers on `port`: its banner, read within a
+/// second (a bare connect can also succeed by the kernel connecting a
+/// socket to itself when nothing listens).
+fn answers_ssh(port: u16) -> bool {
+    use std::io::Read;
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    let mut banner = [0u8; 4];
+    stream.read_exact(&mut banner).is_ok() && &banner == b"SSH-"
+}
+
+fn try_start_sshd() -> Option<Sshd> {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     keygen(&d.join("host_key"));
@@ -65,12 +90,21 @@ pub fn start_sshd() -> Sshd {
         .stderr(Stdio::null())
         .spawn()
         .expect("sshd (openssh-server) is installed by scripts/install-peers");
+    let mut sshd = Sshd { dir, port, child };
     let until = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while !answers_ssh(port) {
+        if sshd.child.try_wait().unwrap().is_some() {
+            return None;
+        }
         assert!(Instant::now() < until, "sshd did not listen");
         std::thread::sleep(Duration::from_millis(50));
     }
-    Sshd { dir, port, child }
+    // An sshd that could not bind exits within moments of starting.
+    std::thread::sleep(Duration::from_millis(200));
+    if sshd.child.try_wait().unwrap().is_some() {
+        return None;
+    }
+    Some(sshd)
 }
 
 impl Sshd {
