@@ -462,10 +462,11 @@ fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
     // recursion_matches_sorted_find_xargs_md5sum_at_every_thread_count.
 }
 
-/// `--io-depth` and `--no-cache-pollution` (issue 16) change how files
-/// reach the page cache, never what is printed; bad depths are refused.
+/// `--io-depth`, `--disk` and `--no-cache-pollution` (issue 16) change
+/// how files reach the page cache, and in which order, never what is
+/// printed; bad values are refused.
 #[test]
-fn io_depth_and_no_cache_pollution_change_nothing_printed() {
+fn io_depth_disk_and_no_cache_pollution_change_nothing_printed() {
     let env = TestEnv::new();
     for d in 0..4 {
         std::fs::create_dir_all(env.path().join(format!("t/d{d}"))).unwrap();
@@ -482,6 +483,10 @@ fn io_depth_and_no_cache_pollution_change_nothing_printed() {
         &[b"--io-depth", b"1", b"-r", b"t"],
         &[b"--io-depth=256", b"-r", b"t"],
         &[b"--no-cache-pollution", b"-r", b"t"],
+        &[b"--disk=hdd", b"-r", b"t"],
+        &[b"--disk", b"hdd", b"-j1", b"--io-depth=0", b"-r", b"t"],
+        &[b"--disk=ssd", b"-r", b"t"],
+        &[b"--disk=auto", b"--no-cache-pollution", b"-r", b"t"],
         &[
             b"--no-cache-pollution",
             b"--io-depth=3",
@@ -501,6 +506,23 @@ fn io_depth_and_no_cache_pollution_change_nothing_printed() {
             .stderr_str()
             .starts_with("fastsum: invalid I/O depth (0 to 256): ‘"));
     }
+    // Unordered, the same lines in some order.
+    let ours = env.fastsum_within(LIMIT, &[b"--disk=hdd", b"--unordered", b"-r", b"t"]);
+    assert_eq!(ours.status, 0);
+    let sorted_lines = |out: &[u8]| {
+        let mut lines: Vec<Vec<u8>> = out.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(sorted_lines(&ours.stdout), sorted_lines(&base.stdout));
+    let ours = env.fastsum_within(LIMIT, &[b"--disk=floppy", b"-r", b"t"]);
+    assert_eq!(ours.status, 1);
+    assert!(
+        ours.stderr_str()
+            .starts_with("fastsum: invalid disk kind (auto, ssd or hdd): ‘floppy’"),
+        "{}",
+        ours.stderr_str()
+    );
 }
 
 /// The read-ahead never opens an operand that is not a regular file:

@@ -91,7 +91,7 @@ pub fn _list<'py>(
                 ..WalkOptions::default()
             };
             fastsum::walk::walk_sorted(&root, &options, &mut |item| match item {
-                WalkItem::File { path, size } => listing.push(
+                WalkItem::File { path, size, .. } => listing.push(
                     b'f',
                     fastsum::name::path_bytes(&path),
                     size.unwrap_or(0),

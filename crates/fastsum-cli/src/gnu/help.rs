@@ -101,6 +101,13 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         );
         s.push_str("                          is cold (default 8; 0: none)\n");
         s.push_str(
+            "      --disk=KIND       hdd: read a walked tree's files in inode order (for a\n",
+        );
+        s.push_str(
+            "                          spinning disk); ssd: in walk order; auto (default):\n",
+        );
+        s.push_str("                          ask sysfs about the device under each directory\n");
+        s.push_str(
             "      --no-cache-pollution  drop from the page cache the files this run read\n",
         );
         s.push_str("                          that were not in it before\n");

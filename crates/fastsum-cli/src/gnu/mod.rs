@@ -106,10 +106,17 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 None => return invalid_value(&mut run, "number of threads", &value),
             },
             "io-depth" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
-                Some(n) if n <= 256 => o.tree.io_depth = n,
+                Some(n) if n <= 256 => o.tree.io_depth = Some(n),
                 _ => return invalid_value(&mut run, "I/O depth (0 to 256)", &value),
             },
             "no-cache-pollution" => o.tree.drop_cold = true,
+            "disk" => match std::str::from_utf8(&value)
+                .ok()
+                .and_then(fastsum::DiskKind::from_name)
+            {
+                Some(kind) => o.tree.disk = kind,
+                None => return invalid_value(&mut run, "disk kind (auto, ssd or hdd)", &value),
+            },
             "e" => o.remote.rsh = fastsum::remote::split_command(&String::from_utf8_lossy(&value)),
             "remote-method" => match std::str::from_utf8(&value)
                 .ok()

@@ -57,6 +57,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "read-size", HasArg::Required, "read-size"),
             spec(None, "io-depth", HasArg::Required, "io-depth"),
             spec(None, "no-cache-pollution", HasArg::No, "no-cache-pollution"),
+            spec(None, "disk", HasArg::Required, "disk"),
             spec(None, "cache", HasArg::Optional, "cache"),
             spec(None, "cache-stats", HasArg::No, "cache-stats"),
             spec(None, "untagged", HasArg::No, "untagged"),

@@ -141,6 +141,8 @@ struct RawEntry<'a> {
     name: &'a [u8],
     /// Its `d_type`.
     kind: u8,
+    /// Its `d_ino`.
+    ino: u64,
 }
 
 #[cfg(target_os = "linux")]
@@ -180,14 +182,15 @@ impl DirectoryReader {
         // SAFETY: a non-null entry points to a dirent64 that stays valid
         // until the next readdir on this stream, which needs `&mut self`
         // while the returned name borrows it; d_name is NUL-terminated.
-        let (name, kind) = unsafe {
+        let (name, kind, ino) = unsafe {
             let entry = &*entry;
             (
                 CStr::from_ptr(entry.d_name.as_ptr()).to_bytes(),
                 entry.d_type,
+                entry.d_ino,
             )
         };
-        Ok(Some(RawEntry { name, kind }))
+        Ok(Some(RawEntry { name, kind, ino }))
     }
 }
 
@@ -197,6 +200,15 @@ impl Drop for DirectoryReader {
         // SAFETY: the stream is open and closed only here.
         unsafe { libc::closedir(self.stream.as_ptr()) };
     }
+}
+
+/// What a listing says of one entry besides its name.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Listed {
+    /// Its type (`kind::*`), if the listing gives it.
+    pub kind: Option<u32>,
+    /// Its inode number (0 where the platform gives none).
+    pub ino: u64,
 }
 
 /// A directory being listed: its entries' names and, where the listing
@@ -233,23 +245,34 @@ impl Listing {
     }
 
     /// The next entry: its name into `name` (replacing what was there),
-    /// and its type (`kind::*`) if the listing gives it; `None` at the end.
-    /// `.` and `..` may come too.
-    pub(crate) fn next(&mut self, name: &mut Vec<u8>) -> io::Result<Option<Option<u32>>> {
+    /// its type (`kind::*`) if the listing gives it, and its inode number
+    /// (0 where the platform gives none); `None` at the end. `.` and `..`
+    /// may come too.
+    pub(crate) fn next(&mut self, name: &mut Vec<u8>) -> io::Result<Option<Listed>> {
         name.clear();
         match &mut self.inner {
             #[cfg(target_os = "linux")]
             Lister::Readdir(reader) => Ok(reader.next()?.map(|entry| {
                 name.extend_from_slice(entry.name);
-                // DTTOIF: a d_type is its S_IFMT type shifted down 12 bits.
-                (entry.kind != libc::DT_UNKNOWN).then(|| u32::from(entry.kind) << 12)
+                Listed {
+                    // DTTOIF: a d_type is its S_IFMT type shifted down 12 bits.
+                    kind: (entry.kind != libc::DT_UNKNOWN).then(|| u32::from(entry.kind) << 12),
+                    ino: entry.ino,
+                }
             })),
             Lister::Std { entries, .. } => {
                 let Some(entry) = entries.next().transpose()? else {
                     return Ok(None);
                 };
                 name.extend_from_slice(name::bytes(&entry.file_name()));
-                Ok(Some(entry.file_type().ok().and_then(|t| kind::of(&t))))
+                #[cfg(unix)]
+                let ino = std::os::unix::fs::DirEntryExt::ino(&entry);
+                #[cfg(not(unix))]
+                let ino = 0;
+                Ok(Some(Listed {
+                    kind: entry.file_type().ok().and_then(|t| kind::of(&t)),
+                    ino,
+                }))
             }
         }
     }

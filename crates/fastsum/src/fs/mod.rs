@@ -2,7 +2,8 @@
 //! from them ([`stat`]), directories kept open so that a batch's files are
 //! resolved by name, and directories listed for the walk ([`dir`]), the
 //! process's limit on open files ([`limits`]), what the page cache holds
-//! ([`residency`]), and names as bytes ([`name`]). Nothing here hashes.
+//! ([`residency`]), the kind of device under a path ([`device`]), and
+//! names as bytes ([`name`]). Nothing here hashes.
 //!
 //! Two paths live here side by side. On Linux, system calls (`openat` and
 //! `fstatat` in an open directory, `readdir` with `d_type`, `fstat`,
@@ -11,6 +12,7 @@
 //! (`read_dir`, open by path, `metadata`), so that CI runs the portable
 //! path natively. [`portable`] says which one runs.
 
+pub(crate) mod device;
 pub(crate) mod dir;
 pub(crate) mod limits;
 pub mod name;

@@ -10,8 +10,14 @@ use crossbeam_channel::Sender;
 
 use super::prefetch::{self, Item};
 use super::{Order, Outcome, Progress, Record, Records, TreeOptions};
+use crate::fs::device::DiskKind;
 use crate::stage::{Job, Source};
 use crate::walk::{self, WalkItem};
+
+/// Files sorted by inode at a time on a rotational disk: the collector
+/// may hold as many finished records (about 200 bytes each) waiting for an
+/// earlier one, and the window as many jobs.
+const INODE_WINDOW: usize = 32 * 1024;
 
 /// The prefetch threads as the feeder sees them: started the first time a
 /// file is found cold (a warm run never starts them: their stacks and
@@ -27,6 +33,7 @@ pub(super) struct Prefetchers<'a> {
 pub(super) fn feed(
     options: &TreeOptions,
     operands: &[Source],
+    disks: &[DiskKind],
     jobs: Sender<Job>,
     prefetch: Option<Prefetchers<'_>>,
     results: Sender<Records>,
@@ -69,12 +76,36 @@ pub(super) fn feed(
                 continue;
             }
         };
+        // On a rotational disk, files go to the workers in inode order, a
+        // window at a time (the collector puts the output back in walk
+        // order).
+        let rotational = disks[index] == DiskKind::Rotational;
+        let window = Mutex::new(Vec::new());
+        let flush = || {
+            let mut window = window.lock().expect("inode window");
+            window.sort_by_key(|&(ino, _)| ino);
+            for (_, job) in window.drain(..) {
+                send(job, true);
+            }
+        };
         let sink = |item: WalkItem| {
             let seq = next_seq.fetch_add(1, Ordering::Relaxed);
             let (path, outcome) = match item {
-                WalkItem::File { path, .. } => {
+                WalkItem::File { path, ino, .. } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);
-                    send(Job::new(index, seq, Source::Path(path)), true);
+                    let job = Job::new(index, seq, Source::Path(path));
+                    if !rotational {
+                        send(job, true);
+                        return;
+                    }
+                    let full = {
+                        let mut window = window.lock().expect("inode window");
+                        window.push((ino, job));
+                        window.len() >= INODE_WINDOW
+                    };
+                    if full {
+                        flush();
+                    }
                     return;
                 }
                 WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
@@ -96,6 +127,7 @@ pub(super) fn feed(
             Order::Sorted => walk::walk_sorted(path, &options.walk, &mut |item| sink(item)),
             Order::Unordered => walk::walk(path, &options.walk, &sink),
         };
+        flush();
     }
     if let Some(p) = &prefetch {
         let last = std::mem::take(&mut *pending.lock().expect("prefetch batch"));

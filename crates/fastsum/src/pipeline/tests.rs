@@ -228,6 +228,83 @@ fn the_hashing_stage_receives_batches_and_order_survives_any_completion_order() 
     assert!(sizes.iter().all(|&n| n <= MAX_BATCH_FILES));
 }
 
+/// A stage that notes the paths in the order it is handed them.
+struct Seen(Arc<std::sync::Mutex<Vec<PathBuf>>>, ScalarBatchHasher);
+
+impl BatchHasher for Seen {
+    fn hash_batch(
+        &mut self,
+        algorithm: Algorithm,
+        batch: &mut Vec<Job>,
+        done: &mut dyn FnMut(Job, crate::stage::StageResult),
+    ) {
+        let mut seen = self.0.lock().unwrap();
+        for job in batch.iter() {
+            if let Source::Path(path) = &job.source {
+                seen.push(path.clone());
+            }
+        }
+        drop(seen);
+        self.1.hash_batch(algorithm, batch, done);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn on_a_rotational_disk_files_are_read_in_inode_order_and_printed_in_walk_order() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Created in an order far from the names' (reversed, and the two
+    // directories interleaved), so inode order is not walk order.
+    let mut names: Vec<String> = (0..300)
+        .map(|i| format!("{}/f{:03}", ["a", "b"][i % 2], i))
+        .collect();
+    std::fs::create_dir(dir.path().join("a")).unwrap();
+    std::fs::create_dir(dir.path().join("b")).unwrap();
+    names.reverse();
+    for name in &names {
+        std::fs::write(dir.path().join(name), name.as_bytes()).unwrap();
+    }
+    let mut walk_order: Vec<PathBuf> = names.iter().map(|n| dir.path().join(n)).collect();
+    walk_order.sort();
+    // Expected independently: each file's inode from the standard library.
+    let mut inode_order = walk_order.clone();
+    inode_order.sort_by_key(|p| std::fs::metadata(p).unwrap().ino());
+    assert_ne!(
+        inode_order, walk_order,
+        "the test needs the two orders apart"
+    );
+
+    for (disk, expected) in [
+        (DiskKind::Rotational, &inode_order),
+        (DiskKind::Solid, &walk_order),
+    ] {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut options = TreeOptions::new(Algorithm::Md5);
+        options.recursive = true;
+        options.threads = 1;
+        options.disk = disk;
+        let mut printed = Vec::new();
+        hash_operands_with(
+            &options,
+            &[Source::Path(dir.path().to_path_buf())],
+            &Progress::default(),
+            |r: Record| {
+                let Outcome::Hashed(h) = r.outcome else {
+                    panic!("{:?}", r.outcome)
+                };
+                let bytes = std::fs::read(&r.path).unwrap();
+                assert_eq!(h.digest, Algorithm::Md5.hash_bytes(&bytes));
+                printed.push(r.path);
+            },
+            |_| Seen(seen.clone(), ScalarBatchHasher::new(FileHasher::new())),
+        )
+        .unwrap();
+        assert_eq!(*seen.lock().unwrap(), *expected, "read order, {disk:?}");
+        assert_eq!(printed, walk_order, "printed order, {disk:?}");
+    }
+}
+
 #[test]
 fn a_run_told_to_stop_ends_early_and_hands_out_only_true_records() {
     let dir = tempfile::tempdir().unwrap();

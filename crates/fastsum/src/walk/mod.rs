@@ -127,6 +127,9 @@ pub enum WalkItem {
         path: PathBuf,
         /// Its size, with [`WalkOptions::sizes`] (else `None`).
         size: Option<u64>,
+        /// Its inode number as the directory listing gives it (0 where the
+        /// platform gives none): the order of a rotational disk.
+        ino: u64,
     },
     /// A FIFO, socket or device: skipped, never opened.
     Special {
@@ -246,7 +249,7 @@ impl<'a> Walker<'a> {
             }
             path.truncate(base);
             path.extend_from_slice(&name);
-            let kind = match listed {
+            let kind = match listed.kind {
                 Some(kind) => kind,
                 None => match listing.stat(&name, false) {
                     Ok(st) => st.kind,
@@ -302,7 +305,12 @@ impl<'a> Walker<'a> {
                         (true, Some(st)) => Some(st.size),
                         (true, None) => listing.stat(&name, false).ok().map(|st| st.size),
                     };
-                    WalkItem::File { path: file, size }
+                    WalkItem::File {
+                        path: file,
+                        size,
+                        // A followed link's file is the target's inode.
+                        ino: link_target.map_or(listed.ino, |st| st.ino),
+                    }
                 }
                 None => continue,
             };
