@@ -101,8 +101,9 @@ pub struct TreeOptions {
     /// Drop from the page cache, once hashed, the files that were not in
     /// it before (`--no-cache-pollution`).
     pub drop_cold: bool,
-    /// The device under walked directories: on a rotational one, files are
-    /// read in inode order (see [`DiskKind`]).
+    /// The device under the operands: under a directory on a rotational
+    /// one, files are read in inode order; with any operand on one, fewer
+    /// reads wait at once and each file has one reader (see [`DiskKind`]).
     pub disk: DiskKind,
 }
 
@@ -329,7 +330,9 @@ impl TreeHasher {
                 options.strategy,
                 options.threads,
                 FileHasher::with_strategy(options.strategy)
-                    .parallel_large_files(options.threads > 1)
+                    .parallel_large_files(
+                        options.threads > 1 && options.disk != DiskKind::Rotational,
+                    )
                     .count_bytes_in(progress.bytes_done.clone()),
             )
         };
@@ -379,13 +382,21 @@ pub fn hash_operands_with<B: BatchHasher>(
         Source::Path(path) => Some(path.as_path()),
         _ => None,
     }));
-    let io_depth = options
-        .io_depth
-        .unwrap_or(if disks.contains(&DiskKind::Rotational) {
-            ROTATIONAL_IO_DEPTH
-        } else {
-            DEFAULT_IO_DEPTH
-        });
+    let rotational = disks.contains(&DiskKind::Rotational);
+    let io_depth = options.io_depth.unwrap_or(if rotational {
+        ROTATIONAL_IO_DEPTH
+    } else {
+        DEFAULT_IO_DEPTH
+    });
+    // The stages see the run's disk resolved: with any operand on a
+    // rotational disk, one reader per file (no map helper, no BLAKE3
+    // threads at other offsets of the same file: on the emulated disk a
+    // 300 MiB file took 3.3 s with the helper, 2.8 s without).
+    options.disk = if rotational {
+        DiskKind::Rotational
+    } else {
+        DiskKind::Solid
+    };
     let options = &options;
     let disks = &disks;
 
