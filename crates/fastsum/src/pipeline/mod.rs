@@ -475,7 +475,7 @@ pub fn hash_operands_with<B: BatchHasher>(
                     .into_iter()
                     .for_each(|p| fs::residency::drop_cached(&p))
             });
-            let mut sink = DroppingSink {
+            let mut sink = prefetch::DroppingSink {
                 inner: &mut sink,
                 shared,
                 paths: drop_tx,
@@ -486,27 +486,6 @@ pub fn hash_operands_with<B: BatchHasher>(
         }
     });
     Ok(())
-}
-
-/// A sink that sends the paths of files found cold to be dropped from the
-/// page cache, then hands every record on.
-struct DroppingSink<'a, S> {
-    inner: &'a mut S,
-    shared: &'a prefetch::Shared,
-    paths: crossbeam_channel::Sender<PathBuf>,
-}
-
-impl<S: Sink> Sink for DroppingSink<'_, S> {
-    fn record(&mut self, record: Record) {
-        if matches!(record.outcome, Outcome::Hashed(_)) && self.shared.take_cold(record.seq) {
-            let _ = self.paths.send(record.path.clone());
-        }
-        self.inner.record(record);
-    }
-
-    fn idle(&mut self) {
-        self.inner.idle();
-    }
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use super::Progress;
+use super::{Outcome, Progress, Record, Sink};
 use crate::fs::residency;
 use crate::stage::{Job, Source};
 
@@ -230,4 +230,25 @@ fn ask(item: &Item, shared: &Shared) {
     let len = len.min(PER_FILE);
     residency::will_need(&file, len);
     shared.asked_bytes.fetch_add(len, Ordering::Relaxed);
+}
+
+/// A sink that sends the paths of files found cold to be dropped from the
+/// page cache, then hands every record on.
+pub(super) struct DroppingSink<'a, S> {
+    pub inner: &'a mut S,
+    pub shared: &'a Shared,
+    pub paths: Sender<PathBuf>,
+}
+
+impl<S: Sink> Sink for DroppingSink<'_, S> {
+    fn record(&mut self, record: Record) {
+        if matches!(record.outcome, Outcome::Hashed(_)) && self.shared.take_cold(record.seq) {
+            let _ = self.paths.send(record.path.clone());
+        }
+        self.inner.record(record);
+    }
+
+    fn idle(&mut self) {
+        self.inner.idle();
+    }
 }
