@@ -184,7 +184,9 @@ pub(super) fn gate(
 ) {
     for job in jobs_in {
         if let Source::Path(path) = &job.source {
-            if let Some((file, len, false)) = probe(path, true, false) {
+            let cold = probe(path, false, false)
+                .filter(|(file, _, _)| !residency::first_page_cached(file));
+            if let Some((file, len, _)) = cold {
                 shared
                     .cold
                     .as_ref()
