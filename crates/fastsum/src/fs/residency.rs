@@ -65,8 +65,8 @@ pub(crate) fn first_page_cached(file: &File) -> bool {
 /// `cachestat(2)` (Linux 6.5): exact, and without side effects, where a
 /// `preadv2(RWF_NOWAIT)` that misses starts the page's read (so asking
 /// twice may say "cold", then "warm") and may say EAGAIN for a cached page
-/// that is locked for a moment (so a warm file may pass for cold: a warm
-/// file was dropped once in CI). The prefetchers keep the `preadv2` probe:
+/// that is locked for a moment (so a warm file may pass for cold; CI
+/// twice saw a warm file reported gone after a `--no-cache-pollution` run). The prefetchers keep the `preadv2` probe:
 /// its side effect starts a small file's read early (cold small files:
 /// 1.28 s with it, 1.42 s with cachestat). `None` where the kernel or the
 /// file system does not have it.
