@@ -149,7 +149,19 @@ impl TestEnv {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn fastsum");
+        // The copy just written can be "busy" for a moment: a child another
+        // test thread forked while our write descriptor was open holds it
+        // until that child execs (ETXTBSY). Retry briefly, as cargo does.
+        let mut attempts = 0;
+        let mut child = loop {
+            match cmd.spawn() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && attempts < 100 => {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                spawned => break spawned.expect("spawn fastsum"),
+            }
+        };
         let out = drain(child.stdout.take().expect("stdout"));
         let err = drain(child.stderr.take().expect("stderr"));
         let start = std::time::Instant::now();
