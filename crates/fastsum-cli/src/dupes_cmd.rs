@@ -8,6 +8,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::cache::{Cache, CacheSession};
 use fastsum::dupes::actions::{act_on_group, Action, Keep, Outcome as ActOutcome};
+use fastsum::dupes::leftovers::{self, Cleared};
 use fastsum::dupes::{find_duplicates, DupesOptions, Group};
 use fastsum::manifest::{needs_escape, write_escaped};
 use fastsum::walk::WalkOptions;
@@ -204,6 +205,26 @@ pub fn run(args: Vec<OsString>) -> i32 {
         _ => Keep::First,
     };
     let mut all_done = true;
+    for left in &report.leftovers {
+        let what = format!(
+            "fastsum dupes: {}: left over by an interrupted fastsum (pid {})",
+            left.path.display(),
+            left.pid
+        );
+        let line = match action {
+            Some(_) if !args.dry_run => match leftovers::clear(left) {
+                Cleared::Removed => {
+                    format!("{what}: removed (a link; its bytes are kept elsewhere)\n")
+                }
+                Cleared::Kept(why) => {
+                    all_done = false;
+                    format!("{what}: not removed: {why}\n")
+                }
+            },
+            _ => format!("{what}; an action run removes it where that loses nothing\n"),
+        };
+        out.err_raw(line.as_bytes());
+    }
     if let Some(action) = action {
         for group in &report.groups {
             act_on_group(
@@ -211,7 +232,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 action,
                 keep,
                 args.dry_run,
-                &mut |_| {},
+                &mut |_, _| {},
                 &mut |acted| {
                     let verb = if args.dry_run {
                         format!("would {}", action.name())
@@ -230,6 +251,15 @@ pub fn run(args: Vec<OsString>) -> i32 {
                             };
                             out.out(line.as_bytes());
                         }
+                        ActOutcome::SameFile => out.err_raw(
+                            format!(
+                                "fastsum dupes: {}: left as it is: it is {} by another name \
+                                 (the same inode)\n",
+                                acted.member.display(),
+                                acted.kept.display()
+                            )
+                            .as_bytes(),
+                        ),
                         ActOutcome::Skipped(why) => {
                             all_done = false;
                             out.err_raw(

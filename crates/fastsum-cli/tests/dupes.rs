@@ -388,3 +388,332 @@ fn cache_serves_whole_files_and_is_never_stale() {
     assert!(!after.contains("t/edges/x-copy"), "{after}");
     assert_eq!(ours(&env, args), after);
 }
+
+/// What a tree holds, links followed: each path's bytes (or why it cannot
+/// be read), and the contents that some regular file (not a link) holds.
+struct Held {
+    bytes: std::collections::BTreeMap<std::path::PathBuf, Result<Vec<u8>, String>>,
+    contents: std::collections::BTreeSet<Vec<u8>>,
+}
+
+fn held(root: &std::path::Path) -> Held {
+    let mut h = Held {
+        bytes: Default::default(),
+        contents: Default::default(),
+    };
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if meta.file_type().is_symlink() && path.is_dir() {
+                continue;
+            }
+            let read = std::fs::read(&path).map_err(|e| e.to_string());
+            if meta.is_file() {
+                h.contents.insert(read.clone().unwrap());
+            }
+            h.bytes.insert(path, read);
+        }
+    }
+    h
+}
+
+/// The rule every action keeps: every content some regular file held is
+/// still held by one; every path that still reads, reads the bytes it
+/// read before (a symlink whose target `--remove` took may dangle: its
+/// content is still held by the kept file).
+fn assert_nothing_lost(before: &Held, after: &Held, what: &str) {
+    for content in &before.contents {
+        assert!(
+            after.contents.contains(content),
+            "{what}: the content {:?} is lost",
+            String::from_utf8_lossy(content)
+        );
+    }
+    for (path, now) in &after.bytes {
+        if let (Some(was), Ok(_)) = (before.bytes.get(path), now) {
+            assert_eq!(now, was, "{what}: {} reads otherwise", path.display());
+        }
+    }
+}
+
+#[test]
+fn one_file_reached_by_two_paths_is_never_its_own_duplicate() {
+    // Issue 30.1: `d d/../d`, `d dl` (dl -> d) and `-L d` with d/y -> x
+    // name one file twice; no action may take the kept file with it.
+    let cases: &[(&[&[u8]], &str)] = &[
+        (&[b"d", b"d/../d"], "d d/../d"),
+        (&[b"d", b"dl"], "d dl"),
+        (&[b"dl", b"d"], "dl d"),
+        (&[b"d", b"./d/"], "d ./d/"),
+        (&[b"-L", b"d"], "-L d"),
+        (&[b"-L", b"d", b"dl"], "-L d dl"),
+    ];
+    for action in [&b"--remove"[..], b"--link", b"--symlink"] {
+        for keep in [&b"first"[..], b"newest", b"oldest"] {
+            for (operands, name) in cases {
+                let env = TestEnv::new();
+                env.mkdir("d");
+                env.file(b"d/a", b"precious");
+                env.file(b"d/b", b"precious");
+                env.file(b"d/x", b"only once");
+                std::os::unix::fs::symlink("x", env.path().join("d/y")).unwrap();
+                std::os::unix::fs::symlink("d", env.path().join("dl")).unwrap();
+                let before = held(&env.path().join("d"));
+                let mut args: Vec<&[u8]> = vec![b"dupes", action, b"--keep", keep];
+                args.extend_from_slice(operands);
+                let out = env.fastsum_within(std::time::Duration::from_secs(60), &args);
+                let what = format!(
+                    "{} --keep {} {name}",
+                    String::from_utf8_lossy(action),
+                    String::from_utf8_lossy(keep)
+                );
+                assert!(out.status <= 1, "{what}: {}", out.stderr_str());
+                let after = held(&env.path().join("d"));
+                assert_nothing_lost(&before, &after, &what);
+                assert!(
+                    after
+                        .bytes
+                        .values()
+                        .any(|b| b.as_deref() == Ok(&b"only once"[..])),
+                    "{what}: x is gone: {}",
+                    out.stdout_str()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn random_trees_with_links_and_overlapping_operands_lose_nothing() {
+    // Issue 30: for random trees with hard links, symlinked directories
+    // and overlapping operands, every action leaves a copy of every
+    // content, and no path reads bytes it never held.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let contents: [&[u8]; 3] = [b"alpha", b"bravo", b"alpha!"];
+    let operand_sets: [&[&[u8]]; 5] = [
+        &[b"r"],
+        &[b"r", b"r/../r"],
+        &[b"r", b"rl"],
+        &[b"r/s", b"r"],
+        &[b"-L", b"r", b"rl/s"],
+    ];
+    for case in 0..24 {
+        let env = TestEnv::new();
+        env.mkdir("r/s/t");
+        let dirs = ["r", "r/s", "r/s/t"];
+        let mut made: Vec<String> = Vec::new();
+        for i in 0..(4 + next(6)) {
+            let dir = dirs[next(3) as usize];
+            let name = format!("{dir}/f{i}");
+            match next(4) {
+                0 if !made.is_empty() => {
+                    let to = &made[next(made.len() as u64) as usize];
+                    std::fs::hard_link(env.path().join(to), env.path().join(&name)).unwrap();
+                }
+                1 if !made.is_empty() => {
+                    let to = &made[next(made.len() as u64) as usize];
+                    let target = std::path::absolute(env.path().join(to)).unwrap();
+                    std::os::unix::fs::symlink(target, env.path().join(&name)).unwrap();
+                    continue;
+                }
+                _ => {
+                    env.file(name.as_bytes(), contents[next(3) as usize]);
+                }
+            }
+            made.push(name);
+        }
+        std::os::unix::fs::symlink("r", env.path().join("rl")).unwrap();
+        std::os::unix::fs::symlink("..", env.path().join("r/s/up")).unwrap();
+        let operands = operand_sets[next(operand_sets.len() as u64) as usize];
+        let action: &[u8] = [&b"--remove"[..], b"--link", b"--symlink"][next(3) as usize];
+        let keep: &[u8] = [&b"first"[..], b"newest", b"oldest"][next(3) as usize];
+        let before = held(&env.path().join("r"));
+        let mut args: Vec<&[u8]> = vec![b"dupes", b"--hard-links", action, b"--keep", keep];
+        args.extend_from_slice(operands);
+        let out = env.fastsum_within(std::time::Duration::from_secs(60), &args);
+        let what = format!(
+            "case {case}: {} --keep {} {:?}",
+            String::from_utf8_lossy(action),
+            String::from_utf8_lossy(keep),
+            operands
+                .iter()
+                .map(|o| String::from_utf8_lossy(o))
+                .collect::<Vec<_>>()
+        );
+        assert!(out.status <= 1, "{what}: {}", out.stderr_str());
+        assert_nothing_lost(&before, &held(&env.path().join("r")), &what);
+    }
+}
+
+#[test]
+fn leftovers_of_a_killed_run_are_reported_and_cleared_only_when_safe() {
+    // Issue 30.4: a run killed between making a link under its temporary
+    // name and renaming it over the member leaves `.fastsum-NAME.PID.tmp`.
+    // The pid here is above any kernel's pid_max: that run is over.
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"same");
+    env.file(b"t/b", b"same");
+    let dir = env.path().join("t");
+    std::fs::hard_link(dir.join("a"), dir.join(".fastsum-b.4194311.tmp")).unwrap();
+    std::os::unix::fs::symlink(dir.join("a"), dir.join(".fastsum-c.4194311.tmp")).unwrap();
+    env.file(b"t/.fastsum-d.4194311.tmp", b"nowhere else");
+    // Not ours: another shape, and a running process's (pid 1).
+    env.file(b"t/.fastsum-e.tmp", b"same");
+    std::fs::hard_link(dir.join("a"), dir.join(".fastsum-f.1.tmp")).unwrap();
+    let report = env.fastsum_within(std::time::Duration::from_secs(60), &[b"dupes", b"t"]);
+    assert_eq!(report.status, 0, "{}", report.stderr_str());
+    for name in ["b", "c", "d", "f"] {
+        assert!(
+            report.stderr_str().contains(&format!("t/.fastsum-{name}.")),
+            "{name}: {}",
+            report.stderr_str()
+        );
+    }
+    // Leftovers are no members; the other shape is an ordinary file.
+    assert_eq!(
+        report
+            .stdout_str()
+            .lines()
+            .filter(|l| l.contains("fastsum-"))
+            .count(),
+        1,
+        "{}",
+        report.stdout_str()
+    );
+    let linked = env.fastsum_within(
+        std::time::Duration::from_secs(60),
+        &[b"dupes", b"--link", b"t"],
+    );
+    assert_eq!(
+        linked.status,
+        1,
+        "a kept leftover is said: {}",
+        linked.stderr_str()
+    );
+    assert!(dir
+        .join(".fastsum-b.4194311.tmp")
+        .symlink_metadata()
+        .is_err());
+    assert!(dir
+        .join(".fastsum-c.4194311.tmp")
+        .symlink_metadata()
+        .is_err());
+    assert_eq!(
+        std::fs::read(dir.join(".fastsum-d.4194311.tmp")).unwrap(),
+        b"nowhere else"
+    );
+    assert!(
+        dir.join(".fastsum-f.1.tmp").exists(),
+        "a running pid's is kept"
+    );
+    assert!(
+        linked.stderr_str().contains("only name of its bytes"),
+        "{}",
+        linked.stderr_str()
+    );
+    for name in ["a", "b"] {
+        assert_eq!(std::fs::read(dir.join(name)).unwrap(), b"same");
+    }
+}
+
+/// A small XFS with reflinks, loop-mounted for the test (root only, where
+/// `mkfs.xfs` and loop devices are there; `None`, said, elsewhere).
+struct Xfs {
+    mount: tempfile::TempDir,
+    _image: tempfile::TempDir,
+}
+
+impl Xfs {
+    fn new() -> Option<Xfs> {
+        let image = tempfile::tempdir().ok()?;
+        let file = image.path().join("xfs.img");
+        let mount = tempfile::tempdir().ok()?;
+        let ok = |cmd: &mut std::process::Command| cmd.output().is_ok_and(|o| o.status.success());
+        let made = std::fs::File::create(&file)
+            .and_then(|f| f.set_len(320 << 20))
+            .is_ok()
+            && ok(std::process::Command::new("mkfs.xfs")
+                .args(["-q", "-m", "reflink=1"])
+                .arg(&file))
+            && ok(std::process::Command::new("mount")
+                .arg("-o")
+                .arg("loop")
+                .arg(&file)
+                .arg(mount.path()));
+        if !made {
+            eprintln!("SKIPPED: no loop-mounted XFS here (needs root, mkfs.xfs, loop devices)");
+            return None;
+        }
+        Some(Xfs {
+            mount,
+            _image: image,
+        })
+    }
+}
+
+impl Drop for Xfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.mount.path())
+            .output();
+    }
+}
+
+/// The physical extents of a file, as `xfs_io -c fiemap` lists them.
+fn extents(path: &std::path::Path) -> String {
+    let out = std::process::Command::new("xfs_io")
+        .args(["-r", "-c", "fiemap"])
+        .arg(path)
+        .output()
+        .expect("xfs_io");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(':').nth(2).unwrap_or("").trim().to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[test]
+fn reflink_shares_extents_through_the_kernels_comparison() {
+    // Issue 30.3: `--reflink` asks the kernel to compare and share
+    // (FIDEDUPERANGE) instead of cloning blindly (FICLONE).
+    let Some(xfs) = Xfs::new() else { return };
+    let root = xfs.mount.path();
+    let bytes = pattern(20 << 20);
+    for name in ["a", "b", "c"] {
+        std::fs::write(root.join(name), &bytes).unwrap();
+    }
+    let mut other = bytes.clone();
+    other[19 << 20] ^= 1;
+    std::fs::write(root.join("d"), &other).unwrap();
+    assert_ne!(extents(&root.join("a")), extents(&root.join("b")));
+    let env = TestEnv::new();
+    let out = env.fastsum_within(
+        std::time::Duration::from_secs(60),
+        &[b"dupes", b"--reflink", root.as_os_str().as_bytes()],
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    let shared = extents(&root.join("a"));
+    assert!(!shared.is_empty());
+    assert_eq!(extents(&root.join("b")), shared);
+    assert_eq!(extents(&root.join("c")), shared);
+    assert_ne!(extents(&root.join("d")), shared);
+    for name in ["a", "b", "c"] {
+        assert_eq!(std::fs::read(root.join(name)).unwrap(), bytes);
+    }
+    assert_eq!(std::fs::read(root.join("d")).unwrap(), other);
+}

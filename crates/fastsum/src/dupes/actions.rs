@@ -4,7 +4,13 @@
 //! * just before touching a member, it and the kept file are stat-ed
 //!   again; if either's stamp moved since it was hashed (the cache's rule:
 //!   type, size, inode, device, mtime, ctime), the member is skipped;
-//! * the member's bytes are compared with the kept file's first;
+//! * a member that is the kept file's inode (a hard link of it, or the
+//!   very same file reached by another path: `d d/../d`, a symlinked
+//!   directory, `-L`) is never acted on: removing or replacing it could
+//!   take the kept file with it;
+//! * the member's bytes are compared with the kept file's first, and both
+//!   are stat-ed again after the comparison: a write during it (which the
+//!   comparison may have missed) leaves the member as it is;
 //! * a link replaces a member atomically: made under a temporary name in
 //!   the member's directory, then renamed over it, so a crash leaves the
 //!   old file or the link, never neither;
@@ -14,6 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use super::files::same_bytes;
+use super::reflink::{dedupe, Refused};
 use super::{Group, Member};
 use crate::fs::FileStamp;
 
@@ -24,7 +31,8 @@ pub enum Action {
     Link,
     /// Replace it with a symbolic link to the kept file.
     Symlink,
-    /// Replace it with a copy-on-write clone of the kept file (`FICLONE`).
+    /// Share the kept file's extents (copy on write), the kernel comparing
+    /// the bytes under its locks (`FIDEDUPERANGE`).
     Reflink,
     /// Remove it.
     Remove,
@@ -59,6 +67,9 @@ pub enum Keep {
 pub enum Outcome {
     /// Done (or, in a dry run, what would be done).
     Done,
+    /// Nothing to do: it is the kept file's inode (a hard link of it, or
+    /// the kept file itself by another path), so it is left as it is.
+    SameFile,
     /// Left as it was, and why (it or the kept file changed, ...).
     Skipped(String),
     /// Tried and failed, and why; the member is as it was.
@@ -100,8 +111,17 @@ pub fn kept_member(group: &Group, keep: Keep) -> &Member {
     }
 }
 
+/// The moments of one member's turn that a test can step into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moment {
+    /// Before the member and the kept file are stat-ed again.
+    BeforeCheck,
+    /// After their bytes compared equal, before the second stat.
+    Compared,
+}
+
 /// Applies `action` to every member of `group` but the kept one, calling
-/// `before` just before each member is checked (a test's seam; the CLI
+/// `hook` at each [`Moment`] of a member's turn (a test's seam; the CLI
 /// passes a no-op) and `report` for each. With `dry_run`, nothing is
 /// touched: each report says what would be done.
 pub fn act_on_group(
@@ -109,7 +129,7 @@ pub fn act_on_group(
     action: Action,
     keep: Keep,
     dry_run: bool,
-    before: &mut dyn FnMut(&Path),
+    hook: &mut dyn FnMut(&Path, Moment),
     report: &mut dyn FnMut(Acted),
 ) {
     let mut kept = kept_member(group, keep).clone();
@@ -119,16 +139,16 @@ pub fn act_on_group(
         if member.path == kept.path {
             continue;
         }
-        let outcome = if dry_run {
+        let outcome = if member.id() == kept.id() {
+            // Never acted on, in a dry run neither: the same inode by
+            // another name, or the kept file itself by another path.
+            Outcome::SameFile
+        } else if dry_run {
             Outcome::Done
         } else {
-            before(&member.path);
+            hook(&member.path, Moment::BeforeCheck);
             let mut member = member.clone();
-            if member.id() == kept.id() {
-                // A hard link of the kept file: our own links moved its
-                // ctime; it is the kept file's stamp now.
-                member.stamp = kept.stamp;
-            } else if touched.contains(&member.id()) {
+            if touched.contains(&member.id()) {
                 // Another path of this inode was replaced a moment ago:
                 // its ctime moved by our hand; all else must be as hashed.
                 if let Ok(m) = std::fs::symlink_metadata(&member.path) {
@@ -142,7 +162,7 @@ pub fn act_on_group(
                     }
                 }
             }
-            let outcome = act_on(&member, &kept, action);
+            let outcome = act_on(&member, &kept, action, &mut *hook);
             if outcome == Outcome::Done {
                 touched.push(member.id());
             }
@@ -172,27 +192,36 @@ pub fn act_on_group(
     }
 }
 
-/// The checks, then the action, for one member.
-fn act_on(member: &Member, kept: &Member, action: Action) -> Outcome {
-    let now = |path: &Path| std::fs::symlink_metadata(path).map(|m| FileStamp::of(&m));
-    match (now(&member.path), now(&kept.path)) {
-        (Ok(m), Ok(k)) => {
-            if m != member.stamp {
-                return Outcome::Skipped("it changed since it was hashed".into());
-            }
-            if k != kept.stamp {
-                return Outcome::Skipped("the kept file changed since it was hashed".into());
-            }
-        }
-        (Err(e), _) => return Outcome::Skipped(format!("it cannot be stat-ed: {e}")),
-        (_, Err(e)) => return Outcome::Skipped(format!("the kept file cannot be stat-ed: {e}")),
+/// The checks, then the action, for one member (never the kept file's
+/// inode: [`act_on_group`] leaves those out).
+fn act_on(
+    member: &Member,
+    kept: &Member,
+    action: Action,
+    hook: &mut dyn FnMut(&Path, Moment),
+) -> Outcome {
+    if let Some(why) = unchanged(member, kept, "since it was hashed") {
+        return Outcome::Skipped(why);
     }
-    let same_inode = member.id() == kept.id();
-    if same_inode && matches!(action, Action::Link | Action::Reflink) {
-        return Outcome::Done;
+    if action == Action::Reflink {
+        // The kernel compares the bytes and shares them under its own
+        // locks: no window for a writer.
+        return match dedupe(&kept.path, &member.path, member.stamp.size) {
+            Ok(()) => Outcome::Done,
+            Err(Refused::Differ) => {
+                Outcome::Skipped("its bytes differ from the kept file's".into())
+            }
+            Err(Refused::Io(e)) => Outcome::Failed(crate::error::ErrorKind::Io(e).to_string()),
+        };
     }
-    if !same_inode && !same_bytes(&member.path, &kept.path) {
+    if !same_bytes(&member.path, &kept.path) {
         return Outcome::Skipped("its bytes differ from the kept file's".into());
+    }
+    hook(&member.path, Moment::Compared);
+    // A write while the bytes were compared moved the stamp (ctime at
+    // least): the comparison may have missed it, so nothing is done.
+    if let Some(why) = unchanged(member, kept, "while it was compared with the kept file") {
+        return Outcome::Skipped(why);
     }
     let result = match action {
         Action::Remove => std::fs::remove_file(&member.path),
@@ -201,11 +230,25 @@ fn act_on(member: &Member, kept: &Member, action: Action) -> Outcome {
             let target = std::path::absolute(&kept.path).unwrap_or_else(|_| kept.path.clone());
             replace(&member.path, |tmp| symlink(&target, tmp))
         }
-        Action::Reflink => replace(&member.path, |tmp| reflink(&kept.path, tmp)),
+        // Shared by the kernel above, after its own comparison.
+        Action::Reflink => Ok(()),
     };
     match result {
         Ok(()) => Outcome::Done,
         Err(e) => Outcome::Failed(crate::error::ErrorKind::Io(e).to_string()),
+    }
+}
+
+/// Why the member or the kept file is not as it was hashed (`when`
+/// says since when), or `None` when both stamps still hold.
+fn unchanged(member: &Member, kept: &Member, when: &str) -> Option<String> {
+    let now = |path: &Path| std::fs::symlink_metadata(path).map(|m| FileStamp::of(&m));
+    match (now(&member.path), now(&kept.path)) {
+        (Ok(m), _) if m != member.stamp => Some(format!("it changed {when}")),
+        (_, Ok(k)) if k != kept.stamp => Some(format!("the kept file changed {when}")),
+        (Ok(_), Ok(_)) => None,
+        (Err(e), _) => Some(format!("it cannot be stat-ed: {e}")),
+        (_, Err(e)) => Some(format!("the kept file cannot be stat-ed: {e}")),
     }
 }
 
@@ -217,9 +260,7 @@ fn replace(member: &Path, make: impl FnOnce(&Path) -> std::io::Result<()>) -> st
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let name = member.file_name().unwrap_or_default().as_encoded_bytes();
-    let mut tmp_name = b".fastsum-".to_vec();
-    tmp_name.extend_from_slice(&name[..name.len().min(64)]);
-    tmp_name.extend_from_slice(format!(".{}.tmp", std::process::id()).as_bytes());
+    let tmp_name = super::leftovers::temporary_name(name, std::process::id());
     let tmp = dir.join(crate::fs::name::os_string(tmp_name));
     make(&tmp)?;
     if let Err(e) = std::fs::rename(&tmp, member) {
@@ -235,43 +276,6 @@ fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
     return std::os::unix::fs::symlink(target, link);
     #[cfg(windows)]
     return std::os::windows::fs::symlink_file(target, link);
-}
-
-/// A copy-on-write clone of `source` at `dest`: not made off Linux here.
-#[cfg(not(target_os = "linux"))]
-fn reflink(_source: &Path, _dest: &Path) -> std::io::Result<()> {
-    Err(std::io::Error::other(
-        "reflinks (copy-on-write clones) are made on Linux only; --link makes hard links",
-    ))
-}
-
-/// A copy-on-write clone of `source` at `dest` (`ioctl(FICLONE)`), where
-/// the file system has them.
-#[cfg(target_os = "linux")]
-fn reflink(source: &Path, dest: &Path) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    const FICLONE: libc::c_ulong = 0x4004_9409;
-    let src = std::fs::File::open(source)?;
-    let out = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(dest)?;
-    // SAFETY: both descriptors are open for the call; FICLONE reads the
-    // source descriptor number passed as the argument and writes nothing
-    // to our memory.
-    let rc = unsafe { libc::ioctl(out.as_raw_fd(), FICLONE as _, src.as_raw_fd()) };
-    if rc != 0 {
-        let e = std::io::Error::last_os_error();
-        drop(out);
-        let _ = std::fs::remove_file(dest);
-        return Err(match e.raw_os_error() {
-            Some(libc::EOPNOTSUPP | libc::EXDEV | libc::EINVAL) => std::io::Error::other(
-                "this file system cannot make reflinks (copy-on-write clones); --link makes hard links",
-            ),
-            _ => e,
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -296,7 +300,7 @@ mod tests {
         let mut acted = Vec::new();
         // The seam: "b" is rewritten (same size, other bytes) after it was
         // hashed and just before it is checked.
-        let mut before = |path: &Path| {
+        let before = |path: &Path| {
             if path.ends_with("b") {
                 std::fs::write(path, b"SAME BYTES").unwrap();
             }
@@ -306,7 +310,7 @@ mod tests {
             Action::Remove,
             Keep::First,
             false,
-            &mut before,
+            &mut |p: &Path, _: Moment| before(p),
             &mut |a| acted.push(a),
         );
         assert_eq!(acted.len(), 2);
@@ -333,7 +337,7 @@ mod tests {
             Action::Link,
             Keep::Newest,
             false,
-            &mut |_| {},
+            &mut |_, _| {},
             &mut |a| acted.push(a),
         );
         assert!(
@@ -355,5 +359,83 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().contains("fastsum"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_write_during_the_comparison_leaves_the_member_as_it_is() {
+        // Issue 30.2: another process writes to the member while its bytes
+        // are compared with the kept file's (the seam runs right after the
+        // comparison found them equal): nothing may be done to it.
+        for action in [Action::Remove, Action::Link, Action::Symlink] {
+            let dir = tempfile::tempdir().unwrap();
+            for name in ["a", "b"] {
+                std::fs::write(dir.path().join(name), b"same bytes").unwrap();
+            }
+            let found = groups(dir.path());
+            let mut acted = Vec::new();
+            let mut hook = |path: &Path, moment: Moment| {
+                if moment == Moment::Compared {
+                    use std::io::{Seek, Write};
+                    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+                    f.seek(std::io::SeekFrom::Start(0)).unwrap();
+                    f.write_all(b"NEW").unwrap();
+                }
+            };
+            act_on_group(&found[0], action, Keep::First, false, &mut hook, &mut |a| {
+                acted.push(a)
+            });
+            assert!(
+                matches!(&acted[0].outcome, Outcome::Skipped(why) if why.contains("while it was compared")),
+                "{action:?}: {acted:?}"
+            );
+            let b = dir.path().join("b");
+            assert!(!b.symlink_metadata().unwrap().file_type().is_symlink());
+            assert_eq!(std::fs::read(&b).unwrap(), b"NEWe bytes", "{action:?}");
+            assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"same bytes");
+        }
+    }
+
+    #[test]
+    fn the_kept_files_inode_is_never_acted_on() {
+        // Issue 30.1 in the library: a group whose members are one file by
+        // two spellings and a hard link of it.
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::fs::write(&a, b"precious").unwrap();
+        std::fs::hard_link(&a, dir.path().join("h")).unwrap();
+        let stamp = |p: &Path| FileStamp::of(&std::fs::symlink_metadata(p).unwrap());
+        let again = dir.path().join(".").join("a");
+        let group = Group {
+            size: 8,
+            digest: crate::algo::Algorithm::Md5.hash_bytes(b"precious"),
+            members: [a.clone(), again, dir.path().join("h")]
+                .into_iter()
+                .map(|path| Member {
+                    stamp: stamp(&path),
+                    path,
+                })
+                .collect(),
+        };
+        for action in [
+            Action::Remove,
+            Action::Link,
+            Action::Symlink,
+            Action::Reflink,
+        ] {
+            let mut acted = Vec::new();
+            act_on_group(
+                &group,
+                action,
+                Keep::First,
+                false,
+                &mut |_, _| {},
+                &mut |x| acted.push(x),
+            );
+            assert!(
+                acted.iter().all(|x| x.outcome == Outcome::SameFile),
+                "{action:?}: {acted:?}"
+            );
+            assert_eq!(std::fs::read(&a).unwrap(), b"precious");
+        }
     }
 }

@@ -1,7 +1,9 @@
-//! Small file helpers of the dupes stages: byte comparison and the name
-//! a path is deduplicated by.
+//! Small file helpers of the dupes stages: byte comparison and the
+//! directory entry a path names.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crate::fs::FileId;
 
 /// Whether two files hold the same bytes.
 pub(super) fn same_bytes(a: &Path, b: &Path) -> bool {
@@ -34,23 +36,51 @@ pub(super) fn same_bytes(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `path` made absolute against `cwd`, as bytes, with `.` components and
-/// repeated slashes gone (`..` kept: it may cross a symlink).
-pub(super) fn normalized(cwd: &Path, path: &Path) -> Vec<u8> {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
-    };
-    let mut out = Vec::with_capacity(joined.as_os_str().len());
-    for part in path_bytes(&joined).split(|&b| b == b'/') {
-        if part.is_empty() || part == b"." {
+/// Which of `paths` to keep so that each directory entry is named once:
+/// `d` and `d/../d`, a symlinked directory and its target, a walk with
+/// `-L` can reach one file by several spellings, and acting on one of
+/// them would act on the other. An entry is its directory (resolved, so
+/// `..` and symlinks are seen through) and its name; only paths that share
+/// an inode are compared. Of one entry, the path `rank` puts first stays.
+pub(super) fn one_path_per_entry(
+    paths: &[(&Path, FileId)],
+    rank: impl Fn(&Path) -> usize,
+) -> Vec<bool> {
+    let mut keep = vec![true; paths.len()];
+    let mut by_id: Vec<usize> = (0..paths.len()).collect();
+    by_id.sort_unstable_by_key(|&i| paths[i].1);
+    for same_inode in by_id.chunk_by(|&a, &b| paths[a].1 == paths[b].1) {
+        if same_inode.len() < 2 {
             continue;
         }
-        out.push(b'/');
-        out.extend_from_slice(part);
+        // (entry, rank, spelling, index): sorted, an entry's best first.
+        let mut entries: Vec<(Option<Entry>, usize, &[u8], usize)> = same_inode
+            .iter()
+            .map(|&i| {
+                let path = paths[i].0;
+                (entry(path), rank(path), path_bytes(path), i)
+            })
+            .collect();
+        entries.sort_unstable();
+        for pair in entries.windows(2) {
+            if pair[0].0.is_some() && pair[0].0 == pair[1].0 {
+                keep[pair[1].3] = false;
+            }
+        }
     }
-    out
+    keep
+}
+
+/// A directory entry: its directory resolved, and its name.
+type Entry = (PathBuf, Vec<u8>);
+
+/// A path's directory entry (`None` when the directory cannot be
+/// resolved: the path then stands alone).
+fn entry(path: &Path) -> Option<Entry> {
+    let name = path.file_name()?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
+    Some((dir, name.as_encoded_bytes().to_vec()))
 }
 
 /// A path's bytes.

@@ -19,6 +19,8 @@
 
 pub mod actions;
 mod files;
+pub mod leftovers;
+mod reflink;
 mod stages;
 
 use std::path::PathBuf;
@@ -138,6 +140,8 @@ pub struct DupesReport {
     pub unique: Vec<PathBuf>,
     /// What could not be read.
     pub problems: Vec<Problem>,
+    /// Temporary names an interrupted action left (never counted as files).
+    pub leftovers: Vec<leftovers::Leftover>,
 }
 
 /// Finds the groups of identical files under `operands`; with `unique`,

@@ -5,7 +5,8 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::files::{normalized, path_bytes, same_bytes};
+use super::files::{one_path_per_entry, path_bytes, same_bytes};
+use super::leftovers::leftover;
 use super::{DupesOptions, DupesReport, Group, Member, Problem};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
@@ -15,7 +16,7 @@ use crate::fs::{FileId, FileStamp};
 use crate::pipeline::{Order, Outcome, TreeHasher};
 use crate::read::ReadStrategy;
 use crate::stage::Source;
-use crate::walk::{self, WalkItem};
+use crate::walk::{self, SpecialKind, WalkItem};
 
 /// Bytes hashed at each end of a file before whole files are: one page,
 /// which the kernel reads in one go anyway. On the corpus's `dupes/`
@@ -53,6 +54,7 @@ pub(super) fn run(
     };
 
     // 1. Walk and stat.
+    let left = Mutex::new(Vec::new());
     let mut paths: Vec<PathBuf> = Vec::new();
     let mut walk_options = options.walk.clone();
     walk_options.threads = options.threads;
@@ -61,7 +63,14 @@ pub(super) fn run(
             Ok(m) if m.is_dir() => {
                 let found = Mutex::new(Vec::new());
                 walk::walk(operand, &walk_options, &|item| match item {
-                    WalkItem::File { path, .. } => found.lock().expect("not poisoned").push(path),
+                    WalkItem::File { path, .. } => match leftover(&path) {
+                        Some(l) => left.lock().expect("not poisoned").push(l),
+                        None => found.lock().expect("not poisoned").push(path),
+                    },
+                    WalkItem::Special {
+                        path,
+                        kind: SpecialKind::Symlink,
+                    } => left.lock().expect("not poisoned").extend(leftover(&path)),
                     WalkItem::Special { .. } => {}
                     WalkItem::Error(e) => {
                         problem(e.path().unwrap_or(operand), e.kind().to_string())
@@ -111,39 +120,21 @@ pub(super) fn run(
                 && options.max_size.is_none_or(|max| size <= max)
         })
         .collect();
-    // A path reached through two operands counts once: the same inode
-    // under the same name, once made absolute and tidied.
-    if operands.len() > 1 {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        // Where spellings differ, the one reached through the earlier
-        // operand is kept.
-        let operand_of = |path: &Path| {
-            operands
-                .iter()
-                .position(|o| path_bytes(path).starts_with(path_bytes(o)))
-                .unwrap_or(usize::MAX)
-        };
-        let mut keyed: Vec<(FileId, Vec<u8>, usize, usize)> = candidates
+    // One directory entry reached by several paths counts once; where
+    // spellings differ, the one reached through the earlier operand stays.
+    let operand_of = |path: &Path| {
+        operands
             .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                (
-                    c.stamp.id(),
-                    normalized(&cwd, &c.path),
-                    operand_of(&c.path),
-                    i,
-                )
-            })
-            .collect();
-        keyed.sort_unstable();
-        keyed.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-        let mut keep = vec![false; candidates.len()];
-        for (_, _, _, i) in keyed {
-            keep[i] = true;
-        }
-        let mut flags = keep.into_iter();
-        candidates.retain(|_| flags.next().unwrap_or(false));
-    }
+            .position(|o| path_bytes(path).starts_with(path_bytes(o)))
+            .unwrap_or(usize::MAX)
+    };
+    let ids: Vec<(&Path, FileId)> = candidates
+        .iter()
+        .map(|c| (c.path.as_path(), c.stamp.id()))
+        .collect();
+    let mut flags = one_path_per_entry(&ids, operand_of).into_iter();
+    drop(ids);
+    candidates.retain(|_| flags.next().unwrap_or(false));
 
     // 2. Group by size; 3. one representative per inode. Sorting one
     // array of indices (no maps): the first path of an inode (candidates
@@ -351,10 +342,13 @@ pub(super) fn run(
     };
     let mut problems = problems.into_inner().expect("not poisoned");
     problems.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut leftovers = left.into_inner().expect("not poisoned");
+    leftovers.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(DupesReport {
         groups: out,
         unique: unique_paths,
         problems,
+        leftovers,
     })
 }
 
