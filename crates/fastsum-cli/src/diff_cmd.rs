@@ -182,7 +182,15 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 operand,
                 method,
                 uploaded,
+                upload_failed,
             } => {
+                if let Some(why) = upload_failed {
+                    let message = format!(
+                        "fastsum diff: {operand}: {why}; the {} method ran instead\n",
+                        method.name()
+                    );
+                    out.err_raw(message.as_bytes());
+                }
                 if args.verbose {
                     let how = if uploaded { " (uploaded)" } else { "" };
                     let message = format!(

@@ -263,3 +263,190 @@ fn expected_unchanged(old: &std::path::Path, new: &std::path::Path, expected: &s
     }
     panic!("no unchanged file");
 }
+
+/// A copy of fastsum that any user may run (the build may sit under a
+/// directory only root can enter).
+fn runnable_copy() -> (tempfile::TempDir, String) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = dir.path().join("fastsum");
+    std::fs::copy(env!("CARGO_BIN_EXE_fastsum"), &exe).unwrap();
+    let exe = exe.display().to_string();
+    (dir, exe)
+}
+
+fn fastsum_r(args: &[String]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+const METHODS: [&str; 4] = ["fastsum", "coreutils", "perl", "python"];
+
+#[test]
+fn a_symlinked_remote_root_lists_what_the_local_walk_lists() {
+    // Issue 30.5: `find "$P"` does not follow a root that is a symlink:
+    // the coreutils, perl and python methods gave an empty tree, exit 0.
+    let sshd = sshd::start_sshd();
+    let env = TestEnv::new();
+    env.mkdir("t/sub");
+    env.file(b"t/a", b"one");
+    env.file(b"t/sub/b", b"two");
+    std::os::unix::fs::symlink("t", env.path().join("tl")).unwrap();
+    std::os::unix::fs::symlink("t/a", env.path().join("fl")).unwrap();
+    let host = sshd.host();
+    let rsh = rsh_line(&sshd.ssh());
+    for root in ["tl", "fl"] {
+        let path = env.path().join(root).display().to_string();
+        let local = fastsum_r(&["-r".into(), path.clone()]);
+        assert!(local.status.success());
+        let want = String::from_utf8_lossy(&local.stdout)
+            .replace(&format!("  {path}"), &format!("  {host}:{path}"));
+        assert_eq!(want.lines().count(), if root == "tl" { 2 } else { 1 });
+        for method in METHODS {
+            let args: Vec<String> = [
+                "-r",
+                "-e",
+                &rsh,
+                "--remote-method",
+                method,
+                "--remote-fastsum",
+                env!("CARGO_BIN_EXE_fastsum"),
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([format!("{host}:{path}")])
+            .collect();
+            let out = fastsum_r(&args);
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                want,
+                "{root} {method}"
+            );
+            assert!(out.status.success(), "{root} {method}");
+        }
+    }
+    for method in METHODS {
+        let out = fastsum_diff(
+            &env,
+            &[
+                "-e".into(),
+                rsh.clone(),
+                "--remote-method".into(),
+                method.into(),
+                "--remote-fastsum".into(),
+                env!("CARGO_BIN_EXE_fastsum").into(),
+                "t".into(),
+                format!("{host}:{}", env.path().join("tl").display()),
+            ],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{method}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn an_unreadable_remote_directory_is_an_error_never_a_shorter_tree() {
+    // Issue 30.6: find's status was lost in the pipe: perl, python and bsd
+    // printed the tree without the directory, exit 0. The remote side runs
+    // as nobody (root reads everything).
+    use std::os::unix::fs::PermissionsExt as _;
+    let nobody = "exec setpriv --reuid=65534 --regid=65534 --clear-groups";
+    let probe = Command::new("sh")
+        .args(["-c", &format!("{nobody} true")])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: cannot run as nobody here (needs root and setpriv)");
+        return;
+    }
+    let sshd = sshd::start_sshd();
+    let env = TestEnv::new();
+    let open = |p: &std::path::Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    open(env.path(), 0o755);
+    for side in ["t", "c"] {
+        env.mkdir(&format!("{side}/sub"));
+        env.file(format!("{side}/a").as_bytes(), b"one");
+        env.file(format!("{side}/sub/b").as_bytes(), b"two");
+        open(&env.path().join(side), 0o755);
+        open(&env.path().join(side).join("sub"), 0o755);
+    }
+    open(&env.path().join("t/sub"), 0o000);
+    let (_copy, exe) = runnable_copy();
+    let host = sshd.host();
+    let rsh = rsh_line(&sshd.ssh_with_prefix(nobody));
+    let remote = format!("{host}:{}", env.path().join("t").display());
+    for method in METHODS {
+        let common = [
+            "-e".to_string(),
+            rsh.clone(),
+            "--remote-method".into(),
+            method.into(),
+            "--remote-fastsum".into(),
+            exe.clone(),
+        ];
+        let out = fastsum_diff(&env, &[&common[..], &["c".into(), remote.clone()]].concat());
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{method}: {said}");
+        assert!(
+            said.contains("sub") && said.contains("Permission denied"),
+            "{method}: {said}"
+        );
+        let out = fastsum_r(
+            &[
+                &["-r".to_string()][..],
+                &common,
+                std::slice::from_ref(&remote),
+            ]
+            .concat(),
+        );
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{method}: {said}");
+        assert!(
+            said.contains("sub") && said.contains("Permission denied"),
+            "{method}: {said}"
+        );
+    }
+    open(&env.path().join("t/sub"), 0o755);
+}
+
+#[test]
+fn an_upload_to_a_host_that_stops_reading_says_so_and_falls_back() {
+    // Issue 30.8: the write to a closed pipe killed fastsum by SIGPIPE
+    // (exit 141, no message).
+    let sshd = sshd::start_sshd();
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"one");
+    let ssh = sshd.ssh().join(" ");
+    // The transport gives the host no standard input: nothing is read.
+    let deaf = vec![
+        "sh".to_string(),
+        "-c".into(),
+        format!("exec {ssh} \"$@\" </dev/null"),
+        "sh".into(),
+    ];
+    let path = env.path().join("t").display().to_string();
+    let out = fastsum_r(&[
+        "-r".into(),
+        "--upload-self".into(),
+        "-e".into(),
+        rsh_line(&deaf),
+        format!("{}:{path}", sshd.host()),
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("uploading fastsum failed") && said.contains("method ran instead"),
+        "{said}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{path}/a")));
+}

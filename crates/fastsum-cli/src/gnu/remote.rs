@@ -61,6 +61,13 @@ pub(super) fn hash_remote_operand(
             return false;
         }
     };
+    if let Some(why) = &listing.upload_failed {
+        let mut m = remote.host.as_bytes().to_vec();
+        m.extend_from_slice(
+            format!(": {why}; the {} method ran instead", listing.method.name()).as_bytes(),
+        );
+        run.error(&m);
+    }
     if o.verbose {
         let host = remote.host.as_bytes();
         let mut m = host.to_vec();

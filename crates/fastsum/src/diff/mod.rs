@@ -204,13 +204,14 @@ pub fn diff(
     });
     for (side, fetched, source) in [(old, old_remote, &mut olds), (new, new_remote, &mut news)] {
         if let (Side::Remote(remote), Some(fetched)) = (side, fetched) {
-            let (method, uploaded, listed) = fetched?;
+            let fetched = fetched?;
             sink(DiffEvent::RemoteMethod {
                 operand: remote.to_string(),
-                method,
-                uploaded,
+                method: fetched.method,
+                uploaded: fetched.uploaded,
+                upload_failed: fetched.upload_failed,
             });
-            *source = Source::List(listed.into_iter());
+            *source = Source::List(fetched.listed.into_iter());
         }
     }
 

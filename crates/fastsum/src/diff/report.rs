@@ -112,6 +112,8 @@ pub enum DiffEvent {
         method: crate::remote::Method,
         /// Whether that was the fastsum uploaded for this run.
         uploaded: bool,
+        /// Why `--upload-self` could not send it (another method ran).
+        upload_failed: Option<String>,
     },
 }
 

@@ -237,7 +237,7 @@ pub(super) fn remote_side(
     remote: &Remote,
     algorithm: Algorithm,
     options: &RemoteOptions,
-) -> crate::error::Result<(Method, bool, Vec<Listed>)> {
+) -> crate::error::Result<Fetched> {
     let listing = hash_remote(remote, algorithm, options)?;
     let shown = |path: &[u8]| {
         let mut name = format!("{}:", remote.host).into_bytes();
@@ -272,7 +272,20 @@ pub(super) fn remote_side(
         Listed::SymlinkLeftOut => Vec::new(),
     };
     listed.sort_by_key(key);
-    Ok((listing.method, listing.uploaded, listed))
+    Ok(Fetched {
+        method: listing.method,
+        uploaded: listing.uploaded,
+        upload_failed: listing.upload_failed,
+        listed,
+    })
+}
+
+/// A remote side as it arrived, with how it was hashed.
+pub(super) struct Fetched {
+    pub(super) method: Method,
+    pub(super) uploaded: bool,
+    pub(super) upload_failed: Option<String>,
+    pub(super) listed: Vec<Listed>,
 }
 
 /// A remote file's key: its path without the remote root and the slashes

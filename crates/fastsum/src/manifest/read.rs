@@ -268,16 +268,26 @@ pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     if !bytes.len().is_multiple_of(4) {
         return None;
     }
+    let last = bytes.len() / 4;
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
-    for chunk in bytes.chunks(4) {
+    for (i, chunk) in bytes.chunks_exact(4).enumerate() {
+        // Strict (RFC 4648 3.5): padding only at the very end, one or two
+        // `=`, and the bits it drops must be zero (one spelling a value).
         let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || pad > 0 && i + 1 != last {
+            return None;
+        }
         let mut n = 0u32;
-        for &c in &chunk[..4 - pad] {
+        for &c in chunk.iter().take(4 - pad) {
             n = (n << 6) | value(c)?;
         }
         n <<= 6 * pad as u32;
         let got = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&got[..3 - pad]);
+        let (kept, dropped) = got.split_at(3 - pad);
+        if dropped.iter().any(|&b| b != 0) {
+            return None;
+        }
+        out.extend_from_slice(kept);
     }
     Some(out)
 }
@@ -328,5 +338,32 @@ mod tests {
             some_bad.problems,
             vec![(2, "improperly formatted checksum line".to_string())]
         );
+    }
+
+    #[test]
+    fn base64_is_strict_and_never_panics() {
+        // Issue 30.12: "====" panicked, "A===" decoded to nothing.
+        for bad in [
+            "====",
+            "A===",
+            "AB=C",
+            "AB==AB==",
+            "QQ=",
+            "QR==",
+            "QUI=QUI=",
+            "Q Q=",
+            "\u{e9}AAA",
+        ] {
+            assert_eq!(decode_base64(bad), None, "{bad}");
+        }
+        for (good, bytes) in [
+            ("", &b""[..]),
+            ("QQ==", b"A"),
+            ("QUI=", b"AB"),
+            ("QUJD", b"ABC"),
+            ("/w==", b"\xff"),
+        ] {
+            assert_eq!(decode_base64(good).as_deref(), Some(bytes), "{good}");
+        }
     }
 }

@@ -12,6 +12,7 @@
 //! ever read as shell syntax.
 
 mod script;
+mod stream;
 
 use std::io::{BufRead, Read, Write};
 use std::process::{Command, Stdio};
@@ -197,6 +198,9 @@ pub struct RemoteListing {
     pub uploaded: bool,
     /// Every regular file under the path, sorted by path bytes.
     pub records: Vec<RemoteRecord>,
+    /// Why `--upload-self` could not send this fastsum (the host went on
+    /// with another method).
+    pub upload_failed: Option<String>,
 }
 
 fn failure(remote: &Remote, why: String) -> Error {
@@ -244,52 +248,56 @@ pub fn hash_remote(
         .spawn()
         .map_err(|e| failure(remote, format!("cannot run {program}: {e}")))?;
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
-    let mut stderr = child.stderr.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    // What the host says on stderr goes into messages: the first 64 KiB,
+    // the rest read and dropped (a chatty host cannot fill memory).
     let reader = std::thread::spawn(move || {
         let mut err = Vec::new();
-        let _ = stderr.read_to_end(&mut err);
+        let mut stderr = stderr;
+        let _ = (&mut stderr).take(64 << 10).read_to_end(&mut err);
+        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
         err
     });
-    // With an upload, the host first says what it is; the binary goes
-    // only where it can run (else nothing, and the host's own methods).
     let mut uploaded = false;
     let mut writer = None;
-    if let (Some(binary), Some(mut stdin)) = (upload, child.stdin.take()) {
+    if let (Some(binary), Some(stdin)) = (upload, child.stdin.take()) {
         let mut line = Vec::new();
-        let _ = stdout.read_until(b'\n', &mut line);
+        let _ = (&mut stdout).take(4096).read_until(b'\n', &mut line);
         let theirs = line
             .strip_prefix(b"fastsum-remote-uname ")
             .map(<[u8]>::trim_ascii);
         if theirs.is_some_and(|t| t == local_uname().as_bytes()) {
             uploaded = true;
-            writer = Some(std::thread::spawn(move || stdin.write_all(&binary)));
+            writer = Some(std::thread::spawn(move || upload_binary(stdin, &binary)));
         }
     }
-    let mut out = Vec::new();
-    let read = stdout.read_to_end(&mut out);
+    let answered = stdout.fill_buf().is_ok_and(|b| !b.is_empty());
+    let (path, _) = script::spelled(&remote.path);
+    let parsed = stream::parse(&mut stdout, algorithm, &path);
+    if parsed.is_err() {
+        // Whatever it still sends is not read: it must not block there.
+        let _ = child.kill();
+    }
+    drop(stdout);
     let err = reader.join().unwrap_or_default();
     let written = writer.map(|w| w.join());
     let status = child.wait().map_err(|e| failure(remote, e.to_string()))?;
     let said = String::from_utf8_lossy(&err).trim().to_string();
-    if let Err(e) = read {
-        return Err(failure(remote, format!("reading from {program}: {e}")));
-    }
-    if let Some(Ok(Err(e))) = written {
-        if out.is_empty() {
-            return Err(failure(remote, format!("uploading fastsum: {e}")));
-        }
-    }
-    let mut listing = script::parse(&out, algorithm).map_err(|why| {
-        // Nothing came: the transport's own words (unreachable, refused)
-        // say it; a stream that began and broke says both.
-        let why = match (status.code(), said.is_empty()) {
-            (Some(255), false) if out.is_empty() => format!("{program}: {said}"),
-            (Some(255), false) => format!("{why} ({program}: {said})"),
-            (_, false) => format!("{why} ({said})"),
+    let upload_failed = match written {
+        Some(Ok(Err(e))) => Some(format!("uploading fastsum failed: {e}")),
+        _ => None,
+    };
+    let mut listing = parsed.map_err(|why| {
+        let why = match (&upload_failed, status.code(), said.is_empty()) {
+            (Some(up), _, _) if !answered => up.clone(),
+            (_, Some(255), false) if !answered => format!("{program}: {said}"),
+            (_, Some(255), false) => format!("{why} ({program}: {said})"),
+            (_, _, false) => format!("{why} ({said})"),
             _ => why,
         };
         failure(remote, why)
     })?;
+    listing.upload_failed = upload_failed;
     listing.uploaded = uploaded && listing.method == Method::Fastsum;
     for record in &mut listing.records {
         record.path = script::as_given(remote, std::mem::take(&mut record.path));
@@ -299,6 +307,24 @@ pub fn hash_remote(
 
 /// Off Unix: the platform's own names, which no `uname -sm` prints, so
 /// this binary is never uploaded to run there.
+/// Writes the binary to the host's standard input. A host that stops
+/// reading (a full `$TMPDIR`, a closed connection) makes the write fail
+/// with `EPIPE`: SIGPIPE, which the CLI restores to its default, is
+/// blocked in this thread so that it cannot kill the process.
+fn upload_binary(mut stdin: std::process::ChildStdin, binary: &[u8]) -> std::io::Result<()> {
+    #[cfg(unix)]
+    // SAFETY: the set is initialised by sigemptyset before use, and
+    // pthread_sigmask changes only this thread's mask; a SIGPIPE left
+    // pending on this thread is discarded when it ends.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+    stdin.write_all(binary)
+}
+
 #[cfg(not(unix))]
 fn local_uname() -> String {
     format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)
