@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::cache::{Cache, CacheSession};
+use fastsum::cache::Cache;
 use fastsum::diff::{diff, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
 use fastsum::manifest::{needs_escape, write_escaped};
 use fastsum::walk::WalkOptions;
@@ -127,10 +127,15 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 .filter(|p| p.is_dir())
                 .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
                 .collect();
-            cache
-                .load(algorithm.unwrap_or(Algorithm::Md5), &roots)
-                .ok()
-                .map(|snapshot| Arc::new(CacheSession::new(snapshot)))
+            // The session answers one algorithm's digests: a run that hashes
+            // with a manifest's other algorithm passes it by, never mixes.
+            match cache.session(algorithm.unwrap_or(Algorithm::Md5), &roots) {
+                Ok(session) => Some(Arc::new(session)),
+                Err(e) => {
+                    eprintln!("fastsum diff: cache: {e}; going on without it");
+                    None
+                }
+            }
         }
         _ => None,
     };
@@ -222,7 +227,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     drop(options);
     if let (Some(mut cache), Some(session)) = (cache, session) {
         if let Some(session) = Arc::into_inner(session) {
-            let _ = session.finish(&mut cache, algorithm.unwrap_or(Algorithm::Md5));
+            if let Err(e) = session.finish(&mut cache) {
+                eprintln!("fastsum diff: cache: {e}");
+            }
         }
     }
     if let Err(e) = out.finish() {

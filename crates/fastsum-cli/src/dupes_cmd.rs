@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::cache::{Cache, CacheSession};
+use fastsum::cache::Cache;
 use fastsum::dupes::actions::{act_on_group, Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::leftovers::{self, Cleared};
 use fastsum::dupes::{find_duplicates, DupesOptions, Group};
@@ -143,10 +143,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
             .iter()
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
             .collect();
-        cache
-            .load(algorithm, &roots)
-            .ok()
-            .map(|snapshot| Arc::new(CacheSession::new(snapshot)))
+        match cache.session(algorithm, &roots) {
+            Ok(session) => Some(Arc::new(session)),
+            Err(e) => {
+                eprintln!("fastsum dupes: cache: {e}; going on without it");
+                None
+            }
+        }
     });
     let options = DupesOptions {
         algorithm,
@@ -174,7 +177,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     drop(options);
     if let (Some(mut cache), Some(session)) = (cache, session) {
         if let Some(session) = Arc::into_inner(session) {
-            let _ = session.finish(&mut cache, algorithm);
+            if let Err(e) = session.finish(&mut cache) {
+                eprintln!("fastsum dupes: cache: {e}");
+            }
         }
     }
     let mut out = Output::new(Buffering::Line);

@@ -362,3 +362,99 @@ fn a_file_replaced_by_a_directory_is_not_answered() {
         out.stderr_str()
     );
 }
+
+/// `b2sum -l BITS` of `bytes`, as the reference prints its digest.
+fn b2(bytes: &[u8], bits: &str) -> String {
+    let env = TestEnv::new();
+    let f = env.file(b"x", bytes);
+    let out = std::process::Command::new("b2sum")
+        .args(["-l", bits])
+        .arg(&f)
+        .output()
+        .expect("b2sum");
+    String::from_utf8_lossy(&out.stdout)
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn every_blake2b_length_has_its_own_entries() {
+    // Issue 30.10: the 512-bit digest came back labelled BLAKE2b-256.
+    let env = TestEnv::new();
+    env.file(b"f", b"some bytes");
+    settle();
+    for bits in ["512", "256", "128", "256", "512"] {
+        let out = run(&env, &["-a", "blake2b", "-l", bits, "--untagged", "f"]);
+        assert_eq!(
+            out.stdout_str(),
+            format!("{}  f\n", b2(b"some bytes", bits)),
+            "-l {bits}"
+        );
+    }
+    // And -c of a good list says OK from the cache.
+    let list = format!("BLAKE2b-256 (f) = {}\n", b2(b"some bytes", "256"));
+    env.file(b"list", list.as_bytes());
+    let out = run(&env, &["-c", "list"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "f: OK\n");
+}
+
+#[test]
+fn a_diff_against_another_algorithms_manifest_never_poisons_the_cache() {
+    // Issue 30.10: the diff's session was MD5's, it hashed SHA-256 and
+    // stored those digests as MD5; `-r --cache` then printed them as MD5.
+    let env = TestEnv::new();
+    env.mkdir("d");
+    env.file(b"d/a", b"alpha");
+    env.file(b"d/b", b"bravo");
+    settle();
+    let tagged = env
+        .command("fastsum")
+        .args(["-a", "sha256", "--tag", "-r", "d"])
+        .output()
+        .unwrap();
+    env.file(b"m.sha256", &tagged.stdout);
+    let diff = env
+        .command("fastsum")
+        .args(["diff", "--cache=cache.sqlite", "m.sha256", "d"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        diff.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&diff.stderr)
+    );
+    let out = run(&env, &["-r", "d"]);
+    assert_eq!(
+        out.stdout_str(),
+        format!("{}{}", md5_line(b"alpha", "d/a"), md5_line(b"bravo", "d/b"))
+    );
+    assert_eq!(hits(&out), 0, "nothing of MD5 was learnt by the diff");
+}
+
+#[test]
+fn generated_files_hash_with_the_cache_as_without_it() {
+    // Issue 30.11: /proc and /sys files (size 0 or 4096, bytes made as they
+    // are read) failed "changed while reading" with --cache.
+    let env = TestEnv::new();
+    for file in ["/proc/version", "/sys/devices/system/cpu/online"] {
+        if !Path::new(file).exists() {
+            continue;
+        }
+        let plain = env.command("fastsum").arg(file).output().unwrap();
+        assert!(plain.status.success());
+        for _ in 0..2 {
+            let cached = run(&env, &[file]);
+            assert_eq!(cached.status, 0, "{file}: {}", cached.stderr_str());
+            assert_eq!(
+                cached.stdout_str(),
+                String::from_utf8_lossy(&plain.stdout),
+                "{file}"
+            );
+            assert_eq!(hits(&cached), 0, "{file} is never answered from the cache");
+        }
+    }
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use fastsum::cache::{absolute_in, Cache, CacheSession};
 use fastsum::pipeline::Order;
 use fastsum::walk::WalkOptions;
-use fastsum::{Algorithm, FileHasher, Outcome, Record, Source, TreeHasher};
+use fastsum::{FileHasher, Outcome, Record, Source, TreeHasher};
 use pyo3::prelude::*;
 
 use crate::background::{self, Background};
@@ -151,7 +151,7 @@ pub struct TreeIterator {
     ready: std::collections::VecDeque<Record>,
     /// The cache and its session (a Mutex: SQLite's connection is Send,
     /// not Sync, and a Python object may be touched from any thread).
-    cache: Option<std::sync::Mutex<(Cache, Arc<CacheSession>, Algorithm)>>,
+    cache: Option<std::sync::Mutex<(Cache, Arc<CacheSession>)>>,
 }
 
 #[pymethods]
@@ -205,9 +205,9 @@ impl TreeIterator {
         let Some(opened) = self.cache.take() else {
             return Ok(());
         };
-        let (mut cache, session, algorithm) = opened.into_inner().expect("cache lock");
+        let (mut cache, session) = opened.into_inner().expect("cache lock");
         let session = Arc::into_inner(session).expect("the run is over");
-        py.detach(|| session.finish(&mut cache, algorithm))
+        py.detach(|| session.finish(&mut cache))
             .map(|_| ())
             .map_err(|e| errors::to_err(py, &e, false))
     }
@@ -245,13 +245,13 @@ pub fn hash_tree(
         let prefixes: Vec<PathBuf> = vec![absolute_in(&cwd, &root)];
         let loaded = py.detach(|| {
             let mut cache = Cache::open(&cache_path)?;
-            let snapshot = cache.load(algorithm, &prefixes)?;
-            Ok::<_, fastsum::Error>((cache, snapshot))
+            let session = cache.session(algorithm, &prefixes)?;
+            Ok::<_, fastsum::Error>((cache, session))
         });
-        let (cache, snapshot) = loaded.map_err(|e| errors::to_err(py, &e, false))?;
-        let session = Arc::new(CacheSession::new(snapshot));
+        let (cache, session) = loaded.map_err(|e| errors::to_err(py, &e, false))?;
+        let session = Arc::new(session);
         hasher = hasher.cache(session.clone());
-        opened = Some(std::sync::Mutex::new((cache, session, algorithm)));
+        opened = Some(std::sync::Mutex::new((cache, session)));
     }
     let operands = vec![Source::Path(root)];
     let run = Background::start(move |tx, stop| {

@@ -6,7 +6,6 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use fastsum::cache::CacheSession;
 use fastsum::manifest::{self, gnu as gnu_lines};
 use fastsum::pipeline::{Outcome, Progress, Record, Sink, TreeHasher};
 use fastsum::walk::SpecialKind;
@@ -104,10 +103,10 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
                 Source::Stdin => None,
             })
             .collect();
-        let loaded = cache.load(o.algorithm, &prefixes);
+        let loaded = cache.session(o.algorithm, &prefixes);
         say_notice(run, &mut cache);
         match loaded {
-            Ok(snapshot) => Some((cache, Arc::new(CacheSession::new(snapshot)))),
+            Ok(session) => Some((cache, Arc::new(session))),
             Err(e) => {
                 run.error(format!("cache: {e}").as_bytes());
                 None
@@ -150,7 +149,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     }
     if let Some((mut cache, session)) = session {
         let session = Arc::into_inner(session).expect("the workers are done");
-        let finished = session.finish(&mut cache, o.algorithm);
+        let finished = session.finish(&mut cache);
         say_notice(run, &mut cache);
         match finished {
             Ok(stats) if o.cache_stats => print_cache_stats(run, &stats),

@@ -314,9 +314,9 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 sessions,
             } = state;
             let mut total = fastsum::cache::RunStats::default();
-            for (algorithm, session) in sessions {
+            for (_, session) in sessions {
                 let session = Arc::into_inner(session).expect("the run holds the only reference");
-                let finished = session.finish(&mut cache, algorithm);
+                let finished = session.finish(&mut cache);
                 say_notice(&mut run, &mut cache);
                 match finished {
                     Ok(stats) => {

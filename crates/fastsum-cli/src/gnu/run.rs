@@ -128,8 +128,7 @@ impl CheckCache {
         if let Some((_, s)) = self.sessions.iter().find(|(a, _)| *a == algorithm) {
             return Some(s.clone());
         }
-        let snapshot = self.cache.load(algorithm, &[PathBuf::from("/")]).ok()?;
-        let session = Arc::new(CacheSession::new(snapshot));
+        let session = Arc::new(self.cache.session(algorithm, &[PathBuf::from("/")]).ok()?);
         self.sessions.push((algorithm, session.clone()));
         Some(session)
     }

@@ -61,7 +61,7 @@ fn check_of(dir: &[u8], algorithm: Algorithm, body: &[u8]) -> u64 {
     let mut check = Xxh3::new();
     check.update(&(dir.len() as u64).to_le_bytes());
     check.update(dir);
-    check.update(algorithm.name().as_bytes());
+    check.update(algorithm.to_string().as_bytes());
     check.update(&[0]);
     check.update(body);
     check.digest()
@@ -119,9 +119,15 @@ impl DirEntries {
         blob.truncate(body_len);
         let count = u32_at(&blob, 0)? as usize;
         let entries = DirEntries { blob, count };
-        // The check makes damage unlikely; the bounds make it harmless.
+        // The check makes damage unlikely; the bounds make it harmless; a
+        // digest of another length is another algorithm's: the row is not
+        // this algorithm's to answer from.
         (0..count)
-            .all(|i| entries.record(i).is_some())
+            .all(|i| {
+                entries
+                    .record(i)
+                    .is_some_and(|(_, e)| e.digest.len() == algorithm.output_len())
+            })
             .then_some(entries)
     }
 

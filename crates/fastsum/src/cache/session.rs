@@ -27,6 +27,7 @@ pub fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
 /// One run's use of the cache: the snapshot it looks up, the entries it
 /// will store, its counters. Shared by every worker (and by `-c`).
 pub struct CacheSession {
+    algorithm: Algorithm,
     pub(super) snapshot: Snapshot,
     pub(super) cwd: PathBuf,
     started_ns: i64,
@@ -42,9 +43,11 @@ pub struct CacheSession {
 pub const MAX_REREADS: u32 = 2;
 
 impl CacheSession {
-    /// A session over `snapshot`, for a run that starts now.
-    pub fn new(snapshot: Snapshot) -> Self {
+    /// A session over `snapshot` (loaded for `algorithm`), for a run that
+    /// starts now. It answers and stores `algorithm`'s digests only.
+    pub fn new(snapshot: Snapshot, algorithm: Algorithm) -> Self {
         CacheSession {
+            algorithm,
             snapshot,
             cwd: std::env::current_dir().unwrap_or_default(),
             started_ns: now_ns(),
@@ -54,6 +57,11 @@ impl CacheSession {
             racy_rereads: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
         }
+    }
+
+    /// The one algorithm whose digests this session answers and stores.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
     }
 
     pub(super) fn note_miss(&self) {
@@ -97,12 +105,25 @@ impl CacheSession {
     }
 
     /// Writes what this run learned into `cache` (one transaction; racy
-    /// entries left out) and records the run's hit rate.
-    pub fn finish(self, cache: &mut Cache, algorithm: Algorithm) -> Result<RunStats> {
+    /// entries left out) under the session's own algorithm, and records
+    /// the run's hit rate.
+    pub fn finish(self, cache: &mut Cache) -> Result<RunStats> {
         let stats = self.stats();
         let entries = self.new_entries.into_inner().expect("not poisoned");
-        cache.store(algorithm, &entries, self.started_ns)?;
+        cache.store(self.algorithm, &entries, self.started_ns)?;
         cache.record_run(&stats)?;
         Ok(stats)
+    }
+}
+
+impl Cache {
+    /// A session for a run of `algorithm` over `prefixes` (absolute
+    /// paths): their entries loaded, and only `algorithm`'s digests
+    /// answered and stored by it. The one way a run starts using the cache.
+    pub fn session(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<CacheSession> {
+        Ok(CacheSession::new(
+            self.load(algorithm, prefixes)?,
+            algorithm,
+        ))
     }
 }

@@ -36,8 +36,12 @@ pub struct CachingBatchHasher<B: BatchHasher> {
 enum Looked {
     /// Answered without a read.
     Hit(Hashed),
-    /// To be read.
+    /// To be read, verified, and remembered.
     Miss,
+    /// To be read as it is and never remembered: a file whose size says
+    /// nothing of its bytes (size 0 with content, a `/proc` or `/sys`
+    /// file generated as it is read).
+    Uncacheable,
 }
 
 impl<B: BatchHasher> CachingBatchHasher<B> {
@@ -58,6 +62,9 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
         let stamp = self.directory.stat(path)?;
         if !stamp.is_file() {
             return Ok(Looked::Miss);
+        }
+        if stamp.size == 0 || crate::fs::generated(stamp.dev) {
+            return Ok(Looked::Uncacheable);
         }
         let (Some(directory), Some(name)) = (self.directory.directory(), path.file_name()) else {
             let absolute = absolute_in(&self.session.cwd, path);
@@ -160,6 +167,11 @@ impl<B: BatchHasher> BatchHasher for CachingBatchHasher<B> {
         batch: &mut Vec<Job>,
         done: &mut dyn FnMut(Job, StageResult),
     ) {
+        if algorithm != self.session.algorithm() {
+            // Another algorithm's run: the session neither answers nor
+            // learns from it (its digests are the session's algorithm's).
+            return self.inner.hash_batch(algorithm, batch, done);
+        }
         let mut misses = Vec::with_capacity(batch.len());
         for mut job in batch.drain(..) {
             let Source::Path(path) = &job.source else {
@@ -171,6 +183,10 @@ impl<B: BatchHasher> BatchHasher for CachingBatchHasher<B> {
                 Ok(Looked::Miss) => {
                     self.session.note_miss();
                     job.verify = true;
+                    misses.push(job);
+                }
+                Ok(Looked::Uncacheable) => {
+                    self.session.note_miss();
                     misses.push(job);
                 }
                 Err(e) => done(job, Err(e)),

@@ -16,8 +16,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::fs::FileStamp;
 
 /// The on-disk format; any other value in a cache file is a miss for all
-/// of it (the file is moved aside and rebuilt).
-pub const FORMAT_VERSION: &str = "2";
+/// of it (the file is moved aside and rebuilt). 3: rows are keyed by the
+/// algorithm with its parameters (`blake2b-256`, not `blake2b`); format 2
+/// caches could hold another length's or another algorithm's digests.
+pub const FORMAT_VERSION: &str = "3";
 
 /// One digest to remember.
 #[derive(Clone, Debug)]
@@ -233,16 +235,16 @@ impl Cache {
                 // No tables yet: a new file.
                 Err(_) => {}
             }
-            connection.execute_batch(
+            connection.execute_batch(&format!(
                 "BEGIN IMMEDIATE;
                  CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                  CREATE TABLE IF NOT EXISTS dirs(
                      dir BLOB NOT NULL, algorithm TEXT NOT NULL,
                      count INTEGER NOT NULL, entries BLOB NOT NULL,
                      PRIMARY KEY(dir, algorithm)) WITHOUT ROWID;
-                 INSERT OR IGNORE INTO meta(key, value) VALUES('format', '2');
-                 COMMIT;",
-            )?;
+                 INSERT OR IGNORE INTO meta(key, value) VALUES('format', '{FORMAT_VERSION}');
+                 COMMIT;"
+            ))?;
             Self::format_version(&connection)
         };
         // A damaged file is found when it is read (a load or store that
@@ -302,13 +304,13 @@ impl Cache {
         for prefix in prefixes {
             let prefix = prefix.as_os_str().as_encoded_bytes();
             let (low, high) = range_of(prefix);
-            let mut rows = below.query(params![algorithm.name(), low, high])?;
+            let mut rows = below.query(params![algorithm.to_string(), low, high])?;
             while let Some(row) = rows.next()? {
                 add(row)?;
             }
             if let Some(parent) = crate::fs::name::path(prefix).parent() {
                 let mut rows = exact.query(params![
-                    algorithm.name(),
+                    algorithm.to_string(),
                     parent.as_os_str().as_encoded_bytes()
                 ])?;
                 while let Some(row) = rows.next()? {
@@ -373,7 +375,7 @@ impl Cache {
             for (dir, new_entries) in by_dir {
                 use rusqlite::OptionalExtension;
                 let current: Option<Vec<u8>> = select
-                    .query_row(params![dir, algorithm.name()], |r| r.get(0))
+                    .query_row(params![dir, algorithm.to_string()], |r| r.get(0))
                     .optional()?;
                 let mut merged = current
                     .and_then(|blob| DirEntries::decode(dir, algorithm, blob))
@@ -384,7 +386,12 @@ impl Cache {
                     stored += 1;
                 }
                 let blob = DirEntries::encode(dir, algorithm, &merged);
-                insert.execute(params![dir, algorithm.name(), merged.len() as i64, blob])?;
+                insert.execute(params![
+                    dir,
+                    algorithm.to_string(),
+                    merged.len() as i64,
+                    blob
+                ])?;
             }
         }
         transaction.commit()?;

@@ -203,3 +203,80 @@ mod tests {
         assert_eq!(told, [DiskKind::Rotational, DiskKind::Rotational]);
     }
 }
+
+/// File systems whose files are made as they are read (their size says
+/// nothing of their bytes, and their stamp does not move when the bytes
+/// do): never cached.
+#[cfg(target_os = "linux")]
+const GENERATED: &[&str] = &[
+    "proc",
+    "sysfs",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "configfs",
+    "cgroup",
+    "cgroup2",
+    "pstore",
+    "efivarfs",
+    "bpf",
+    "fusectl",
+    "binfmt_misc",
+    "devpts",
+    "mqueue",
+];
+
+/// Whether the device `dev` (a stat's `st_dev`) holds a file system whose
+/// files are generated as they are read (`/proc`, `/sys` ...): read from
+/// `/proc/self/mountinfo` once.
+#[cfg(target_os = "linux")]
+pub(crate) fn generated(dev: u64) -> bool {
+    static DEVICES: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    DEVICES
+        .get_or_init(|| {
+            std::fs::read_to_string("/proc/self/mountinfo")
+                .map(|text| generated_devices(&text))
+                .unwrap_or_default()
+        })
+        .contains(&dev)
+}
+
+/// Off Linux no such file system is known here.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn generated(_dev: u64) -> bool {
+    false
+}
+
+/// The devices of `mountinfo`'s generated file systems: a line is
+/// `ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE ...`.
+#[cfg(target_os = "linux")]
+fn generated_devices(mountinfo: &str) -> Vec<u64> {
+    mountinfo
+        .lines()
+        .filter_map(|line| {
+            let device = line.split(' ').nth(2)?;
+            let (_, after) = line.split_once(" - ")?;
+            let fstype = after.split(' ').next()?;
+            GENERATED.contains(&fstype).then_some(())?;
+            let (major, minor) = device.split_once(':')?;
+            Some(libc::makedev(major.parse().ok()?, minor.parse().ok()?))
+        })
+        .collect()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod generated_tests {
+    #[test]
+    fn proc_and_sys_are_generated_and_the_temporary_directory_is_not() {
+        use std::os::unix::fs::MetadataExt;
+        let dev = |p: &str| std::fs::metadata(p).unwrap().dev();
+        assert!(super::generated(dev("/proc/version")));
+        assert!(super::generated(dev("/sys/kernel")));
+        assert!(!super::generated(dev(&std::env::temp_dir()
+            .display()
+            .to_string())));
+        let sample = "22 1 0:21 / /proc rw - proc proc rw\n\
+                      30 1 8:1 / / rw shared:1 - ext4 /dev/sda1 rw\n";
+        assert_eq!(super::generated_devices(sample), vec![libc::makedev(0, 21)]);
+    }
+}

@@ -19,6 +19,7 @@ pub mod name;
 pub(crate) mod residency;
 pub mod stat;
 
+pub(crate) use device::generated;
 pub use stat::{FileId, FileLen, FileStamp};
 
 /// Whether the portable (standard library) path runs: always off Linux,
