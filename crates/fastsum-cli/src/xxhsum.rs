@@ -26,8 +26,10 @@ struct Run {
 }
 
 impl Run {
-    fn log(&mut self, message: &str) {
-        self.out.err_raw(message.as_bytes());
+    /// A message on stderr; names in it are their bytes, as xxhsum
+    /// prints them (never made valid UTF-8).
+    fn log(&mut self, message: impl AsRef<[u8]>) {
+        self.out.err_raw(message.as_ref());
     }
 
     fn bad_usage(&mut self) -> i32 {
@@ -310,18 +312,21 @@ fn hash_file(
         }
         Some(name) => {
             let path = &*fastsum::name::path(name);
-            let lossy = String::from_utf8_lossy(name).into_owned();
             if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-                run.log(&format!("xxhsum: {lossy}: Is a directory \n"));
+                run.log([b"xxhsum: ", name.as_slice(), b": Is a directory \n"].concat());
                 return false;
             }
             let mut file = match File::open(path) {
                 Ok(f) => f,
                 Err(e) => {
-                    run.log(&format!(
-                        "Error: Could not open '{lossy}': {}. \n",
-                        os_message(&e)
-                    ));
+                    run.log(
+                        [
+                            b"Error: Could not open '",
+                            name.as_slice(),
+                            format!("': {}. \n", os_message(&e)).as_bytes(),
+                        ]
+                        .concat(),
+                    );
                     return false;
                 }
             };
@@ -349,16 +354,20 @@ fn check_file(
     warn: bool,
     quiet: bool,
 ) -> bool {
-    let shown = String::from_utf8_lossy(name.map_or(&b"stdin"[..], |n| n.as_slice())).into_owned();
+    let shown: &[u8] = name.map_or(&b"stdin"[..], |n| n.as_slice());
     let reader: Box<dyn Read> = match name {
         None => Box::new(io::stdin()),
         Some(n) => match File::open(&*fastsum::name::path(n)) {
             Ok(f) => Box::new(f),
             Err(e) => {
-                run.log(&format!(
-                    "Error: Could not open '{shown}': {}\n",
-                    os_message(&e)
-                ));
+                run.log(
+                    [
+                        b"Error: Could not open '",
+                        shown,
+                        format!("': {}\n", os_message(&e)).as_bytes(),
+                    ]
+                    .concat(),
+                );
                 return false;
             }
         },
@@ -380,16 +389,27 @@ fn check_file(
             line.pop();
         }
         if line.len() >= MAX_LINE {
-            run.log(&format!("{shown}:{line_number}: Error: Line too long.\n"));
+            run.log(
+                [
+                    shown,
+                    format!(":{line_number}: Error: Line too long.\n").as_bytes(),
+                ]
+                .concat(),
+            );
             quit = true;
             break;
         }
         let Some(entry) = manifest::parse_line(&line, little_endian) else {
             improper += 1;
             if warn {
-                run.log(&format!(
-                    "{shown}:{line_number}: Error: Improperly formatted checksum line.\n"
-                ));
+                run.log(
+                    [
+                        shown,
+                        format!(":{line_number}: Error: Improperly formatted checksum line.\n")
+                            .as_bytes(),
+                    ]
+                    .concat(),
+                );
             }
             continue;
         };
@@ -405,16 +425,18 @@ fn check_file(
                 Err(e) => Err(e),
             }
         };
-        let lossy = String::from_utf8_lossy(&file_name).into_owned();
         match actual {
             Err(e) => {
                 unreadable += 1;
                 if !status_only {
-                    let m = format!(
-                        "{shown}:{line_number}: Could not open or read '{lossy}': {}.\n",
-                        os_message(&e)
-                    );
-                    run.out.out(m.as_bytes());
+                    let m = [
+                        shown,
+                        format!(":{line_number}: Could not open or read '").as_bytes(),
+                        &file_name,
+                        format!("': {}.\n", os_message(&e)).as_bytes(),
+                    ]
+                    .concat();
+                    run.out.out(&m);
                 }
             }
             Ok(digest) => {
@@ -432,9 +454,13 @@ fn check_file(
         }
     }
     if proper == 0 {
-        run.log(&format!(
-            "{shown}: no properly formatted xxHash checksum lines found\n"
-        ));
+        run.log(
+            [
+                shown,
+                b": no properly formatted xxHash checksum lines found\n",
+            ]
+            .concat(),
+        );
     } else if !status_only {
         if improper != 0 {
             let m = format!(

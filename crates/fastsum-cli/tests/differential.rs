@@ -432,3 +432,32 @@ fn usage_errors_and_help() {
         env.assert_same("xxhsum", args, b"");
     }
 }
+
+#[test]
+fn xxhsum_messages_carry_names_as_their_bytes() {
+    // Issue 30.14: names that are not UTF-8 came out as U+FFFD in
+    // messages; xxhsum 0.8.1 prints their bytes.
+    let env = TestEnv::new();
+    env.file(b"n\xff.txt", b"abc");
+    std::fs::create_dir(
+        env.path()
+            .join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"e\xfd")),
+    )
+    .unwrap();
+    env.file(b"g\xfa", b"garbage\n");
+    let listed = env.reference("xxhsum", &[b"n\xff.txt"], b"").stdout;
+    env.file(b"list", &listed);
+    let mut missing = listed.clone();
+    missing.extend_from_slice(b"44bc2cf5ad770999  m\xfe\n");
+    env.file(b"l\xfb", &missing);
+    for args in [
+        &[&b"n\xff.txt"[..], b"m\xfe", b"e\xfd"][..],
+        &[b"-c", b"list", b"m\xfe"],
+        &[b"-c", b"l\xfb"],
+        &[b"-c", b"g\xfa"],
+        &[b"-c", b"-w", b"g\xfa"],
+        &[b"--tag", b"-H2", b"n\xff.txt"],
+    ] {
+        env.assert_same("xxhsum", args, b"");
+    }
+}
