@@ -35,13 +35,9 @@ pub fn command() -> clap::Command {
 
 /// Runs `fastsum cache` with `args` (after the word `cache`).
 pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
-    let args = match CacheArgs::try_parse_from(std::iter::once("fastsum cache".into()).chain(args))
-    {
+    let args: CacheArgs = match crate::term::parse_subcommand("fastsum cache", args) {
         Ok(args) => args,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
-        }
+        Err(status) => return status,
     };
     let Some(path) = args.cache.or_else(Cache::default_path) else {
         eprintln!("fastsum cache: no $XDG_CACHE_HOME or $HOME; give --cache PATH");
@@ -66,30 +62,33 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     if let Some(notice) = cache.take_notice() {
         eprintln!("fastsum: {notice}");
     }
+    use std::fmt::Write as _;
+    let mut text = String::new();
     let outcome = match args.action {
         Action::Stats => cache.summary().map(|s| {
-            println!("cache: {}", path.display());
-            println!("entries: {}", s.entries);
-            println!("size on disk: {} bytes", s.bytes_on_disk);
-            match s.last_run {
-                Some((hits, misses)) if hits + misses > 0 => println!(
+            let _ = writeln!(text, "cache: {}", path.display());
+            let _ = writeln!(text, "entries: {}", s.entries);
+            let _ = writeln!(text, "size on disk: {} bytes", s.bytes_on_disk);
+            let _ = match s.last_run {
+                Some((hits, misses)) if hits + misses > 0 => writeln!(
+                    text,
                     "last run: {}, {} ({:.1}% hit rate)",
                     count(hits, "hit", "hits"),
                     count(misses, "miss", "misses"),
                     100.0 * hits as f64 / (hits + misses) as f64
                 ),
-                _ => println!("last run: none recorded"),
-            }
+                _ => writeln!(text, "last run: none recorded"),
+            };
         }),
-        Action::Prune => cache
-            .prune()
-            .map(|n| println!("pruned {}", count(n, "entry", "entries"))),
-        Action::Clear => cache
-            .clear()
-            .map(|n| println!("cleared {}", count(n, "entry", "entries"))),
+        Action::Prune => cache.prune().map(|n| {
+            let _ = writeln!(text, "pruned {}", count(n, "entry", "entries"));
+        }),
+        Action::Clear => cache.clear().map(|n| {
+            let _ = writeln!(text, "cleared {}", count(n, "entry", "entries"));
+        }),
     };
     match outcome {
-        Ok(()) => 0,
+        Ok(()) => crate::term::print_all("fastsum cache", text.as_bytes(), 0),
         Err(e) => {
             eprintln!("fastsum cache: {e}");
             1

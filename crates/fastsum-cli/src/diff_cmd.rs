@@ -38,8 +38,9 @@ struct DiffArgs {
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
     cache: Option<Option<PathBuf>>,
     /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
-    threads: usize,
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
     /// Leave out matching paths (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
@@ -94,12 +95,9 @@ pub fn command() -> clap::Command {
 
 /// Runs `fastsum diff` with `args` (after the word `diff`).
 pub fn run(args: Vec<OsString>) -> i32 {
-    let args = match DiffArgs::try_parse_from(std::iter::once("fastsum diff".into()).chain(args)) {
+    let args: DiffArgs = match crate::term::parse_subcommand("fastsum diff", args) {
         Ok(args) => args,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
-        }
+        Err(status) => return status,
     };
     let algorithm = match args.algorithm.as_deref().map(str::parse::<Algorithm>) {
         None => None,
@@ -150,7 +148,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         threads: if args.threads == 0 {
             fastsum::pipeline::available_threads()
         } else {
-            args.threads
+            usize::from(args.threads)
         },
         all: args.all,
         old_root: args.old_root.clone(),

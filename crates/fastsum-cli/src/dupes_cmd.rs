@@ -35,8 +35,9 @@ struct DupesArgs {
     )]
     algorithm: String,
     /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
-    threads: usize,
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
     /// Leave out files smaller than this (bytes; K, M, G suffixes).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     min_size: Option<u64>,
@@ -111,13 +112,9 @@ pub fn command() -> clap::Command {
 
 /// Runs `fastsum dupes` with `args` (after the word `dupes`).
 pub fn run(args: Vec<OsString>) -> i32 {
-    let args = match DupesArgs::try_parse_from(std::iter::once("fastsum dupes".into()).chain(args))
-    {
+    let args: DupesArgs = match crate::term::parse_subcommand("fastsum dupes", args) {
         Ok(args) => args,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
-        }
+        Err(status) => return status,
     };
     let algorithm = match args.algorithm.parse::<Algorithm>() {
         Ok(a) => a,
@@ -159,7 +156,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             excludes: args.exclude.clone(),
             ..WalkOptions::default()
         },
-        threads: args.threads,
+        threads: usize::from(args.threads),
         min_size: args.min_size.unwrap_or(0),
         max_size: args.max_size,
         empty: args.empty,

@@ -42,9 +42,9 @@ impl Run {
         let exe = self.exe.clone();
         // xxhsum's own banner, kept byte for byte in usage output (scripts
         // compare it); `--version` says what this really is.
-        self.log(&format!("{exe} 0.8.1 by Yann Collet \n"));
+        self.log(format!("{exe} 0.8.1 by Yann Collet \n"));
         self.log("Print or verify checksums using fast non-cryptographic algorithm xxHash \n\n");
-        self.log(&format!("Usage: {exe} [options] [files] \n\n"));
+        self.log(format!("Usage: {exe} [options] [files] \n\n"));
         self.log("When no filename provided or when '-' is provided, uses stdin as input. \n");
         self.log("Options: \n");
         self.log("  -H#         algorithm selection: 0,1,2,3 or 32,64,128 (default: 1) \n");
@@ -151,7 +151,7 @@ pub fn run(program: &[u8], args: &[Vec<u8>]) -> i32 {
             }
             b"--version" => {
                 let exe = run.exe.clone();
-                run.log(&format!(
+                run.log(format!(
                     "{exe} 0.8.1 (fastsum {}) \n",
                     env!("CARGO_PKG_VERSION")
                 ));
@@ -177,7 +177,7 @@ pub fn run(program: &[u8], args: &[Vec<u8>]) -> i32 {
                     match arg[pos] {
                         b'V' => {
                             let exe = run.exe.clone();
-                            run.log(&format!(
+                            run.log(format!(
                                 "{exe} 0.8.1 (fastsum {}) \n",
                                 env!("CARGO_PKG_VERSION")
                             ));
@@ -268,7 +268,7 @@ pub fn run(program: &[u8], args: &[Vec<u8>]) -> i32 {
                 failed |= !hash_file(&mut run, Some(f), algorithm, tagged, little_endian);
             }
             if run.log_level >= 2 {
-                run.log(&format!("\r{:70}\r", ""));
+                run.log(format!("\r{:70}\r", ""));
             }
         }
         i32::from(failed)
@@ -278,7 +278,7 @@ pub fn run(program: &[u8], args: &[Vec<u8>]) -> i32 {
         // xxhsum 0.8.1 ignores a failed write and exits 0 with nothing
         // written; fastsum says so, in xxhsum's own error style.
         Err(e) => {
-            run.log(&format!(
+            run.log(format!(
                 "Error: write error: {} \n",
                 fastsum::error::os_message(&e)
             ));

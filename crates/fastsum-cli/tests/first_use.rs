@@ -427,3 +427,59 @@ for line in sys.stdin.buffer.read().split(b"\n")[:-1]:
     );
     assert_eq!(schema, "1\n");
 }
+
+#[test]
+fn option_values_and_a_full_stdout_never_panic() {
+    // Issue 30.18: these panicked (exit 101, 134) or exited 0 silently.
+    let env = TestEnv::new();
+    env.file(b"a", b"abc");
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        &["man"][..],
+        &["completions", "bash"],
+        &["completions", "zsh"],
+        &["bench", "--iterations", "1", "a"],
+        &["diff", "--help"],
+        &["dupes", "--help"],
+        &["cache", "--help"],
+        &["bench", "--help"],
+        &["--help"],
+        &["a"],
+    ] {
+        let out = env
+            .command("fastsum")
+            .args(args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {said}");
+        assert!(
+            said.contains("write error: No space left on device"),
+            "{args:?}: {said}"
+        );
+        assert!(!said.contains("panicked"), "{args:?}: {said}");
+    }
+    for (args, says) in [
+        (&["-j", "20000", "a"][..], "number of threads (0 to 1024)"),
+        (
+            &["--read-size=99999999999", "--io=read", "a"],
+            "read size (1 to 256M)",
+        ),
+        (&["dupes", "-j", "20000", "."], "0..=1024"),
+        (&["diff", "-j", "20000", "a", "a"], "0..=1024"),
+    ] {
+        let out = env.command("fastsum").args(args).output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(matches!(out.status.code(), Some(1 | 2)), "{args:?}: {said}");
+        assert!(
+            said.contains(says) && !said.contains("panicked"),
+            "{args:?}: {said}"
+        );
+    }
+}

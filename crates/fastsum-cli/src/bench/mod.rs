@@ -70,13 +70,9 @@ pub fn command() -> clap::Command {
 
 /// Runs `fastsum bench` with `args` (after the word `bench`).
 pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
-    let args = match BenchArgs::try_parse_from(std::iter::once("fastsum bench".into()).chain(args))
-    {
+    let args: BenchArgs = match crate::term::parse_subcommand("fastsum bench", args) {
         Ok(args) => args,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
-        }
+        Err(status) => return status,
     };
     match bench_main(args) {
         Ok(status) => status,
@@ -132,8 +128,11 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                 own_peak_rss().map_err(|e| e.to_string())?
             }
         };
-        println!("{peak}");
-        return Ok(0);
+        return Ok(crate::term::print_all(
+            "fastsum bench",
+            format!("{peak}\n").as_bytes(),
+            0,
+        ));
     }
     let budget = match args.iterations {
         Some(n) => Budget::Iterations(n),
@@ -204,11 +203,11 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
             bytes,
             measurements,
         };
-        if args.json {
-            print!("{}", render_json(&report));
+        let text = if args.json {
+            render_json(&report)
         } else {
-            println!(
-                "{algorithm}: {} file{}, {} bytes{}",
+            format!(
+                "{algorithm}: {} file{}, {} bytes{}\n{}",
                 files.len(),
                 if files.len() == 1 { "" } else { "s" },
                 bytes,
@@ -216,9 +215,12 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                     ", cold cache"
                 } else {
                     ", warm cache"
-                }
-            );
-            print!("{}", render_table(&report, crate::term::stdout_width()));
+                },
+                render_table(&report, crate::term::stdout_width())
+            )
+        };
+        if crate::term::print_all("fastsum bench", text.as_bytes(), 0) != 0 {
+            return Ok(1);
         }
         for d in disagreements(&files, &results) {
             let hex =

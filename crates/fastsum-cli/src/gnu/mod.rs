@@ -28,6 +28,13 @@ use options::*;
 use remote::hash_operands_and_remotes;
 use run::{open_cache, print_cache_stats, say_notice, CheckCache, Run};
 
+/// The most threads `-j` asks for: far past any core count, and short of
+/// the thread limits a machine meets (`-j 20000` failed to spawn).
+pub(crate) const MAX_THREADS: usize = 1024;
+
+/// The largest `--read-size`: one buffer per worker is allocated.
+const MAX_READ_SIZE: usize = 256 << 20;
+
 /// Runs `tool` with `args` (without `argv[0]`); returns the exit status.
 pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
     let mut run = Run {
@@ -102,8 +109,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
             "r" => o.tree.recursive = true,
             "j" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
                 Some(0) => o.tree.threads = pipeline::available_threads(),
-                Some(n) => o.tree.threads = n,
-                None => return invalid_value(&mut run, "number of threads", &value),
+                Some(n) if n <= MAX_THREADS => o.tree.threads = n,
+                _ => return invalid_value(&mut run, "number of threads (0 to 1024)", &value),
             },
             "io-depth" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
                 Some(n) if n <= 256 => o.tree.io_depth = Some(n),
@@ -168,8 +175,8 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
                 _ => return invalid_value(&mut run, "I/O mode (auto, read, mmap)", &value),
             },
             "read-size" => match parse_size(&value) {
-                Some(n) if n > 0 => read_size = Some(n),
-                _ => return invalid_value(&mut run, "read size", &value),
+                Some(n) if n > 0 && n <= MAX_READ_SIZE => read_size = Some(n),
+                _ => return invalid_value(&mut run, "read size (1 to 256M)", &value),
             },
             "c" => o.check = true,
             "status" => (o.status_only, o.warn, o.quiet) = (true, false, false),

@@ -70,8 +70,7 @@ pub fn run_man(args: &[Vec<u8>]) -> i32 {
         eprintln!("fastsum man: takes no arguments (fastsum man > fastsum.1)");
         return 2;
     }
-    print!("{}", man::page());
-    0
+    crate::term::print_all("fastsum man", man::page().as_bytes(), 0)
 }
 
 /// Runs `fastsum completions SHELL`.
@@ -85,6 +84,5 @@ pub fn run_completions(args: &[Vec<u8>]) -> i32 {
             return 2;
         }
     };
-    print!("{script}");
-    0
+    crate::term::print_all("fastsum completions", script.as_bytes(), 0)
 }

@@ -73,3 +73,39 @@ pub fn json_string(text: &str) -> String {
     out.push('"');
     out
 }
+
+/// Writes `text` to standard output and flushes it; where it cannot be
+/// written (`/dev/full`, a closed pipe), says `PROGRAM: write error: CAUSE`
+/// and gives exit status 1 instead of the `status` asked for.
+pub fn print_all(program: &str, text: &[u8], status: i32) -> i32 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text).and_then(|()| out.flush()) {
+        Ok(()) => status,
+        Err(e) => {
+            eprintln!("{program}: write error: {}", fastsum::error::os_message(&e));
+            1
+        }
+    }
+}
+
+/// A subcommand's arguments (`args` after its word), parsed by clap: help
+/// and version on stdout (exit 0, or 1 when they cannot be written),
+/// a usage error on stderr (exit 2). `Err` holds the exit status.
+pub fn parse_subcommand<T: clap::Parser>(
+    name: &str,
+    args: Vec<std::ffi::OsString>,
+) -> Result<T, i32> {
+    match T::try_parse_from(std::iter::once(name.into()).chain(args)) {
+        Ok(parsed) => Ok(parsed),
+        Err(e) if e.use_stderr() => {
+            let _ = e.print();
+            Err(2)
+        }
+        Err(e) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+            let _ = e.print();
+            Err(0)
+        }
+        Err(e) => Err(print_all(name, e.render().to_string().as_bytes(), 0)),
+    }
+}

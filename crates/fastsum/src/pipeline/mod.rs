@@ -421,12 +421,7 @@ pub fn hash_operands_with<B: BatchHasher>(
     // of RSS), so the gate's queue has room only when there is a gate.
     let (gate_tx, gate_rx) = crossbeam_channel::bounded::<Job>(if gated { JOB_QUEUE } else { 0 });
     std::thread::scope(|scope| {
-        for _ in 0..options.threads {
-            let job_rx = job_rx.clone();
-            let result_tx = result_tx.clone();
-            let hasher = make_hasher(options);
-            scope.spawn(move || work::work(options, hasher, job_rx, result_tx, progress));
-        }
+        work::spawn_workers(scope, options, &make_hasher, &job_rx, &result_tx, progress)?;
         drop(job_rx);
         let shared = &shared;
         let start_prefetchers = move || {
@@ -484,8 +479,8 @@ pub fn hash_operands_with<B: BatchHasher>(
         } else {
             reorder::collect(options.order, result_rx, &mut sink);
         }
-    });
-    Ok(())
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::{Outcome, Progress, Record, Records, TreeOptions};
+use crate::error::{Error, ErrorKind};
 use crate::stage::{BatchHasher, Job, Source, StageResult, MAX_BATCH_FILES};
 
 /// How long a finished record may wait in a worker for the rest of its
@@ -48,6 +49,32 @@ impl Outbox<'_> {
         }
         !self.closed
     }
+}
+
+/// Starts a worker per thread asked for, as many as the system gives (a
+/// thread limit is met with fewer workers, not a panic; none is an error).
+pub(super) fn spawn_workers<'scope, B: BatchHasher + Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    options: &'scope TreeOptions,
+    make_hasher: &(impl Fn(&TreeOptions) -> B + Sync),
+    jobs: &Receiver<Job>,
+    results: &Sender<Records>,
+    progress: &'scope Progress,
+) -> crate::error::Result<usize> {
+    let mut workers = 0;
+    for _ in 0..options.threads {
+        let (jobs, results) = (jobs.clone(), results.clone());
+        let hasher = make_hasher(options);
+        let started = std::thread::Builder::new().spawn_scoped(scope, move || {
+            work(options, hasher, jobs, results, progress)
+        });
+        match started {
+            Ok(_) => workers += 1,
+            Err(_) if workers > 0 => break,
+            Err(e) => return Err(Error::new(ErrorKind::Io(e))),
+        }
+    }
+    Ok(workers)
 }
 
 /// A worker: takes batches from the queue until it is closed and empty.
