@@ -483,3 +483,113 @@ fn option_values_and_a_full_stdout_never_panic() {
         );
     }
 }
+
+#[test]
+fn install_links_never_replaces_a_program_that_is_not_fastsum() {
+    // Issue 30.19: `ln -sf` replaced a cargo-installed b3sum by a link.
+    let env = TestEnv::new();
+    let bin = env.mkdir("bin");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), bin.join("fastsum")).unwrap();
+    std::fs::write(bin.join("b3sum"), b"#!/bin/sh\necho a real b3sum\n").unwrap();
+    std::os::unix::fs::symlink("/bin/true", bin.join("md5sum")).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/install-links");
+    let run = |args: &[&str]| {
+        std::process::Command::new("bash")
+            .arg(script)
+            .args(args)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("skipped") && said.contains("b3sum") && said.contains("md5sum"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(bin.join("b3sum")).unwrap(),
+        b"#!/bin/sh\necho a real b3sum\n"
+    );
+    assert_eq!(
+        std::fs::read_link(bin.join("md5sum")).unwrap(),
+        std::path::Path::new("/bin/true")
+    );
+    let fastsum = std::fs::canonicalize(env!("CARGO_BIN_EXE_fastsum")).unwrap();
+    assert_eq!(
+        std::fs::canonicalize(bin.join("sha256sum")).unwrap(),
+        fastsum
+    );
+    // Again: nothing to do, nothing skipped that is fastsum's.
+    let again = run(&[]);
+    assert!(!String::from_utf8_lossy(&again.stdout).contains("sha256sum"));
+    // --force replaces them.
+    let forced = run(&["--force"]);
+    assert!(forced.status.success());
+    assert_eq!(std::fs::canonicalize(bin.join("b3sum")).unwrap(), fastsum);
+}
+
+/// Issue 30.17: a FIFO operand waits for its writer, as md5sum's does, but
+/// the lines before it are out first (`timeout 3 fastsum -r dir fifo ok`
+/// wrote nothing); then it is read whole.
+#[test]
+fn the_lines_before_a_fifo_operand_are_out_while_it_waits() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    env.mkdir("dir");
+    env.file(b"dir/f", b"before the fifo");
+    env.file(b"ok.txt", b"after the fifo");
+    let fifo = env.path().join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for args in [
+        &["-r", "dir", "fifo", "ok.txt"][..],
+        &["dir/f", "fifo", "ok.txt"],
+    ] {
+        let mut child = env
+            .command("fastsum")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let rx = chunks(child.stdout.take().unwrap());
+        let first = format!(
+            "{}  dir/f\n",
+            testenv::reference_hex("md5sum", b"before the fifo")
+        );
+        let mut seen = Vec::new();
+        let streamed = wait_for(&rx, &mut seen, &first);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&fifo)
+            .and_then(|mut w| w.write_all(b"through the fifo"))
+            .unwrap();
+        let status = child.wait().unwrap();
+        while let Ok(chunk) = rx.recv_timeout(std::time::Duration::from_secs(5)) {
+            seen.extend(chunk);
+        }
+        assert!(
+            streamed,
+            "{args:?}: dir/f's line was held: {:?}",
+            String::from_utf8_lossy(&seen)
+        );
+        assert!(status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&seen),
+            format!(
+                "{first}{}  fifo\n{}  ok.txt\n",
+                testenv::reference_hex("md5sum", b"through the fifo"),
+                testenv::reference_hex("md5sum", b"after the fifo")
+            ),
+            "{args:?}"
+        );
+    }
+}

@@ -396,7 +396,7 @@ fn tree_options_are_refused_when_checking() {
     assert_eq!(ours.status, 1);
     assert!(ours
         .stderr_str()
-        .starts_with("fastsum: invalid number of threads: ‘x’\n"));
+        .starts_with("fastsum: invalid number of threads (0 to 1024): ‘x’\n"));
 }
 
 /// Runs `fastsum ARGS > out` under `script`, so that stderr is a terminal,

@@ -72,7 +72,14 @@ pub(super) fn feed(
             _ => {
                 progress.files_found.fetch_add(1, Ordering::Relaxed);
                 let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-                send(Job::new(index, seq, operand.clone()), false);
+                let mut job = Job::new(index, seq, operand.clone());
+                if let Source::Path(path) = operand {
+                    // A FIFO, socket or device operand is opened and read
+                    // as md5sum reads it, and may wait for its writer.
+                    job.may_block =
+                        std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+                }
+                send(job, false);
                 continue;
             }
         };

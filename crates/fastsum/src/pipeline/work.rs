@@ -119,9 +119,9 @@ pub(super) fn work<B: BatchHasher>(
                 Err(_) => break,
             },
         };
-        if first.source == Source::Stdin {
-            // Standard input may block for as long as its writer likes:
-            // everything before it is finished and sent first, as
+        if first.may_block {
+            // Standard input or a FIFO may block for as long as its writer
+            // likes: everything before it is finished and sent first, as
             // md5sum prints a file's line before it reads the next.
             hasher.flush(algorithm, &mut |job, result| outbox.push(job, result));
             if !outbox.send() {
@@ -142,7 +142,7 @@ pub(super) fn work<B: BatchHasher>(
         let share = (jobs.len() / (2 * threads)).clamp(1, max_batch);
         while batch.len() < share {
             match jobs.try_recv() {
-                Ok(job) if job.source == Source::Stdin => {
+                Ok(job) if job.may_block => {
                     held_back = Some(job);
                     break;
                 }

@@ -92,12 +92,16 @@ pub struct Job {
     pub span: Span,
     /// Verify the read: see the module documentation.
     pub verify: bool,
+    /// Its open or read may wait on another process (standard input, a
+    /// FIFO, a device operand): what came before it is sent out first.
+    pub may_block: bool,
 }
 
 impl Job {
     /// A job for the whole of `source`, unverified.
     pub fn new(operand: usize, seq: u64, source: Source) -> Job {
         Job {
+            may_block: source == Source::Stdin,
             operand,
             seq,
             source,
