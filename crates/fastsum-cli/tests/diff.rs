@@ -475,3 +475,42 @@ fn the_cache_answers_unchanged_files_and_never_hides_an_edit() {
     );
     assert_eq!(cached.stdout_str().lines().count(), expected.len() + 1);
 }
+
+#[test]
+fn a_manifest_of_absolute_paths_against_another_directory_is_right_or_refused() {
+    // Issue 30.15: `fastsum -r /abs/old > ABS.md5; fastsum diff ABS.md5
+    // new/` reported every file moved from /abs/old/... (the probe looked
+    // the absolute paths up where they are, and found them there).
+    let env = TestEnv::new();
+    let (top, expected) = corpus(&env);
+    let old = std::fs::canonicalize(top.join("old")).unwrap();
+    let written = env.fastsum("fastsum", &[b"-r", old.as_os_str().as_bytes()], b"");
+    assert_eq!(written.status, 0);
+    env.file(b"ABS.md5", &written.stdout);
+    let new = top.join("new");
+    let out = diff(&env, &[b"ABS.md5", new.as_os_str().as_bytes()]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(as_expected(&out.stdout_str()), expected);
+    // The other way round too.
+    let out = diff(&env, &[new.as_os_str().as_bytes(), b"ABS.md5"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    // A tree that shares nothing with the manifest's paths: no guess.
+    env.mkdir("elsewhere");
+    env.file(b"elsewhere/unrelated", b"x");
+    let out = diff(&env, &[b"ABS.md5", b"elsewhere"]);
+    assert_eq!(out.status, 2, "{}", out.stdout_str());
+    assert!(out.stdout_str().is_empty(), "{}", out.stdout_str());
+    assert!(
+        out.stderr_str().contains("--old-root"),
+        "{}",
+        out.stderr_str()
+    );
+    // Told the root, it answers.
+    let root = format!("--old-root={}", old.display());
+    let out = diff(
+        &env,
+        &[root.as_bytes(), b"ABS.md5", new.as_os_str().as_bytes()],
+    );
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(as_expected(&out.stdout_str()), expected);
+}

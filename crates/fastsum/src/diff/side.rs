@@ -199,7 +199,7 @@ pub(super) fn read_side(
             error: format!("line {line}: {why}"),
         })
         .collect();
-    let prefix = root.prefix_for(&manifest);
+    let prefix = root.prefix_for(&manifest)?;
     let mut entries: Vec<Found> = manifest
         .entries
         .iter()
@@ -324,15 +324,16 @@ pub(super) enum Rooting {
 }
 
 impl Rooting {
-    /// The prefix to strip from every path of `manifest` (after `./`).
-    fn prefix_for(&self, manifest: &Manifest) -> Vec<u8> {
+    /// The prefix to strip from every path of `manifest` (after `./`), or
+    /// why none can be chosen with confidence.
+    fn prefix_for(&self, manifest: &Manifest) -> Result<Vec<u8>, String> {
         let paths: Vec<&[u8]> = manifest
             .entries
             .iter()
             .map(|e| e.path.strip_prefix(b"./").unwrap_or(&e.path))
             .collect();
         match self {
-            Rooting::Given(prefix) => with_slash(prefix),
+            Rooting::Given(prefix) => Ok(with_slash(prefix)),
             Rooting::AgainstTree {
                 spelled,
                 absolute,
@@ -340,32 +341,50 @@ impl Rooting {
             } => {
                 for candidate in [with_slash(spelled), with_slash(absolute)] {
                     if paths.iter().all(|p| p.starts_with(&candidate)) {
-                        return candidate;
+                        return Ok(candidate);
                     }
                 }
                 // Hashed elsewhere (a copy of the tree at another path):
                 // the shared leading directories, as few as make the
-                // listed files be found in the tree.
+                // listed files be found in the tree. Found means below the
+                // tree: an absolute path is never looked up where it is.
                 let shared = shared_dirs(&paths);
                 let sample: Vec<&[u8]> = paths.iter().take(64).copied().collect();
-                let mut best = Vec::new();
-                let mut best_found = sample
-                    .iter()
-                    .filter(|p| tree.join(crate::fs::name::os_str(p)).exists())
-                    .count();
-                for cut in shared {
-                    let found = sample
+                let found_under = |cut: &[u8]| {
+                    sample
                         .iter()
-                        .filter(|p| tree.join(crate::fs::name::os_str(&p[cut.len()..])).exists())
-                        .count();
+                        .filter(|p| {
+                            let mut rest = &p[cut.len()..];
+                            while let Some(r) = rest.strip_prefix(b"/") {
+                                rest = r;
+                            }
+                            !rest.is_empty() && tree.join(crate::fs::name::os_str(rest)).exists()
+                        })
+                        .count()
+                };
+                let mut best = Vec::new();
+                let mut best_found = found_under(b"");
+                for cut in shared {
+                    let found = found_under(&cut);
                     if found > best_found {
-                        best = cut.clone();
                         best_found = found;
+                        best = cut;
                     }
                 }
-                best
+                // Fewer than half the files found under any cut: the roots
+                // cannot be matched with confidence, and a guess would be a
+                // confident wrong diff (every file "moved" or "removed").
+                if 2 * best_found < sample.len() {
+                    let example = String::from_utf8_lossy(sample[0]);
+                    return Err(format!(
+                        "its paths ({example} ...) cannot be matched with {}: give \
+                         --old-root or --new-root PREFIX, the directory they start with",
+                        tree.display()
+                    ));
+                }
+                Ok(best)
             }
-            Rooting::Shared => shared_dirs(&paths).pop().unwrap_or_default(),
+            Rooting::Shared => Ok(shared_dirs(&paths).pop().unwrap_or_default()),
         }
     }
 }
