@@ -458,3 +458,46 @@ fn generated_files_hash_with_the_cache_as_without_it() {
         }
     }
 }
+
+#[test]
+fn an_interrupted_run_keeps_what_it_learnt() {
+    // Issue 30.16: SIGINT 12 s into `--cache -r /usr` left 0 entries: the
+    // run stored only at its end. It stores in batches as it goes now.
+    use std::io::Read;
+    let env = TestEnv::new();
+    env.mkdir("t");
+    for i in 0..10_000 {
+        env.file(
+            format!("t/f{i:05}").as_bytes(),
+            format!("file {i}").as_bytes(),
+        );
+    }
+    let fifo = env.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    settle();
+    // The run hashes the tree, then waits on the FIFO: it is interrupted
+    // there, with every file of the tree learnt and no end reached.
+    let mut child = env
+        .command("fastsum")
+        .args(["--cache=cache.sqlite", "-r", "t", "fifo"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 65536];
+    while !String::from_utf8_lossy(&seen).contains("t/f09999\n") {
+        let n = stdout.read(&mut buffer).unwrap();
+        assert!(n > 0, "the run ended early");
+        seen.extend_from_slice(&buffer[..n]);
+    }
+    // SAFETY: kill only sends a signal to the child's process id.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait().unwrap();
+    let again = run(&env, &["-r", "t"]);
+    assert!(hits(&again) >= 8192, "{}", again.stderr_str());
+}

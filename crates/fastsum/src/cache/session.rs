@@ -31,7 +31,12 @@ pub struct CacheSession {
     pub(super) snapshot: Snapshot,
     pub(super) cwd: PathBuf,
     started_ns: i64,
-    new_entries: Mutex<Vec<NewEntry>>,
+    new_entries: Mutex<Pending>,
+    /// A connection of its own that stores batches while the run goes
+    /// on (so an interrupted run keeps what it learnt), and the first
+    /// error it met.
+    writer: Mutex<Option<Cache>>,
+    write_error: Mutex<Option<crate::error::Error>>,
     hits: AtomicU64,
     misses: AtomicU64,
     racy_rereads: AtomicU64,
@@ -42,6 +47,18 @@ pub struct CacheSession {
 /// is reported as changed.
 pub const MAX_REREADS: u32 = 2;
 
+/// What a run stores at a time while it goes on: so many entries, or what
+/// a second brought. A run killed (Ctrl-C, SIGTERM, SIGKILL) loses at most
+/// one batch.
+const STORE_EVERY: usize = 4096;
+const STORE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Entries learnt and not stored yet.
+struct Pending {
+    entries: Vec<NewEntry>,
+    since: std::time::Instant,
+}
+
 impl CacheSession {
     /// A session over `snapshot` (loaded for `algorithm`), for a run that
     /// starts now. It answers and stores `algorithm`'s digests only.
@@ -51,7 +68,12 @@ impl CacheSession {
             snapshot,
             cwd: std::env::current_dir().unwrap_or_default(),
             started_ns: now_ns(),
-            new_entries: Mutex::new(Vec::new()),
+            new_entries: Mutex::new(Pending {
+                entries: Vec::new(),
+                since: std::time::Instant::now(),
+            }),
+            writer: Mutex::new(None),
+            write_error: Mutex::new(None),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             racy_rereads: AtomicU64::new(0),
@@ -77,15 +99,49 @@ impl CacheSession {
     /// digest remembered under its stamp.
     pub(super) fn note_read(&self, path: &Path, hashed: &Hashed) {
         self.bytes_read.fetch_add(hashed.size, Ordering::Relaxed);
-        if let Some(stamp) = hashed.stamp {
+        let Some(stamp) = hashed.stamp else {
+            return;
+        };
+        let batch = {
+            let mut pending = self.new_entries.lock().expect("not poisoned");
+            pending.entries.push(NewEntry {
+                path: absolute_in(&self.cwd, path),
+                stamp,
+                digest: hashed.digest,
+            });
+            let due =
+                pending.entries.len() >= STORE_EVERY || pending.since.elapsed() >= STORE_AFTER;
+            if !due {
+                return;
+            }
+            pending.since = std::time::Instant::now();
+            std::mem::take(&mut pending.entries)
+        };
+        self.store_now(&batch);
+    }
+
+    /// Stores `batch` through the session's own connection (a worker
+    /// thread pays for it, once per batch); the first failure is kept for
+    /// [`CacheSession::finish`] to report, and what failed is left for it.
+    fn store_now(&self, batch: &[NewEntry]) {
+        let mut writer = self.writer.lock().expect("not poisoned");
+        let stored = match writer.as_mut() {
+            Some(cache) => cache.store(self.algorithm, batch, self.started_ns),
+            None => Ok(0),
+        };
+        if writer.is_none() || stored.is_err() {
+            if let Err(e) = stored {
+                writer.take();
+                self.write_error
+                    .lock()
+                    .expect("not poisoned")
+                    .get_or_insert(e);
+            }
             self.new_entries
                 .lock()
                 .expect("not poisoned")
-                .push(NewEntry {
-                    path: absolute_in(&self.cwd, path),
-                    stamp,
-                    digest: hashed.digest,
-                });
+                .entries
+                .extend_from_slice(batch);
         }
     }
 
@@ -109,8 +165,12 @@ impl CacheSession {
     /// the run's hit rate.
     pub fn finish(self, cache: &mut Cache) -> Result<RunStats> {
         let stats = self.stats();
-        let entries = self.new_entries.into_inner().expect("not poisoned");
-        cache.store(self.algorithm, &entries, self.started_ns)?;
+        drop(self.writer);
+        let pending = self.new_entries.into_inner().expect("not poisoned");
+        cache.store(self.algorithm, &pending.entries, self.started_ns)?;
+        if let Some(e) = self.write_error.into_inner().expect("not poisoned") {
+            return Err(e);
+        }
         cache.record_run(&stats)?;
         Ok(stats)
     }
@@ -121,9 +181,10 @@ impl Cache {
     /// paths): their entries loaded, and only `algorithm`'s digests
     /// answered and stored by it. The one way a run starts using the cache.
     pub fn session(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<CacheSession> {
-        Ok(CacheSession::new(
-            self.load(algorithm, prefixes)?,
-            algorithm,
-        ))
+        let session = CacheSession::new(self.load(algorithm, prefixes)?, algorithm);
+        // A second connection for the batches stored as the run goes (the
+        // file is in WAL mode); without one, finish stores everything.
+        *session.writer.lock().expect("not poisoned") = Cache::open(self.path()).ok();
+        Ok(session)
     }
 }
