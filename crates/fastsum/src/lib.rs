@@ -29,6 +29,9 @@ pub mod digest;
 pub mod dupes;
 pub mod error;
 pub(crate) mod fs;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod manifest;
 pub mod pipeline;
 pub mod read;

@@ -17,6 +17,8 @@ use crate::term::quote::{quote, utf8_locale};
 
 mod check;
 pub mod documented;
+#[cfg(test)]
+mod fuzz;
 mod hash;
 mod help;
 mod options;

@@ -12,7 +12,7 @@
 //! ever read as shell syntax.
 
 mod script;
-mod stream;
+pub(crate) mod stream;
 
 use std::io::{BufRead, Read, Write};
 use std::process::{Command, Stdio};

@@ -101,7 +101,7 @@ const INCOMPLETE: &str =
 
 /// Reads what the script sent back for the tree at `root` (as the script
 /// spelled it). Every path must lie under `root`, once.
-pub(super) fn parse(
+pub(crate) fn parse(
     input: impl std::io::BufRead,
     algorithm: Algorithm,
     root: &[u8],

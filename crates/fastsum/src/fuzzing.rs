@@ -1,0 +1,244 @@
+//! A fuzzer for every parser of outside input, run as tests: here
+//! checksum lines (GNU, BSD-tagged, cksum's, b3sum's, xxhsum's), manifests
+//! (any format, `--json` records), base64 names and the remote stream; the
+//! CLI's option parsing in its own crate. Each target starts from a
+//! checked-in seed corpus (`fuzz-seeds/TARGET/`) and
+//! mutates it with the formats' own tokens for a time budget; a panic is
+//! a failure that prints the seed to replay and saves the input under
+//! `$TMPDIR/fastsum-fuzz-failures/`.
+//!
+//! `FASTSUM_FUZZ_SECONDS` is the budget of each target (1 s by default;
+//! CI gives more), `FASTSUM_FUZZ_SEED` replays a run. Stable Rust, no
+//! instrumentation: mutational, not coverage-guided (cargo-fuzz would
+//! need a nightly toolchain and its own build in CI).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Tokens the formats give meaning to: a mutation inserts one.
+const TOKENS: &[&[u8]] = &[
+    b"\0",
+    b"\n",
+    b"\r\n",
+    b"\\",
+    b" ",
+    b"  ",
+    b" *",
+    b"=",
+    b"====",
+    b"(",
+    b") = ",
+    b"MD5",
+    b"SHA256",
+    b"BLAKE2b-256",
+    b"BLAKE3",
+    b"XXH64",
+    b"XXH3",
+    b"SHA3-256",
+    b"{",
+    b"}",
+    b"\"",
+    b"\\u0000",
+    b"\\ud800",
+    b"path_base64",
+    b"digest",
+    b"error",
+    b"skipped",
+    b":",
+    b",",
+    b"fastsum-remote-method ",
+    b"fastsum-remote-end",
+    b"fastsum-remote-failed",
+    b"fastsum-remote-hashes",
+    b"fastsum-remote-none",
+    b"D",
+    b"E",
+    b"/",
+    b"..",
+    b"r/",
+    b"900150983cd24fb0d6963f7d28e17f72",
+    b"\xff",
+    b"\xc3\xa9",
+    b"-",
+    b"%%%% ",
+];
+
+/// xorshift64*: enough for mutations, and replayable from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One mutation of `input`, another seed at hand for splicing.
+fn mutate(rng: &mut Rng, input: &mut Vec<u8>, other: &[u8]) {
+    let at = rng.below(input.len() + 1);
+    match rng.below(9) {
+        0 if !input.is_empty() => {
+            let i = rng.below(input.len());
+            input[i] ^= 1 << rng.below(8);
+        }
+        1 if !input.is_empty() => {
+            let i = rng.below(input.len());
+            input[i] = rng.next() as u8;
+        }
+        2 => input.insert(at, rng.next() as u8),
+        3 if !input.is_empty() => {
+            let end = (at + 1 + rng.below(16)).min(input.len());
+            input.drain(at.min(end)..end);
+        }
+        4 => {
+            let token = TOKENS[rng.below(TOKENS.len())];
+            input.splice(at..at, token.iter().copied());
+        }
+        5 => input.truncate(at),
+        6 if !input.is_empty() => {
+            let start = rng.below(input.len());
+            let end = (start + 1 + rng.below(64)).min(input.len());
+            let piece = input[start..end].to_vec();
+            input.splice(at..at, piece);
+        }
+        7 if !other.is_empty() => {
+            let from = rng.below(other.len());
+            input.truncate(at);
+            input.extend_from_slice(&other[from..]);
+        }
+        _ => {
+            // A long run of one byte: lengths and limits.
+            let byte = [b'a', b'0', b'/', b'\\', b' '][rng.below(5)];
+            let n = 1 + rng.below(4096);
+            input.splice(at..at, std::iter::repeat_n(byte, n));
+        }
+    }
+}
+
+fn seeds(dir: &Path) -> Vec<Vec<u8>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a seed").path())
+        .collect();
+    files.sort();
+    let seeds: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).expect("a seed"))
+        .collect();
+    assert!(!seeds.is_empty(), "no seeds in {}", dir.display());
+    seeds
+}
+
+/// Runs `target` on the seeds in `seeds/NAME/` and on mutations of them
+/// for the budget; panics (the test fails) when `target` panics.
+pub fn fuzz(seeds_dir: &Path, name: &str, target: impl Fn(&[u8])) {
+    let budget = std::env::var("FASTSUM_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let seed = std::env::var("FASTSUM_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| crate::fs::stat::now_ns() as u64 | 1);
+    let corpus = seeds(&seeds_dir.join(name));
+    let mut rng = Rng(seed);
+    let deadline = Instant::now() + Duration::from_secs_f64(budget);
+    let mut runs = 0u64;
+    let mut input = Vec::new();
+    while runs < corpus.len() as u64 || Instant::now() < deadline {
+        input.clear();
+        let base = &corpus[rng.below(corpus.len())];
+        input.extend_from_slice(base);
+        if runs >= corpus.len() as u64 {
+            for _ in 0..1 + rng.below(8) {
+                let other = &corpus[rng.below(corpus.len())];
+                mutate(&mut rng, &mut input, other);
+            }
+        }
+        if catch_unwind(AssertUnwindSafe(|| target(&input))).is_err() {
+            let dir = std::env::temp_dir().join("fastsum-fuzz-failures");
+            let _ = std::fs::create_dir_all(&dir);
+            let file = dir.join(format!("{name}-{seed}"));
+            let _ = std::fs::write(&file, &input);
+            panic!(
+                "{name} panicked on {:?} (FASTSUM_FUZZ_SEED={seed}; saved as {})",
+                String::from_utf8_lossy(&input[..input.len().min(400)]),
+                file.display()
+            );
+        }
+        runs += 1;
+    }
+    eprintln!("fuzz {name}: {runs} inputs in {budget} s, seed {seed}, no panic");
+}
+
+#[cfg(test)]
+mod targets {
+    use super::fuzz;
+    use crate::algo::Algorithm;
+    use crate::manifest::gnu::{CheckParser, TagPolicy};
+
+    fn seeds() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz-seeds")
+    }
+
+    fn lines(input: &[u8]) -> impl Iterator<Item = &[u8]> {
+        input.split(|&b| b == b'\n')
+    }
+
+    #[test]
+    fn check_lines() {
+        fuzz(&seeds(), "check-lines", |input| {
+            for policy in [
+                TagPolicy::Only(Algorithm::Md5),
+                TagPolicy::Any(Algorithm::Sha256),
+                TagPolicy::Any(Algorithm::Blake2b { output_len: 32 }),
+                TagPolicy::CoreutilsTagged,
+            ] {
+                let mut parser = CheckParser::new(policy);
+                for line in lines(input) {
+                    let _ = parser.parse(line);
+                    let _ = parser.take_tag_seen();
+                }
+            }
+            for line in lines(input) {
+                let _ = crate::manifest::xxhsum::parse_line(line, false);
+                let _ = crate::manifest::xxhsum::parse_line(line, true);
+                let _ = crate::manifest::b3sum::parse_line(&String::from_utf8_lossy(line));
+            }
+        });
+    }
+
+    #[test]
+    fn manifests() {
+        fuzz(&seeds(), "manifests", |input| {
+            for algorithm in [
+                None,
+                Some(Algorithm::Md5),
+                Some(Algorithm::Blake2b { output_len: 32 }),
+            ] {
+                let _ = crate::manifest::read::read_manifest(input, algorithm);
+            }
+            for line in lines(input) {
+                let text = String::from_utf8_lossy(line);
+                let _ = crate::manifest::json_read::parse_object(&text);
+                let _ = crate::manifest::read::decode_base64(&text);
+            }
+        });
+    }
+
+    #[test]
+    fn remote_stream() {
+        fuzz(&seeds(), "remote-stream", |input| {
+            for (algorithm, root) in [(Algorithm::Md5, &b"r"[..]), (Algorithm::Sha256, b"/")] {
+                let _ = crate::remote::stream::parse(input, algorithm, root);
+            }
+        });
+    }
+}
