@@ -593,3 +593,41 @@ fn the_lines_before_a_fifo_operand_are_out_while_it_waits() {
         );
     }
 }
+
+#[test]
+fn a_check_line_with_a_huge_name_costs_a_small_multiple_of_it() {
+    // Issue 30.13: a 100 MB name in a check list cost 1.86 GB (19x; GNU
+    // md5sum 2x): gnulib's quoting was ported with 16 bytes a byte. Under
+    // a 250 MB address-space limit a 20 MB name must still be answered, as
+    // md5sum answers it.
+    let env = TestEnv::new();
+    let mut list = b"900150983cd24fb0d6963f7d28e17f72  ".to_vec();
+    list.resize(list.len() + 20_000_000, b'a');
+    list.push(b'\n');
+    env.file(b"list", &list);
+    let limited = |program: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", "ulimit -v 250000; exec \"$0\" -c list", program])
+            .current_dir(env.path())
+            .env("LC_ALL", "C.UTF-8")
+            .output()
+            .unwrap()
+    };
+    let dir = env.mkdir("bin");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), dir.join("md5sum")).unwrap();
+    let ours = limited(dir.join("md5sum").to_str().unwrap());
+    let theirs = limited(&testenv::reference_path("md5sum").display().to_string());
+    assert_eq!(
+        ours.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr[ours.stderr.len().saturating_sub(300)..])
+    );
+    assert_eq!(ours.stdout, theirs.stdout);
+    let unnamed =
+        |err: &[u8], program: &str| String::from_utf8_lossy(err).replace(program, "PROGRAM");
+    let ours_err = unnamed(&ours.stderr, dir.join("md5sum").to_str().unwrap());
+    let theirs_path = testenv::reference_path("md5sum").display().to_string();
+    let theirs_err = unnamed(&theirs.stderr, &theirs_path);
+    assert!(ours_err == theirs_err, "the messages differ");
+}

@@ -57,7 +57,7 @@ pub(super) fn prefetch_digests(
             .filter_map(|(i, item)| match item {
                 CheckItem::Entry {
                     name, algorithm: a, ..
-                } if *a == algorithm && name != b"-" => {
+                } if *a == algorithm && name != b"-" && !super::hash::too_long(name) => {
                     Some((i, Source::Path(fastsum::name::path(name).into_owned())))
                 }
                 _ => None,

@@ -25,6 +25,17 @@ pub(super) enum Hashed {
     Failed,
 }
 
+/// A name no file can have (longer than `PATH_MAX`): answered "File name
+/// too long" without a copy of it going through the pipeline (a 100 MB
+/// name cost 1.9 GB).
+pub(super) fn too_long(name: &[u8]) -> bool {
+    #[cfg(unix)]
+    let limit = libc::PATH_MAX as usize;
+    #[cfg(not(unix))]
+    let limit = 32 * 1024;
+    name.len() > limit
+}
+
 /// coreutils' `digest_file`: "-" is standard input; errors are reported
 /// here, with the name quoted as coreutils quotes it.
 pub(super) fn digest_named(
@@ -33,6 +44,12 @@ pub(super) fn digest_named(
     name: &[u8],
     ignore_missing: bool,
 ) -> Hashed {
+    #[cfg(unix)]
+    if too_long(name) {
+        let e = io::Error::from_raw_os_error(libc::ENAMETOOLONG);
+        run.file_error(name, &ErrorKind::Io(e).to_string());
+        return Hashed::Failed;
+    }
     let session = match (&mut run.check_cache, name) {
         (Some(state), name) if name != b"-" => state.session(algorithm),
         _ => None,

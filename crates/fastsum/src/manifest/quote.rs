@@ -20,19 +20,21 @@ pub fn utf8_locale() -> bool {
 /// gnulib `quotef`: `name` as is when the shell would read it back
 /// unchanged, otherwise in single quotes with `$'\n'`-style escapes.
 pub fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
-    let chars = split_chars(name, utf8);
-    if !needs_quoting(name, &chars) {
+    // The characters are walked again for each question rather than held:
+    // a name of N bytes costs its quoted copy, not 16 N (a 100 MB name in a
+    // check list cost 1.9 GB).
+    let chars = || Chars { name, utf8, at: 0 };
+    if !needs_quoting(name, chars()) {
         return name.to_vec();
     }
     if name.contains(&b'\'')
-        && chars
-            .iter()
+        && chars()
             .enumerate()
-            .all(|(i, c)| c_and_shell_compatible(c, i, name.len()))
+            .all(|(i, c)| c_and_shell_compatible(&c, i, name.len()))
     {
-        return c_quote(&chars);
+        return c_quote(chars(), name.len());
     }
-    shell_escape_always(&chars)
+    shell_escape_always(chars(), name.len())
 }
 
 /// gnulib `quote`: ‘value’ in a UTF-8 locale, 'value' otherwise.
@@ -56,43 +58,43 @@ enum Char<'a> {
     Unprintable(u8),
 }
 
-fn split_chars(name: &[u8], utf8: bool) -> Vec<Char<'_>> {
-    let mut out = Vec::with_capacity(name.len());
-    let mut i = 0;
-    while i < name.len() {
-        let b = name[i];
+/// The characters of a name, one at a time.
+struct Chars<'a> {
+    name: &'a [u8],
+    utf8: bool,
+    at: usize,
+}
+
+impl<'a> Iterator for Chars<'a> {
+    type Item = Char<'a>;
+
+    fn next(&mut self) -> Option<Char<'a>> {
+        let name = self.name;
+        let i = self.at;
+        let b = *name.get(i)?;
         if b < 0x80 {
-            if (0x20..0x7f).contains(&b) {
-                out.push(Char::Printable(&name[i..i + 1]));
+            self.at += 1;
+            return Some(if (0x20..0x7f).contains(&b) {
+                Char::Printable(&name[i..i + 1])
             } else {
-                out.push(Char::Unprintable(b));
-            }
-            i += 1;
-            continue;
+                Char::Unprintable(b)
+            });
         }
-        if utf8 {
-            let len = utf8_len(b);
-            if len > 1 && i + len <= name.len() {
-                if let Ok(s) = std::str::from_utf8(&name[i..i + len]) {
-                    let c = s.chars().next().unwrap_or('\0');
-                    if !c.is_control() {
-                        out.push(Char::Printable(&name[i..i + len]));
-                        i += len;
-                        continue;
-                    }
-                    // A valid but unprintable sequence is escaped whole.
-                    for &byte in &name[i..i + len] {
-                        out.push(Char::Unprintable(byte));
-                    }
-                    i += len;
-                    continue;
+        let len = utf8_len(b);
+        if self.utf8 && len > 1 && i + len <= name.len() {
+            if let Ok(s) = std::str::from_utf8(&name[i..i + len]) {
+                let c = s.chars().next().unwrap_or('\0');
+                if !c.is_control() {
+                    self.at += len;
+                    return Some(Char::Printable(&name[i..i + len]));
                 }
+                // A valid but unprintable sequence is escaped whole, one
+                // byte at a time.
             }
         }
-        out.push(Char::Unprintable(b));
-        i += 1;
+        self.at += 1;
+        Some(Char::Unprintable(b))
     }
-    out
 }
 
 fn utf8_len(first: u8) -> usize {
@@ -104,11 +106,11 @@ fn utf8_len(first: u8) -> usize {
     }
 }
 
-fn needs_quoting(name: &[u8], chars: &[Char<'_>]) -> bool {
+fn needs_quoting<'a>(name: &[u8], mut chars: impl Iterator<Item = Char<'a>>) -> bool {
     if name.is_empty() {
         return true;
     }
-    chars.iter().enumerate().any(|(i, c)| match c {
+    chars.by_ref().enumerate().any(|(i, c)| match c {
         Char::Unprintable(_) => true,
         Char::Printable(bytes) if bytes.len() > 1 => false,
         Char::Printable(bytes) => match bytes[0] {
@@ -142,8 +144,9 @@ fn c_and_shell_compatible(c: &Char<'_>, index: usize, len: usize) -> bool {
 
 /// Double quotes, used when the only trouble is a single quote. (gnulib
 /// re-runs without its extra "quote these too" set here, so ':' is bare.)
-fn c_quote(chars: &[Char<'_>]) -> Vec<u8> {
-    let mut out = vec![b'"'];
+fn c_quote<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len + 2);
+    out.push(b'"');
     for c in chars {
         if let Char::Printable(bytes) = c {
             out.extend_from_slice(bytes);
@@ -153,8 +156,9 @@ fn c_quote(chars: &[Char<'_>]) -> Vec<u8> {
     out
 }
 
-fn shell_escape_always(chars: &[Char<'_>]) -> Vec<u8> {
-    let mut out = vec![b'\''];
+fn shell_escape_always<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len + 2);
+    out.push(b'\'');
     let mut in_dollar = false;
     let escape = |out: &mut Vec<u8>, in_dollar: &mut bool, text: &[u8]| {
         if !*in_dollar {
