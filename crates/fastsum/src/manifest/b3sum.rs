@@ -1,6 +1,10 @@
 //! b3sum 1.8's checksum lines: `HEX  NAME` or `BLAKE3 (NAME) = HEX`, lower
 //! case hex only, a leading backslash meaning an escaped name. b3sum
 //! rejects names it could confuse with others: any NUL or U+FFFD.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 use crate::digest::Digest;
 

@@ -3,6 +3,10 @@
 //! Written by `md5sum` and friends as `HEX  NAME` (text mode), `HEX *NAME`
 //! (binary mode) or, with `--tag`, `MD5 (NAME) = HEX`; a name holding `\`,
 //! newline or CR is escaped and the line starts with a backslash.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 use std::borrow::Cow;
 

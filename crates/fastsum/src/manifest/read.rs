@@ -4,6 +4,10 @@
 //! detected from the first line, never guessed per line: a list that
 //! cannot be read, or that mixes algorithms, is an error that says why;
 //! a bad line is a problem with its number, and the rest is read.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 use std::io::BufRead;
 

@@ -4,6 +4,10 @@
 //! 16: XXH64, 32: XXH128), or `TAG (NAME) = HEX` with tags XXH32, XXH64,
 //! XXH3, XXH128 and their `_LE` (little-endian display) variants. xxhsum
 //! does not escape names.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 use crate::algo::Algorithm;
 use crate::digest::{hex_value, Digest};

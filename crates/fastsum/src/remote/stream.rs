@@ -1,6 +1,15 @@
 //! What the remote host sends back, read as it streams. Nothing in it is
 //! trusted: fields are bounded, one trailer closes the stream and nothing
 //! follows it, every path lies under the requested root, once.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
 
 use std::io::BufRead;
 
@@ -20,12 +29,7 @@ fn digest_of(hex: &[u8], algorithm: Algorithm) -> Result<Digest, String> {
         .ok()
         .and_then(|h| Digest::from_hex(h).ok())
         .filter(|d| d.len() == algorithm.output_len())
-        .ok_or_else(|| {
-            format!(
-                "bad digest from the remote: {}",
-                String::from_utf8_lossy(&hex[..hex.len().min(200)])
-            )
-        })
+        .ok_or_else(|| format!("bad digest from the remote: {}", shown(hex)))
 }
 
 /// The longest field (a path, a digest line, a JSON record) a host may
@@ -77,13 +81,13 @@ impl<R: std::io::BufRead> Stream<R> {
     /// nothing. `Ok` only for the end trailer.
     fn trailer(&mut self, method: Method) -> Result<(), String> {
         let word = self.expect(0)?;
-        if word == END[1..END.len() - 1] {
+        if word == self::word(END) {
             if self.field(0)?.is_some() {
                 return Err("the remote sent more after its end trailer".into());
             }
             return Ok(());
         }
-        if word == FAILED[1..FAILED.len() - 1] {
+        if word == self::word(FAILED) {
             return Err(format!(
                 "the {} method failed on the remote host: the listing is incomplete",
                 method.name()
@@ -91,9 +95,22 @@ impl<R: std::io::BufRead> Stream<R> {
         }
         Err(format!(
             "an unexpected field from the remote: {}",
-            String::from_utf8_lossy(&word[..word.len().min(200)])
+            shown(&word)
         ))
     }
+}
+
+/// The start of what a host sent, for a message (at most 200 bytes).
+fn shown(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(bytes.get(..200).unwrap_or(bytes))
+}
+
+/// A trailer's word: the marker without the NULs around it.
+fn word(marker: &[u8]) -> &[u8] {
+    marker
+        .strip_prefix(b"\0")
+        .and_then(|m| m.strip_suffix(b"\0"))
+        .unwrap_or(marker)
 }
 
 const INCOMPLETE: &str =
@@ -120,11 +137,11 @@ pub(crate) fn parse(
     for record in &records {
         under(root, &record.path)?;
     }
-    if let Some(pair) = records.windows(2).find(|p| p[0].path == p[1].path) {
-        return Err(format!(
-            "the remote listed {} twice",
-            String::from_utf8_lossy(&pair[0].path)
-        ));
+    if let Some([twice, _]) = records
+        .windows(2)
+        .find(|p| matches!(p, [a, b] if a.path == b.path))
+    {
+        return Err(format!("the remote listed {} twice", shown(&twice.path)));
     }
     Ok(RemoteListing {
         method,
@@ -170,7 +187,7 @@ fn under(root: &[u8], path: &[u8]) -> Result<(), String> {
         Err(format!(
             "the remote listed a path outside {}: {}",
             String::from_utf8_lossy(root),
-            String::from_utf8_lossy(&path[..path.len().min(200)])
+            shown(path)
         ))
     };
     if path.is_empty() {
@@ -263,7 +280,7 @@ fn parse_coreutils<R: std::io::BufRead>(
         listed.push(path);
     }
     let marker = stream.expect(0)?;
-    if marker != HASHES[1..HASHES.len() - 1] {
+    if marker != word(HASHES) {
         return Err(match marker.as_slice() {
             b"fastsum-remote-failed" => format!(
                 "the {} method failed on the remote host: the listing is incomplete",
@@ -280,16 +297,18 @@ fn parse_coreutils<R: std::io::BufRead>(
             stream.trailer(Method::Coreutils)?;
             break;
         }
-        if line.len() < width + 2
-            || &line[width..width + 2] != b"  " && &line[width..width + 2] != b" *"
-        {
-            return Err(format!(
-                "unexpected line from the remote tool: {}",
-                String::from_utf8_lossy(&line[..line.len().min(200)])
-            ));
-        }
-        let digest = digest_of(&line[..width], algorithm)?;
-        if hashed.insert(line[width + 2..].to_vec(), digest).is_some() {
+        let (hex, rest) = line.split_at_checked(width).unwrap_or((&line, &[]));
+        let name = match rest {
+            [b' ', b' ' | b'*', name @ ..] => name,
+            _ => {
+                return Err(format!(
+                    "unexpected line from the remote tool: {}",
+                    shown(&line)
+                ))
+            }
+        };
+        let digest = digest_of(hex, algorithm)?;
+        if hashed.insert(name.to_vec(), digest).is_some() {
             return Err("the remote tool hashed a file twice".into());
         }
     }
@@ -308,7 +327,7 @@ fn parse_coreutils<R: std::io::BufRead>(
     if let Some(extra) = hashed.keys().next() {
         return Err(format!(
             "the remote tool hashed a file it did not list: {}",
-            String::from_utf8_lossy(&extra[..extra.len().min(200)])
+            shown(extra)
         ));
     }
     Ok(records)
