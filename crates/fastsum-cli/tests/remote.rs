@@ -406,3 +406,57 @@ fn upload_self_runs_this_fastsum_there_and_leaves_nothing_behind() {
     assert_eq!(records(got), local(tree.path(), Algorithm::Md5));
     assert_eq!(uploads(), before);
 }
+
+#[test]
+fn a_sorted_remote_listing_is_printed_as_it_streams() {
+    // Issue 30.9: the listing was read whole before anything was parsed
+    // (a 1 GB stream, 981 MB of memory). A host that sends its listing in
+    // order (sort -z) has it printed as it comes: here the host sends two
+    // records, then waits until their lines have been seen.
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let mark = dir.path().join("go-on");
+    let d = "900150983cd24fb0d6963f7d28e17f72";
+    let transport = dir.path().join("host");
+    std::fs::write(
+        &transport,
+        format!(
+            "#!/bin/sh\nprintf 'fastsum-remote-method perl sorted\\nD{d}\\0r/a\\0D{d}\\0r/b\\0'\n\
+             while [ ! -e '{}' ]; do sleep 0.05; done\n\
+             printf 'D{d}\\0r/c\\0\\0fastsum-remote-end\\0'\n",
+            mark.display()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "-e", &format!("sh {}", transport.display()), "h:r"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains("h:r/b\n") {
+            match stdout.read(&mut buffer) {
+                Ok(n @ 1..) => seen.extend_from_slice(&buffer[..n]),
+                _ => return (seen, stdout, false),
+            }
+        }
+        (seen, stdout, true)
+    });
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !reader.is_finished() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let streamed = reader.is_finished();
+    std::fs::write(&mark, b"").unwrap();
+    let (mut seen, mut stdout, _) = reader.join().unwrap();
+    stdout.read_to_end(&mut seen).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(streamed, "nothing was printed while the host waited");
+    assert_eq!(
+        String::from_utf8_lossy(&seen),
+        format!("{d}  h:r/a\n{d}  h:r/b\n{d}  h:r/c\n")
+    );
+}

@@ -237,7 +237,7 @@ mod targets {
     fn remote_stream() {
         fuzz(&seeds(), "remote-stream", |input| {
             for (algorithm, root) in [(Algorithm::Md5, &b"r"[..]), (Algorithm::Sha256, b"/")] {
-                let _ = crate::remote::stream::parse(input, algorithm, root);
+                let _ = crate::remote::stream::parse(input, algorithm, root, &mut |_| {});
             }
         });
     }

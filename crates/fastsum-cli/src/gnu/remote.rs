@@ -3,7 +3,7 @@
 //! given (`web1:/srv/www/index.html`).
 
 use fastsum::pipeline::{Outcome, Record};
-use fastsum::remote::{hash_remote, Remote};
+use fastsum::remote::{hash_remote_each, Remote, RemoteRecord, RemoteSink};
 use fastsum::stage::Hashed;
 use fastsum::ErrorKind;
 
@@ -54,46 +54,75 @@ pub(super) fn hash_remote_operand(
         run.error(&m);
         return false;
     }
-    let listing = match hash_remote(remote, o.algorithm, &o.remote) {
-        Ok(listing) => listing,
+    // Records are printed as the host sends them (memory does not grow
+    // with the listing); a stream that goes wrong part way ends in an
+    // error and a failing exit, as a read error does for md5sum.
+    let mut printer = RemotePrinter {
+        run,
+        o,
+        prefix: &name[..name.len() - remote.path.len()],
+        seq: 0,
+        ok: true,
+    };
+    let ran = hash_remote_each(remote, o.algorithm, &o.remote, &mut printer);
+    let ok = printer.ok;
+    let ran = match ran {
+        Ok(ran) => ran,
         Err(e) => {
             run.error(e.to_string().as_bytes());
             return false;
         }
     };
-    if let Some(why) = &listing.upload_failed {
+    if let Some(why) = &ran.upload_failed {
         let mut m = remote.host.as_bytes().to_vec();
         m.extend_from_slice(
-            format!(": {why}; the {} method ran instead", listing.method.name()).as_bytes(),
+            format!(": {why}; the {} method ran instead", ran.method.name()).as_bytes(),
         );
         run.error(&m);
     }
     if o.verbose {
         let host = remote.host.as_bytes();
         let mut m = host.to_vec();
-        let how = if listing.uploaded { " (uploaded)" } else { "" };
-        m.extend_from_slice(format!(": the {} method ran{how}", listing.method.name()).as_bytes());
+        let how = if ran.uploaded { " (uploaded)" } else { "" };
+        m.extend_from_slice(format!(": the {} method ran{how}", ran.method.name()).as_bytes());
         run.error(&m);
     }
-    let prefix_len = name.len() - remote.path.len();
-    let mut ok = true;
-    for (seq, record) in listing.records.into_iter().enumerate() {
-        let mut path = name[..prefix_len].to_vec();
+    ok
+}
+
+/// Prints a remote listing's records as they come, flushing what it holds
+/// whenever the host keeps the listing waiting.
+struct RemotePrinter<'a> {
+    run: &'a mut Run,
+    o: &'a Options,
+    /// The operand up to the remote path (`host:`), before every path.
+    prefix: &'a [u8],
+    seq: u64,
+    ok: bool,
+}
+
+impl RemoteSink for RemotePrinter<'_> {
+    fn record(&mut self, record: RemoteRecord) {
+        let mut path = self.prefix.to_vec();
         path.extend_from_slice(&record.path);
         let outcome = match record.digest {
             Ok(digest) => Outcome::Hashed(Hashed::new(digest, 0)),
             Err(why) => {
-                ok = false;
+                self.ok = false;
                 Outcome::Failed(ErrorKind::Io(std::io::Error::other(why)))
             }
         };
         let record = Record {
             operand: 0,
-            seq: seq as u64,
+            seq: self.seq,
             path: fastsum::name::path_buf(path),
             outcome,
         };
-        print_record(run, o, &record);
+        self.seq += 1;
+        print_record(self.run, self.o, &record);
     }
-    ok
+
+    fn idle(&mut self) {
+        self.run.out.flush_held();
+    }
 }

@@ -220,6 +220,68 @@ pub fn hash_remote(
     algorithm: Algorithm,
     options: &RemoteOptions,
 ) -> Result<RemoteListing> {
+    let mut records = Vec::new();
+    let run = hash_remote_each(remote, algorithm, options, &mut |r| records.push(r))?;
+    Ok(RemoteListing {
+        method: run.method,
+        uploaded: run.uploaded,
+        records,
+        upload_failed: run.upload_failed,
+    })
+}
+
+/// How a remote listing was made.
+#[derive(Debug)]
+pub struct RemoteRun {
+    /// The method that ran.
+    pub method: Method,
+    /// Whether it ran the fastsum uploaded for this run.
+    pub uploaded: bool,
+    /// Why `--upload-self` could not send this fastsum (the host went on
+    /// with another method).
+    pub upload_failed: Option<String>,
+}
+
+/// Where a remote listing's records go as they arrive.
+pub trait RemoteSink {
+    /// The next record, in path order.
+    fn record(&mut self, record: RemoteRecord);
+
+    /// Everything received is handed on and the host has sent nothing
+    /// more yet: the listing is about to wait for it (a printer flushes).
+    fn idle(&mut self) {}
+}
+
+impl<F: FnMut(RemoteRecord)> RemoteSink for F {
+    fn record(&mut self, record: RemoteRecord) {
+        self(record)
+    }
+}
+
+/// A reader that says when its caller is about to wait: a `BufReader`
+/// over it reads through only when everything received was consumed.
+struct Notify<R, F> {
+    inner: R,
+    before_wait: F,
+}
+
+impl<R: Read, F: FnMut()> Read for Notify<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        (self.before_wait)();
+        self.inner.read(buf)
+    }
+}
+
+/// [`hash_remote`], each record handed to `sink` in path order as the
+/// host sends it (memory does not grow with the listing where the host
+/// sorts it). An error can follow records already handed on: a caller
+/// that must not act on part of a listing holds them until `Ok`.
+pub fn hash_remote_each(
+    remote: &Remote,
+    algorithm: Algorithm,
+    options: &RemoteOptions,
+    sink: &mut dyn RemoteSink,
+) -> Result<RemoteRun> {
     let upload = match (&options.upload_self, options.method) {
         (Some(binary), None | Some(Method::Fastsum)) => Some(
             std::fs::read(binary)
@@ -247,7 +309,11 @@ pub fn hash_remote(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| failure(remote, format!("cannot run {program}: {e}")))?;
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let sink = std::cell::RefCell::new(sink);
+    let mut stdout = std::io::BufReader::new(Notify {
+        inner: child.stdout.take().expect("piped"),
+        before_wait: || sink.borrow_mut().idle(),
+    });
     let stderr = child.stderr.take().expect("piped");
     // What the host says on stderr goes into messages: the first 64 KiB,
     // the rest read and dropped (a chatty host cannot fill memory).
@@ -273,9 +339,14 @@ pub fn hash_remote(
     }
     let answered = stdout.fill_buf().is_ok_and(|b| !b.is_empty());
     let (path, _) = script::spelled(&remote.path);
-    let parsed = stream::parse(&mut stdout, algorithm, &path);
-    if parsed.is_err() {
-        // Whatever it still sends is not read: it must not block there.
+    let parsed = stream::parse(&mut stdout, algorithm, &path, &mut |mut record| {
+        record.path = script::as_given(remote, std::mem::take(&mut record.path));
+        sink.borrow_mut().record(record)
+    });
+    if parsed.as_ref().is_err_and(|why| why != stream::INCOMPLETE) {
+        // Refused part way: whatever it still sends is not read, and it
+        // must not block there. (A stream that ended early is at its end:
+        // the transport is left to say why, as ssh says "closed".)
         let _ = child.kill();
     }
     drop(stdout);
@@ -287,7 +358,7 @@ pub fn hash_remote(
         Some(Ok(Err(e))) => Some(format!("uploading fastsum failed: {e}")),
         _ => None,
     };
-    let mut listing = parsed.map_err(|why| {
+    let method = parsed.map_err(|why| {
         let why = match (&upload_failed, status.code(), said.is_empty()) {
             (Some(up), _, _) if !answered => up.clone(),
             (_, Some(255), false) if !answered => format!("{program}: {said}"),
@@ -297,16 +368,13 @@ pub fn hash_remote(
         };
         failure(remote, why)
     })?;
-    listing.upload_failed = upload_failed;
-    listing.uploaded = uploaded && listing.method == Method::Fastsum;
-    for record in &mut listing.records {
-        record.path = script::as_given(remote, std::mem::take(&mut record.path));
-    }
-    Ok(listing)
+    Ok(RemoteRun {
+        method,
+        uploaded: uploaded && method == Method::Fastsum,
+        upload_failed,
+    })
 }
 
-/// Off Unix: the platform's own names, which no `uname -sm` prints, so
-/// this binary is never uploaded to run there.
 /// Writes the binary to the host's standard input. A host that stops
 /// reading (a full `$TMPDIR`, a closed connection) makes the write fail
 /// with `EPIPE`: SIGPIPE, which the CLI restores to its default, is
@@ -325,6 +393,8 @@ fn upload_binary(mut stdin: std::process::ChildStdin, binary: &[u8]) -> std::io:
     stdin.write_all(binary)
 }
 
+/// Off Unix: the platform's own names, which no `uname -sm` prints, so
+/// this binary is never uploaded to run there.
 #[cfg(not(unix))]
 fn local_uname() -> String {
     format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)

@@ -162,17 +162,25 @@ if [ -z "$M" ]; then
 elif ! ok_$M; then printf 'fastsum-remote-unavailable %s\n' "$M"; exit 0
 fi
 if [ ! -e "$P" ]; then printf 'fastsum-remote-missing\n'; exit 0; fi
-printf 'fastsum-remote-method %s\n' "$M"
+# The listing goes out in byte order where the host's sort has -z (GNU,
+# BSD, busybox), so that fastsum takes it as it streams ("sorted" on the
+# method line; fastsum's own walk is in that order); else fastsum sorts.
+S=
+if [ "$M" = fastsum ] || [ "$(printf 'b\0a\0' | LC_ALL=C sort -z 2>/dev/null | tr '\0' ,)" = a,b, ]; then S=sorted; fi
+printf 'fastsum-remote-method %s%s\n' "$M" "${S:+ $S}"
 # The root is followed as the local walk follows an operand (-H), links
 # below it are not. find's status is carried out of a pipe on fd 4 (sh has
 # no pipefail): a directory it could not read fails the listing.
 exec 3>&1
-listed() { find -H "$P" -type f -print0; printf '%s' $? >&4; }
+ordered() { if [ -n "$S" ]; then LC_ALL=C sort -z; else cat; fi; }
+listed() { { find -H "$P" -type f -print0; printf '%s' $? >&4; } | ordered; }
 piped() { f=$( { listed | "$@" >&3; } 4>&1 ); s=$?; [ "$f" = 0 ] && [ $s -eq 0 ]; }
 case $M in
   fastsum) "$FS" -a "$A" -r --json $CACHE -- "$P"; s=$?; [ $s -le 1 ] ;;
-  coreutils) find -H "$P" -type f -print0 && printf '\0fastsum-remote-hashes\0' &&
-    { find -H "$P" -type f -print0 | xargs -0 -r "$T" -z --; s=$?; [ $s -eq 0 ] || [ $s -eq 123 ]; } ;;
+  # A batch at a time: its names, then its hashes (a file the tool could
+  # not read has none), so neither side holds the whole listing.
+  coreutils) piped xargs -0 -r sh -c 'printf "%s\0" "$@"; printf "\0fastsum-remote-hashes\0"
+    "$0" -z -- "$@"; printf "\0fastsum-remote-batch\0"' "$T" ;;
   bsd) piped xargs -0 sh -c '
     out=$('"$BT"' "$@" 2>/dev/null) && [ $(printf "%s\n" "$out" | wc -l) -eq $# ] || out=
     if [ -n "$out" ]; then printf "%s\n" "$out" | for f do IFS= read -r d; d=${d#\\}; printf "D%s\0%s\0" "${d%% *}" "$f"; done

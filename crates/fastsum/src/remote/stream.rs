@@ -14,7 +14,7 @@
 use std::io::BufRead;
 
 use super::script::library_name;
-use super::{Method, RemoteListing, RemoteRecord};
+use super::{Method, RemoteRecord};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::manifest::json_read::{parse_object, Value};
@@ -23,6 +23,7 @@ use crate::manifest::read::decode_base64;
 const END: &[u8] = b"\0fastsum-remote-end\0";
 const FAILED: &[u8] = b"\0fastsum-remote-failed\0";
 const HASHES: &[u8] = b"\0fastsum-remote-hashes\0";
+const BATCH: &[u8] = b"\0fastsum-remote-batch\0";
 
 fn digest_of(hex: &[u8], algorithm: Algorithm) -> Result<Digest, String> {
     std::str::from_utf8(hex)
@@ -113,42 +114,93 @@ fn word(marker: &[u8]) -> &[u8] {
         .unwrap_or(marker)
 }
 
-const INCOMPLETE: &str =
+pub(crate) const INCOMPLETE: &str =
     "the connection ended before the listing did: the result would be incomplete";
 
 /// Reads what the script sent back for the tree at `root` (as the script
-/// spelled it). Every path must lie under `root`, once.
+/// spelled it), handing each record to `sink` in path order: as it
+/// arrives when the host sends its listing sorted, else all at the end.
+/// Every path must lie under `root`, once. An error can come after some
+/// records went out: the caller decides what they were worth.
 pub(crate) fn parse(
     input: impl std::io::BufRead,
     algorithm: Algorithm,
     root: &[u8],
-) -> Result<RemoteListing, String> {
+    sink: &mut dyn FnMut(RemoteRecord),
+) -> Result<Method, String> {
     let mut stream = Stream { input };
     let first = stream.field(b'\n')?.unwrap_or_default();
-    let method = method_line(&first, algorithm)?;
-    let mut records = match method {
-        Method::Fastsum => parse_json(&mut stream, algorithm)?,
-        Method::Coreutils => parse_coreutils(&mut stream, algorithm)?,
-        Method::Bsd | Method::Perl | Method::Python => {
-            parse_tagged(&mut stream, algorithm, method)?
-        }
+    let (first, sorted) = match first.strip_suffix(b" sorted") {
+        Some(method) => (method.to_vec(), true),
+        None => (first, false),
     };
-    records.sort_by(|a, b| a.path.cmp(&b.path));
-    for record in &records {
-        under(root, &record.path)?;
+    let method = method_line(&first, algorithm)?;
+    let mut emit = Emit {
+        root,
+        sorted,
+        last: None,
+        held: Vec::new(),
+        sink,
+    };
+    match method {
+        Method::Fastsum => parse_json(&mut stream, algorithm, &mut emit)?,
+        Method::Coreutils => parse_coreutils(&mut stream, algorithm, &mut emit)?,
+        Method::Bsd | Method::Perl | Method::Python => {
+            parse_tagged(&mut stream, algorithm, method, &mut emit)?
+        }
     }
-    if let Some([twice, _]) = records
-        .windows(2)
-        .find(|p| matches!(p, [a, b] if a.path == b.path))
-    {
-        return Err(format!("the remote listed {} twice", shown(&twice.path)));
+    emit.finish()?;
+    Ok(method)
+}
+
+/// Records on their way to the sink: each checked to lie under the root;
+/// in a sorted stream each after the last (so none twice), handed on at
+/// once; otherwise held, then sorted and checked at the end.
+struct Emit<'a> {
+    root: &'a [u8],
+    sorted: bool,
+    last: Option<Vec<u8>>,
+    held: Vec<RemoteRecord>,
+    sink: &'a mut dyn FnMut(RemoteRecord),
+}
+
+impl Emit<'_> {
+    fn push(&mut self, record: RemoteRecord) -> Result<(), String> {
+        under(self.root, &record.path)?;
+        if !self.sorted {
+            self.held.push(record);
+            return Ok(());
+        }
+        match self.last.as_deref() {
+            Some(last) if last == record.path.as_slice() => {
+                return Err(format!("the remote listed {} twice", shown(last)))
+            }
+            Some(last) if last > record.path.as_slice() => {
+                return Err(format!(
+                    "the remote said its listing was sorted, and {} came after {}",
+                    shown(&record.path),
+                    shown(last)
+                ))
+            }
+            _ => {}
+        }
+        self.last = Some(record.path.clone());
+        (self.sink)(record);
+        Ok(())
     }
-    Ok(RemoteListing {
-        method,
-        records,
-        uploaded: false,
-        upload_failed: None,
-    })
+
+    fn finish(mut self) -> Result<(), String> {
+        let mut held = std::mem::take(&mut self.held);
+        held.sort_by(|a, b| a.path.cmp(&b.path));
+        if let Some([twice, _]) = held
+            .windows(2)
+            .find(|p| matches!(p, [a, b] if a.path == b.path))
+        {
+            return Err(format!("the remote listed {} twice", shown(&twice.path)));
+        }
+        held.into_iter().for_each(|r| (self.sink)(r));
+        Ok(())
+    }
 }
 
 /// The method the first line names, or the error it reports.
@@ -216,12 +268,12 @@ fn under(root: &[u8], path: &[u8]) -> Result<(), String> {
 fn parse_json<R: std::io::BufRead>(
     stream: &mut Stream<R>,
     algorithm: Algorithm,
-) -> Result<Vec<RemoteRecord>, String> {
-    let mut records = Vec::new();
+    emit: &mut Emit<'_>,
+) -> Result<(), String> {
     loop {
         match stream.raw(b'\n')? {
             // The trailer closes the stream, with no newline after it.
-            Some((last, false)) if last == END => return Ok(records),
+            Some((last, false)) if last == END => return Ok(()),
             Some((last, false)) if last.starts_with(FAILED) => {
                 return Err(format!(
                     "the {} method failed on the remote host: the listing is incomplete",
@@ -232,7 +284,11 @@ fn parse_json<R: std::io::BufRead>(
             Some((line, true)) if line.is_empty() || line.contains(&0) => {
                 return Err("an unexpected line from the remote".into())
             }
-            Some((line, true)) => records.extend(json_record(&line, algorithm)?),
+            Some((line, true)) => {
+                if let Some(record) = json_record(&line, algorithm)? {
+                    emit.push(record)?;
+                }
+            }
         }
     }
 }
@@ -269,33 +325,56 @@ fn json_record(line: &[u8], algorithm: Algorithm) -> Result<Option<RemoteRecord>
 fn parse_coreutils<R: std::io::BufRead>(
     stream: &mut Stream<R>,
     algorithm: Algorithm,
-) -> Result<Vec<RemoteRecord>, String> {
-    // The listing, up to an empty field and the hashes' marker.
-    let mut listed = Vec::new();
+    emit: &mut Emit<'_>,
+) -> Result<(), String> {
     loop {
-        let path = stream.expect(0)?;
-        if path.is_empty() {
-            break;
+        // A batch: its names up to an empty field; an empty field first
+        // is the end of the batches and opens the trailer.
+        let first = stream.expect(0)?;
+        if first.is_empty() {
+            return stream.trailer(Method::Coreutils);
         }
-        listed.push(path);
+        let mut listed = vec![first];
+        loop {
+            let path = stream.expect(0)?;
+            if path.is_empty() {
+                break;
+            }
+            listed.push(path);
+        }
+        marker(stream, HASHES)?;
+        let hashed = batch_hashes(stream, algorithm)?;
+        coreutils_records(listed, hashed, emit)?;
     }
+}
+
+/// The next field must be `expected`'s word (a failure trailer says so).
+fn marker<R: std::io::BufRead>(stream: &mut Stream<R>, expected: &[u8]) -> Result<(), String> {
     let marker = stream.expect(0)?;
-    if marker != word(HASHES) {
-        return Err(match marker.as_slice() {
-            b"fastsum-remote-failed" => format!(
-                "the {} method failed on the remote host: the listing is incomplete",
-                Method::Coreutils.name()
-            ),
-            _ => "the listing ended early".into(),
-        });
+    if marker == word(expected) {
+        return Ok(());
     }
+    Err(match marker.as_slice() {
+        b"fastsum-remote-failed" => format!(
+            "the {} method failed on the remote host: the listing is incomplete",
+            Method::Coreutils.name()
+        ),
+        _ => "the listing ended early".into(),
+    })
+}
+
+/// A batch's `HEX  NAME` lines, up to its end marker.
+fn batch_hashes<R: std::io::BufRead>(
+    stream: &mut Stream<R>,
+    algorithm: Algorithm,
+) -> Result<std::collections::HashMap<Vec<u8>, Digest>, String> {
     let width = 2 * algorithm.output_len();
     let mut hashed = std::collections::HashMap::new();
     loop {
         let line = stream.expect(0)?;
         if line.is_empty() {
-            stream.trailer(Method::Coreutils)?;
-            break;
+            marker(stream, BATCH)?;
+            return Ok(hashed);
         }
         let (hex, rest) = line.split_at_checked(width).unwrap_or((&line, &[]));
         let name = match rest {
@@ -312,38 +391,42 @@ fn parse_coreutils<R: std::io::BufRead>(
             return Err("the remote tool hashed a file twice".into());
         }
     }
-    // A listed file the tool did not answer for could not be read (its
-    // message went to the remote's stderr); an answer for a file that was
-    // not listed is a lie.
-    let records: Vec<RemoteRecord> = listed
-        .into_iter()
-        .map(|path| {
-            let digest = hashed
-                .remove(&path)
-                .ok_or_else(|| "could not be read on the remote host".to_string());
-            RemoteRecord { path, digest }
-        })
-        .collect();
+}
+
+/// A batch's records: a listed file the tool did not answer for could not
+/// be read (its message went to the remote's stderr); an answer for a
+/// file that was not listed is a lie.
+fn coreutils_records(
+    listed: Vec<Vec<u8>>,
+    mut hashed: std::collections::HashMap<Vec<u8>, Digest>,
+    emit: &mut Emit<'_>,
+) -> Result<(), String> {
+    let mut records = Vec::with_capacity(listed.len());
+    for path in listed {
+        let digest = hashed
+            .remove(&path)
+            .ok_or_else(|| "could not be read on the remote host".to_string());
+        records.push(RemoteRecord { path, digest });
+    }
     if let Some(extra) = hashed.keys().next() {
         return Err(format!(
             "the remote tool hashed a file it did not list: {}",
             shown(extra)
         ));
     }
-    Ok(records)
+    records.into_iter().try_for_each(|r| emit.push(r))
 }
 
 fn parse_tagged<R: std::io::BufRead>(
     stream: &mut Stream<R>,
     algorithm: Algorithm,
     method: Method,
-) -> Result<Vec<RemoteRecord>, String> {
-    let mut records = Vec::new();
+    emit: &mut Emit<'_>,
+) -> Result<(), String> {
     loop {
         let head = stream.expect(0)?;
         let Some((&tag, rest)) = head.split_first() else {
-            stream.trailer(method)?;
-            return Ok(records);
+            return stream.trailer(method);
         };
         let path = stream.expect(0)?;
         let digest = match tag {
@@ -351,139 +434,10 @@ fn parse_tagged<R: std::io::BufRead>(
             b'E' => Err(String::from_utf8_lossy(rest).into_owned()),
             _ => return Err("an unexpected record from the remote script".into()),
         };
-        records.push(RemoteRecord { path, digest });
+        emit.push(RemoteRecord { path, digest })?;
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const A: &str = "900150983cd24fb0d6963f7d28e17f72";
-
-    fn md5(stream: &[u8], root: &str) -> Result<RemoteListing, String> {
-        parse(stream, Algorithm::Md5, root.as_bytes())
-    }
-
-    fn tagged(records: &[(&str, &str)], tail: &[u8]) -> Vec<u8> {
-        let mut s = b"fastsum-remote-method perl\n".to_vec();
-        for (d, p) in records {
-            s.extend_from_slice(format!("{d}\0{p}\0").as_bytes());
-        }
-        s.extend_from_slice(tail);
-        s
-    }
-
-    #[test]
-    fn a_stream_without_its_trailer_is_never_complete() {
-        let good = tagged(&[(&format!("D{A}"), "r/a")], END);
-        let listing = md5(&good, "r").unwrap();
-        assert_eq!(listing.records.len(), 1);
-        // Cut anywhere: never a listing.
-        for cut in 0..good.len() {
-            assert!(md5(&good[..cut], "r").is_err(), "cut at {cut}");
-        }
-        assert!(md5(&good[..good.len() - 5], "r")
-            .unwrap_err()
-            .contains("incomplete"));
-        // Nothing applies: the message says what was looked for.
-        let none = |a| parse(&b"fastsum-remote-none\n"[..], a, b"r").unwrap_err();
-        assert!(none(Algorithm::Md5).contains("BSD md5/shasum, perl"));
-        assert!(none(Algorithm::Xxh128).contains("only fastsum can"));
-    }
-
-    #[test]
-    fn a_lying_host_is_refused_with_a_message() {
-        // Issue 30.7: each of these was accepted (or panicked) before.
-        let d = format!("D{A}");
-        let twice_end = [END, END].concat();
-        let failed_then_end = [FAILED, END].concat();
-        let cases: Vec<(Vec<u8>, &str)> = vec![
-            (b"fastsum-remote-method perl".to_vec(), "ended"),
-            (tagged(&[(&d, "r/a")], b"\0\0"), ""),
-            (tagged(&[(&d, "r/a"), ("", "r/b"), (&d, "r/c")], END), ""),
-            (tagged(&[(&d, "r/a")], &twice_end), "after its end"),
-            (tagged(&[(&d, "r/a")], &failed_then_end), "failed"),
-            (tagged(&[(&d, "r/a"), (&d, "r/a")], END), "twice"),
-            (tagged(&[(&d, "")], END), "empty path"),
-            (tagged(&[(&d, "/etc/passwd")], END), "outside"),
-            (tagged(&[(&d, "r/../../etc/x")], END), "outside"),
-            (tagged(&[(&d, "r/./a")], END), "outside"),
-            (tagged(&[(&d, "r//a")], END), "outside"),
-            (tagged(&[(&d, "rx/a")], END), "outside"),
-            (tagged(&[("Dnothex", "r/a")], END), "bad digest"),
-            (tagged(&[(&format!("D{A}00"), "r/a")], END), "bad digest"),
-            (tagged(&[("Xwhat", "r/a")], END), "unexpected"),
-        ];
-        for (stream, says) in cases {
-            let e = md5(&stream, "r").expect_err(&String::from_utf8_lossy(&stream));
-            assert!(
-                e.contains(says),
-                "{e} for {:?}",
-                String::from_utf8_lossy(&stream)
-            );
-        }
-        // A field past the limit is refused without being held whole.
-        let mut long = b"fastsum-remote-method perl\nD".to_vec();
-        long.resize(long.len() + (FIELD_LIMIT as usize) + 10, b'a');
-        assert!(md5(&long, "r").unwrap_err().contains("1 MiB"));
-    }
-
-    #[test]
-    fn the_coreutils_and_json_streams_are_checked_alike() {
-        let hashes = [
-            b"fastsum-remote-method coreutils\nr/a\0\0fastsum-remote-hashes\0".as_slice(),
-            format!("{A}  r/a\0").as_bytes(),
-        ]
-        .concat();
-        let ok = [hashes.as_slice(), END].concat();
-        assert_eq!(md5(&ok, "r").unwrap().records.len(), 1);
-        let unlisted = [
-            hashes.as_slice(),
-            format!("{A}  /etc/shadow\0").as_bytes(),
-            END,
-        ]
-        .concat();
-        assert!(md5(&unlisted, "r").unwrap_err().contains("did not list"));
-        let twice = [hashes.as_slice(), format!("{A}  r/a\0").as_bytes(), END].concat();
-        assert!(md5(&twice, "r").unwrap_err().contains("twice"));
-        let json = |lines: &str, tail: &[u8]| {
-            [
-                format!("fastsum-remote-method fastsum\n{lines}").as_bytes(),
-                tail,
-            ]
-            .concat()
-        };
-        let rec = format!("{{\"path\":\"r/a\",\"digest\":\"{A}\"}}\n");
-        assert_eq!(md5(&json(&rec, END), "r").unwrap().records.len(), 1);
-        for (stream, says) in [
-            (json(&rec, b""), "incomplete"),
-            (json(&rec, &[END, END].concat()), "incomplete"),
-            (json(&rec, &[FAILED, END].concat()), "failed"),
-            (json(&format!("{rec}\n"), END), "unexpected line"),
-            (
-                json("{\"path_base64\":\"====\",\"digest\":\"x\"}\n", END),
-                "path_base64",
-            ),
-            (
-                json(
-                    &format!("{{\"path\":\"/etc/x\",\"digest\":\"{A}\"}}\n"),
-                    END,
-                ),
-                "outside",
-            ),
-        ] {
-            let e = md5(&stream, "r").expect_err(&String::from_utf8_lossy(&stream));
-            assert!(e.contains(says), "{e}");
-        }
-    }
-
-    #[test]
-    fn a_root_spelled_with_a_slash_or_a_dot_keeps_its_files() {
-        let d = format!("D{A}");
-        assert!(md5(&tagged(&[(&d, "/srv/a")], END), "/srv/").is_ok());
-        assert!(md5(&tagged(&[(&d, "/a")], END), "/").is_ok());
-        assert!(md5(&tagged(&[(&d, "./a")], END), ".").is_ok());
-        assert!(md5(&tagged(&[(&d, "f")], END), "f").is_ok());
-    }
-}
+#[path = "stream_tests.rs"]
+mod tests;

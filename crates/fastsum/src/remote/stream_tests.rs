@@ -1,0 +1,167 @@
+//! The stream reader against every shape a lying or broken host sends.
+
+use super::*;
+
+const A: &str = "900150983cd24fb0d6963f7d28e17f72";
+
+fn md5(stream: &[u8], root: &str) -> Result<Vec<RemoteRecord>, String> {
+    let mut records = Vec::new();
+    parse(stream, Algorithm::Md5, root.as_bytes(), &mut |r| {
+        records.push(r)
+    })?;
+    Ok(records)
+}
+
+fn tagged(records: &[(&str, &str)], tail: &[u8]) -> Vec<u8> {
+    let mut s = b"fastsum-remote-method perl\n".to_vec();
+    for (d, p) in records {
+        s.extend_from_slice(format!("{d}\0{p}\0").as_bytes());
+    }
+    s.extend_from_slice(tail);
+    s
+}
+
+#[test]
+fn a_stream_without_its_trailer_is_never_complete() {
+    let good = tagged(&[(&format!("D{A}"), "r/a")], END);
+    assert_eq!(md5(&good, "r").unwrap().len(), 1);
+    // Cut anywhere: never a listing.
+    for cut in 0..good.len() {
+        assert!(md5(&good[..cut], "r").is_err(), "cut at {cut}");
+    }
+    assert!(md5(&good[..good.len() - 5], "r")
+        .unwrap_err()
+        .contains("incomplete"));
+    // Nothing applies: the message says what was looked for.
+    let none = |a| parse(&b"fastsum-remote-none\n"[..], a, b"r", &mut |_| {}).unwrap_err();
+    assert!(none(Algorithm::Md5).contains("BSD md5/shasum, perl"));
+    assert!(none(Algorithm::Xxh128).contains("only fastsum can"));
+}
+
+#[test]
+fn a_lying_host_is_refused_with_a_message() {
+    // Issue 30.7: each of these was accepted (or panicked) before.
+    let d = format!("D{A}");
+    let twice_end = [END, END].concat();
+    let failed_then_end = [FAILED, END].concat();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"fastsum-remote-method perl".to_vec(), "ended"),
+        (tagged(&[(&d, "r/a")], b"\0\0"), ""),
+        (tagged(&[(&d, "r/a"), ("", "r/b"), (&d, "r/c")], END), ""),
+        (tagged(&[(&d, "r/a")], &twice_end), "after its end"),
+        (tagged(&[(&d, "r/a")], &failed_then_end), "failed"),
+        (tagged(&[(&d, "r/a"), (&d, "r/a")], END), "twice"),
+        (tagged(&[(&d, "")], END), "empty path"),
+        (tagged(&[(&d, "/etc/passwd")], END), "outside"),
+        (tagged(&[(&d, "r/../../etc/x")], END), "outside"),
+        (tagged(&[(&d, "r/./a")], END), "outside"),
+        (tagged(&[(&d, "r//a")], END), "outside"),
+        (tagged(&[(&d, "rx/a")], END), "outside"),
+        (tagged(&[("Dnothex", "r/a")], END), "bad digest"),
+        (tagged(&[(&format!("D{A}00"), "r/a")], END), "bad digest"),
+        (tagged(&[("Xwhat", "r/a")], END), "unexpected"),
+    ];
+    for (stream, says) in cases {
+        let e = md5(&stream, "r").expect_err(&String::from_utf8_lossy(&stream));
+        assert!(
+            e.contains(says),
+            "{e} for {:?}",
+            String::from_utf8_lossy(&stream)
+        );
+    }
+    // A field past the limit is refused without being held whole.
+    let mut long = b"fastsum-remote-method perl\nD".to_vec();
+    long.resize(long.len() + (FIELD_LIMIT as usize) + 10, b'a');
+    assert!(md5(&long, "r").unwrap_err().contains("1 MiB"));
+}
+
+#[test]
+fn the_coreutils_and_json_streams_are_checked_alike() {
+    let hashes = [
+        b"fastsum-remote-method coreutils\nr/a\0\0fastsum-remote-hashes\0".as_slice(),
+        format!("{A}  r/a\0").as_bytes(),
+    ]
+    .concat();
+    let ok = [hashes.as_slice(), BATCH, END].concat();
+    assert_eq!(md5(&ok, "r").unwrap().len(), 1);
+    let unlisted = [
+        hashes.as_slice(),
+        format!("{A}  /etc/shadow\0").as_bytes(),
+        BATCH,
+        END,
+    ]
+    .concat();
+    assert!(md5(&unlisted, "r").unwrap_err().contains("did not list"));
+    let twice = [
+        hashes.as_slice(),
+        format!("{A}  r/a\0").as_bytes(),
+        BATCH,
+        END,
+    ]
+    .concat();
+    assert!(md5(&twice, "r").unwrap_err().contains("twice"));
+    let json = |lines: &str, tail: &[u8]| {
+        [
+            format!("fastsum-remote-method fastsum\n{lines}").as_bytes(),
+            tail,
+        ]
+        .concat()
+    };
+    let rec = format!("{{\"path\":\"r/a\",\"digest\":\"{A}\"}}\n");
+    assert_eq!(md5(&json(&rec, END), "r").unwrap().len(), 1);
+    for (stream, says) in [
+        (json(&rec, b""), "incomplete"),
+        (json(&rec, &[END, END].concat()), "incomplete"),
+        (json(&rec, &[FAILED, END].concat()), "failed"),
+        (json(&format!("{rec}\n"), END), "unexpected line"),
+        (
+            json("{\"path_base64\":\"====\",\"digest\":\"x\"}\n", END),
+            "path_base64",
+        ),
+        (
+            json(
+                &format!("{{\"path\":\"/etc/x\",\"digest\":\"{A}\"}}\n"),
+                END,
+            ),
+            "outside",
+        ),
+    ] {
+        let e = md5(&stream, "r").expect_err(&String::from_utf8_lossy(&stream));
+        assert!(e.contains(says), "{e}");
+    }
+}
+
+#[test]
+fn a_root_spelled_with_a_slash_or_a_dot_keeps_its_files() {
+    let d = format!("D{A}");
+    assert!(md5(&tagged(&[(&d, "/srv/a")], END), "/srv/").is_ok());
+    assert!(md5(&tagged(&[(&d, "/a")], END), "/").is_ok());
+    assert!(md5(&tagged(&[(&d, "./a")], END), ".").is_ok());
+    assert!(md5(&tagged(&[(&d, "f")], END), "f").is_ok());
+}
+
+#[test]
+fn a_sorted_stream_is_handed_on_as_it_comes_and_checked_in_order() {
+    let d = format!("D{A}");
+    let sorted = |records: &[(&str, &str)], tail: &[u8]| {
+        let mut s = tagged(records, tail);
+        s.splice(0..26, b"fastsum-remote-method perl sorted".iter().copied());
+        s
+    };
+    let good = sorted(&[(&d, "r/a"), (&d, "r/b"), (&d, "r/c")], END);
+    assert_eq!(md5(&good, "r").unwrap().len(), 3);
+    let back = sorted(&[(&d, "r/b"), (&d, "r/a")], END);
+    assert!(md5(&back, "r").unwrap_err().contains("came after"));
+    let twice = sorted(&[(&d, "r/a"), (&d, "r/a")], END);
+    assert!(md5(&twice, "r").unwrap_err().contains("twice"));
+    // Cut after two records: they were handed on, and it is an error.
+    let cut = sorted(&[(&d, "r/a"), (&d, "r/b")], b"");
+    let mut seen = 0;
+    let result = parse(&cut[..], Algorithm::Md5, b"r", &mut |_| seen += 1);
+    assert_eq!((seen, result.is_err()), (2, true));
+    // Unsorted: nothing is handed on before the end.
+    let mut seen = 0;
+    let unsorted = tagged(&[(&d, "r/b"), (&d, "r/a")], b"");
+    let result = parse(&unsorted[..], Algorithm::Md5, b"r", &mut |_| seen += 1);
+    assert_eq!((seen, result.is_err()), (0, true));
+}
