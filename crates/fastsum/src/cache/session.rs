@@ -33,9 +33,10 @@ pub struct CacheSession {
     started_ns: i64,
     new_entries: Mutex<Pending>,
     /// A connection of its own that stores batches while the run goes
-    /// on (so an interrupted run keeps what it learnt), and the first
-    /// error it met.
-    writer: Mutex<Option<Cache>>,
+    /// on (so an interrupted run keeps what it learnt), opened when the
+    /// first batch is due (an unchanged re-run stores nothing and opens
+    /// nothing), and the first error it met.
+    writer: Mutex<Writer>,
     write_error: Mutex<Option<crate::error::Error>>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -52,6 +53,15 @@ pub const MAX_REREADS: u32 = 2;
 /// one batch.
 const STORE_EVERY: usize = 4096;
 const STORE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The session's own connection, as far as it got.
+enum Writer {
+    /// Not needed yet: the file to open when it is.
+    Closed(Option<PathBuf>),
+    Open(Cache),
+    /// It could not be opened, or a store failed: finish stores the rest.
+    Gone,
+}
 
 /// Entries learnt and not stored yet.
 struct Pending {
@@ -72,7 +82,7 @@ impl CacheSession {
                 entries: Vec::new(),
                 since: std::time::Instant::now(),
             }),
-            writer: Mutex::new(None),
+            writer: Mutex::new(Writer::Closed(None)),
             write_error: Mutex::new(None),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
@@ -125,13 +135,20 @@ impl CacheSession {
     /// [`CacheSession::finish`] to report, and what failed is left for it.
     fn store_now(&self, batch: &[NewEntry]) {
         let mut writer = self.writer.lock().expect("not poisoned");
-        let stored = match writer.as_mut() {
-            Some(cache) => cache.store(self.algorithm, batch, self.started_ns),
-            None => Ok(0),
+        if let Writer::Closed(path) = &*writer {
+            *writer = match path.as_deref().map(Cache::open) {
+                Some(Ok(cache)) => Writer::Open(cache),
+                _ => Writer::Gone,
+            };
+        }
+        let stored = match &mut *writer {
+            Writer::Open(cache) => cache.store(self.algorithm, batch, self.started_ns),
+            _ => Ok(0),
         };
-        if writer.is_none() || stored.is_err() {
+        let open = matches!(*writer, Writer::Open(_));
+        if !open || stored.is_err() {
             if let Err(e) = stored {
-                writer.take();
+                *writer = Writer::Gone;
                 self.write_error
                     .lock()
                     .expect("not poisoned")
@@ -183,8 +200,10 @@ impl Cache {
     pub fn session(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<CacheSession> {
         let session = CacheSession::new(self.load(algorithm, prefixes)?, algorithm);
         // A second connection for the batches stored as the run goes (the
-        // file is in WAL mode); without one, finish stores everything.
-        *session.writer.lock().expect("not poisoned") = Cache::open(self.path()).ok();
+        // file is in WAL mode), opened when the first is due; without one,
+        // finish stores everything.
+        *session.writer.lock().expect("not poisoned") =
+            Writer::Closed(Some(self.path().to_path_buf()));
         Ok(session)
     }
 }
