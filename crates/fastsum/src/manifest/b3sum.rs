@@ -1,9 +1,17 @@
 //! b3sum 1.8's checksum lines: `HEX  NAME` or `BLAKE3 (NAME) = HEX`, lower
 //! case hex only, a leading backslash meaning an escaped name. b3sum
 //! rejects names it could confuse with others: any NUL or U+FFFD.
+// A parser of outside input: no unwrap, expect, panic, index or slice
+// that could fail (every slice through `get`), and the fuzz targets
+// (`crate::fuzzing`) run it in CI.
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 use crate::digest::Digest;
@@ -47,8 +55,11 @@ pub fn parse_line(line: &str) -> Result<B3Line, &'static str> {
     }
     let mut bytes = [0u8; 32];
     let hex_bytes = hex.as_bytes();
-    for (i, byte) in bytes.iter_mut().enumerate() {
-        *byte = lower_hex(hex_bytes[2 * i])? << 4 | lower_hex(hex_bytes[2 * i + 1])?;
+    for (byte, pair) in bytes.iter_mut().zip(hex_bytes.chunks_exact(2)) {
+        let [high, low] = pair else {
+            return Err("Invalid hash length");
+        };
+        *byte = lower_hex(*high)? << 4 | lower_hex(*low)?;
     }
     let path = if escaped {
         unescape(name)?

@@ -3,9 +3,17 @@
 //! Written by `md5sum` and friends as `HEX  NAME` (text mode), `HEX *NAME`
 //! (binary mode) or, with `--tag`, `MD5 (NAME) = HEX`; a name holding `\`,
 //! newline or CR is escaped and the line starts with a backslash.
+// A parser of outside input: no unwrap, expect, panic, index or slice
+// that could fail (every slice through `get`), and the fuzz targets
+// (`crate::fuzzing`) run it in CI.
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 use std::borrow::Cow;
@@ -95,21 +103,18 @@ impl CheckParser {
     /// `\r`, as GNU does). `None` for an improperly formatted line.
     pub fn parse<'a>(&mut self, line: &'a [u8]) -> Option<CheckLine<'a>> {
         // A line is a C string to GNU: it ends at the first NUL.
-        let s = match line.iter().position(|&b| b == 0) {
-            Some(nul) => &line[..nul],
-            None => line,
-        };
+        let s = line.split(|&b| b == 0).next().unwrap_or(line);
         let s_len = line.len();
         let mut i = 0;
-        while i < s.len() && is_white(s[i]) {
+        while s.get(i).copied().is_some_and(is_white) {
             i += 1;
         }
         let escaped = s.get(i) == Some(&b'\\');
         if escaped {
             i += 1;
         }
-        if let Some((algorithm, after_tag)) = self.match_tag(&s[i..]) {
-            return parse_tagged(algorithm, &s[i + after_tag..], escaped);
+        if let Some((algorithm, after_tag)) = self.match_tag(s.get(i..)?) {
+            return parse_tagged(algorithm, s.get(i + after_tag..)?, escaped);
         }
         self.parse_untagged(s, s_len, i, escaped)
     }
@@ -149,7 +154,7 @@ impl CheckParser {
             let next = s.get(i).copied();
             let mut output_bits = 512u64;
             if next == Some(b'-') {
-                let (bits, end) = parse_c_number(&s[i + 1..])?;
+                let (bits, end) = parse_c_number(s.get(i + 1..)?)?;
                 if !(bits > 0 && bits <= 512 && bits % 8 == 0) {
                     return None;
                 }
@@ -189,7 +194,11 @@ impl CheckParser {
         }
         let hex_start = i;
         let hex_len = if variable {
-            let n = s[i..].iter().take_while(|b| b.is_ascii_hexdigit()).count();
+            let n = s
+                .get(i..)?
+                .iter()
+                .take_while(|b| b.is_ascii_hexdigit())
+                .count();
             if n < 2 || n % 2 != 0 || n > 128 {
                 return None;
             }
@@ -201,7 +210,7 @@ impl CheckParser {
         if !s.get(i).copied().is_some_and(is_white) {
             return None;
         }
-        let expected = parse_hex(&s[hex_start..i])?;
+        let expected = parse_hex(s.get(hex_start..i)?)?;
         let algorithm = if variable {
             Algorithm::Blake2b {
                 output_len: (hex_len / 2) as u8,
@@ -248,29 +257,29 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
     if s.get(i) != Some(&b'(') {
         return None;
     }
-    let s = &s[i + 1..];
+    let s = s.get(i + 1..)?;
     if s.is_empty() {
         return None;
     }
     let close = s.iter().rposition(|&b| b == b')')?;
-    let raw_name = &s[..close];
+    let raw_name = s.get(..close)?;
     let name = if escaped {
         unescape(raw_name)?
     } else {
         Cow::Borrowed(raw_name)
     };
     let mut j = close + 1;
-    while j < s.len() && is_white(s[j]) {
+    while s.get(j).copied().is_some_and(is_white) {
         j += 1;
     }
     if s.get(j) != Some(&b'=') {
         return None;
     }
     j += 1;
-    while j < s.len() && is_white(s[j]) {
+    while s.get(j).copied().is_some_and(is_white) {
         j += 1;
     }
-    let hex = &s[j..];
+    let hex = s.get(j..)?;
     if hex.len() != 2 * algorithm.output_len() {
         return None;
     }
@@ -292,10 +301,11 @@ fn parse_hex(hex: &[u8]) -> Option<Digest> {
         return None;
     }
     let mut bytes = [0u8; 64];
-    for (k, pair) in hex.chunks_exact(2).enumerate() {
-        bytes[k] = hex_value(pair[0])? << 4 | hex_value(pair[1])?;
+    for (byte, pair) in bytes.iter_mut().zip(hex.chunks_exact(2)) {
+        let [high, low] = pair else { return None };
+        *byte = hex_value(*high)? << 4 | hex_value(*low)?;
     }
-    Some(Digest::from_bytes(&bytes[..hex.len() / 2]))
+    Some(Digest::from_bytes(bytes.get(..hex.len() / 2)?))
 }
 
 /// `strtoumax(s, &end, 0)`: optional leading white space and '+', then a
@@ -303,7 +313,10 @@ fn parse_hex(hex: &[u8]) -> Option<Digest> {
 /// just past it.
 fn parse_c_number(s: &[u8]) -> Option<(u64, usize)> {
     let mut i = 0;
-    while i < s.len() && (s[i] == b' ' || (b'\t'..=b'\r').contains(&s[i])) {
+    while s
+        .get(i)
+        .is_some_and(|b| *b == b' ' || (b'\t'..=b'\r').contains(b))
+    {
         i += 1;
     }
     if s.get(i) == Some(&b'+') {

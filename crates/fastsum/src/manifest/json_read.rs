@@ -1,9 +1,17 @@
 //! Reading fastsum's own `--json` records back: a small parser for flat
 //! JSON objects whose values are strings, numbers, `null`, `true` and
 //! `false` (all that a record holds; docs/JSON.md).
+// A parser of outside input: no unwrap, expect, panic, index or slice
+// that could fail (every slice through `get`), and the fuzz targets
+// (`crate::fuzzing`) run it in CI.
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 /// A value of a flat record.
@@ -100,7 +108,7 @@ impl Parser<'_> {
                     self.at += 1;
                 }
                 // Only ASCII digits and signs were taken.
-                let text = String::from_utf8_lossy(&self.s[start..self.at]);
+                let text = String::from_utf8_lossy(self.s.get(start..self.at).unwrap_or_default());
                 Ok(Value::Number(text.into_owned()))
             }
             _ => Err(format!("no value at byte {} (records are flat)", self.at)),
@@ -108,7 +116,12 @@ impl Parser<'_> {
     }
 
     fn word(&mut self, word: &str, value: Value) -> Result<Value, String> {
-        if self.s[self.at..].starts_with(word.as_bytes()) {
+        if self
+            .s
+            .get(self.at..)
+            .unwrap_or_default()
+            .starts_with(word.as_bytes())
+        {
             self.at += word.len();
             Ok(value)
         } else {
@@ -136,7 +149,7 @@ impl Parser<'_> {
                 self.at += 1;
             }
             out.push_str(
-                std::str::from_utf8(&self.s[start..self.at])
+                std::str::from_utf8(self.s.get(start..self.at).unwrap_or_default())
                     .map_err(|_| "not UTF-8".to_string())?,
             );
             match self.next() {

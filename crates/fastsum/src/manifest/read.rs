@@ -4,9 +4,17 @@
 //! detected from the first line, never guessed per line: a list that
 //! cannot be read, or that mixes algorithms, is an error that says why;
 //! a bad line is a problem with its number, and the rest is read.
+// A parser of outside input: no unwrap, expect, panic, index or slice
+// that could fail (every slice through `get`), and the fuzz targets
+// (`crate::fuzzing`) run it in CI.
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 use std::io::BufRead;
@@ -57,7 +65,7 @@ pub fn read_manifest(
     }
     let first = lines
         .iter()
-        .find(|l| !l.is_empty() && l[0] != b'#')
+        .find(|l| l.first().is_some_and(|&b| b != b'#'))
         .ok_or("no entries: the list is empty")?;
     if first.starts_with(b"{") {
         read_json(&lines, algorithm)
@@ -83,7 +91,7 @@ fn read_lines(
     };
     let mut seen: Option<Algorithm> = None;
     for (number, line) in (1u64..).zip(lines) {
-        if line.is_empty() || line[0] == b'#' {
+        if line.first().is_none_or(|&b| b == b'#') {
             continue;
         }
         let Some(parsed) = parser.parse(line) else {
@@ -118,8 +126,9 @@ fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
         .iter()
         .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
         .count();
-    if tag > 0 && first[tag..].starts_with(b" (") && !first[..tag].iter().all(u8::is_ascii_hexdigit)
-    {
+    // `tag` counts bytes of `first`: never past its end.
+    let (word, after) = first.split_at_checked(tag).unwrap_or((first, &[]));
+    if tag > 0 && after.starts_with(b" (") && !word.iter().all(u8::is_ascii_hexdigit) {
         return Ok(Algorithm::Md5);
     }
     let digits = first.iter().take_while(|b| b.is_ascii_hexdigit()).count();

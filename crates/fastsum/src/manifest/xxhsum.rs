@@ -4,9 +4,17 @@
 //! 16: XXH64, 32: XXH128), or `TAG (NAME) = HEX` with tags XXH32, XXH64,
 //! XXH3, XXH128 and their `_LE` (little-endian display) variants. xxhsum
 //! does not escape names.
+// A parser of outside input: no unwrap, expect, panic, index or slice
+// that could fail (every slice through `get`), and the fuzz targets
+// (`crate::fuzzing`) run it in CI.
 #![cfg_attr(
     not(test),
-    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
 use crate::algo::Algorithm;
@@ -28,23 +36,20 @@ pub struct XxhLine<'a> {
 /// their order with `_LE`. `None` for an improperly formatted line.
 pub fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
     // xxhsum works on C strings.
-    let line = match line.iter().position(|&b| b == 0) {
-        Some(nul) => &line[..nul],
-        None => line,
-    };
+    let line = line.split(|&b| b == 0).next().unwrap_or(line);
     let first_space = line.iter().position(|&b| b == b' ')?;
     if first_space + 1 >= line.len() {
         return None;
     }
-    let (algorithm, hex, reverse) = if line[first_space + 1] == b'(' {
+    let (algorithm, hex, reverse) = if line.get(first_space + 1) == Some(&b'(') {
         let last_space = line.iter().rposition(|&b| b == b' ')?;
         if last_space < first_space + 5 {
             return None;
         }
-        if &line[last_space - 3..last_space] != b") =" {
+        if line.get(last_space - 3..last_space) != Some(b") =") {
             return None;
         }
-        let tag = &line[..first_space];
+        let tag = line.get(..first_space)?;
         let reverse = tag.windows(3).any(|w| w == b"_LE");
         // The C code tests these prefixes in this order, each overriding
         // the last; XXH64 is the default.
@@ -61,8 +66,8 @@ pub fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
         if tag.starts_with(b"XXH128") {
             algorithm = Algorithm::Xxh128;
         }
-        let name = &line[first_space + 2..last_space - 3];
-        let hex = &line[last_space + 1..];
+        let name = line.get(first_space + 2..last_space - 3)?;
+        let hex = line.get(last_space + 1..)?;
         let expected = canonical_from_hex(algorithm, hex, reverse)?;
         return Some(XxhLine {
             algorithm,
@@ -70,7 +75,7 @@ pub fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
             name,
         });
     } else {
-        let hex = &line[..first_space];
+        let hex = line.get(..first_space)?;
         let algorithm = match hex.len() {
             8 => Algorithm::Xxh32,
             16 => Algorithm::Xxh64,
@@ -81,7 +86,7 @@ pub fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
     };
     let expected = canonical_from_hex(algorithm, hex, reverse)?;
     // The second separator byte may be anything (a '*' for instance).
-    let name = &line[first_space + 2..];
+    let name = line.get(first_space + 2..)?;
     Some(XxhLine {
         algorithm,
         expected,
@@ -99,9 +104,12 @@ fn canonical_from_hex(algorithm: Algorithm, hex: &[u8], reverse: bool) -> Option
     let mut bytes = [0u8; 16];
     for (i, byte) in bytes.iter_mut().enumerate().take(len) {
         let j = if reverse { len - 1 - i } else { i };
-        *byte = hex_value(hex[2 * j])? << 4 | hex_value(hex[2 * j + 1])?;
+        let [high, low] = hex.get(2 * j..2 * j + 2)? else {
+            return None;
+        };
+        *byte = hex_value(*high)? << 4 | hex_value(*low)?;
     }
-    Some(Digest::from_bytes(&bytes[..len]))
+    Some(Digest::from_bytes(bytes.get(..len)?))
 }
 
 /// Appends an xxhsum output line: `HEX  NAME` or `TAG (NAME) = HEX`, hex in
