@@ -1,6 +1,7 @@
 //! Small file helpers of the dupes stages: byte comparison and the
 //! directory entry a path names.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::fs::FileId;
@@ -47,6 +48,9 @@ pub(super) fn one_path_per_entry(
     rank: impl Fn(&Path) -> usize,
 ) -> Vec<bool> {
     let mut keep = vec![true; paths.len()];
+    // Hard links come in crowds (a snapshot tree): a directory is resolved
+    // once, however many of its files share an inode with another.
+    let mut resolved: HashMap<&Path, Option<PathBuf>> = HashMap::new();
     let mut by_id: Vec<usize> = (0..paths.len()).collect();
     by_id.sort_unstable_by_key(|&i| paths[i].1);
     for same_inode in by_id.chunk_by(|&a, &b| paths[a].1 == paths[b].1) {
@@ -58,7 +62,7 @@ pub(super) fn one_path_per_entry(
             .iter()
             .map(|&i| {
                 let path = paths[i].0;
-                (entry(path), rank(path), path_bytes(path), i)
+                (entry(path, &mut resolved), rank(path), path_bytes(path), i)
             })
             .collect();
         entries.sort_unstable();
@@ -75,11 +79,16 @@ pub(super) fn one_path_per_entry(
 type Entry = (PathBuf, Vec<u8>);
 
 /// A path's directory entry (`None` when the directory cannot be
-/// resolved: the path then stands alone).
-fn entry(path: &Path) -> Option<Entry> {
+/// resolved: the path then stands alone); directories resolved before are
+/// in `resolved`.
+fn entry<'a>(path: &'a Path, resolved: &mut HashMap<&'a Path, Option<PathBuf>>) -> Option<Entry> {
     let name = path.file_name()?;
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
+    let dir = dir.unwrap_or(Path::new("."));
+    let dir = resolved
+        .entry(dir)
+        .or_insert_with(|| std::fs::canonicalize(dir).ok())
+        .clone()?;
     Some((dir, name.as_encoded_bytes().to_vec()))
 }
 
