@@ -67,18 +67,20 @@ pub(super) fn feed(
         let _ = jobs.send(job);
     };
     for (index, operand) in operands.iter().enumerate() {
+        // One stat an operand: a directory is walked (with -r); a FIFO,
+        // socket or device is opened and read as md5sum reads it, and may
+        // wait for its writer.
+        let kind = match operand {
+            Source::Path(path) => std::fs::metadata(path).ok().map(|m| m.file_type()),
+            Source::Stdin => None,
+        };
         let path = match operand {
-            Source::Path(path) if options.recursive && path.is_dir() => path,
+            Source::Path(path) if options.recursive && kind.is_some_and(|k| k.is_dir()) => path,
             _ => {
                 progress.files_found.fetch_add(1, Ordering::Relaxed);
                 let seq = next_seq.fetch_add(1, Ordering::Relaxed);
                 let mut job = Job::new(index, seq, operand.clone());
-                if let Source::Path(path) = operand {
-                    // A FIFO, socket or device operand is opened and read
-                    // as md5sum reads it, and may wait for its writer.
-                    job.may_block =
-                        std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
-                }
+                job.may_block |= kind.is_some_and(|k| !k.is_file() && !k.is_dir());
                 send(job, false);
                 continue;
             }
