@@ -4,18 +4,6 @@
 //! detected from the first line, never guessed per line: a list that
 //! cannot be read, or that mixes algorithms, is an error that says why;
 //! a bad line is a problem with its number, and the rest is read.
-// A parser of outside input: no unwrap, expect, panic, index or slice
-// that could fail (every slice through `get`), and the fuzz targets
-// (`crate::fuzzing`) run it in CI.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 use std::io::BufRead;
 
