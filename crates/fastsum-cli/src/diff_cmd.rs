@@ -56,6 +56,10 @@ struct DiffArgs {
     /// One JSON object per change (JSON Lines, docs/JSON.md).
     #[arg(long, conflicts_with = "stat")]
     json: bool,
+    /// One JSON object at the end: what to send to make OLD equal NEW,
+    /// what OLD has under another name, what only OLD has (docs/JSON.md).
+    #[arg(long, conflicts_with_all = ["stat", "json", "all"])]
+    plan: bool,
     /// One line: the changes counted by kind, and the bytes changed.
     #[arg(long)]
     stat: bool,
@@ -83,6 +87,11 @@ struct DiffArgs {
     /// host whose `uname -sm` matches, run it there, and remove it.
     #[arg(long)]
     upload_self: bool,
+    /// Read the remote side's listing from FILE (- for standard input):
+    /// the output of `fastsum remote-command`, run on the host by another
+    /// tool, instead of hashing there over ssh (docs/REMOTE.md).
+    #[arg(long, value_name = "FILE")]
+    remote_listing: Option<PathBuf>,
     /// Say which method hashed each remote side.
     #[arg(short = 'v', long)]
     verbose: bool,
@@ -107,6 +116,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 2;
         }
     };
+    if let Err(why) = check_listing(&args) {
+        eprintln!("fastsum diff: {why}");
+        return 2;
+    }
     let mut cache = None;
     if let Some(path) = &args.cache {
         let path = match path {
@@ -157,13 +170,17 @@ pub fn run(args: Vec<OsString>) -> i32 {
         remote: remote_options(&args),
     };
     let mut out = Output::new(Buffering::Line);
+    let mut plan = args.plan.then(crate::diff_plan::Plan::default);
     let result = diff(
         &Side::of_operand(&args.old),
         &Side::of_operand(&args.new),
         &options,
         |event| match event {
             DiffEvent::Change(change) => {
-                if args.quiet || args.stat {
+                if let Some(plan) = &mut plan {
+                    plan.change(&change);
+                }
+                if args.quiet || args.stat || args.plan {
                     return;
                 }
                 if args.json {
@@ -174,6 +191,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 out.commit();
             }
             DiffEvent::Problem { path, error } => {
+                if let Some(plan) = &mut plan {
+                    plan.problem(&path, &error);
+                }
                 if args.json && !args.quiet {
                     write_json_problem(out.stdout_buf(), &path, &error);
                     out.commit();
@@ -216,6 +236,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if args.stat && !args.quiet {
         out.out(stat_line(&summary).as_bytes());
     }
+    if let (Some(plan), false) = (&plan, args.quiet) {
+        out.out(&plan.render(&summary));
+    }
     if summary.symlinks_left_out > 0 && !args.quiet {
         let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
         out.err_raw(
@@ -257,10 +280,34 @@ fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
         .and_then(fastsum::remote::Method::from_name);
     options.remote_fastsum = args.remote_fastsum.clone();
     options.cache = args.cache.is_some();
+    options.listing = args.remote_listing.clone();
     if args.upload_self {
         options.upload_self = std::env::current_exe().ok();
     }
     options
+}
+
+/// `--remote-listing` stands for exactly one remote side.
+fn check_listing(args: &DiffArgs) -> Result<(), String> {
+    if args.remote_listing.is_none() {
+        return Ok(());
+    }
+    let remote = |p: &Path| fastsum::remote::Remote::parse(fastsum::name::bytes(p.as_os_str()));
+    match (remote(&args.old), remote(&args.new)) {
+        (Some(_), Some(_)) => {
+            Err("--remote-listing stands for one remote side; both are remote".into())
+        }
+        (None, None) => Err("--remote-listing needs a [USER@]HOST:PATH side it stands for".into()),
+        _ if args.upload_self => {
+            Err("--remote-listing and --upload-self exclude each other".into())
+        }
+        _ if args.remote_listing.as_deref() == Some(Path::new("-"))
+            && [&args.old, &args.new].iter().any(|p| p.as_os_str() == "-") =>
+        {
+            Err("standard input cannot be both the listing and a manifest".into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `M\tpath`, `R\told\tnew` ...; names escaped as fastsum's lines escape

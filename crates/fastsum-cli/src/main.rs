@@ -6,10 +6,12 @@ mod b3sum;
 mod bench;
 mod cache_cmd;
 mod diff_cmd;
+mod diff_plan;
 mod dupes_cmd;
 mod gnu;
 mod manual;
 mod personality;
+mod remote_cmd;
 mod term;
 mod xxhsum;
 
@@ -71,6 +73,9 @@ fn run() -> anyhow::Result<u8> {
     } else if args.first().is_some_and(|a| a == b"diff") {
         // `fastsum diff OLD NEW` (a file named diff: `fastsum ./diff`).
         diff_cmd::run(argv.into_iter().skip(2).collect())
+    } else if args.first().is_some_and(|a| a == b"remote-command") {
+        // `fastsum remote-command PATH` (a file of that name: `./remote-command`).
+        remote_cmd::run(argv.into_iter().skip(2).collect())
     } else if args.first().is_some_and(|a| a == b"bench") {
         // `fastsum bench ...` (a file named bench: `fastsum ./bench`).
         bench::run(argv.into_iter().skip(2).collect())

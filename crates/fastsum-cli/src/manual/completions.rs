@@ -51,6 +51,7 @@ _fastsum() {{
         diff) opts="{diff}" ;;
         dupes) opts="{dupes}" ;;
         bench) opts="{bench}" ;;
+        remote-command) opts="{remote_command}" ;;
         cache)
             if [[ "$cur" != -* && "$prev" != --cache ]]; then
                 COMPREPLY=($(compgen -W "stats prune clear" -- "$cur"))
@@ -81,6 +82,7 @@ complete -o filenames -o bashdefault -F _fastsum fastsum
         dupes = clap_spellings(&crate::dupes_cmd::command()).join(" "),
         bench = clap_spellings(&crate::bench::command()).join(" "),
         cache = clap_spellings(&crate::cache_cmd::command()).join(" "),
+        remote_command = clap_spellings(&crate::remote_cmd::command()).join(" "),
         options = spellings(&options).join(" "),
         algorithms = algorithm_names().join(" "),
         takes_value = takes_value.join("|"),
@@ -180,6 +182,7 @@ pub fn fish() -> String {
         ("dupes", crate::dupes_cmd::command()),
         ("bench", crate::bench::command()),
         ("cache", crate::cache_cmd::command()),
+        ("remote-command", crate::remote_cmd::command()),
     ] {
         for (long, short, value, help) in clap_options(&command) {
             let mut line =

@@ -10,7 +10,16 @@ mod man;
 use fastsum::Algorithm;
 
 /// Subcommands fastsum's own mode takes as its first word.
-const SUBCOMMANDS: [(&str, &str); 4] = [
+const SUBCOMMANDS: [(&str, &str); 7] = [
+    (
+        "diff",
+        "show what changed between two trees, manifests or remote trees",
+    ),
+    ("dupes", "find identical files, and act on them safely"),
+    (
+        "remote-command",
+        "print the listing command a deploy tool runs on a host itself",
+    ),
     (
         "bench",
         "time ways of checksumming your files, side by side",
@@ -33,6 +42,7 @@ fn subcommand(name: &str) -> Option<clap::Command> {
         "dupes" => Some(crate::dupes_cmd::command()),
         "bench" => Some(crate::bench::command()),
         "cache" => Some(crate::cache_cmd::command()),
+        "remote-command" => Some(crate::remote_cmd::command()),
         _ => None,
     }
 }

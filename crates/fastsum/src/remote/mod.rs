@@ -11,8 +11,10 @@
 //! quotes ([`sh_quote`]) and come back NUL-separated, so no file name is
 //! ever read as shell syntax.
 
+mod captured;
 mod script;
 pub(crate) mod stream;
+pub(crate) mod text;
 
 use std::io::{BufRead, Read, Write};
 use std::process::{Command, Stdio};
@@ -21,6 +23,7 @@ use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
 
+pub use captured::remote_command;
 pub use script::sh_quote;
 
 /// A remote operand: `[user@]host:path`.
@@ -166,6 +169,10 @@ pub struct RemoteOptions {
     /// default path there), which is never stale: a file whose stamp
     /// moved is read again.
     pub cache: bool,
+    /// Read the listing from this file (`-`: standard input) instead of
+    /// running the transport: the output of [`remote_command`] run on the
+    /// host by someone else (a deploy tool over its own connection).
+    pub listing: Option<std::path::PathBuf>,
 }
 
 impl Default for RemoteOptions {
@@ -176,6 +183,7 @@ impl Default for RemoteOptions {
             remote_fastsum: None,
             upload_self: None,
             cache: false,
+            listing: None,
         }
     }
 }
@@ -282,6 +290,9 @@ pub fn hash_remote_each(
     options: &RemoteOptions,
     sink: &mut dyn RemoteSink,
 ) -> Result<RemoteRun> {
+    if let Some(file) = &options.listing {
+        return captured::read_listing(remote, algorithm, file, sink);
+    }
     let upload = match (&options.upload_self, options.method) {
         (Some(binary), None | Some(Method::Fastsum)) => Some(
             std::fs::read(binary)

@@ -1,0 +1,74 @@
+//! The remote side run by someone else: the command a deploy tool sends
+//! over its own connection ([`remote_command`]), and the listing it
+//! captured, read back and checked as one from the transport is.
+
+use std::io::Read;
+
+use super::{
+    failure, script, sh_quote, stream, text, Remote, RemoteOptions, RemoteRun, RemoteSink,
+};
+use crate::algo::Algorithm;
+use crate::error::{Error, ErrorKind, Result};
+
+/// The command that lists and hashes the tree at `path` on a host, for a
+/// caller that runs it there over its own connection (the stable
+/// interface a deploy tool uses: docs/REMOTE.md). It is one line of text
+/// for the host's login shell (`sh -c '...'`), whatever that shell is.
+/// With `text`, everything it prints is printable ASCII lines (a header,
+/// hex, a marker, hex), so a runner that reads lines, turns `\n` into
+/// `\r\n` or gives it a terminal loses nothing. Read its output back with
+/// [`RemoteOptions::listing`]. `options.upload_self` does not apply (the
+/// runner's channel carries no binary).
+pub fn remote_command(
+    path: &[u8],
+    algorithm: Algorithm,
+    options: &RemoteOptions,
+    text: bool,
+) -> std::result::Result<Vec<u8>, String> {
+    let remote = Remote {
+        host: String::new(),
+        path: path.to_vec(),
+    };
+    let command = script::build(&remote, algorithm, options, false)?;
+    if !text {
+        return Ok(command);
+    }
+    let mut outer = b"sh -c ".to_vec();
+    outer.extend_from_slice(&sh_quote(&text::wrap(&command)));
+    Ok(outer)
+}
+
+/// A listing captured from [`remote_command`]'s output (raw or text),
+/// read from `file` (`-`: standard input) and checked as one from the
+/// transport is: complete, under the root, each path once.
+pub(super) fn read_listing(
+    remote: &Remote,
+    algorithm: Algorithm,
+    file: &std::path::Path,
+    sink: &mut dyn RemoteSink,
+) -> Result<RemoteRun> {
+    let input: Box<dyn Read> = if file.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(file).map_err(|e| Error::with_path(file, ErrorKind::Io(e)))?)
+    };
+    let mut listing = text::Listing::new(std::io::BufReader::with_capacity(1 << 16, input))
+        .map_err(|e| Error::with_path(file, ErrorKind::Io(e)))?;
+    let (path, _) = script::spelled(&remote.path);
+    let parsed = stream::parse(&mut listing, algorithm, &path, &mut |mut record| {
+        record.path = script::as_given(remote, std::mem::take(&mut record.path));
+        sink.record(record)
+    });
+    let said = String::from_utf8_lossy(&listing.into_stderr())
+        .trim()
+        .to_string();
+    let method = parsed.map_err(|why| match said.is_empty() {
+        true => failure(remote, why),
+        false => failure(remote, format!("{why} ({said})")),
+    })?;
+    Ok(RemoteRun {
+        method,
+        uploaded: false,
+        upload_failed: None,
+    })
+}
