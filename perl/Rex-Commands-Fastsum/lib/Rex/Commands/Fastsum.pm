@@ -1,0 +1,532 @@
+package Rex::Commands::Fastsum;
+
+=head1 NAME
+
+Rex::Commands::Fastsum - Rex's sync_up, sync_down and md5, answered by fastsum
+
+=head1 SYNOPSIS
+
+ use Rex::Commands::Fastsum;    # instead of Rex::Commands::Sync
+
+ task "deploy", "web1", sub {
+   sync_up "files/site", "/srv/site", {
+     files       => { mode => 644 },
+     directories => { mode => 755 },
+     exclude     => [ '*.tmp' ],
+     on_change   => sub { my @changed = @_; service nginx => "reload" },
+   };
+   my $sums = checksums( [ "/etc/passwd", "/etc/group" ], algorithm => "sha256" );
+   say md5("/etc/hosts");
+ };
+
+=head1 DESCRIPTION
+
+The same C<sync_up>, C<sync_down> (arguments, options and results as
+L<Rex::Commands::Sync>) and C<md5> (as L<Rex::Commands::MD5>), with the
+work done by the C<fastsum> program on the machine that runs Rex:
+
+=over
+
+=item * the host lists and hashes the whole tree in one command over the
+connection Rex already has (its user, port, key, sudo and connection type),
+by the first thing it has of: fastsum, GNU coreutils, BSD md5/shasum, Perl's
+Digest::MD5, Python's hashlib;
+
+=item * C<fastsum diff --plan> compares that listing with the local tree;
+
+=item * the files that differ go over in one tar stream (where the host has
+C<tar>; else one by one as Rex does), then their modes and owners are set.
+
+=back
+
+Nothing is uploaded when the listing is incomplete or a file could not be
+read: the task dies with the reason. File names travel as data: no name is
+ever put into a shell command unquoted.
+
+The C<fastsum> program is C<$ENV{FASTSUM}> or C<fastsum> on C<PATH>
+(C<$Rex::Commands::Fastsum::FASTSUM> to set it in a Rexfile).
+
+=cut
+
+use v5.12.5;
+use warnings;
+
+our $VERSION = '0.1.0';
+
+require Rex::Exporter;
+use base qw(Rex::Exporter);
+use vars qw(@EXPORT);
+
+use Rex::Commands;
+use Rex::Commands::File;
+use Rex::Commands::Fs ();
+use Rex::Helper::Path;
+use Rex::Helper::Run;
+use Rex::Interface::Fs;
+use Text::Glob qw(glob_to_regex match_glob);
+use JSON::PP ();
+use MIME::Base64 ();
+use Encode ();
+use File::Temp ();
+use File::Basename qw(basename dirname);
+use File::Path ();
+use Digest::MD5 ();
+use POSIX ();
+use Rex::Commands::Fastsum::Tar;
+
+@EXPORT = qw(sync_up sync_down md5 md5_many checksums);
+
+our $FASTSUM = $ENV{FASTSUM} // 'fastsum';
+
+# How the host hashed the last tree sync_up or sync_down listed
+# (fastsum, coreutils, bsd, perl or python).
+our $LAST_METHOD;
+
+# The longest command sent to the host at once (Linux takes 128 KiB in
+# one argument, and sshd passes the command as one).
+my $COMMAND_LIMIT = 96 * 1024;
+
+=head1 EXPORTED FUNCTIONS
+
+=head2 sync_up($source, $dest, \%options)
+
+Uploads the files of the local directory C<$source> (relative to the
+Rexfile, as Rex::Commands::Sync resolves it) that the host's C<$dest> lacks
+or holds other bytes of. Options as Rex::Commands::Sync's: C<files> and
+C<directories> (C<owner>, C<group>, C<mode>), C<exclude> (globs; one with a
+C</> matches the path, else the name), C<parse_templates> (C<*.tpl> files
+are rendered with Rex's C<template> and sent without C<.tpl> when the
+rendered bytes differ), C<on_change> (called with the remote paths that
+were written). Nothing is deleted on the host.
+
+=cut
+
+sub sync_up {
+  my ( $source, $dest, @option ) = @_;
+  my $options = _options(@option);
+  $options->{parse_templates} //= 1;
+  $source = resolv_path($source);
+  $dest   = resolv_path($dest);
+  $source = get_file_path( $source, caller );
+  die("$source : no such directory.") if !-d $source;
+
+  my $plan = _plan( old => "rex:$dest", new => $source, remote => $dest );
+  my @excludes = _list( $options->{exclude} );
+  my %remote_only =
+    map { _name($_) => $_->{digest} // '' } @{ $plan->{only_old} };
+  my @wanted;
+  for my $entry ( @{ $plan->{send} }, @{ $plan->{moved} } ) {
+    my $rel = _name( $entry, exists $entry->{to} ? 'to' : 'path' );
+    next if grep { _excluded_up( "/$rel", $_ ) } @excludes;
+    my $item = { rel => $rel, source => "$source/$rel" };
+    if ( $options->{parse_templates} && $rel =~ m/\.tpl$/ ) {
+      ( my $target = $rel ) =~ s/\.tpl$//;
+      my $content = template("$source/$rel");
+      $content = Encode::encode( 'UTF-8', $content ) if utf8::is_utf8($content);
+      next if ( $remote_only{$target} // '' ) eq Digest::MD5::md5_hex($content);
+      $item = { rel => $target, content => $content, source => "$source/$rel" };
+    }
+    push @wanted, $item;
+  }
+  return if !@wanted;
+  _permissions( $_, $options, $source ) for @wanted;
+  _send( $dest, \@wanted, $options );
+  if ( ref( $options->{on_change} ) eq 'CODE' ) {
+    $options->{on_change}->( map { "$dest/$_->{rel}" } @wanted );
+  }
+  return;
+}
+
+=head2 sync_down($source, $dest, \%options)
+
+Downloads the files of the host's C<$source> that the local directory
+C<$dest> lacks or holds other bytes of, with their modes; C<exclude>
+(matched against names) and C<on_change> as Rex::Commands::Sync's.
+
+=cut
+
+sub sync_down {
+  my ( $source, $dest, @option ) = @_;
+  my $options = _options(@option);
+  $source = resolv_path($source);
+  $dest   = resolv_path($dest);
+  die("$dest : no such directory.") if !-d $dest;
+
+  my $plan = _plan( old => $dest, new => "rex:$source", remote => $source );
+  my @excludes = map { glob_to_regex($_) } _list( $options->{exclude} );
+  my @got;
+  for my $entry ( @{ $plan->{send} }, @{ $plan->{moved} } ) {
+    my $rel = _name( $entry, exists $entry->{to} ? 'to' : 'path' );
+    next if grep { basename($rel) =~ $_ } @excludes;
+    push @got, $rel;
+  }
+  _fetch( $source, $dest, \@got ) if @got;
+  if ( @got && ref( $options->{on_change} ) eq 'CODE' ) {
+    ( my $base = $dest ) =~ s{/$}{};
+    $options->{on_change}->( map { "$base/$_" } @got );
+  }
+  return;
+}
+
+=head2 checksums(\@paths, algorithm => 'md5')
+
+The digests of files on the current host (the local machine outside a
+task's connection), in as few commands as the command-line limit allows
+(about twenty files a command): a hash of path => hex digest. A path that
+is not a file is missing from the hash. C<algorithm> is any fastsum knows
+(md5, sha1, sha256, sha512, blake3 where the host has fastsum, ...).
+
+=head2 md5_many(@paths)
+
+C<checksums(\@paths)>.
+
+=head2 md5($path)
+
+As Rex::Commands::MD5's: the MD5 of one file, hex; dies with
+"File not found: PATH" when it is not a file there, and with
+"Unable to get MD5 checksum of PATH: ..." when it could not be read.
+
+=cut
+
+sub checksums {
+  my ( $paths, %opt ) = @_;
+  my $algorithm = $opt{algorithm} // 'md5';
+  my ( %sums, @batch, $size );
+  my $flush = sub {
+    return if !@batch;
+    my $out = _host_run( join( "\n", map { $_->[1] } @batch ) );
+    my @parts = split( /^(?=fastsum-remote-text 1\r?$)/m, $out );
+    shift @parts while @parts && $parts[0] !~ /^fastsum-remote-text/;
+    for my $i ( 0 .. $#batch ) {
+      my $path = $batch[$i][0];
+      my ( $digest, $why ) = _one_sum( $path, $parts[$i], $algorithm );
+      $sums{$path} = $digest if defined $digest;
+      die("Unable to get checksum of $path: $why\n") if defined $why;
+    }
+    @batch = ();
+    $size  = 0;
+  };
+  for my $path (@$paths) {
+    my $command = _remote_command( $path, $algorithm );
+    $flush->() if @batch && $size + length($command) > $COMMAND_LIMIT;
+    push @batch, [ $path, $command ];
+    $size += length($command) + 1;
+  }
+  $flush->();
+  return \%sums;
+}
+
+sub md5_many { return checksums( [@_] ) }
+
+sub md5 {
+  my ($file) = @_;
+  my $sums = eval { checksums( [$file] ) };
+  if ( !$sums ) {
+    ( my $why = $@ ) =~ s/^Unable to get checksum of \Q$file\E: //;
+    chomp $why;
+    die("Unable to get MD5 checksum of $file: $why");
+  }
+  return $sums->{$file} // die("File not found: $file");
+}
+
+# -- the glue ----------------------------------------------------------
+
+sub _options {
+  my (@option) = @_;
+  return ref( $option[0] ) ? { %{ $option[0] } } : {@option};
+}
+
+sub _list {
+  my ($value) = @_;
+  return ()       if !defined $value;
+  return @$value  if ref($value) eq 'ARRAY';
+  return ($value);
+}
+
+# Rex::Commands::Sync's rule: a glob with a / matches the path (with or
+# without its leading /), one without matches the name.
+sub _excluded_up {
+  my ( $file, $glob ) = @_;
+  local $Text::Glob::strict_wildcard_slash = 0;
+  if ( $glob =~ m{/} ) {
+    return match_glob( $glob, $file ) || match_glob( $glob, substr( $file, 1 ) );
+  }
+  return match_glob( $glob, basename($file) );
+}
+
+# A name from the plan, as bytes.
+sub _name {
+  my ( $entry, $key ) = @_;
+  $key //= 'path';
+  return MIME::Base64::decode_base64( $entry->{"${key}_base64"} )
+    if defined $entry->{"${key}_base64"};
+  return Encode::encode( 'UTF-8', $entry->{$key} );
+}
+
+# `'...'` for the host's sh: nothing inside single quotes is special.
+sub _q {
+  my ($text) = @_;
+  $text =~ s/'/'\\''/g;
+  return "'$text'";
+}
+
+# Runs fastsum here: (exit status, stdout, stderr). No shell is involved.
+sub _fastsum {
+  my (@args) = @_;
+  my $err = File::Temp->new;
+  my $pid = open( my $out, '-|' ) // die("fork: $!");
+  if ( !$pid ) {
+    open( STDERR, '>&', $err ) or POSIX::_exit(127);
+    { no warnings 'exec'; exec {$FASTSUM} $FASTSUM, @args; }
+    print STDERR "cannot run $FASTSUM: $!\n";
+    POSIX::_exit(127);
+  }
+  binmode $out;
+  my $stdout = do { local $/; <$out> } // '';
+  close($out);
+  my $status = $? >> 8;
+  seek( $err, 0, 0 );
+  my $stderr = do { local $/; <$err> } // '';
+  return ( $status, $stdout, $stderr );
+}
+
+# The command that lists and hashes $path on the host, in text.
+sub _remote_command {
+  my ( $path, $algorithm ) = @_;
+  my @method =
+    $ENV{FASTSUM_REMOTE_METHOD} ? ( '--remote-method', $ENV{FASTSUM_REMOTE_METHOD} ) : ();
+  my ( $status, $command, $err ) =
+    _fastsum( 'remote-command', '--text', '-a', $algorithm, @method, '--', $path );
+  die("fastsum remote-command: $err") if $status;
+  chomp $command;
+  return $command;
+}
+
+# Runs a command on the current host over Rex's connection; its output.
+sub _host_run {
+  my ($command) = @_;
+  my $out = i_run( $command, fail_ok => 1 );
+  return $out // '';
+}
+
+# The listing of the host's $remote, compared by `fastsum diff --plan`.
+sub _plan {
+  my (%side) = @_;
+  my $listing = File::Temp->new;
+  binmode $listing;
+  print {$listing} _host_run( _remote_command( $side{remote}, 'md5' ) );
+  close($listing);
+  my ( $status, $out, $err ) = _fastsum( 'diff', '--plan', '-v', '-L', '--remote-listing',
+    "$listing", '--', $side{old}, $side{new} );
+  ($LAST_METHOD) = $err =~ m/hashed there by the (\w+) method/;
+  my $plan = eval { JSON::PP->new->utf8->decode($out) };
+  if ( $status > 1 || !$plan || !$plan->{complete} ) {
+    die("$side{remote} : no such directory.")
+      if $err =~ m/^fastsum diff: rex:\Q$side{remote}\E: No such file or directory$/m;
+    my @why = map { _name($_) . ": $_->{error}" } @{ $plan->{problems} // [] };
+    die( "fastsum: the listing of $side{remote} is incomplete, nothing was sent: "
+        . join( '; ', @why, $err =~ s/\s+$//r ) );
+  }
+  return $plan;
+}
+
+# One file's digest from its text listing: (digest) or (undef, why) or ().
+sub _one_sum {
+  my ( $path, $part, $algorithm ) = @_;
+  return ( undef, 'the host sent no answer' ) if !defined $part;
+  my $listing = File::Temp->new;
+  binmode $listing;
+  print {$listing} $part;
+  close($listing);
+  my $empty = File::Temp->newdir;
+  my ( $status, $out, $err ) = _fastsum( 'diff', '--plan', '-a', $algorithm,
+    '--remote-listing', "$listing", '--', "rex:$path", "$empty" );
+  my $plan = eval { JSON::PP->new->utf8->decode($out) };
+  return () if !$plan && $err =~ m/^fastsum diff: rex:\Q$path\E: No such file or directory$/m;
+  return ( undef, $err =~ s/\s+$//r ) if !$plan;
+  return ( undef, join( '; ', map { $_->{error} } @{ $plan->{problems} } ) )
+    if @{ $plan->{problems} };
+  my @files = @{ $plan->{only_old} };
+  # A directory lists what is under it: it is not a file.
+  return () if @files != 1 || _name( $files[0] ) ne basename($path);
+  return ( $files[0]{digest} );
+}
+
+# Each file's mode (Rex::Commands::Sync's rule: the local file's, or
+# files => { mode }) and its directory's.
+sub _permissions {
+  my ( $item, $options, $source ) = @_;
+  my @st = stat( $item->{source} );
+  $item->{mode} = $options->{files}{mode} // sprintf( '%04o', $st[2] & 07777 );
+  my @dir = stat( dirname( $item->{source} ) );
+  $item->{dir_mode} = $options->{directories}{mode} // sprintf( '%04o', $dir[2] & 07777 );
+  $item->{mtime} = $st[9];
+}
+
+# Sends the files: one tar stream and one script where the host has tar,
+# else one file at a time as Rex::Commands::Sync does.
+sub _send {
+  my ( $dest, $items, $options ) = @_;
+  my $tmp = _host_run(
+    q{command -v tar >/dev/null 2>&1 && mktemp -d "${TMPDIR:-/tmp}/fastsum-rex.XXXXXX"});
+  $tmp =~ s/\s+$//;
+  if ( $tmp !~ m{^/} ) {
+    return _send_each( $dest, $items, $options );
+  }
+  my $tar = File::Temp->new( SUFFIX => '.tar' );
+  my $writer = Rex::Commands::Fastsum::Tar->new("$tar");
+  for my $item (@$items) {
+    $writer->add( $item->{rel}, ( defined $item->{content} ? ( content => $item->{content} )
+        : ( source => $item->{source} ) ), mode => oct( $item->{mode} ), mtime => time );
+  }
+  $writer->close;
+  my $script = File::Temp->new( SUFFIX => '.sh' );
+  binmode $script;
+  print {$script} _apply_script( $dest, $tmp, $items, $options );
+  close($script);
+  my $fs = Rex::Interface::Fs->create;
+  $fs->upload( "$tar",    "$tmp/payload.tar" );
+  $fs->upload( "$script", "$tmp/apply.sh" );
+  my $out = _host_run( 'sh ' . _q("$tmp/apply.sh") . ' 2>&1; echo "fastsum-apply $?"' );
+  my ($status) = $out =~ m/fastsum-apply (\d+)\s*$/;
+  if ( !defined $status || $status != 0 ) {
+    $out =~ s/fastsum-apply \d+\s*$//;
+    die("fastsum: sending to $dest failed: $out");
+  }
+}
+
+# The script the host runs: make the missing directories (mode and owner
+# as Rex's mkdir sets them), unpack, set each file's mode and owner.
+sub _apply_script {
+  my ( $dest, $tmp, $items, $options ) = @_;
+  my @s = (
+    'T=' . _q($tmp),
+    q{trap 'rm -rf -- "$T"' EXIT},
+    'cd -- ' . _q($dest) . ' || exit 1',
+  );
+  my $own = sub {
+    my ( $kind, $paths ) = @_;
+    my @lines;
+    for my $what ( [ owner => 'chown' ], [ group => 'chgrp' ] ) {
+      my $who = $options->{$kind}{ $what->[0] };
+      push @lines, "$what->[1] " . _q($who) . " -- $paths || exit 1" if defined $who;
+    }
+    return @lines;
+  };
+  my %made;
+  for my $item (@$items) {
+    my @parts = split( m{/}, $item->{rel} );
+    pop @parts;
+    my $dir = '';
+    for my $part (@parts) {
+      $dir = length($dir) ? "$dir/$part" : $part;
+      next if $made{$dir}++;
+      my $q = _q($dir);
+      push @s, "if [ ! -d $q ] && [ ! -e $q ]; then",
+        "  mkdir -- $q && chmod " . _q( $item->{dir_mode} ) . " -- $q || exit 1",
+        map( {"  $_"} $own->( 'directories', $q ) ), 'fi';
+    }
+  }
+  push @s, 'tar -xmof "$T/payload.tar" || exit 1';
+  my %by_mode;
+  push @{ $by_mode{ $_->{mode} } }, $_->{rel} for @$items;
+  for my $mode ( sort keys %by_mode ) {
+    my @names = @{ $by_mode{$mode} };
+    while ( my @chunk = splice( @names, 0, 200 ) ) {
+      my $paths = join( ' ', map { _q($_) } @chunk );
+      push @s, 'chmod ' . _q($mode) . " -- $paths || exit 1", $own->( 'files', $paths );
+    }
+  }
+  return join( "\n", @s, 'exit 0', '' );
+}
+
+# Fetches the files: one tar stream where the host's tar reads a list of
+# NUL-separated names (GNU, bsdtar), with their directories' modes; else
+# one SFTP get each (names as data, never through a shell).
+sub _fetch {
+  my ( $source, $dest, $rels ) = @_;
+  my $tmp = _host_run( q{tar --version 2>/dev/null | grep -q -e GNU -e bsdtar && }
+      . q{mktemp -d "${TMPDIR:-/tmp}/fastsum-rex.XXXXXX"} );
+  $tmp =~ s/\s+$//;
+  return _fetch_each( $source, $dest, $rels ) if $tmp !~ m{^/};
+  my ( %dirs, @list );
+  for my $rel (@$rels) {
+    my @parts = split( m{/}, $rel );
+    pop @parts;
+    my $dir = '';
+    for (@parts) {
+      $dir = length($dir) ? "$dir/$_" : $_;
+      push @list, $dir if !$dirs{$dir}++;
+    }
+    push @list, $rel;
+  }
+  my $names = File::Temp->new;
+  binmode $names;
+  print {$names} join( "\0", map {"./$_"} @list ), "\0";
+  close($names);
+  my $fs = Rex::Interface::Fs->create;
+  $fs->upload( "$names", "$tmp/list" );
+  my $out = _host_run( 'cd -- ' . _q($source) . ' && tar --null --no-recursion -cf '
+      . _q("$tmp/out.tar") . ' -T ' . _q("$tmp/list") . ' 2>&1; echo "fastsum-tar $?"' );
+  my ($status) = $out =~ m/fastsum-tar (\d+)\s*$/;
+  my $tar = File::Temp->new( SUFFIX => '.tar' );
+  eval { $fs->download( "$tmp/out.tar", "$tar" ) } if defined $status && $status == 0;
+  _host_run( 'rm -rf -- ' . _q($tmp) );
+  if ( !defined $status || $status != 0 || !-s "$tar" ) {
+    $out =~ s/fastsum-tar \d+\s*$//;
+    die("fastsum: fetching from $source failed: $out");
+  }
+  system( 'tar', '-xpof', "$tar", '-C', $dest ) == 0
+    or die("fastsum: unpacking into $dest failed: tar exited with $?");
+}
+
+sub _fetch_each {
+  my ( $source, $dest, $rels ) = @_;
+  my $fs = Rex::Interface::Fs->create;
+  # SFTP takes names as UTF-8 text.
+  my $remote = sub {
+    my ($p) = @_;
+    my $text = eval { Encode::decode( 'UTF-8', $p, Encode::FB_CROAK | Encode::LEAVE_SRC ) };
+    return $text // $p;
+  };
+  for my $rel (@$rels) {
+    my %stat = $fs->stat( $remote->("$source/$rel") );
+    my $dir  = dirname($rel);
+    if ( $dir ne '.' && !-d "$dest/$dir" ) {
+      my %dir_stat = $fs->stat( $remote->("$source/$dir") );
+      File::Path::make_path( "$dest/$dir", { mode => oct( $dir_stat{mode} // '0755' ) } );
+    }
+    $fs->download( $remote->("$source/$rel"), "$dest/$rel" );
+    chmod( oct( $stat{mode} ), "$dest/$rel" ) if defined $stat{mode};
+  }
+}
+
+# Without tar on the host: Rex's own file upload, one file at a time.
+sub _send_each {
+  my ( $dest, $items, $options ) = @_;
+  for my $item (@$items) {
+    my %perm = ( mode => $item->{mode} );
+    my %dir  = ( mode => $item->{dir_mode} );
+    for my $key (qw(owner group)) {
+      $perm{$key} = $options->{files}{$key}       if defined $options->{files}{$key};
+      $dir{$key}  = $options->{directories}{$key} if defined $options->{directories}{$key};
+    }
+    my $dir = dirname( $item->{rel} );
+    Rex::Commands::Fs::mkdir( "$dest/$dir", %dir ) if $dir ne '.';
+    if ( defined $item->{content} ) {
+      file( "$dest/$item->{rel}", content => $item->{content}, %perm );
+    }
+    else {
+      file( "$dest/$item->{rel}", source => $item->{source}, %perm );
+    }
+  }
+}
+
+1;
+
+=head1 SEE ALSO
+
+L<Rex::Commands::Sync>, L<Rex::Commands::MD5>, fastsum's docs/REMOTE.md
+(the listing command and the plan, for any deploy tool).
+
+=cut
