@@ -239,6 +239,23 @@ mod targets {
             for (algorithm, root) in [(Algorithm::Md5, &b"r"[..]), (Algorithm::Sha256, b"/")] {
                 let _ = crate::remote::stream::parse(input, algorithm, root, &mut |_| {});
             }
+            // The same bytes as a captured listing in text (a header, then
+            // whatever follows read as hex lines), as diff --remote-listing
+            // reads it.
+            let mut text = crate::remote::text::HEADER.as_bytes().to_vec();
+            text.push(b'\n');
+            text.extend_from_slice(input);
+            for form in [input, &text[..]] {
+                if let Ok(mut listing) = crate::remote::text::Listing::new(form) {
+                    let _ = crate::remote::stream::parse(
+                        &mut listing,
+                        Algorithm::Md5,
+                        b"r",
+                        &mut |_| {},
+                    );
+                    let _ = listing.into_stderr();
+                }
+            }
         });
     }
 }
