@@ -49,4 +49,11 @@ like( $out, qr/CHANGED \Q$d\E\/tdst\/conf$/m, 'on_change names the file written'
 ( $status, $out ) = $host->run_rex( use => 'use Rex::Commands::Fastsum', body => $body );
 unlike( $out, qr/CHANGED/, 'an unchanged rendering is not sent again' );
 
+# A file on the host where the local tree now has a directory.
+write_file( "$d/typesrc/was-a-file/inside.txt", "inside\n" );
+write_file( "$d/typedst/was-a-file", "a file\n" );
+( $status, $out ) = $host->run_rex( use => 'use Rex::Commands::Fastsum', body => "sync_up '$d/typesrc', '$d/typedst';" );
+is( $status, 0, 'a file gives way to a directory' ) or diag($out);
+is_deeply( read_tree("$d/typedst"), read_tree("$d/typesrc"), 'and the tree landed' );
+
 done_testing;

@@ -422,7 +422,10 @@ sub _apply_script {
       $dir = length($dir) ? "$dir/$part" : $part;
       next if $made{$dir}++;
       my $q = _q($dir);
-      push @s, "if [ ! -d $q ] && [ ! -e $q ]; then",
+      # A file where the local tree has a directory gives way to it (as
+      # rsync does); only then can the directory's files land.
+      push @s, "if [ ! -d $q ]; then",
+        "  if [ -e $q ] || [ -L $q ]; then rm -f -- $q || exit 1; fi",
         "  mkdir -- $q && chmod " . _q( $item->{dir_mode} ) . " -- $q || exit 1",
         map( {"  $_"} $own->( 'directories', $q ) ), 'fi';
     }
