@@ -16,9 +16,15 @@ write_file( "$d/src/quote's.txt", "q\n" );
 # POSIX tools; no md5sum, no python3, no fastsum.
 my $bin = "$d/perl-only-bin";
 mkdir $bin;
-for my $tool (qw(sh perl find xargs od mktemp tar rm chmod chown chgrp mkdir dd sort tr cat grep wc uname head env sleep kill)) {
+for my $tool (qw(sh perl find xargs od mktemp tar rm mv chmod chown chgrp mkdir dd sort tr cat grep wc uname head env sleep kill)) {
   chomp( my $real = `sh -c 'command -v $tool'` );
   symlink( $real, "$bin/$tool" ) or die("$tool: $!") if $real;
+}
+# The same without tar: files go one by one, as stock Rex sends them.
+my $no_tar = "$d/no-tar-bin";
+mkdir $no_tar;
+for my $tool ( grep { $_ ne 'tar' } map { s{.*/}{}r } glob("$bin/*") ) {
+  symlink( readlink("$bin/$tool"), "$no_tar/$tool" ) or die("$tool: $!");
 }
 my $with_fastsum = "$d/fastsum-bin";
 mkdir $with_fastsum;
@@ -29,6 +35,7 @@ for my $case (
   [ 'coreutils, OpenSSH', 'OpenSSH', [ '/usr/bin', '/bin' ],             'coreutils' ],
   [ 'fastsum, OpenSSH',   'OpenSSH', [ $with_fastsum, '/usr/bin', '/bin' ], 'fastsum' ],
   [ 'perl only, SSH2',    'SSH',     [$bin],                             'perl' ],
+  [ 'no tar, OpenSSH',    'OpenSSH', [$no_tar],                          'perl' ],
   [ 'coreutils, SSH2',    'SSH',     [ '/usr/bin', '/bin' ],             'coreutils' ],
   )
 {

@@ -35,7 +35,10 @@ Digest::MD5, Python's hashlib;
 =item * C<fastsum diff --plan> compares that listing with the local tree;
 
 =item * the files that differ go over in one tar stream (where the host has
-C<tar>; else one by one as Rex does), then their modes and owners are set.
+C<tar>; else one SFTP put each into a private temporary directory), then
+one script on the host puts them in place and sets modes and owners. A
+file on the host where the local tree has a directory gives way to it (as
+rsync does); nothing else on the host is ever removed.
 
 =back
 
@@ -363,29 +366,48 @@ sub _permissions {
   $item->{mtime} = $st[9];
 }
 
-# Sends the files: one tar stream and one script where the host has tar,
-# else one file at a time as Rex::Commands::Sync does.
+# Sends the files: one tar stream where the host has tar, else one SFTP
+# put each into a private temporary directory (ASCII names there: the
+# real names travel inside the script); then one script makes the
+# directories, puts the files in place and sets modes and owners.
 sub _send {
   my ( $dest, $items, $options ) = @_;
-  my $tmp = _host_run(
-    q{command -v tar >/dev/null 2>&1 && mktemp -d "${TMPDIR:-/tmp}/fastsum-rex.XXXXXX"});
-  $tmp =~ s/\s+$//;
-  if ( $tmp !~ m{^/} ) {
-    return _send_each( $dest, $items, $options );
+  my $answer = _host_run( q{d=$(mktemp -d "${TMPDIR:-/tmp}/fastsum-rex.XXXXXX") && }
+      . q{if command -v tar >/dev/null 2>&1; then echo "fastsum-tmp tar $d"; else echo "fastsum-tmp each $d"; fi} );
+  my ( $how, $tmp ) = $answer =~ m{fastsum-tmp (tar|each) (/[^\r\n]*)};
+  die("fastsum: no temporary directory on the host: $answer") if !$tmp;
+  my $fs = Rex::Interface::Fs->create;
+  my @keep;
+  if ( $how eq 'tar' ) {
+    my $tar = File::Temp->new( SUFFIX => '.tar' );
+    my $writer = Rex::Commands::Fastsum::Tar->new("$tar");
+    for my $item (@$items) {
+      $writer->add( $item->{rel}, ( defined $item->{content} ? ( content => $item->{content} )
+          : ( source => $item->{source} ) ), mode => oct( $item->{mode} ), mtime => time );
+    }
+    $writer->close;
+    $fs->upload( "$tar", "$tmp/payload.tar" );
   }
-  my $tar = File::Temp->new( SUFFIX => '.tar' );
-  my $writer = Rex::Commands::Fastsum::Tar->new("$tar");
-  for my $item (@$items) {
-    $writer->add( $item->{rel}, ( defined $item->{content} ? ( content => $item->{content} )
-        : ( source => $item->{source} ) ), mode => oct( $item->{mode} ), mtime => time );
+  else {
+    my $n = 0;
+    for my $item (@$items) {
+      my $local = $item->{source};
+      if ( defined $item->{content} ) {
+        my $t = File::Temp->new;
+        binmode $t;
+        print {$t} $item->{content};
+        close($t);
+        push @keep, $t;
+        $local = "$t";
+      }
+      $item->{put} = 'f' . $n++;
+      $fs->upload( $local, "$tmp/$item->{put}" );
+    }
   }
-  $writer->close;
   my $script = File::Temp->new( SUFFIX => '.sh' );
   binmode $script;
-  print {$script} _apply_script( $dest, $tmp, $items, $options );
+  print {$script} _apply_script( $dest, $tmp, $items, $options, $how eq 'tar' );
   close($script);
-  my $fs = Rex::Interface::Fs->create;
-  $fs->upload( "$tar",    "$tmp/payload.tar" );
   $fs->upload( "$script", "$tmp/apply.sh" );
   my $out = _host_run( 'sh ' . _q("$tmp/apply.sh") . ' 2>&1; echo "fastsum-apply $?"' );
   my ($status) = $out =~ m/fastsum-apply (\d+)\s*$/;
@@ -398,7 +420,7 @@ sub _send {
 # The script the host runs: make the missing directories (mode and owner
 # as Rex's mkdir sets them), unpack, set each file's mode and owner.
 sub _apply_script {
-  my ( $dest, $tmp, $items, $options ) = @_;
+  my ( $dest, $tmp, $items, $options, $tar ) = @_;
   my @s = (
     'T=' . _q($tmp),
     q{trap 'rm -rf -- "$T"' EXIT},
@@ -430,7 +452,12 @@ sub _apply_script {
         map( {"  $_"} $own->( 'directories', $q ) ), 'fi';
     }
   }
-  push @s, 'tar -xmof "$T/payload.tar" || exit 1';
+  if ($tar) {
+    push @s, 'tar -xmof "$T/payload.tar" || exit 1';
+  }
+  else {
+    push @s, 'mv -f -- "$T/' . $_->{put} . '" ' . _q( $_->{rel} ) . ' || exit 1' for @$items;
+  }
   my %by_mode;
   push @{ $by_mode{ $_->{mode} } }, $_->{rel} for @$items;
   for my $mode ( sort keys %by_mode ) {
@@ -501,27 +528,6 @@ sub _fetch_each {
     }
     $fs->download( $remote->("$source/$rel"), "$dest/$rel" );
     chmod( oct( $stat{mode} ), "$dest/$rel" ) if defined $stat{mode};
-  }
-}
-
-# Without tar on the host: Rex's own file upload, one file at a time.
-sub _send_each {
-  my ( $dest, $items, $options ) = @_;
-  for my $item (@$items) {
-    my %perm = ( mode => $item->{mode} );
-    my %dir  = ( mode => $item->{dir_mode} );
-    for my $key (qw(owner group)) {
-      $perm{$key} = $options->{files}{$key}       if defined $options->{files}{$key};
-      $dir{$key}  = $options->{directories}{$key} if defined $options->{directories}{$key};
-    }
-    my $dir = dirname( $item->{rel} );
-    Rex::Commands::Fs::mkdir( "$dest/$dir", %dir ) if $dir ne '.';
-    if ( defined $item->{content} ) {
-      file( "$dest/$item->{rel}", content => $item->{content}, %perm );
-    }
-    else {
-      file( "$dest/$item->{rel}", source => $item->{source}, %perm );
-    }
   }
 }
 
