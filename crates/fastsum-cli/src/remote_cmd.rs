@@ -18,8 +18,10 @@ use fastsum::Algorithm;
 #[derive(Parser, Debug)]
 #[command(name = "fastsum remote-command", version)]
 struct RemoteCommandArgs {
-    /// The tree (or file) on the host, as that host names it.
-    path: PathBuf,
+    /// The tree (or file) on the host, as that host names it; several
+    /// (with --text) give one listing after another, in their order.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
     /// The algorithm the host hashes with.
     #[arg(
         short = 'a',
@@ -69,8 +71,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
         cache: args.cache,
         ..RemoteOptions::default()
     };
-    let path = fastsum::name::bytes(args.path.as_os_str());
-    let mut command = match remote_command(path, algorithm, &options, args.text) {
+    let paths: Vec<&[u8]> = args
+        .paths
+        .iter()
+        .map(|p| fastsum::name::bytes(p.as_os_str()))
+        .collect();
+    let mut command = match remote_command(&paths, algorithm, &options, args.text) {
         Ok(command) => command,
         Err(why) => {
             eprintln!("fastsum remote-command: {why}");

@@ -202,3 +202,77 @@ fn a_listing_cut_short_tampered_with_or_foreign_is_refused_without_a_plan() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn several_paths_give_one_listing_each_in_their_order() {
+    let env = TestEnv::new();
+    let (top, expected) = changes_corpus(&env);
+    let (old, new) = (
+        top.join("old").display().to_string(),
+        top.join("new").display().to_string(),
+    );
+    let missing = top.join("missing").display().to_string();
+    let made = fastsum(&env, &["remote-command", "--text", &missing, &old, &new]);
+    assert!(made.status.success());
+    let command = String::from_utf8(made.stdout).unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(command.trim_end())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("fastsum-remote-text 1") {
+            parts.push(String::new());
+        }
+        parts.last_mut().unwrap().push_str(line);
+    }
+    assert_eq!(parts.len(), 3, "{text}");
+    // The missing path says so; the others are whole listings of their own.
+    std::fs::write(env.path().join("listing"), &parts[0]).unwrap();
+    let out = fastsum(
+        &env,
+        &[
+            "diff",
+            "--remote-listing",
+            "listing",
+            &format!("h:{missing}"),
+            &new,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No such file or directory"));
+    std::fs::write(env.path().join("listing"), &parts[1]).unwrap();
+    let out = fastsum(
+        &env,
+        &[
+            "diff",
+            "--remote-listing",
+            "listing",
+            &format!("h:{old}"),
+            &new,
+        ],
+    );
+    assert_eq!(as_expected(&String::from_utf8_lossy(&out.stdout)), expected);
+    std::fs::write(env.path().join("listing"), &parts[2]).unwrap();
+    let out = fastsum(
+        &env,
+        &[
+            "diff",
+            "--remote-listing",
+            "listing",
+            &format!("h:{new}"),
+            &new,
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Raw streams cannot be told apart: several paths need --text.
+    let raw = fastsum(&env, &["remote-command", &old, &new]);
+    assert_eq!(raw.status.code(), Some(2));
+}

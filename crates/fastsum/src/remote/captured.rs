@@ -10,32 +10,33 @@ use super::{
 use crate::algo::Algorithm;
 use crate::error::{Error, ErrorKind, Result};
 
-/// The command that lists and hashes the tree at `path` on a host, for a
-/// caller that runs it there over its own connection (the stable
-/// interface a deploy tool uses: docs/REMOTE.md). It is one line of text
-/// for the host's login shell (`sh -c '...'`), whatever that shell is.
-/// With `text`, everything it prints is printable ASCII lines (a header,
-/// hex, a marker, hex), so a runner that reads lines, turns `\n` into
-/// `\r\n` or gives it a terminal loses nothing. Read its output back with
+/// The command that lists and hashes the tree at each of `paths` on a
+/// host, for a caller that runs it there over its own connection (the
+/// stable interface a deploy tool uses: docs/REMOTE.md). It is one line of
+/// text for the host's login shell (`sh -c '...'`), whatever that shell
+/// is. With `text`, everything it prints is printable ASCII lines (a
+/// header, hex, a marker, hex), so a runner that reads lines, turns `\n`
+/// into `\r\n` or gives it a terminal loses nothing; several paths (text
+/// only) give one such listing after another, in their order. Read its output back with
 /// [`RemoteOptions::listing`]. `options.upload_self` does not apply (the
 /// runner's channel carries no binary).
 pub fn remote_command(
-    path: &[u8],
+    paths: &[&[u8]],
     algorithm: Algorithm,
     options: &RemoteOptions,
     text: bool,
 ) -> std::result::Result<Vec<u8>, String> {
-    let remote = Remote {
-        host: String::new(),
-        path: path.to_vec(),
-    };
-    let command = script::build(&remote, algorithm, options, false)?;
-    if !text {
-        return Ok(command);
+    match (paths, text) {
+        ([_], false) => script::build(paths, algorithm, options, false, false),
+        ([_], true) => {
+            let command = script::build(paths, algorithm, options, false, false)?;
+            let mut outer = b"sh -c ".to_vec();
+            outer.extend_from_slice(&sh_quote(&text::wrap(&command)));
+            Ok(outer)
+        }
+        (_, false) => Err("several paths need the text form (each its own listing)".into()),
+        (_, true) => script::build(paths, algorithm, options, false, true),
     }
-    let mut outer = b"sh -c ".to_vec();
-    outer.extend_from_slice(&sh_quote(&text::wrap(&command)));
-    Ok(outer)
 }
 
 /// A listing captured from [`remote_command`]'s output (raw or text),

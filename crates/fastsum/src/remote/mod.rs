@@ -300,7 +300,7 @@ pub fn hash_remote_each(
         ),
         _ => None,
     };
-    let script = script::build(remote, algorithm, options, upload.is_some())
+    let script = script::build(&[&remote.path], algorithm, options, upload.is_some(), false)
         .map_err(|why| failure(remote, why))?;
     let (program, args) = options
         .rsh

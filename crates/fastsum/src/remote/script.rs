@@ -101,49 +101,8 @@ pub(super) fn as_given(remote: &Remote, reported: Vec<u8>) -> Vec<u8> {
     }
 }
 
-/// The script for `remote`.
-pub(super) fn build(
-    remote: &Remote,
-    algorithm: Algorithm,
-    options: &RemoteOptions,
-    upload: bool,
-) -> Result<Vec<u8>, String> {
-    let (path, _) = spelled(&remote.path);
-    let tool = algorithm.gnu_tool();
-    let lib = library_name(algorithm);
-    let forced = options.method;
-    match (forced, tool, lib) {
-        (Some(Method::Coreutils), None, _)
-        | (Some(Method::Bsd | Method::Perl | Method::Python), _, None) => {
-            return Err(format!(
-                "the {} method cannot compute {algorithm} (only the fastsum method can)",
-                forced.expect("forced").name()
-            ))
-        }
-        _ => {}
-    }
-    let fastsum = options.remote_fastsum.as_deref().unwrap_or("fastsum");
-    let mut s = Vec::new();
-    let mut line = |parts: &[&[u8]]| {
-        for p in parts {
-            s.extend_from_slice(p);
-        }
-        s.push(b'\n');
-    };
-    line(&[b"P=", &sh_quote(&path)]);
-    line(&[b"A=", algorithm.to_string().as_bytes()]);
-    line(&[b"FS=", &sh_quote(fastsum.as_bytes())]);
-    line(&[b"T=", tool.unwrap_or("").as_bytes()]);
-    line(&[b"L=", lib.unwrap_or("").as_bytes()]);
-    line(&[b"M=", forced.map_or("", Method::name).as_bytes()]);
-    line(&[b"CACHE=", if options.cache { b"--cache" } else { b"" }]);
-    line(&[b"PERL=", &sh_quote(PERL.as_bytes())]);
-    line(&[b"PY=", &sh_quote(PYTHON.as_bytes())]);
-    if upload {
-        s.extend_from_slice(UPLOAD);
-    }
-    s.extend_from_slice(
-        br#"have() { command -v "$1" >/dev/null 2>&1; }
+/// The helpers every listing uses: which methods the host has.
+const DEFS: &[u8] = br#"have() { command -v "$1" >/dev/null 2>&1; }
 ok_fastsum() { have "$FS" && "$FS" --version 2>/dev/null | grep -q '^fastsum '; }
 ok_coreutils() { [ -n "$T" ] && have find && have xargs && have "$T" && "$T" --version 2>/dev/null | grep -q GNU; }
 ok_perl() { [ -n "$L" ] && have find && have perl && perl -MDigest::MD5 -MDigest::SHA -e 1 2>/dev/null; }
@@ -154,7 +113,11 @@ ok_bsd() { have find && have xargs && case $A in
   *) return 1 ;;
   esac; }
 ok_python() { [ -n "$L" ] && have find && have python3; }
-if [ -z "$M" ]; then
+"#;
+
+/// One path's listing (of `$P`): the method chosen, the tree listed and
+/// hashed, the trailer.
+const BODY: &[u8] = br#"if [ -z "$M" ]; then
   for m in fastsum coreutils bsd perl python; do
     if ok_$m; then M=$m; break; fi
   done
@@ -192,8 +155,75 @@ case $M in
   python) piped python3 -c "$PY" "$L" ;;
 esac
 if [ $? -eq 0 ]; then printf '\0fastsum-remote-end\0'; else printf '\0fastsum-remote-failed\0'; fi
-"#,
-    );
+"#;
+
+/// The script that lists the trees at `paths` (as the caller gave them),
+/// with `upload` (one path only) the upload of this fastsum first; with
+/// `text` (several paths) each path's stream in text (`text::wrap`).
+pub(super) fn build(
+    paths: &[&[u8]],
+    algorithm: Algorithm,
+    options: &RemoteOptions,
+    upload: bool,
+    text: bool,
+) -> Result<Vec<u8>, String> {
+    let tool = algorithm.gnu_tool();
+    let lib = library_name(algorithm);
+    let forced = options.method;
+    match (forced, tool, lib) {
+        (Some(Method::Coreutils), None, _)
+        | (Some(Method::Bsd | Method::Perl | Method::Python), _, None) => {
+            return Err(format!(
+                "the {} method cannot compute {algorithm} (only the fastsum method can)",
+                forced.expect("forced").name()
+            ))
+        }
+        _ => {}
+    }
+    let fastsum = options.remote_fastsum.as_deref().unwrap_or("fastsum");
+    let mut s = Vec::new();
+    let mut line = |parts: &[&[u8]]| {
+        for p in parts {
+            s.extend_from_slice(p);
+        }
+        s.push(b'\n');
+    };
+    line(&[b"A=", algorithm.to_string().as_bytes()]);
+    line(&[b"FS=", &sh_quote(fastsum.as_bytes())]);
+    line(&[b"T=", tool.unwrap_or("").as_bytes()]);
+    line(&[b"L=", lib.unwrap_or("").as_bytes()]);
+    line(&[b"M=", forced.map_or("", Method::name).as_bytes()]);
+    line(&[b"CACHE=", if options.cache { b"--cache" } else { b"" }]);
+    line(&[b"PERL=", &sh_quote(PERL.as_bytes())]);
+    line(&[b"PY=", &sh_quote(PYTHON.as_bytes())]);
+    if upload {
+        s.extend_from_slice(UPLOAD);
+    }
+    s.extend_from_slice(DEFS);
+    match paths {
+        [] => return Err("no path to list".into()),
+        // One path: as it always ran (the upload's trap, `exit` at the end).
+        [path] => {
+            s.extend_from_slice(&[b"P=", &sh_quote(&spelled(path).0)[..], b"\n"].concat());
+            s.extend_from_slice(BODY);
+        }
+        // Several: the same body once for each, in a subshell (its `exit`
+        // ends that path's stream only), each stream whole in itself.
+        _ => {
+            s.extend_from_slice(b"for P in");
+            for path in paths {
+                s.push(b' ');
+                s.extend_from_slice(&sh_quote(&spelled(path).0));
+            }
+            s.extend_from_slice(b"; do\n");
+            let body = [b"(\n", BODY, b")"].concat();
+            match text {
+                true => s.extend_from_slice(&super::text::wrap(&body)),
+                false => s.extend_from_slice(&body),
+            }
+            s.extend_from_slice(b"\ndone\n");
+        }
+    }
     // The whole script is one argument for the remote login shell to run.
     let mut command = b"sh -c ".to_vec();
     command.extend_from_slice(&sh_quote(&s));

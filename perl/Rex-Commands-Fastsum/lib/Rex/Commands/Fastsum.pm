@@ -87,7 +87,7 @@ our $LAST_METHOD;
 
 # The longest command sent to the host at once (Linux takes 128 KiB in
 # one argument, and sshd passes the command as one).
-my $COMMAND_LIMIT = 96 * 1024;
+my $COMMAND_LIMIT = 90 * 1024;
 
 =head1 EXPORTED FUNCTIONS
 
@@ -174,8 +174,8 @@ sub sync_down {
 =head2 checksums(\@paths, algorithm => 'md5')
 
 The digests of files on the current host (the local machine outside a
-task's connection), in as few commands as the command-line limit allows
-(about twenty files a command): a hash of path => hex digest. A path that
+task's connection), in one command (one more for every ~90 KiB of quoted
+names): a hash of path => hex digest. A path that
 is not a file is missing from the hash. C<algorithm> is any fastsum knows
 (md5, sha1, sha256, sha512, blake3 where the host has fastsum, ...).
 
@@ -194,26 +194,26 @@ As Rex::Commands::MD5's: the MD5 of one file, hex; dies with
 sub checksums {
   my ( $paths, %opt ) = @_;
   my $algorithm = $opt{algorithm} // 'md5';
-  my ( %sums, @batch, $size );
+  my ( %sums, @batch );
+  my $size  = 0;
   my $flush = sub {
     return if !@batch;
-    my $out = _host_run( join( "\n", map { $_->[1] } @batch ) );
+    my $out = _host_run( _remote_command( \@batch, $algorithm ) );
     my @parts = split( /^(?=fastsum-remote-text 1\r?$)/m, $out );
     shift @parts while @parts && $parts[0] !~ /^fastsum-remote-text/;
     for my $i ( 0 .. $#batch ) {
-      my $path = $batch[$i][0];
-      my ( $digest, $why ) = _one_sum( $path, $parts[$i], $algorithm );
-      $sums{$path} = $digest if defined $digest;
-      die("Unable to get checksum of $path: $why\n") if defined $why;
+      my ( $digest, $why ) = _one_sum( $batch[$i], $parts[$i], $algorithm );
+      $sums{ $batch[$i] } = $digest if defined $digest;
+      die("Unable to get checksum of $batch[$i]: $why\n") if defined $why;
     }
     @batch = ();
     $size  = 0;
   };
+  # One command for all of them, as long as it fits in one argument.
   for my $path (@$paths) {
-    my $command = _remote_command( $path, $algorithm );
-    $flush->() if @batch && $size + length($command) > $COMMAND_LIMIT;
-    push @batch, [ $path, $command ];
-    $size += length($command) + 1;
+    $flush->() if @batch && $size + length( _q($path) ) > $COMMAND_LIMIT;
+    push @batch, $path;
+    $size += length( _q($path) ) * 2 + 1;
   }
   $flush->();
   return \%sums;
@@ -293,13 +293,15 @@ sub _fastsum {
   return ( $status, $stdout, $stderr );
 }
 
-# The command that lists and hashes $path on the host, in text.
+# The command that lists and hashes $path (or each of @$path, one listing
+# after another) on the host, in text.
 sub _remote_command {
   my ( $path, $algorithm ) = @_;
   my @method =
     $ENV{FASTSUM_REMOTE_METHOD} ? ( '--remote-method', $ENV{FASTSUM_REMOTE_METHOD} ) : ();
   my ( $status, $command, $err ) =
-    _fastsum( 'remote-command', '--text', '-a', $algorithm, @method, '--', $path );
+    _fastsum( 'remote-command', '--text', '-a', $algorithm, @method, '--',
+    ref($path) ? @$path : $path );
   die("fastsum remote-command: $err") if $status;
   chomp $command;
   return $command;
