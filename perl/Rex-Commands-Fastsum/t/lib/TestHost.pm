@@ -23,8 +23,9 @@ sub _system {
   system(@cmd) == 0 or die("@cmd: $?");
 }
 
+# %o: extra => lines added to sshd_config.
 sub start {
-  my ($class) = @_;
+  my ( $class, %o ) = @_;
   my $dir = File::Temp->newdir;
   for my $key (qw(host_key user_key)) {
     _system( 'ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', "$dir/$key" );
@@ -47,6 +48,7 @@ StrictModes no
 UsePAM no
 PidFile $dir/sshd.pid
 Subsystem sftp /usr/lib/openssh/sftp-server
+@{[ $o{extra} // '' ]}
 CONF
     close($c);
     my $pid = fork // die;
