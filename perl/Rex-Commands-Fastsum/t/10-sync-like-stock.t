@@ -94,4 +94,24 @@ for my $name (qw(ours stock)) {
   is( sprintf( '%04o', ( stat "$d/$name/opts" )[2] & 07777 ),        '0700', "$name: directories mode" );
 }
 
+# sync_down: the remote tree (ours, as synced above) down into two empty
+# local directories, stock's and ours, with an exclude (stock's rule there:
+# the name only).
+my %down;
+for my $which ( [ stock => 'use Rex::Commands::Sync' ], [ ours => 'use Rex::Commands::Fastsum' ] ) {
+  my ( $name, $use ) = @$which;
+  mkdir "$d/down-$name";
+  my ( $status, $out ) = $host->run_rex(
+    use  => $use,
+    body => "sync_down '$d/ours', '$d/down-$name', { exclude => ['*.log'], on_change => sub { print \"CHANGED \$_\\n\" for \@_ } };",
+  );
+  is( $status, 0, "sync_down, $name: rex ran" ) or diag($out);
+  $down{$name} = [ sort map { s{^\Q$d/down-$name\E/}{}r } $out =~ m/^(?:\e\[0m)?CHANGED (.*)$/mg ];
+}
+is_deeply( read_tree("$d/down-ours"), read_tree("$d/down-stock"), 'sync_down: the same tree and modes as stock' );
+ok( !grep( {m/\.log$/} keys %{ read_tree("$d/down-ours") } ), 'sync_down: excluded names not fetched' );
+# Stock names excluded files in on_change here too; ours only what it wrote.
+is_deeply( $down{ours}, [ grep { !m/\.log$/ } @{ $down{stock} } ], 'sync_down: on_change as stock, less what was not fetched' );
+is_deeply( $down{ours}, [ sort keys %{ read_tree("$d/down-ours") } ], 'sync_down: on_change names every file written' );
+
 done_testing;
