@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod sshd;
+use crate::sshd;
 use sshd::{keygen, start_sshd};
 
 use fastsum::remote::{hash_remote, Method, Remote, RemoteOptions};

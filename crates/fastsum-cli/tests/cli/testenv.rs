@@ -2,8 +2,6 @@
 //! `fastsum` binary, and the reference tool run side by side with the same
 //! argv[0], arguments, working directory and standard input.
 
-#![allow(dead_code)]
-
 use std::ffi::OsStr;
 use std::fs;
 use std::io::Write;

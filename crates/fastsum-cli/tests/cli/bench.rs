@@ -1,7 +1,7 @@
 //! `fastsum bench` (issue 5) against the real binary: JSON read back,
 //! a lying peer caught, clear errors.
 
-mod testenv;
+use crate::testenv;
 
 use testenv::{pattern, TestEnv};
 

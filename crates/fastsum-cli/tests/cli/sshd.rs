@@ -3,8 +3,6 @@
 //! and known_hosts in a temporary directory; stopped when dropped. No
 //! other address is ever contacted.
 
-#![allow(dead_code)] // each test file uses its own part
-
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! thread counts, special files, links, unreadable and vanishing files,
 //! excludes and `--json`.
 
-mod testenv;
+use crate::testenv;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;

@@ -2,7 +2,7 @@
 //! coreutils 9.1 (`cksum`, `sum` on PATH are the oracle), and every
 //! personality's write error with standard output on a full device.
 
-mod testenv;
+use crate::testenv;
 
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;

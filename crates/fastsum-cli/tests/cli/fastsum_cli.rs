@@ -1,7 +1,7 @@
 //! fastsum's own interface (`-a`, checking lists that mix algorithms), the
 //! personality links, and files past 4 GiB against the GNU tools.
 
-mod testenv;
+use crate::testenv;
 
 use std::process::Command;
 

@@ -2,7 +2,7 @@
 //! always the digest of the file's current bytes: every case tries to make
 //! the cache answer a stale digest.
 
-mod testenv;
+use crate::testenv;
 
 use std::fs::{self, File};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! 9.1, b3sum 1.8, xxhsum 0.8.1) and fastsum, invoked under the same name,
 //! must print the same bytes on stdout and stderr and exit the same way.
 
-mod testenv;
+use crate::testenv;
 
 use testenv::{pattern, TestEnv, ALL_TOOLS, GNU_TOOLS, ODD_NAMES};
 

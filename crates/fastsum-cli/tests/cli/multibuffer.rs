@@ -3,7 +3,7 @@
 //! trees of many files of awkward sizes, plain operands with failures
 //! among them, and `-c` of the manifest.
 
-mod testenv;
+use crate::testenv;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

@@ -1,7 +1,7 @@
 //! `fastsum dupes` (issue 15) against an oracle that groups files by their
 //! bytes (Python, in the test), on trees built with every trap.
 
-mod testenv;
+use crate::testenv;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

@@ -1,11 +1,11 @@
 //! `fastsum diff` with a remote side (issue 17) against a real OpenSSH
-//! server on 127.0.0.1 (tests/sshd): the corpus generator's own list of
+//! server on 127.0.0.1 (sshd.rs): the corpus generator's own list of
 //! changes must come out whichever side is remote and whichever method
 //! hashes it, and a connection dropped mid-stream fails the diff without
 //! a single false "removed" line.
 
-mod sshd;
-mod testenv;
+use crate::sshd;
+use crate::testenv;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

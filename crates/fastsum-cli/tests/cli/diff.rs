@@ -1,7 +1,7 @@
 //! `fastsum diff` (issue 14) against the corpus's own list of changes and
 //! against mutations whose changes the test knows by construction.
 
-mod testenv;
+use crate::testenv;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

@@ -1,7 +1,7 @@
 //! The manual page and the shell completions (issue 13, 7), rendered and
 //! loaded by the real man, bash, zsh and fish.
 
-mod testenv;
+use crate::testenv;
 
 use std::process::Command;
 

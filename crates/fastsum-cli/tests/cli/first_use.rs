@@ -1,7 +1,7 @@
 //! What a user meets first (issue 13), against the real binary and the
 //! reference tools.
 
-mod testenv;
+use crate::testenv;
 
 use testenv::TestEnv;
 

@@ -5,7 +5,7 @@
 //! a listing cut short, tampered with or not fastsum's is refused, with no
 //! plan printed.
 
-mod testenv;
+use crate::testenv;
 
 use std::process::Command;
 

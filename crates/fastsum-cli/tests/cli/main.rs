@@ -1,0 +1,25 @@
+//! fastsum's command-line tests, gathered in one test binary (one build
+//! and one link instead of one a file, as ripgrep's tests/ does): each
+//! module is the suite of one command or question, run against the built
+//! `fastsum` and the reference tools scripts/install-peers installs.
+
+// The helpers: each suite uses its own part of them.
+#[allow(dead_code)]
+mod sshd;
+#[allow(dead_code)]
+mod testenv;
+
+mod bench;
+mod cache;
+mod captured_listing;
+mod cksum;
+mod diff;
+mod differential;
+mod dupes;
+mod fastsum_cli;
+mod first_use;
+mod manual;
+mod multibuffer;
+mod remote;
+mod remote_diff;
+mod tree;
