@@ -14,7 +14,7 @@ pub struct Tool {
     pub kind: ToolKind,
 }
 
-/// The three shapes of the coreutils front end.
+/// The five shapes of the coreutils front end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolKind {
     /// md5sum and the sha*sum tools.

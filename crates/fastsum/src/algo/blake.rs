@@ -37,13 +37,6 @@ impl StreamHasher for Blake2b {
 #[derive(Clone, Default)]
 pub struct Blake3(blake3::Hasher);
 
-impl Blake3 {
-    /// The underlying hasher, for callers that hash in parallel.
-    pub fn inner_mut(&mut self) -> &mut blake3::Hasher {
-        &mut self.0
-    }
-}
-
 impl StreamHasher for Blake3 {
     fn new(_: Algorithm) -> Self {
         Self::default()

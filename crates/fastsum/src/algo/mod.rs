@@ -178,20 +178,6 @@ impl Algorithm {
         matches!(self, Algorithm::Crc | Algorithm::Bsd | Algorithm::Sysv)
     }
 
-    /// True for the non-cryptographic, memory-speed algorithms (xxHash and
-    /// BLAKE3), whose I/O needs differ from the slow MD/SHA family.
-    pub fn is_fast(self) -> bool {
-        matches!(
-            self,
-            Algorithm::Blake3
-                | Algorithm::Xxh32
-                | Algorithm::Xxh64
-                | Algorithm::Xxh3
-                | Algorithm::Xxh128
-                | Algorithm::Crc
-        )
-    }
-
     /// The valid names, comma separated, for error messages.
     pub fn valid_names() -> String {
         Algorithm::ALL

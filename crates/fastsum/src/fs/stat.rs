@@ -107,7 +107,7 @@ pub struct FileStamp {
 impl FileStamp {
     /// The stamp of `metadata` (from `stat` or `fstat`). Off Unix the
     /// standard library gives no file identity: `dev` and `ino` are 0
-    /// there, and [`fstat`] fills them in from the open handle.
+    /// there, and `fstat` fills them in from the open handle.
     pub fn of(metadata: &std::fs::Metadata) -> FileStamp {
         #[cfg(unix)]
         {

@@ -110,7 +110,7 @@ pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]],
     unreachable!("no lane width is supported here");
 }
 
-// SAFETY (for the whole module): as in `md5_lanes::x86`, every function is
+// SAFETY (for the whole module): as in `simd::md5`, every function is
 // `unsafe` only for the ISA it needs, runs only inlined into the
 // `#[target_feature]` entry points, which `compress_lanes` calls after
 // checking the CPU and the slices' lengths.

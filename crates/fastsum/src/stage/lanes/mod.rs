@@ -1,6 +1,5 @@
 //! The multi-buffer hashing stage: many files' MD5s (or SHA-1s) advanced
-//! together in SIMD lanes ([`crate::algo::md5_lanes`],
-//! [`crate::algo::sha1_lanes`]).
+//! together in SIMD lanes ([`crate::simd::md5`], [`crate::simd::sha1`]).
 //!
 //! A worker hands [`MultiBufferHasher`] a batch of files. Each lane holds
 //! one file: its MD5 state, its own reusable buffer, and how much of the
