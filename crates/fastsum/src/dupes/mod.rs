@@ -19,6 +19,7 @@
 
 pub mod actions;
 mod files;
+mod items;
 pub mod leftovers;
 mod reflink;
 mod stages;
@@ -34,8 +35,8 @@ use crate::fs::{FileId, FileStamp};
 use crate::walk::WalkOptions;
 
 /// Bytes hashed at each end of a file before whole files are: see
-/// `stages::EDGE` for the measurement.
-pub use stages::EDGE;
+/// `items::EDGE` for the measurement.
+pub use items::EDGE;
 
 /// How to look for duplicates.
 #[derive(Clone)]
