@@ -28,24 +28,21 @@
 //! the diff: half a tree is never reported as the other half removed.
 
 mod compare;
+mod merge;
 mod report;
 mod side;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crossbeam_channel::Receiver;
-
 use crate::algo::Algorithm;
 use crate::cache::CacheSession;
 use crate::error::{Error, ErrorKind, Result};
 use crate::remote::{Remote, RemoteOptions};
 use crate::walk::WalkOptions;
+use merge::Source;
 pub use report::{Change, ChangeKind, DiffEvent, DiffSummary, Entry, EntryKind};
 use side::{Found, Listed, Rooting};
-
-/// Pairs compared at once (on every core).
-const PAIR_BATCH: usize = 512;
 
 /// One side of a diff.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,8 +112,38 @@ pub fn diff(
     options: &DiffOptions,
     mut sink: impl FnMut(DiffEvent),
 ) -> Result<DiffSummary> {
+    let old_manifest = read_manifest(old, &options.old_root, new, options)?;
+    let new_manifest = read_manifest(new, &options.new_root, old, options)?;
+    let algorithm = common_algorithm(old, new, &old_manifest, &new_manifest, options)?;
+    // Local trees start hashing first; remote listings are fetched
+    // meanwhile (both at once if both sides are remote).
+    let mut olds = Source::of(old, old_manifest, algorithm, options);
+    let mut news = Source::of(new, new_manifest, algorithm, options);
+    // Against a remote side a local tree hashes on while the listing
+    // comes, not only as far as the queue reaches (the remote listing is
+    // held whole anyway).
+    if is_remote(new) {
+        olds = olds.without_limit();
+    }
+    if is_remote(old) {
+        news = news.without_limit();
+    }
+    fetch_remotes(
+        [(old, &mut olds), (new, &mut news)],
+        algorithm,
+        options,
+        &mut sink,
+    )?;
     let mut summary = DiffSummary::default();
-    let rooting = |given: &Option<PathBuf>, other: &Side| match (given, other) {
+    let merged = merge::merge(olds, news, options.all, &mut summary, &mut sink);
+    let changes = merge::with_moves(merged, move_algorithm(algorithm, options));
+    merge::report(changes, &mut summary, &mut sink);
+    Ok(summary)
+}
+
+/// How a manifest side's paths are re-rooted against the other side.
+fn rooting(given: &Option<PathBuf>, other: &Side) -> Rooting {
+    match (given, other) {
         (Some(prefix), _) => Rooting::Given(path_bytes(prefix).to_vec()),
         (None, Side::Tree(dir)) => Rooting::AgainstTree {
             spelled: path_bytes(dir).to_vec(),
@@ -126,26 +153,41 @@ pub fn diff(
             tree: dir.clone(),
         },
         (None, _) => Rooting::Shared,
+    }
+}
+
+/// A manifest side read whole (its algorithm and entries, sorted); `None`
+/// for a tree or a remote side.
+fn read_manifest(
+    side: &Side,
+    given: &Option<PathBuf>,
+    other: &Side,
+    options: &DiffOptions,
+) -> Result<Option<(Algorithm, Vec<Listed>)>> {
+    let path = match side {
+        Side::Tree(_) | Side::Remote(_) => return Ok(None),
+        Side::Manifest(p) => Some(p.as_path()),
+        Side::Stdin => None,
     };
-    let manifest_of = |side: &Side,
-                       given: &Option<PathBuf>,
-                       other: &Side|
-     -> Result<Option<(Algorithm, Vec<Listed>)>> {
-        let path = match side {
-            Side::Tree(_) | Side::Remote(_) => return Ok(None),
-            Side::Manifest(p) => Some(p.as_path()),
-            Side::Stdin => None,
-        };
-        let (manifest, listed) = side::read_side(path, options.algorithm, &rooting(given, other))
-            .map_err(|why| {
+    let (manifest, listed) = side::read_side(path, options.algorithm, &rooting(given, other))
+        .map_err(|why| {
             let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
             Error::with_path(name, ErrorKind::Io(std::io::Error::other(why)))
         })?;
-        Ok(Some((manifest.algorithm, listed)))
-    };
-    let old_manifest = manifest_of(old, &options.old_root, new)?;
-    let new_manifest = manifest_of(new, &options.new_root, old)?;
-    let algorithm = match (&old_manifest, &new_manifest) {
+    Ok(Some((manifest.algorithm, listed)))
+}
+
+/// The algorithm both sides are compared in: a manifest's (two must
+/// agree), or the one asked for (MD5) against a remote side; `None` for two
+/// trees (compared byte for byte).
+fn common_algorithm(
+    old: &Side,
+    new: &Side,
+    old_manifest: &Option<(Algorithm, Vec<Listed>)>,
+    new_manifest: &Option<(Algorithm, Vec<Listed>)>,
+    options: &DiffOptions,
+) -> Result<Option<Algorithm>> {
+    Ok(match (old_manifest, new_manifest) {
         (Some((a, _)), Some((b, _))) if a != b => {
             return Err(Error::new(ErrorKind::Io(std::io::Error::other(format!(
                 "the lists are {a} and {b}: digests of two algorithms cannot be compared"
@@ -156,44 +198,24 @@ pub fn diff(
             Some(options.algorithm.unwrap_or(Algorithm::Md5))
         }
         (None, None) => None,
-    };
-    // Trees: walked (against a tree) or hashed (against a manifest).
-    let stream = |side: &Side, manifest: Option<(Algorithm, Vec<Listed>)>| -> Source {
-        match (side, manifest, algorithm) {
-            (_, Some((_, listed)), _) => Source::List(listed.into_iter()),
-            (Side::Tree(dir), None, Some(algorithm)) => {
-                Source::Channel(side::hash_tree(dir.clone(), algorithm, options, false))
-            }
-            // Two trees with the cache: digests, answered from it where
-            // stamps are unchanged, instead of reading both files.
-            (Side::Tree(dir), None, None) if options.cache.is_some() => {
-                let algorithm = options.algorithm.unwrap_or(Algorithm::Md5);
-                Source::Channel(side::hash_tree(dir.clone(), algorithm, options, true))
-            }
-            (Side::Tree(dir), None, None) => Source::Channel(side::walk_tree(dir.clone(), options)),
-            (Side::Remote(_), None, _) => Source::List(Vec::new().into_iter()),
-            _ => unreachable!("a manifest side has its list"),
-        }
-    };
-    // Local trees start hashing first; remote listings are fetched
-    // meanwhile (both at once if both sides are remote).
-    let mut olds = stream(old, old_manifest);
-    let mut news = stream(new, new_manifest);
-    // Against a remote side a local tree hashes on while the listing
-    // comes, not only as far as the queue reaches (the remote listing is
-    // held whole anyway).
-    if is_remote(new) {
-        olds = olds.without_limit();
-    }
-    if is_remote(old) {
-        news = news.without_limit();
-    }
+    })
+}
+
+/// Each remote side's listing, fetched on its host (both at once), in
+/// place of its empty source; the method that ran is reported.
+fn fetch_remotes(
+    sides: [(&Side, &mut Source); 2],
+    algorithm: Option<Algorithm>,
+    options: &DiffOptions,
+    sink: &mut impl FnMut(DiffEvent),
+) -> Result<()> {
     let fetch = |side: &Side| match (side, algorithm) {
         (Side::Remote(remote), Some(algorithm)) => {
             Some(side::remote_side(remote, algorithm, &options.remote))
         }
         _ => None,
     };
+    let [(old, olds), (new, news)] = sides;
     let (old_remote, new_remote) = std::thread::scope(|s| {
         let old_remote = s.spawn(|| fetch(old));
         let new_remote = fetch(new);
@@ -202,7 +224,7 @@ pub fn diff(
             new_remote,
         )
     });
-    for (side, fetched, source) in [(old, old_remote, &mut olds), (new, new_remote, &mut news)] {
+    for (side, fetched, source) in [(old, old_remote, olds), (new, new_remote, news)] {
         if let (Side::Remote(remote), Some(fetched)) = (side, fetched) {
             let fetched = fetched?;
             sink(DiffEvent::RemoteMethod {
@@ -214,203 +236,16 @@ pub fn diff(
             *source = Source::List(fetched.listed.into_iter());
         }
     }
+    Ok(())
+}
 
-    let mut changes: Vec<Change> = Vec::new();
-    let mut removed: Vec<Found> = Vec::new();
-    let mut added: Vec<Found> = Vec::new();
-    let mut pairs: Vec<(Found, Found)> = Vec::new();
-    let mut problem = |summary: &mut DiffSummary, path: PathBuf, error: String| {
-        summary.problems += 1;
-        sink(DiffEvent::Problem { path, error });
-    };
-    let (mut a, mut b) = (
-        olds.next_entry(&mut summary, &mut problem),
-        news.next_entry(&mut summary, &mut problem),
-    );
-    loop {
-        match (a.take(), b.take()) {
-            (None, None) => break,
-            (Some(x), None) => {
-                removed.extend(Some(x).filter(|f| !f.unreadable));
-                a = olds.next_entry(&mut summary, &mut problem);
-            }
-            (None, Some(y)) => {
-                added.extend(Some(y).filter(|f| !f.unreadable));
-                b = news.next_entry(&mut summary, &mut problem);
-            }
-            (Some(x), Some(y)) => match x.key.cmp(&y.key) {
-                std::cmp::Ordering::Less => {
-                    removed.extend(Some(x).filter(|f| !f.unreadable));
-                    a = olds.next_entry(&mut summary, &mut problem);
-                    b = Some(y);
-                }
-                std::cmp::Ordering::Greater => {
-                    added.extend(Some(y).filter(|f| !f.unreadable));
-                    b = news.next_entry(&mut summary, &mut problem);
-                    a = Some(x);
-                }
-                std::cmp::Ordering::Equal => {
-                    if !x.unreadable && !y.unreadable {
-                        pairs.push((x, y));
-                    }
-                    if pairs.len() == PAIR_BATCH {
-                        settle(
-                            &mut pairs,
-                            &mut changes,
-                            options.all,
-                            &mut summary,
-                            &mut problem,
-                        );
-                    }
-                    a = olds.next_entry(&mut summary, &mut problem);
-                    b = news.next_entry(&mut summary, &mut problem);
-                }
-            },
-        }
-    }
-    settle(
-        &mut pairs,
-        &mut changes,
-        options.all,
-        &mut summary,
-        &mut problem,
-    );
-
-    let move_digests = match (algorithm, &options.cache) {
+/// The digests moves are found by: the sides' algorithm, the cache's
+/// (two trees with the cache), else XXH3-128 of the unmatched files.
+fn move_algorithm(algorithm: Option<Algorithm>, options: &DiffOptions) -> Algorithm {
+    match (algorithm, &options.cache) {
         (Some(a), _) => a,
         (None, Some(_)) => options.algorithm.unwrap_or(Algorithm::Md5),
         (None, None) => Algorithm::Xxh128,
-    };
-    let moves = compare::pair_moves(&mut removed, &mut added, move_digests);
-    let (mut moved_old, mut moved_new) = (vec![false; removed.len()], vec![false; added.len()]);
-    for &(i, j) in &moves {
-        moved_old[i] = true;
-        moved_new[j] = true;
-        changes.push(Change {
-            kind: ChangeKind::Moved,
-            old: Some(entry_of(&removed[i])),
-            new: Some(entry_of(&added[j])),
-        });
-    }
-    for (f, _) in removed.iter().zip(&moved_old).filter(|(_, m)| !**m) {
-        changes.push(Change {
-            kind: ChangeKind::Removed,
-            old: Some(entry_of(f)),
-            new: None,
-        });
-    }
-    for (f, _) in added.iter().zip(&moved_new).filter(|(_, m)| !**m) {
-        changes.push(Change {
-            kind: ChangeKind::Added,
-            old: None,
-            new: Some(entry_of(f)),
-        });
-    }
-    changes.sort_by(|x, y| {
-        path_bytes(x.sort_path())
-            .cmp(path_bytes(y.sort_path()))
-            .then(x.kind.name().cmp(y.kind.name()))
-    });
-    for change in changes {
-        match change.kind {
-            ChangeKind::Added => summary.added += 1,
-            ChangeKind::Modified => summary.modified += 1,
-            ChangeKind::Moved => summary.moved += 1,
-            ChangeKind::Removed => summary.removed += 1,
-            ChangeKind::Typechange => summary.typechanges += 1,
-            ChangeKind::Unchanged => summary.unchanged += 1,
-        }
-        if matches!(change.kind, ChangeKind::Added | ChangeKind::Modified) {
-            summary.bytes_changed += change.new.as_ref().and_then(|e| e.size).unwrap_or(0);
-        }
-        sink(DiffEvent::Change(change));
-    }
-    Ok(summary)
-}
-
-/// Where one side's entries come from.
-enum Source {
-    List(std::vec::IntoIter<Listed>),
-    Channel(Receiver<Listed>),
-}
-
-impl Source {
-    /// The same entries, taken from their producer as fast as it makes
-    /// them (a thread forwards them to a queue without a bound).
-    fn without_limit(self) -> Source {
-        match self {
-            Source::Channel(rx) => {
-                let (tx, unbounded) = crossbeam_channel::unbounded();
-                std::thread::spawn(move || {
-                    for listed in rx {
-                        if tx.send(listed).is_err() {
-                            break;
-                        }
-                    }
-                });
-                Source::Channel(unbounded)
-            }
-            list => list,
-        }
-    }
-
-    /// The next entry; problems and left-out symlinks on the way are
-    /// reported.
-    fn next_entry(
-        &mut self,
-        summary: &mut DiffSummary,
-        problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
-    ) -> Option<Found> {
-        loop {
-            let listed = match self {
-                Source::List(list) => list.next()?,
-                Source::Channel(rx) => rx.recv().ok()?,
-            };
-            match listed {
-                Listed::Entry(found) => return Some(found),
-                Listed::Problem { key, path, error } => {
-                    problem(summary, path.clone(), error);
-                    if !key.is_empty() {
-                        return Some(Found {
-                            key,
-                            path: Some(path),
-                            kind: EntryKind::File,
-                            size: None,
-                            digest: None,
-                            unreadable: true,
-                        });
-                    }
-                }
-                Listed::SymlinkLeftOut => summary.symlinks_left_out += 1,
-            }
-        }
-    }
-}
-
-/// Compares the pairs held (every core) and records what changed.
-fn settle(
-    pairs: &mut Vec<(Found, Found)>,
-    changes: &mut Vec<Change>,
-    all: bool,
-    summary: &mut DiffSummary,
-    problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
-) {
-    let verdicts = compare::compare_pairs(pairs);
-    for ((old, new), verdict) in pairs.drain(..).zip(verdicts) {
-        if let compare::Verdict::Failed(path, why) = &verdict {
-            problem(summary, PathBuf::from(path), why.clone());
-            continue;
-        }
-        let kind = match compare::change_of(&verdict) {
-            Some(kind) => kind,
-            None if all => ChangeKind::Unchanged,
-            None => continue,
-        };
-        changes.push(Change {
-            kind,
-            old: Some(entry_of(&old)),
-            new: Some(entry_of(&new)),
-        });
     }
 }
 

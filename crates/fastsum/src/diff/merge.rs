@@ -1,0 +1,265 @@
+//! The comparison itself: both sides' entries merged in key order (pairs
+//! compared on every core, a batch at a time), then the unmatched paired
+//! into moves, then every change reported in path order.
+
+use std::path::PathBuf;
+
+use crossbeam_channel::Receiver;
+
+use super::side::{self, Found, Listed};
+use super::{
+    compare, entry_of, path_bytes, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary,
+    EntryKind, Side,
+};
+use crate::algo::Algorithm;
+
+/// Pairs compared at once (on every core).
+const PAIR_BATCH: usize = 512;
+
+/// Where one side's entries come from.
+pub(super) enum Source {
+    List(std::vec::IntoIter<Listed>),
+    Channel(Receiver<Listed>),
+}
+
+impl Source {
+    /// Where `side`'s entries come from: its manifest's list; a tree walked
+    /// (two trees) or hashed in `algorithm` (against a manifest or a remote
+    /// side; two trees with the cache, in the cache's); a remote side's
+    /// list empty until it is fetched.
+    pub(super) fn of(
+        side: &Side,
+        manifest: Option<(Algorithm, Vec<Listed>)>,
+        algorithm: Option<Algorithm>,
+        options: &DiffOptions,
+    ) -> Source {
+        match (side, manifest, algorithm) {
+            (_, Some((_, listed)), _) => Source::List(listed.into_iter()),
+            (Side::Tree(dir), None, Some(algorithm)) => {
+                Source::Channel(side::hash_tree(dir.clone(), algorithm, options, false))
+            }
+            // Two trees with the cache: digests, answered from it where
+            // stamps are unchanged, instead of reading both files.
+            (Side::Tree(dir), None, None) if options.cache.is_some() => {
+                let algorithm = options.algorithm.unwrap_or(Algorithm::Md5);
+                Source::Channel(side::hash_tree(dir.clone(), algorithm, options, true))
+            }
+            (Side::Tree(dir), None, None) => Source::Channel(side::walk_tree(dir.clone(), options)),
+            (Side::Remote(_), None, _) => Source::List(Vec::new().into_iter()),
+            _ => unreachable!("a manifest side has its list"),
+        }
+    }
+
+    /// The same entries, taken from their producer as fast as it makes
+    /// them (a thread forwards them to a queue without a bound).
+    pub(super) fn without_limit(self) -> Source {
+        match self {
+            Source::Channel(rx) => {
+                let (tx, unbounded) = crossbeam_channel::unbounded();
+                std::thread::spawn(move || {
+                    for listed in rx {
+                        if tx.send(listed).is_err() {
+                            break;
+                        }
+                    }
+                });
+                Source::Channel(unbounded)
+            }
+            list => list,
+        }
+    }
+
+    /// The next entry; problems and left-out symlinks on the way are
+    /// reported.
+    fn next_entry(
+        &mut self,
+        summary: &mut DiffSummary,
+        problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
+    ) -> Option<Found> {
+        loop {
+            let listed = match self {
+                Source::List(list) => list.next()?,
+                Source::Channel(rx) => rx.recv().ok()?,
+            };
+            match listed {
+                Listed::Entry(found) => return Some(found),
+                Listed::Problem { key, path, error } => {
+                    problem(summary, path.clone(), error);
+                    if !key.is_empty() {
+                        return Some(Found {
+                            key,
+                            path: Some(path),
+                            kind: EntryKind::File,
+                            size: None,
+                            digest: None,
+                            unreadable: true,
+                        });
+                    }
+                }
+                Listed::SymlinkLeftOut => summary.symlinks_left_out += 1,
+            }
+        }
+    }
+}
+
+/// Compares the pairs held (every core) and records what changed.
+fn settle(
+    pairs: &mut Vec<(Found, Found)>,
+    changes: &mut Vec<Change>,
+    all: bool,
+    summary: &mut DiffSummary,
+    problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
+) {
+    let verdicts = compare::compare_pairs(pairs);
+    for ((old, new), verdict) in pairs.drain(..).zip(verdicts) {
+        if let compare::Verdict::Failed(path, why) = &verdict {
+            problem(summary, PathBuf::from(path), why.clone());
+            continue;
+        }
+        let kind = match compare::change_of(&verdict) {
+            Some(kind) => kind,
+            None if all => ChangeKind::Unchanged,
+            None => continue,
+        };
+        changes.push(Change {
+            kind,
+            old: Some(entry_of(&old)),
+            new: Some(entry_of(&new)),
+        });
+    }
+}
+
+/// What the merge leaves: the changes of matched keys, and the entries
+/// only one side has (the candidates for moves).
+pub(super) struct Merged {
+    changes: Vec<Change>,
+    removed: Vec<Found>,
+    added: Vec<Found>,
+}
+
+/// Both sides merged in key order: matched keys compared (a batch at a
+/// time, on every core), the rest kept for moves; problems reported as
+/// they come.
+pub(super) fn merge(
+    mut olds: Source,
+    mut news: Source,
+    all: bool,
+    summary: &mut DiffSummary,
+    sink: &mut impl FnMut(DiffEvent),
+) -> Merged {
+    let mut merged = Merged {
+        changes: Vec::new(),
+        removed: Vec::new(),
+        added: Vec::new(),
+    };
+    let mut pairs: Vec<(Found, Found)> = Vec::new();
+    let mut problem = |summary: &mut DiffSummary, path: PathBuf, error: String| {
+        summary.problems += 1;
+        sink(DiffEvent::Problem { path, error });
+    };
+    let readable = |f: Found| Some(f).filter(|f| !f.unreadable);
+    let (mut a, mut b) = (
+        olds.next_entry(summary, &mut problem),
+        news.next_entry(summary, &mut problem),
+    );
+    loop {
+        match (a.take(), b.take()) {
+            (None, None) => break,
+            (Some(x), None) => {
+                merged.removed.extend(readable(x));
+                a = olds.next_entry(summary, &mut problem);
+            }
+            (None, Some(y)) => {
+                merged.added.extend(readable(y));
+                b = news.next_entry(summary, &mut problem);
+            }
+            (Some(x), Some(y)) => match x.key.cmp(&y.key) {
+                std::cmp::Ordering::Less => {
+                    merged.removed.extend(readable(x));
+                    a = olds.next_entry(summary, &mut problem);
+                    b = Some(y);
+                }
+                std::cmp::Ordering::Greater => {
+                    merged.added.extend(readable(y));
+                    b = news.next_entry(summary, &mut problem);
+                    a = Some(x);
+                }
+                std::cmp::Ordering::Equal => {
+                    if !x.unreadable && !y.unreadable {
+                        pairs.push((x, y));
+                    }
+                    if pairs.len() == PAIR_BATCH {
+                        settle(&mut pairs, &mut merged.changes, all, summary, &mut problem);
+                    }
+                    a = olds.next_entry(summary, &mut problem);
+                    b = news.next_entry(summary, &mut problem);
+                }
+            },
+        }
+    }
+    settle(&mut pairs, &mut merged.changes, all, summary, &mut problem);
+    merged
+}
+
+/// The merge's changes with the unmatched entries paired into moves (same
+/// digest in `algorithm`), the rest removed and added; sorted by path.
+pub(super) fn with_moves(merged: Merged, algorithm: Algorithm) -> Vec<Change> {
+    let Merged {
+        mut changes,
+        mut removed,
+        mut added,
+    } = merged;
+    let moves = compare::pair_moves(&mut removed, &mut added, algorithm);
+    let (mut moved_old, mut moved_new) = (vec![false; removed.len()], vec![false; added.len()]);
+    for &(i, j) in &moves {
+        moved_old[i] = true;
+        moved_new[j] = true;
+        changes.push(Change {
+            kind: ChangeKind::Moved,
+            old: Some(entry_of(&removed[i])),
+            new: Some(entry_of(&added[j])),
+        });
+    }
+    for (f, _) in removed.iter().zip(&moved_old).filter(|(_, m)| !**m) {
+        changes.push(Change {
+            kind: ChangeKind::Removed,
+            old: Some(entry_of(f)),
+            new: None,
+        });
+    }
+    for (f, _) in added.iter().zip(&moved_new).filter(|(_, m)| !**m) {
+        changes.push(Change {
+            kind: ChangeKind::Added,
+            old: None,
+            new: Some(entry_of(f)),
+        });
+    }
+    changes.sort_by(|x, y| {
+        path_bytes(x.sort_path())
+            .cmp(path_bytes(y.sort_path()))
+            .then(x.kind.name().cmp(y.kind.name()))
+    });
+    changes
+}
+
+/// Every change counted and handed to `sink`, in order.
+pub(super) fn report(
+    changes: Vec<Change>,
+    summary: &mut DiffSummary,
+    sink: &mut impl FnMut(DiffEvent),
+) {
+    for change in changes {
+        match change.kind {
+            ChangeKind::Added => summary.added += 1,
+            ChangeKind::Modified => summary.modified += 1,
+            ChangeKind::Moved => summary.moved += 1,
+            ChangeKind::Removed => summary.removed += 1,
+            ChangeKind::Typechange => summary.typechanges += 1,
+            ChangeKind::Unchanged => summary.unchanged += 1,
+        }
+        if matches!(change.kind, ChangeKind::Added | ChangeKind::Modified) {
+            summary.bytes_changed += change.new.as_ref().and_then(|e| e.size).unwrap_or(0);
+        }
+        sink(DiffEvent::Change(change));
+    }
+}
