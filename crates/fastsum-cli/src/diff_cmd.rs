@@ -9,6 +9,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::cache::Cache;
 use fastsum::diff::{diff, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
+use fastsum::manifest::json::write_name;
 use fastsum::manifest::{needs_escape, write_escaped};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
@@ -356,16 +357,8 @@ fn write_json(buf: &mut Vec<u8>, change: &Change) {
                 let _ = write!(buf, ",\"{label}\":null");
             }
             Some(entry) => {
-                let name = entry.path.as_os_str().as_encoded_bytes();
-                let _ = write!(buf, ",\"{label}\":");
-                buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
-                if std::str::from_utf8(name).is_err() {
-                    let _ = write!(
-                        buf,
-                        ",\"{label}_base64\":\"{}\"",
-                        fastsum::manifest::json::base64(name)
-                    );
-                }
+                buf.push(b',');
+                write_name(buf, label, entry.path.as_os_str().as_encoded_bytes());
                 if let Some(size) = entry.size {
                     let _ = write!(buf, ",\"{label}_size\":{size}");
                 }
@@ -379,18 +372,8 @@ fn write_json(buf: &mut Vec<u8>, change: &Change) {
 }
 
 fn write_json_problem(buf: &mut Vec<u8>, path: &Path, error: &str) {
-    let name = path.as_os_str().as_encoded_bytes();
-    buf.extend_from_slice(b"{\"change\":\"error\",\"path\":");
-    buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
-    if std::str::from_utf8(name).is_err() {
-        buf.extend_from_slice(
-            format!(
-                ",\"path_base64\":\"{}\"",
-                fastsum::manifest::json::base64(name)
-            )
-            .as_bytes(),
-        );
-    }
+    buf.extend_from_slice(b"{\"change\":\"error\",");
+    write_name(buf, "path", path.as_os_str().as_encoded_bytes());
     buf.extend_from_slice(b",\"error\":");
     buf.extend_from_slice(json_string(error).as_bytes());
     buf.extend_from_slice(b"}\n");

@@ -31,18 +31,9 @@ fn item(list: &mut Vec<u8>) -> &mut Vec<u8> {
     list
 }
 
-/// `"label":"name"`, with `label_base64` beside it for a name that is not UTF-8.
+/// `"label":"name"` (and `label_base64` for a name that is not UTF-8).
 fn name(buf: &mut Vec<u8>, label: &str, path: &Path) {
-    let name = path.as_os_str().as_encoded_bytes();
-    let _ = write!(buf, "\"{label}\":");
-    buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
-    if std::str::from_utf8(name).is_err() {
-        let _ = write!(
-            buf,
-            ",\"{label}_base64\":\"{}\"",
-            fastsum::manifest::json::base64(name)
-        );
-    }
+    fastsum::manifest::json::write_name(buf, label, path.as_os_str().as_encoded_bytes());
 }
 
 /// `,"size":N,"digest":"..."` where known.

@@ -14,8 +14,8 @@ use fastsum::manifest::{needs_escape, write_escaped};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
+use crate::term::count;
 use crate::term::output::{Buffering, Output};
-use crate::term::{count, json_string};
 
 /// List groups of files with identical bytes (directories are walked).
 /// Exit status: 0 done, 1 some file could not be read, 2 usage.
@@ -365,18 +365,12 @@ fn write_json(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
         if i > 0 {
             buf.push(b',');
         }
-        let name = member.path.as_os_str().as_encoded_bytes();
-        buf.extend_from_slice(b"{\"path\":");
-        buf.extend_from_slice(json_string(&String::from_utf8_lossy(name)).as_bytes());
-        if std::str::from_utf8(name).is_err() {
-            buf.extend_from_slice(
-                format!(
-                    ",\"path_base64\":\"{}\"",
-                    fastsum::manifest::json::base64(name)
-                )
-                .as_bytes(),
-            );
-        }
+        buf.push(b'{');
+        fastsum::manifest::json::write_name(
+            buf,
+            "path",
+            member.path.as_os_str().as_encoded_bytes(),
+        );
         buf.push(b'}');
     }
     buf.extend_from_slice(b"]}\n");

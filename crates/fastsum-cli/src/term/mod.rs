@@ -10,8 +10,6 @@ pub mod progress;
 /// with the Python package's Dask runner).
 pub use fastsum::manifest::quote;
 
-use std::fmt::Write as _;
-
 /// How `HOST:PATH` operands are reached: `FASTSUM_RSH` (as rsync's
 /// `RSYNC_RSH`) or `ssh`, until `-e` says otherwise.
 pub fn remote_options() -> fastsum::remote::RemoteOptions {
@@ -55,23 +53,9 @@ pub fn stdout_width() -> Option<usize> {
 /// every control character (a strategy's name comes from the command line
 /// and may hold any of them) as `\uXXXX`, as RFC 8259 requires.
 pub fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if u32::from(c) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    let mut out = Vec::with_capacity(text.len() + 2);
+    fastsum::manifest::json::write_string(&mut out, text);
+    String::from_utf8(out).expect("the escaper writes UTF-8")
 }
 
 /// Writes `text` to standard output and flushes it; where it cannot be

@@ -24,14 +24,8 @@ use crate::pipeline::{Outcome, Record};
 
 /// Appends `record` as one JSON object and a newline to `out`.
 pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
-    let bytes = record.path.as_os_str().as_encoded_bytes();
-    out.extend_from_slice(b"{\"path\":");
-    write_string(out, &String::from_utf8_lossy(bytes));
-    if std::str::from_utf8(bytes).is_err() {
-        out.extend_from_slice(b",\"path_base64\":\"");
-        write_base64(out, bytes);
-        out.push(b'"');
-    }
+    out.push(b'{');
+    write_name(out, "path", record.path.as_os_str().as_encoded_bytes());
     out.extend_from_slice(b",\"algorithm\":");
     write_string(out, &algorithm.to_string());
     match &record.outcome {
@@ -53,9 +47,25 @@ pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
     out.extend_from_slice(b"}\n");
 }
 
+/// `"label":"name"` for a file name, and `"label_base64":"..."` beside it
+/// with its exact bytes when it is not UTF-8 (the name itself then shows
+/// U+FFFD): the one way every JSON output of fastsum writes a name.
+pub fn write_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
+    write_string(out, label);
+    out.push(b':');
+    write_string(out, &String::from_utf8_lossy(name));
+    if std::str::from_utf8(name).is_err() {
+        out.push(b',');
+        write_string(out, &format!("{label}_base64"));
+        out.extend_from_slice(b":\"");
+        write_base64(out, name);
+        out.push(b'"');
+    }
+}
+
 /// A JSON string literal: quotes, backslashes and control characters
-/// escaped, everything else as UTF-8.
-fn write_string(out: &mut Vec<u8>, text: &str) {
+/// escaped, everything else as UTF-8 (the one escaper of fastsum's JSON).
+pub fn write_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     for c in text.chars() {
         match c {
