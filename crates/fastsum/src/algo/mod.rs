@@ -104,6 +104,13 @@ impl Algorithm {
         })
     }
 
+    /// Whether coreutils' `cksum -a` computes it as a digest, with a tagged
+    /// line `cksum -c` reads (MD5, SHA-1, SHA-2, BLAKE2b, SM3; not the CRC,
+    /// BSD and SysV sums, nor BLAKE3 and xxHash).
+    pub fn is_coreutils_digest(self) -> bool {
+        self.gnu_tool().is_some() || matches!(self, Algorithm::Blake2b { .. } | Algorithm::Sm3)
+    }
+
     /// The name fastsum uses for this algorithm (`md5`, `blake2b`, `xxh128` ...);
     /// BLAKE2b with a short output is `blake2b-256` and the like.
     pub fn name(self) -> &'static str {

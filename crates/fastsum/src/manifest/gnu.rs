@@ -24,18 +24,6 @@ pub enum TagPolicy {
     CoreutilsTagged,
 }
 
-/// The digests `cksum -c` reads tagged lines of.
-const COREUTILS_TAGGED: [Algorithm; 8] = [
-    Algorithm::Md5,
-    Algorithm::Sha1,
-    Algorithm::Sha224,
-    Algorithm::Sha256,
-    Algorithm::Sha384,
-    Algorithm::Sha512,
-    Algorithm::BLAKE2B,
-    Algorithm::Sm3,
-];
-
 impl TagPolicy {
     fn default_algorithm(self) -> Option<Algorithm> {
         match self {
@@ -112,11 +100,14 @@ impl CheckParser {
     fn match_tag(&mut self, s: &[u8]) -> Option<(Algorithm, usize)> {
         let candidates: &[Algorithm] = match self.policy {
             TagPolicy::Only(ref a) => std::slice::from_ref(a),
-            TagPolicy::Any(_) => &Algorithm::ALL,
-            TagPolicy::CoreutilsTagged => &COREUTILS_TAGGED,
+            TagPolicy::Any(_) | TagPolicy::CoreutilsTagged => &Algorithm::ALL,
         };
+        let coreutils_only = matches!(self.policy, TagPolicy::CoreutilsTagged);
         let mut best: Option<Algorithm> = None;
         for &a in candidates {
+            if coreutils_only && !a.is_coreutils_digest() {
+                continue;
+            }
             let tag = a.tag().as_bytes();
             if a.is_legacy() {
                 // crc, bsd and sysv lines are never checked.
