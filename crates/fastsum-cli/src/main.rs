@@ -59,30 +59,80 @@ fn run() -> anyhow::Result<u8> {
         b3sum::run(argv)
     } else if base.contains("xxh") && base.ends_with("sum") {
         xxhsum::run(&program, &args)
-    } else if args.first().is_some_and(|a| a == b"cache") {
-        // `fastsum cache stats|prune|clear` (a file named cache: `./cache`).
-        cache_cmd::run(argv.into_iter().skip(2).collect())
-    } else if args.first().is_some_and(|a| a == b"man") {
-        // `fastsum man` (a file named man: `fastsum ./man`).
-        manual::run_man(&args[1..])
-    } else if args.first().is_some_and(|a| a == b"completions") {
-        manual::run_completions(&args[1..])
-    } else if args.first().is_some_and(|a| a == b"dupes") {
-        // `fastsum dupes PATH...` (a file named dupes: `fastsum ./dupes`).
-        dupes_cmd::run(argv.into_iter().skip(2).collect())
-    } else if args.first().is_some_and(|a| a == b"diff") {
-        // `fastsum diff OLD NEW` (a file named diff: `fastsum ./diff`).
-        diff_cmd::run(argv.into_iter().skip(2).collect())
-    } else if args.first().is_some_and(|a| a == b"remote-command") {
-        // `fastsum remote-command PATH` (a file of that name: `./remote-command`).
-        remote_cmd::run(argv.into_iter().skip(2).collect())
-    } else if args.first().is_some_and(|a| a == b"bench") {
-        // `fastsum bench ...` (a file named bench: `fastsum ./bench`).
-        bench::run(argv.into_iter().skip(2).collect())
+    } else if let Some(sub) = args.first().and_then(|a| {
+        SUBCOMMANDS
+            .iter()
+            .find(|s| s.name.as_bytes() == a.as_slice())
+    }) {
+        // `fastsum diff OLD NEW` ... (a file named so: `fastsum ./diff`).
+        (sub.run)(argv.into_iter().skip(2).collect())
     } else {
         gnu::run(personality::Tool::FASTSUM, program, &args)
     };
     Ok(u8::try_from(status).unwrap_or(1))
+}
+
+/// One of fastsum's subcommands: the word that starts it, what it does
+/// (the man page and the completions say it), how it runs, and its clap
+/// definition (for the man page's options and the completions).
+pub(crate) struct Subcommand {
+    pub(crate) name: &'static str,
+    pub(crate) about: &'static str,
+    pub(crate) run: fn(Vec<OsString>) -> i32,
+    pub(crate) command: Option<fn() -> clap::Command>,
+}
+
+/// Every subcommand, in the order `--help`, the man page and the
+/// completions list them: the one table dispatch and documentation read.
+pub(crate) const SUBCOMMANDS: [Subcommand; 7] = [
+    Subcommand {
+        name: "diff",
+        about: "show what changed between two trees, manifests or remote trees",
+        run: diff_cmd::run,
+        command: Some(diff_cmd::command),
+    },
+    Subcommand {
+        name: "dupes",
+        about: "find identical files, and act on them safely",
+        run: dupes_cmd::run,
+        command: Some(dupes_cmd::command),
+    },
+    Subcommand {
+        name: "remote-command",
+        about: "print the listing command a deploy tool runs on a host itself",
+        run: remote_cmd::run,
+        command: Some(remote_cmd::command),
+    },
+    Subcommand {
+        name: "bench",
+        about: "time ways of checksumming your files, side by side",
+        run: bench::run,
+        command: Some(bench::command),
+    },
+    Subcommand {
+        name: "cache",
+        about: "look after the checksum cache: stats, prune, clear",
+        run: cache_cmd::run,
+        command: Some(cache_cmd::command),
+    },
+    Subcommand {
+        name: "completions",
+        about: "print the completion script for bash, zsh or fish",
+        run: |args| manual::run_completions(&as_bytes(args)),
+        command: None,
+    },
+    Subcommand {
+        name: "man",
+        about: "print this manual page (roff)",
+        run: |args| manual::run_man(&as_bytes(args)),
+        command: None,
+    },
+];
+
+fn as_bytes(args: Vec<OsString>) -> Vec<Vec<u8>> {
+    args.iter()
+        .map(|a| fastsum::name::bytes(a).to_vec())
+        .collect()
 }
 
 /// The name the program was called by, which picks the personality: the

@@ -124,8 +124,10 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
             "      --cache-stats     after the run, print cache hits and misses to stderr\n",
         );
         s.push_str("                          (with --cache)\n");
-        s.push_str("\nSubcommands: 'fastsum bench --help', 'fastsum cache stats|prune|clear',\n");
-        s.push_str("'fastsum completions bash|zsh|fish', 'fastsum man' (the manual page).\n");
+        s.push_str("\nSubcommands:\n");
+        for sub in &crate::SUBCOMMANDS {
+            s.push_str(&format!("  {:<16}{}\n", sub.name, sub.about));
+        }
     }
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");

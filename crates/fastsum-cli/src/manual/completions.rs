@@ -1,6 +1,6 @@
 //! Completion scripts for bash, zsh and fish.
 
-use super::{algorithm_names, clap_options, SUBCOMMANDS};
+use super::{algorithm_names, clap_options, subcommand, subcommands};
 use crate::gnu::documented::{fastsum_options, DocOption};
 
 /// Every spelling of fastsum's own options, as typed.
@@ -39,7 +39,20 @@ pub fn bash() -> String {
             v
         })
         .collect();
-    let subcommands: Vec<&str> = SUBCOMMANDS.iter().map(|(n, _)| *n).collect();
+    let subcommands: Vec<&str> = subcommands().map(|(n, _)| n).collect();
+    // One case a subcommand with options (cache's is written below: it
+    // also completes its actions).
+    let cases: String = subcommands
+        .iter()
+        .filter(|&&n| n != "cache")
+        .filter_map(|&n| Some((n, subcommand(n)?)))
+        .map(|(n, c)| {
+            format!(
+                "        {n}) opts=\"{}\" ;;\n",
+                clap_spellings(&c).join(" ")
+            )
+        })
+        .collect();
     format!(
         r#"# bash completion for fastsum (made by `fastsum completions bash`)
 _fastsum() {{
@@ -48,11 +61,7 @@ _fastsum() {{
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
     local opts
     case "${{COMP_WORDS[1]}}" in
-        diff) opts="{diff}" ;;
-        dupes) opts="{dupes}" ;;
-        bench) opts="{bench}" ;;
-        remote-command) opts="{remote_command}" ;;
-        cache)
+{cases}        cache)
             if [[ "$cur" != -* && "$prev" != --cache ]]; then
                 COMPREPLY=($(compgen -W "stats prune clear" -- "$cur"))
                 return 0
@@ -78,11 +87,8 @@ _fastsum() {{
 }}
 complete -o filenames -o bashdefault -F _fastsum fastsum
 "#,
-        diff = clap_spellings(&crate::diff_cmd::command()).join(" "),
-        dupes = clap_spellings(&crate::dupes_cmd::command()).join(" "),
-        bench = clap_spellings(&crate::bench::command()).join(" "),
+        cases = cases,
         cache = clap_spellings(&crate::cache_cmd::command()).join(" "),
-        remote_command = clap_spellings(&crate::remote_cmd::command()).join(" "),
         options = spellings(&options).join(" "),
         algorithms = algorithm_names().join(" "),
         takes_value = takes_value.join("|"),
@@ -106,8 +112,7 @@ pub fn zsh() -> String {
         "_fastsum() {".to_string(),
         "  if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then".to_string(),
     ];
-    let subcommands: Vec<String> = SUBCOMMANDS
-        .iter()
+    let subcommands: Vec<String> = subcommands()
         .map(|(name, what)| format!("'{name}:{}'", quoted(what, '\'')))
         .collect();
     lines.push(format!(
@@ -153,14 +158,14 @@ pub fn zsh() -> String {
 pub fn fish() -> String {
     let mut out =
         String::from("# fish completion for fastsum (made by `fastsum completions fish`)\n");
-    let subcommands: Vec<&str> = SUBCOMMANDS.iter().map(|(n, _)| *n).collect();
-    for (name, what) in SUBCOMMANDS {
+    let names: Vec<&str> = subcommands().map(|(n, _)| n).collect();
+    for (name, what) in subcommands() {
         out.push_str(&format!(
             "complete -c fastsum -n '__fish_use_subcommand' -a {name} -d '{}'\n",
             quoted(what, '\'')
         ));
     }
-    let plain = format!("not __fish_seen_subcommand_from {}", subcommands.join(" "));
+    let plain = format!("not __fish_seen_subcommand_from {}", names.join(" "));
     for o in fastsum_options() {
         let mut line = format!("complete -c fastsum -n '{plain}' -l {}", o.long);
         if let Some(s) = o.short {
@@ -177,13 +182,7 @@ pub fn fish() -> String {
         line.push_str(&format!(" -d '{}'\n", quoted(&o.help, '\'')));
         out.push_str(&line);
     }
-    for (sub, command) in [
-        ("diff", crate::diff_cmd::command()),
-        ("dupes", crate::dupes_cmd::command()),
-        ("bench", crate::bench::command()),
-        ("cache", crate::cache_cmd::command()),
-        ("remote-command", crate::remote_cmd::command()),
-    ] {
+    for (sub, command) in subcommands().filter_map(|(n, _)| Some((n, subcommand(n)?))) {
         for (long, short, value, help) in clap_options(&command) {
             let mut line =
                 format!("complete -c fastsum -n '__fish_seen_subcommand_from {sub}' -l {long}");

@@ -1,6 +1,6 @@
 //! The manual page, `fastsum.1`, in roff.
 
-use super::{algorithm_names, clap_options, SUBCOMMANDS};
+use super::{algorithm_names, clap_options, subcommand, subcommands};
 use crate::gnu::documented::fastsum_options;
 
 /// `text` safe in roff: backslashes and hyphens escaped, and a line that
@@ -39,7 +39,7 @@ pub fn page() -> String {
     ));
     p.push_str(".SH NAME\nfastsum \\- fast file checksums that tell you what changed\n");
     p.push_str(".SH SYNOPSIS\n.B fastsum\n[\\fIOPTION\\fR]... [\\fIFILE\\fR]...\n");
-    for (name, _) in SUBCOMMANDS {
+    for (name, _) in subcommands() {
         p.push_str(&format!(".br\n.B fastsum {name}\n[\\fIARGS\\fR]...\n"));
     }
     p.push_str(
@@ -73,9 +73,9 @@ pub fn page() -> String {
          MD5 and SHA\\-1 of many files are computed in SIMD lanes where the CPU has them.\n",
     );
     p.push_str(".SH SUBCOMMANDS\n");
-    for (name, what) in SUBCOMMANDS {
+    for (name, what) in subcommands() {
         p.push_str(&format!(".SS fastsum {name}\n{}.\n", roff(what)));
-        let command = super::subcommand(name);
+        let command = subcommand(name);
         if name == "cache" {
             p.push_str(
                 "Actions: \\fBstats\\fR (entries, size, last hit rate), \\fBprune\\fR (drop\n\

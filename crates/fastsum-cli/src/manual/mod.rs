@@ -1,50 +1,26 @@
 //! `fastsum man` and `fastsum completions SHELL`: the manual page and the
 //! shell completions, made at run time from the option table the parser
-//! uses and the `--help` words (`gnu::documented`), and from the clap
-//! definitions of `bench` and `cache`, so they cannot drift from the
-//! program.
+//! uses and the `--help` words (`gnu::documented`), and from the table of
+//! subcommands (`crate::SUBCOMMANDS`) with their clap definitions, so they
+//! cannot drift from the program.
 
 mod completions;
 mod man;
 
 use fastsum::Algorithm;
 
-/// Subcommands fastsum's own mode takes as its first word.
-const SUBCOMMANDS: [(&str, &str); 7] = [
-    (
-        "diff",
-        "show what changed between two trees, manifests or remote trees",
-    ),
-    ("dupes", "find identical files, and act on them safely"),
-    (
-        "remote-command",
-        "print the listing command a deploy tool runs on a host itself",
-    ),
-    (
-        "bench",
-        "time ways of checksumming your files, side by side",
-    ),
-    (
-        "cache",
-        "look after the checksum cache: stats, prune, clear",
-    ),
-    (
-        "completions",
-        "print the completion script for bash, zsh or fish",
-    ),
-    ("man", "print this manual page (roff)"),
-];
-
 /// The clap definition of a subcommand, for those that have one.
 fn subcommand(name: &str) -> Option<clap::Command> {
-    match name {
-        "diff" => Some(crate::diff_cmd::command()),
-        "dupes" => Some(crate::dupes_cmd::command()),
-        "bench" => Some(crate::bench::command()),
-        "cache" => Some(crate::cache_cmd::command()),
-        "remote-command" => Some(crate::remote_cmd::command()),
-        _ => None,
-    }
+    crate::SUBCOMMANDS
+        .iter()
+        .find(|s| s.name == name)
+        .and_then(|s| s.command)
+        .map(|command| command())
+}
+
+/// Each subcommand's name and what it does.
+fn subcommands() -> impl Iterator<Item = (&'static str, &'static str)> {
+    crate::SUBCOMMANDS.iter().map(|s| (s.name, s.about))
 }
 
 /// The `-a` names.

@@ -150,3 +150,97 @@ fn a_shell_that_is_not_known_is_a_usage_error() {
         "usage: fastsum completions bash|zsh|fish\n"
     );
 }
+
+/// Every subcommand `fastsum --help` lists: the indented words under
+/// "Subcommands:".
+fn help_subcommands(env: &TestEnv) -> Vec<String> {
+    let help = env.fastsum("fastsum", &[b"--help"], b"").stdout_str();
+    let after = help
+        .split("\nSubcommands:\n")
+        .nth(1)
+        .expect("a Subcommands section");
+    after
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_subcommand_and_its_options_are_in_help_man_and_every_completion() {
+    let env = TestEnv::new();
+    let subcommands = help_subcommands(&env);
+    for expected in [
+        "diff",
+        "dupes",
+        "remote-command",
+        "bench",
+        "cache",
+        "completions",
+        "man",
+    ] {
+        assert!(
+            subcommands.iter().any(|s| s == expected),
+            "{expected} not in --help: {subcommands:?}"
+        );
+    }
+    let man = env.fastsum("fastsum", &[b"man"], b"").stdout_str();
+    let bash = env
+        .fastsum("fastsum", &[b"completions", b"bash"], b"")
+        .stdout_str();
+    let zsh = env
+        .fastsum("fastsum", &[b"completions", b"zsh"], b"")
+        .stdout_str();
+    let fish = env
+        .fastsum("fastsum", &[b"completions", b"fish"], b"")
+        .stdout_str();
+    for sub in &subcommands {
+        assert!(
+            man.contains(&format!(".B fastsum {sub}\n")),
+            "{sub}: not in the man page's SYNOPSIS"
+        );
+        assert!(bash.contains(sub), "{sub}: not in bash's completion");
+        assert!(
+            zsh.contains(&format!("'{sub}:")),
+            "{sub}: not in zsh's subcommands"
+        );
+        assert!(
+            fish.contains(&format!("-a {sub} ")),
+            "{sub}: not in fish's subcommands"
+        );
+        // Each option of the subcommand, as its own --help lists it.
+        let help = env.fastsum("fastsum", &[sub.as_bytes(), b"--help"], b"");
+        if help.status != 0 {
+            continue; // completions and man take no options
+        }
+        for line in help
+            .stdout_str()
+            .lines()
+            .filter(|l| l.trim_start().starts_with('-'))
+        {
+            let at = line.find("--").unwrap();
+            let long: String = line[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            if long == "--help" || long == "--version" {
+                continue;
+            }
+            assert!(
+                man.contains(&long.replace('-', "\\-")),
+                "{sub} {long}: not in the man page"
+            );
+            assert!(
+                bash.contains(&format!(" {long} ")) || bash.contains(&format!(" {long}\"")),
+                "{sub} {long}: not in bash's"
+            );
+            assert!(
+                fish.contains(&format!(
+                    "__fish_seen_subcommand_from {sub}' -l {}",
+                    &long[2..]
+                )),
+                "{sub} {long}: not in fish's"
+            );
+        }
+    }
+}
