@@ -141,9 +141,9 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     };
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let policy = match run.tool.kind {
-        ToolKind::Fastsum => gnu_lines::TagPolicy::Any(o.algorithm),
+        ToolKind::Fastsum => gnu_lines::TagPolicy::Any(o.tree.algorithm),
         ToolKind::Cksum if !o.algorithm_specified => gnu_lines::TagPolicy::CoreutilsTagged,
-        _ => gnu_lines::TagPolicy::Only(o.algorithm),
+        _ => gnu_lines::TagPolicy::Only(o.tree.algorithm),
     };
     let mut parser = gnu_lines::CheckParser::new(policy);
     let (mut misformatted, mut mismatched, mut unreadable) = (0u64, 0u64, 0u64);
@@ -199,9 +199,9 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
             items.push(match parsed {
                 // cksum without -a names the last tagged line's algorithm.
                 None if policy == gnu_lines::TagPolicy::CoreutilsTagged => {
-                    CheckItem::Misformatted(line_number, run.warn_tag.unwrap_or(o.algorithm))
+                    CheckItem::Misformatted(line_number, run.warn_tag.unwrap_or(o.tree.algorithm))
                 }
-                None => CheckItem::Misformatted(line_number, o.algorithm),
+                None => CheckItem::Misformatted(line_number, o.tree.algorithm),
                 Some(entry) => CheckItem::Entry {
                     name: entry.name.into_owned(),
                     algorithm: entry.algorithm,

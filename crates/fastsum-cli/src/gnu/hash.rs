@@ -120,7 +120,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
                 Source::Stdin => None,
             })
             .collect();
-        let loaded = cache.session(o.algorithm, &prefixes);
+        let loaded = cache.session(o.tree.algorithm, &prefixes);
         say_notice(run, &mut cache);
         match loaded {
             Ok(session) => Some((cache, Arc::new(session))),
@@ -197,7 +197,11 @@ impl Sink for &mut Printer<'_> {
         if let Outcome::Skipped(SpecialKind::Symlink) = record.outcome {
             self.symlinks += 1;
             if self.o.json {
-                manifest::json::write_record(self.run.out.stdout_buf(), self.o.algorithm, &record);
+                manifest::json::write_record(
+                    self.run.out.stdout_buf(),
+                    self.o.tree.algorithm,
+                    &record,
+                );
                 self.run.out.commit();
             }
             return;
@@ -225,7 +229,7 @@ impl Sink for &mut Printer<'_> {
 pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
     let name = record.path.as_os_str().as_encoded_bytes();
     if o.json {
-        manifest::json::write_record(run.out.stdout_buf(), o.algorithm, record);
+        manifest::json::write_record(run.out.stdout_buf(), o.tree.algorithm, record);
         run.out.commit();
     }
     match &record.outcome {
@@ -233,11 +237,11 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
             if o.json {
                 return;
             }
-            if o.debug && o.algorithm == Algorithm::Crc && !run.said_debug {
+            if o.debug && o.tree.algorithm == Algorithm::Crc && !run.said_debug {
                 run.said_debug = true;
                 run.error(crc_implementation().as_bytes());
             }
-            if let Some(fields) = fastsum::algo::legacy_fields(o.algorithm, &hashed.digest) {
+            if let Some(fields) = fastsum::algo::legacy_fields(o.tree.algorithm, &hashed.digest) {
                 // cksum's and sum's lines: the name as it is, no escaping,
                 // and none at all for standard input read by default.
                 let line = run.out.stdout_buf();
@@ -259,7 +263,7 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
             };
             gnu_lines::write_line(
                 run.out.stdout_buf(),
-                o.algorithm,
+                o.tree.algorithm,
                 &hashed.digest,
                 name,
                 style,

@@ -116,7 +116,6 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
 
 /// The options of one run, after parsing.
 pub(super) struct Options {
-    pub(super) algorithm: Algorithm,
     pub(super) check: bool,
     pub(super) status_only: bool,
     pub(super) warn: bool,
@@ -129,7 +128,8 @@ pub(super) struct Options {
     /// -1: not given; 0: text; 1: binary.
     pub(super) binary: i8,
     pub(super) terminator: u8,
-    /// fastsum's own options for many files.
+    /// fastsum's own options for many files, and the algorithm (held
+    /// here only).
     pub(super) tree: TreeOptions,
     pub(super) json: bool,
     pub(super) no_progress: bool,
@@ -148,6 +148,34 @@ pub(super) struct Options {
     pub(super) remote: fastsum::remote::RemoteOptions,
     /// `-v`: say which remote method ran.
     pub(super) verbose: bool,
+}
+
+impl Options {
+    /// The defaults: `algorithm`, and nothing else asked for.
+    pub(super) fn new(algorithm: Algorithm) -> Options {
+        Options {
+            check: false,
+            status_only: false,
+            warn: false,
+            quiet: false,
+            strict: false,
+            ignore_missing: false,
+            tag: false,
+            untagged: false,
+            binary: -1,
+            terminator: b'\n',
+            tree: TreeOptions::new(algorithm),
+            json: false,
+            no_progress: false,
+            cache: None,
+            cache_stats: false,
+            debug: false,
+            algorithm_specified: false,
+            names_given: false,
+            remote: crate::term::remote_options(),
+            verbose: false,
+        }
+    }
 }
 
 pub(super) fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> i32 {
@@ -242,8 +270,10 @@ impl Options {
             return !self.untagged;
         }
         self.tag
-            || self.algorithm == Algorithm::Xxh3
-            || (kind == ToolKind::Fastsum && !self.untagged && self.algorithm != Algorithm::Md5)
+            || self.tree.algorithm == Algorithm::Xxh3
+            || (kind == ToolKind::Fastsum
+                && !self.untagged
+                && self.tree.algorithm != Algorithm::Md5)
     }
 }
 

@@ -64,7 +64,7 @@ pub(super) fn hash_remote_operand(
         seq: 0,
         ok: true,
     };
-    let ran = hash_remote_each(remote, o.algorithm, &o.remote, &mut printer);
+    let ran = hash_remote_each(remote, o.tree.algorithm, &o.remote, &mut printer);
     let ok = printer.ok;
     let ran = match ran {
         Ok(ran) => ran,

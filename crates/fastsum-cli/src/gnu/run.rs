@@ -9,7 +9,7 @@ use fastsum::{Algorithm, FileHasher};
 
 use crate::personality::{Tool, ToolKind};
 use crate::term::count;
-use crate::term::output::Output;
+use crate::term::output::{Buffering, Output};
 use crate::term::quote::quotef;
 
 /// One run of a coreutils-style tool.
@@ -36,6 +36,20 @@ pub(super) struct CheckCache {
 }
 
 impl Run {
+    /// A run of `tool`, called as `program`.
+    pub(super) fn new(tool: Tool, program: Vec<u8>) -> Run {
+        Run {
+            tool,
+            program,
+            out: Output::new(Buffering::Line),
+            utf8: crate::term::quote::utf8_locale(),
+            hasher: FileHasher::new(),
+            check_cache: None,
+            said_debug: false,
+            warn_tag: None,
+        }
+    }
+
     pub(super) fn error(&mut self, message: &[u8]) {
         let mut line = self.program.clone();
         line.extend_from_slice(b": ");

@@ -1,0 +1,201 @@
+//! The command line of the coreutils personality, read as getopt reads
+//! it (glibc's rules, `term::getopt`): each option applied to the
+//! settings as given, in order, nothing yet checked against the others
+//! (that is `resolve.rs`).
+
+use fastsum::pipeline::{self, Order};
+use fastsum::Algorithm;
+
+use super::options::*;
+use super::run::Run;
+use super::{help, MAX_READ_SIZE, MAX_THREADS};
+use crate::personality::ToolKind;
+use crate::term::getopt::Getopt;
+use crate::term::quote::quote;
+
+/// What the command line said, before the settings are resolved.
+pub(super) struct Parsed {
+    pub(super) o: Options,
+    /// `-l BITS` as given (checked once the algorithm is known).
+    pub(super) length_bits: Option<(u64, Vec<u8>)>,
+    pub(super) read_size: Option<usize>,
+    pub(super) io_mode: String,
+    /// `--cache` without `=PATH`.
+    pub(super) cache_without_path: bool,
+    pub(super) operands: Vec<Vec<u8>>,
+}
+
+/// Reads `args` as `run.tool` takes them; `Err(status)` when the run ends
+/// here (a usage error, `--help`, `--version`).
+pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
+    let tool = run.tool;
+    let mut p = Parsed {
+        o: Options::new(tool.algorithm),
+        length_bits: None,
+        read_size: None,
+        io_mode: "auto".to_string(),
+        cache_without_path: false,
+        operands: Vec::new(),
+    };
+    let specs = specs(tool.kind);
+    let mut getopt = Getopt::new(args, &specs);
+    for item in getopt.by_ref() {
+        let opt = match item {
+            Ok(opt) => opt,
+            Err(message) => return Err(run.usage_error(Some(&message))),
+        };
+        let value = opt.value.unwrap_or_default();
+        let handled = digest_option(run, &mut p, opt.key, value.clone())?
+            || tree_option(run, &mut p, opt.key, value.clone())?
+            || remote_option(run, &mut p, opt.key, value)?;
+        assert!(handled, "option {} has no handler", opt.key);
+    }
+    p.operands = getopt.into_operands();
+    p.o.names_given = !p.operands.is_empty();
+    Ok(p)
+}
+
+/// What is hashed and how lines are read and written (the coreutils
+/// options); `Ok(false)`: not one of them.
+fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Result<bool, i32> {
+    match key {
+        "a" => match parse_algorithm(run.tool.kind, &value) {
+            Some(a) => (p.o.tree.algorithm, p.o.algorithm_specified) = (a, true),
+            None => return Err(invalid_algorithm(run, &value)),
+        },
+        "bsd" => p.o.tree.algorithm = Algorithm::Bsd,
+        "sysv" => p.o.tree.algorithm = Algorithm::Sysv,
+        "debug" => p.o.debug = true,
+        "l" => {
+            let Some(bits) = parse_decimal(&value) else {
+                let mut m = b"invalid length: ".to_vec();
+                m.extend(quote(&value, run.utf8));
+                run.error(&m);
+                return Err(1);
+            };
+            if bits % 8 != 0 {
+                let mut m = b"invalid length: ".to_vec();
+                m.extend(quote(&value, run.utf8));
+                run.error(&m);
+                run.error(b"length is not a multiple of 8");
+                return Err(1);
+            }
+            p.length_bits = Some((bits, value));
+        }
+        "c" => p.o.check = true,
+        "status" => (p.o.status_only, p.o.warn, p.o.quiet) = (true, false, false),
+        "w" => (p.o.status_only, p.o.warn, p.o.quiet) = (false, true, false),
+        "quiet" => (p.o.status_only, p.o.warn, p.o.quiet) = (false, false, true),
+        "ignore-missing" => p.o.ignore_missing = true,
+        "strict" => p.o.strict = true,
+        "b" | "t" if run.tool.kind == ToolKind::Cksum => return Err(run.usage_error(None)),
+        "b" => p.o.binary = 1,
+        "t" => p.o.binary = 0,
+        // cksum has no binary mode for --tag to imply.
+        "tag" if run.tool.kind == ToolKind::Cksum => (p.o.tag, p.o.untagged) = (true, false),
+        "tag" => (p.o.tag, p.o.binary, p.o.untagged) = (true, 1, false),
+        "untagged" => (p.o.tag, p.o.untagged) = (false, true),
+        "z" => p.o.terminator = 0,
+        "help" => {
+            let text = help::gnu_help(run.tool, &run.program);
+            run.out.out(text.as_bytes());
+            return Err(run.finish(0));
+        }
+        "version" => {
+            let text = help::version(run.tool.name);
+            run.out.out(text.as_bytes());
+            return Err(run.finish(0));
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// How many files are hashed: walks, threads, I/O, the cache, JSON.
+fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Result<bool, i32> {
+    match key {
+        "r" => p.o.tree.recursive = true,
+        "j" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
+            Some(0) => p.o.tree.threads = pipeline::available_threads(),
+            Some(n) if n <= MAX_THREADS => p.o.tree.threads = n,
+            _ => return Err(invalid_value(run, "number of threads (0 to 1024)", &value)),
+        },
+        "io-depth" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
+            Some(n) if n <= 256 => p.o.tree.io_depth = Some(n),
+            _ => return Err(invalid_value(run, "I/O depth (0 to 256)", &value)),
+        },
+        "no-cache-pollution" => p.o.tree.drop_cold = true,
+        "disk" => match std::str::from_utf8(&value)
+            .ok()
+            .and_then(fastsum::DiskKind::from_name)
+        {
+            Some(kind) => p.o.tree.disk = kind,
+            None => return Err(invalid_value(run, "disk kind (auto, ssd or hdd)", &value)),
+        },
+        "unordered" => p.o.tree.order = Order::Unordered,
+        "L" => p.o.tree.walk.follow_links = true,
+        "one-file-system" => p.o.tree.walk.one_file_system = true,
+        "exclude" => {
+            p.o.tree
+                .walk
+                .excludes
+                .push(String::from_utf8_lossy(&value).into_owned())
+        }
+        "json" => p.o.json = true,
+        "no-progress" => p.o.no_progress = true,
+        "cache" => {
+            p.cache_without_path = value.is_empty();
+            p.o.remote.cache = true;
+            p.o.cache = match value.is_empty() {
+                false => Some(fastsum::name::path(&value).into_owned()),
+                true => {
+                    match fastsum::cache::Cache::default_path() {
+                        Some(path) => Some(path),
+                        None => {
+                            run.error(b"--cache: no $XDG_CACHE_HOME or $HOME to put it in; give --cache=PATH");
+                            return Err(1);
+                        }
+                    }
+                }
+            }
+        }
+        "cache-stats" => p.o.cache_stats = true,
+        "io" => match &value[..] {
+            b"auto" | b"read" | b"mmap" => p.io_mode = String::from_utf8_lossy(&value).into_owned(),
+            _ => return Err(invalid_value(run, "I/O mode (auto, read, mmap)", &value)),
+        },
+        "read-size" => match parse_size(&value) {
+            Some(n) if n > 0 && n <= MAX_READ_SIZE => p.read_size = Some(n),
+            _ => return Err(invalid_value(run, "read size (1 to 256M)", &value)),
+        },
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `HOST:PATH` operands: the transport and the remote method.
+fn remote_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Result<bool, i32> {
+    match key {
+        "e" => p.o.remote.rsh = fastsum::remote::split_command(&String::from_utf8_lossy(&value)),
+        "remote-method" => match std::str::from_utf8(&value)
+            .ok()
+            .and_then(fastsum::remote::Method::from_name)
+        {
+            Some(method) => p.o.remote.method = Some(method),
+            None => {
+                return Err(invalid_value(
+                    run,
+                    "remote method (fastsum, coreutils, bsd, perl, python)",
+                    &value,
+                ))
+            }
+        },
+        "remote-fastsum" => {
+            p.o.remote.remote_fastsum = Some(String::from_utf8_lossy(&value).into_owned())
+        }
+        "upload-self" => p.o.remote.upload_self = std::env::current_exe().ok(),
+        "v" => p.o.verbose = true,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
