@@ -121,37 +121,75 @@ pub fn run(args: Vec<OsString>) -> i32 {
         eprintln!("fastsum diff: {why}");
         return 2;
     }
-    let mut cache = None;
-    if let Some(path) = &args.cache {
-        let path = match path {
-            None => Cache::default_path().unwrap_or_default(),
-            Some(path) => path.clone(),
-        };
-        match Cache::open(&path) {
-            Ok(c) => cache = Some(c),
-            Err(e) => eprintln!("fastsum diff: cache: {e}; going on without it"),
+    let (cache, session) = open_cache(&args, algorithm);
+    let options = diff_options(&args, algorithm, session.clone());
+    let mut printer = Printer {
+        args: &args,
+        out: Output::new(Buffering::Line),
+        plan: args.plan.then(crate::diff_plan::Plan::default),
+    };
+    let result = diff(
+        &Side::of_operand(&args.old),
+        &Side::of_operand(&args.new),
+        &options,
+        |event| printer.event(event),
+    );
+    drop(options);
+    if let (Some(mut cache), Some(session)) = (cache, session.and_then(Arc::into_inner)) {
+        if let Err(e) = session.finish(&mut cache) {
+            eprintln!("fastsum diff: cache: {e}");
         }
     }
-    let session = match (&mut cache, algorithm) {
-        (Some(cache), algorithm) => {
-            let roots: Vec<PathBuf> = [&args.old, &args.new]
-                .into_iter()
-                .filter(|p| p.is_dir())
-                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-                .collect();
-            // The session answers one algorithm's digests: a run that hashes
-            // with a manifest's other algorithm passes it by, never mixes.
-            match cache.session(algorithm.unwrap_or(Algorithm::Md5), &roots) {
-                Ok(session) => Some(Arc::new(session)),
-                Err(e) => {
-                    eprintln!("fastsum diff: cache: {e}; going on without it");
-                    None
-                }
-            }
+    match result {
+        Ok(summary) => printer.finish(&summary),
+        Err(e) => {
+            let _ = printer.out.finish();
+            eprintln!("fastsum diff: {e}");
+            2
         }
-        _ => None,
+    }
+}
+
+/// `--cache[=PATH]`: the cache and a session for the trees' digests (one
+/// algorithm's: a run that hashes with a manifest's other algorithm passes
+/// it by, never mixes); without them, with a message, if it cannot open.
+fn open_cache(
+    args: &DiffArgs,
+    algorithm: Option<Algorithm>,
+) -> (Option<Cache>, Option<Arc<fastsum::cache::CacheSession>>) {
+    let Some(path) = &args.cache else {
+        return (None, None);
     };
-    let options = DiffOptions {
+    let path = path
+        .clone()
+        .unwrap_or_else(|| Cache::default_path().unwrap_or_default());
+    let mut cache = match Cache::open(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("fastsum diff: cache: {e}; going on without it");
+            return (None, None);
+        }
+    };
+    let roots: Vec<PathBuf> = [&args.old, &args.new]
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    match cache.session(algorithm.unwrap_or(Algorithm::Md5), &roots) {
+        Ok(session) => (Some(cache), Some(Arc::new(session))),
+        Err(e) => {
+            eprintln!("fastsum diff: cache: {e}; going on without it");
+            (Some(cache), None)
+        }
+    }
+}
+
+fn diff_options(
+    args: &DiffArgs,
+    algorithm: Option<Algorithm>,
+    session: Option<Arc<fastsum::cache::CacheSession>>,
+) -> DiffOptions {
+    DiffOptions {
         algorithm,
         walk: WalkOptions {
             follow_links: args.follow,
@@ -167,40 +205,46 @@ pub fn run(args: Vec<OsString>) -> i32 {
         all: args.all,
         old_root: args.old_root.clone(),
         new_root: args.new_root.clone(),
-        cache: session.clone(),
-        remote: remote_options(&args),
-    };
-    let mut out = Output::new(Buffering::Line);
-    let mut plan = args.plan.then(crate::diff_plan::Plan::default);
-    let result = diff(
-        &Side::of_operand(&args.old),
-        &Side::of_operand(&args.new),
-        &options,
-        |event| match event {
+        cache: session,
+        remote: remote_options(args),
+    }
+}
+
+/// Where a diff's events go: lines, JSON or the plan on stdout, messages
+/// on stderr.
+struct Printer<'a> {
+    args: &'a DiffArgs,
+    out: Output,
+    plan: Option<crate::diff_plan::Plan>,
+}
+
+impl Printer<'_> {
+    fn event(&mut self, event: DiffEvent) {
+        let args = self.args;
+        match event {
             DiffEvent::Change(change) => {
-                if let Some(plan) = &mut plan {
+                if let Some(plan) = &mut self.plan {
                     plan.change(&change);
                 }
                 if args.quiet || args.stat || args.plan {
                     return;
                 }
-                if args.json {
-                    write_json(out.stdout_buf(), &change);
-                } else {
-                    write_line(out.stdout_buf(), &change);
+                match args.json {
+                    true => write_json(self.out.stdout_buf(), &change),
+                    false => write_line(self.out.stdout_buf(), &change),
                 }
-                out.commit();
+                self.out.commit();
             }
             DiffEvent::Problem { path, error } => {
-                if let Some(plan) = &mut plan {
+                if let Some(plan) = &mut self.plan {
                     plan.problem(&path, &error);
                 }
                 if args.json && !args.quiet {
-                    write_json_problem(out.stdout_buf(), &path, &error);
-                    out.commit();
+                    write_json_problem(self.out.stdout_buf(), &path, &error);
+                    self.out.commit();
                 }
                 let message = format!("fastsum diff: {}: {error}\n", path.display());
-                out.err_raw(message.as_bytes());
+                self.out.err_raw(message.as_bytes());
             }
             DiffEvent::RemoteMethod {
                 operand,
@@ -208,65 +252,52 @@ pub fn run(args: Vec<OsString>) -> i32 {
                 uploaded,
                 upload_failed,
             } => {
+                let method = method.name();
                 if let Some(why) = upload_failed {
                     let message = format!(
-                        "fastsum diff: {operand}: {why}; the {} method ran instead\n",
-                        method.name()
+                        "fastsum diff: {operand}: {why}; the {method} method ran instead\n"
                     );
-                    out.err_raw(message.as_bytes());
+                    self.out.err_raw(message.as_bytes());
                 }
                 if args.verbose {
                     let how = if uploaded { " (uploaded)" } else { "" };
                     let message = format!(
-                        "fastsum diff: {operand}: hashed there by the {} method{how}\n",
-                        method.name()
+                        "fastsum diff: {operand}: hashed there by the {method} method{how}\n"
                     );
-                    out.err_raw(message.as_bytes());
+                    self.out.err_raw(message.as_bytes());
                 }
             }
-        },
-    );
-    let summary = match result {
-        Ok(summary) => summary,
-        Err(e) => {
-            let _ = out.finish();
-            eprintln!("fastsum diff: {e}");
+        }
+    }
+
+    /// The summary lines (`--stat`, the plan, symlinks left out), then
+    /// the exit status: 0 no change, 1 changes, 2 trouble.
+    fn finish(mut self, summary: &DiffSummary) -> i32 {
+        let quiet = self.args.quiet;
+        if self.args.stat && !quiet {
+            self.out.out(stat_line(summary).as_bytes());
+        }
+        if let (Some(plan), false) = (&self.plan, quiet) {
+            self.out.out(&plan.render(summary));
+        }
+        if summary.symlinks_left_out > 0 && !quiet {
+            let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
+            let message =
+                format!("fastsum diff: {what} left out (the other side lists files only)\n");
+            self.out.err_raw(message.as_bytes());
+        }
+        if let Err(e) = self.out.finish() {
+            eprintln!(
+                "fastsum diff: write error: {}",
+                fastsum::error::os_message(&e)
+            );
             return 2;
         }
-    };
-    if args.stat && !args.quiet {
-        out.out(stat_line(&summary).as_bytes());
-    }
-    if let (Some(plan), false) = (&plan, args.quiet) {
-        out.out(&plan.render(&summary));
-    }
-    if summary.symlinks_left_out > 0 && !args.quiet {
-        let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
-        out.err_raw(
-            format!("fastsum diff: {what} left out (the other side lists files only)\n").as_bytes(),
-        );
-    }
-    drop(options);
-    if let (Some(mut cache), Some(session)) = (cache, session) {
-        if let Some(session) = Arc::into_inner(session) {
-            if let Err(e) = session.finish(&mut cache) {
-                eprintln!("fastsum diff: cache: {e}");
-            }
+        match (summary.problems > 0, summary.changed()) {
+            (true, _) => 2,
+            (false, true) => 1,
+            (false, false) => 0,
         }
-    }
-    if let Err(e) = out.finish() {
-        eprintln!(
-            "fastsum diff: write error: {}",
-            fastsum::error::os_message(&e)
-        );
-        return 2;
-    }
-    if summary.problems > 0 {
-        2
-    } else if summary.changed() {
-        1
-    } else {
-        0
     }
 }
 
