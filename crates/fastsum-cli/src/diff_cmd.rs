@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::cache::Cache;
 use fastsum::diff::{diff, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
 use fastsum::manifest::json::write_name;
 use fastsum::manifest::{needs_escape, write_escaped};
@@ -121,7 +120,19 @@ pub fn run(args: Vec<OsString>) -> i32 {
         eprintln!("fastsum diff: {why}");
         return 2;
     }
-    let (cache, session) = open_cache(&args, algorithm);
+    // The session answers one algorithm's digests: a run that hashes with
+    // a manifest's other algorithm passes it by, never mixes.
+    let roots: Vec<PathBuf> = [&args.old, &args.new]
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .cloned()
+        .collect();
+    let (cache, session) = crate::term::open_cache_session(
+        "fastsum diff",
+        &args.cache,
+        algorithm.unwrap_or(Algorithm::Md5),
+        &roots,
+    );
     let options = diff_options(&args, algorithm, session.clone());
     let mut printer = Printer {
         args: &args,
@@ -135,51 +146,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         |event| printer.event(event),
     );
     drop(options);
-    if let (Some(mut cache), Some(session)) = (cache, session.and_then(Arc::into_inner)) {
-        if let Err(e) = session.finish(&mut cache) {
-            eprintln!("fastsum diff: cache: {e}");
-        }
-    }
+    crate::term::close_cache_session("fastsum diff", cache, session);
     match result {
         Ok(summary) => printer.finish(&summary),
         Err(e) => {
             let _ = printer.out.finish();
             eprintln!("fastsum diff: {e}");
             2
-        }
-    }
-}
-
-/// `--cache[=PATH]`: the cache and a session for the trees' digests (one
-/// algorithm's: a run that hashes with a manifest's other algorithm passes
-/// it by, never mixes); without them, with a message, if it cannot open.
-fn open_cache(
-    args: &DiffArgs,
-    algorithm: Option<Algorithm>,
-) -> (Option<Cache>, Option<Arc<fastsum::cache::CacheSession>>) {
-    let Some(path) = &args.cache else {
-        return (None, None);
-    };
-    let path = path
-        .clone()
-        .unwrap_or_else(|| Cache::default_path().unwrap_or_default());
-    let mut cache = match Cache::open(&path) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("fastsum diff: cache: {e}; going on without it");
-            return (None, None);
-        }
-    };
-    let roots: Vec<PathBuf> = [&args.old, &args.new]
-        .into_iter()
-        .filter(|p| p.is_dir())
-        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-        .collect();
-    match cache.session(algorithm.unwrap_or(Algorithm::Md5), &roots) {
-        Ok(session) => (Some(cache), Some(Arc::new(session))),
-        Err(e) => {
-            eprintln!("fastsum diff: cache: {e}; going on without it");
-            (Some(cache), None)
         }
     }
 }

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::cache::Cache;
 use fastsum::dupes::actions::{act_on_group, Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::leftovers::{self, Cleared};
 use fastsum::dupes::{find_duplicates, DupesOptions, Group};
@@ -123,32 +122,56 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 2;
         }
     };
-    let mut cache = None;
-    if let Some(path) = &args.cache {
-        let path = match path {
-            None => Cache::default_path().unwrap_or_default(),
-            Some(path) => path.clone(),
-        };
-        match Cache::open(&path) {
-            Ok(c) => cache = Some(c),
-            Err(e) => eprintln!("fastsum dupes: cache: {e}; going on without it"),
+    let (cache, session) =
+        crate::term::open_cache_session("fastsum dupes", &args.cache, algorithm, &args.paths);
+    let options = dupes_options(&args, algorithm, session.clone());
+    let found = find_duplicates(&args.paths, &options, args.unique);
+    drop(options);
+    crate::term::close_cache_session("fastsum dupes", cache, session);
+    let report = match found {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("fastsum dupes: {e}");
+            return 2;
         }
+    };
+    let mut out = Output::new(Buffering::Line);
+    for problem in &report.problems {
+        let message = format!(
+            "fastsum dupes: {}: {}\n",
+            problem.path.display(),
+            problem.error
+        );
+        out.err_raw(message.as_bytes());
     }
-    let session = cache.as_mut().and_then(|cache| {
-        let roots: Vec<PathBuf> = args
-            .paths
-            .iter()
-            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-            .collect();
-        match cache.session(algorithm, &roots) {
-            Ok(session) => Some(Arc::new(session)),
-            Err(e) => {
-                eprintln!("fastsum dupes: cache: {e}; going on without it");
-                None
-            }
+    let action = action_of(&args);
+    let mut all_done = clear_leftovers(&report, action, args.dry_run, &mut out);
+    if let Some(action) = action {
+        all_done &= act(&report, action, &args, &mut out);
+    } else if args.unique {
+        for path in &report.unique {
+            write_name(out.stdout_buf(), path.as_os_str().as_encoded_bytes(), "");
+            out.commit();
         }
-    });
-    let options = DupesOptions {
+    } else {
+        print_groups(&report, algorithm, args.json, &mut out);
+    }
+    if let Err(e) = out.finish() {
+        eprintln!(
+            "fastsum dupes: write error: {}",
+            fastsum::error::os_message(&e)
+        );
+        return 1;
+    }
+    i32::from(!report.problems.is_empty() || !all_done)
+}
+
+fn dupes_options(
+    args: &DupesArgs,
+    algorithm: Algorithm,
+    session: Option<Arc<fastsum::cache::CacheSession>>,
+) -> DupesOptions {
+    DupesOptions {
         algorithm,
         walk: WalkOptions {
             follow_links: args.follow,
@@ -162,50 +185,30 @@ pub fn run(args: Vec<OsString>) -> i32 {
         empty: args.empty,
         hard_links: args.hard_links,
         verify: args.verify,
-        cache: session.clone(),
-    };
-    let report = match find_duplicates(&args.paths, &options, args.unique) {
-        Ok(report) => report,
-        Err(e) => {
-            eprintln!("fastsum dupes: {e}");
-            return 2;
-        }
-    };
-    drop(options);
-    if let (Some(mut cache), Some(session)) = (cache, session) {
-        if let Some(session) = Arc::into_inner(session) {
-            if let Err(e) = session.finish(&mut cache) {
-                eprintln!("fastsum dupes: cache: {e}");
-            }
-        }
+        cache: session,
     }
-    let mut out = Output::new(Buffering::Line);
-    for problem in &report.problems {
-        out.err_raw(
-            format!(
-                "fastsum dupes: {}: {}\n",
-                problem.path.display(),
-                problem.error
-            )
-            .as_bytes(),
-        );
-    }
-    let action = if args.link {
-        Some(Action::Link)
-    } else if args.symlink {
-        Some(Action::Symlink)
-    } else if args.reflink {
-        Some(Action::Reflink)
-    } else if args.remove {
-        Some(Action::Remove)
-    } else {
-        None
-    };
-    let keep = match args.keep.as_str() {
-        "oldest" => Keep::Oldest,
-        "newest" => Keep::Newest,
-        _ => Keep::First,
-    };
+}
+
+/// The action asked for, if any.
+fn action_of(args: &DupesArgs) -> Option<Action> {
+    [
+        (args.link, Action::Link),
+        (args.symlink, Action::Symlink),
+        (args.reflink, Action::Reflink),
+        (args.remove, Action::Remove),
+    ]
+    .into_iter()
+    .find_map(|(asked, action)| asked.then_some(action))
+}
+
+/// What an interrupted run left, said; with an action (not a dry run),
+/// removed where that loses nothing. False if one had to stay.
+fn clear_leftovers(
+    report: &fastsum::dupes::DupesReport,
+    action: Option<Action>,
+    dry_run: bool,
+    out: &mut Output,
+) -> bool {
     let mut all_done = true;
     for left in &report.leftovers {
         let what = format!(
@@ -214,7 +217,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             left.pid
         );
         let line = match action {
-            Some(_) if !args.dry_run => match leftovers::clear(left) {
+            Some(_) if !dry_run => match leftovers::clear(left) {
                 Cleared::Removed => {
                     format!("{what}: removed (a link; its bytes are kept elsewhere)\n")
                 }
@@ -227,100 +230,93 @@ pub fn run(args: Vec<OsString>) -> i32 {
         };
         out.err_raw(line.as_bytes());
     }
-    if let Some(action) = action {
-        for group in &report.groups {
-            act_on_group(
-                group,
-                action,
-                keep,
-                args.dry_run,
-                &mut |_, _| {},
-                &mut |acted| {
-                    let verb = if args.dry_run {
-                        format!("would {}", action.name())
-                    } else {
-                        action.name().to_string()
-                    };
-                    match &acted.outcome {
-                        ActOutcome::Done => {
-                            let line = match action {
-                                Action::Remove => format!("{verb}: {}\n", acted.member.display()),
-                                _ => format!(
-                                    "{verb}: {} -> {}\n",
-                                    acted.member.display(),
-                                    acted.kept.display()
-                                ),
-                            };
-                            out.out(line.as_bytes());
-                        }
-                        ActOutcome::SameFile => out.err_raw(
-                            format!(
-                                "fastsum dupes: {}: left as it is: it is {} by another name \
-                                 (the same inode)\n",
-                                acted.member.display(),
-                                acted.kept.display()
-                            )
-                            .as_bytes(),
-                        ),
-                        ActOutcome::Skipped(why) => {
-                            all_done = false;
-                            out.err_raw(
-                                format!(
-                                    "fastsum dupes: {}: skipped: {why}\n",
-                                    acted.member.display()
-                                )
-                                .as_bytes(),
-                            );
-                        }
-                        ActOutcome::Failed(why) => {
-                            all_done = false;
-                            out.err_raw(
-                                format!(
-                                    "fastsum dupes: {}: {} failed: {why}\n",
-                                    acted.member.display(),
-                                    action.name()
-                                )
-                                .as_bytes(),
-                            );
-                        }
+    all_done
+}
+
+/// The action on every group, each step said; false if one was skipped
+/// or failed.
+fn act(
+    report: &fastsum::dupes::DupesReport,
+    action: Action,
+    args: &DupesArgs,
+    out: &mut Output,
+) -> bool {
+    let keep = match args.keep.as_str() {
+        "oldest" => Keep::Oldest,
+        "newest" => Keep::Newest,
+        _ => Keep::First,
+    };
+    let verb = match args.dry_run {
+        true => format!("would {}", action.name()),
+        false => action.name().to_string(),
+    };
+    let mut all_done = true;
+    for group in &report.groups {
+        act_on_group(
+            group,
+            action,
+            keep,
+            args.dry_run,
+            &mut |_, _| {},
+            &mut |acted| {
+                let (member, kept) = (acted.member.display(), acted.kept.display());
+                match &acted.outcome {
+                    ActOutcome::Done if action == Action::Remove => {
+                        out.out(format!("{verb}: {member}\n").as_bytes())
                     }
-                },
-            );
-        }
-    } else if args.unique {
-        for path in &report.unique {
-            write_name(out.stdout_buf(), path.as_os_str().as_encoded_bytes(), "");
-            out.commit();
-        }
-    } else {
-        for group in &report.groups {
-            if args.json {
-                write_json(out.stdout_buf(), group, algorithm);
-            } else {
-                write_group(out.stdout_buf(), group, algorithm);
-            }
-            out.commit();
-        }
-        let files: usize = report.groups.iter().map(|g| g.members.len()).sum();
-        let bytes: u64 = report.groups.iter().map(Group::redundant_bytes).sum();
-        out.err_raw(
-            format!(
-                "fastsum dupes: {} of {}, {} redundant\n",
-                count(report.groups.len() as u64, "group", "groups"),
-                count(files as u64, "file", "files"),
-                count(bytes, "byte", "bytes"),
-            )
-            .as_bytes(),
+                    ActOutcome::Done => out.out(format!("{verb}: {member} -> {kept}\n").as_bytes()),
+                    ActOutcome::SameFile => out.err_raw(
+                        format!(
+                            "fastsum dupes: {member}: left as it is: it is {kept} by another name \
+                         (the same inode)\n"
+                        )
+                        .as_bytes(),
+                    ),
+                    ActOutcome::Skipped(why) => {
+                        all_done = false;
+                        out.err_raw(
+                            format!("fastsum dupes: {member}: skipped: {why}\n").as_bytes(),
+                        );
+                    }
+                    ActOutcome::Failed(why) => {
+                        all_done = false;
+                        let name = action.name();
+                        out.err_raw(
+                            format!("fastsum dupes: {member}: {name} failed: {why}\n").as_bytes(),
+                        );
+                    }
+                }
+            },
         );
     }
-    if let Err(e) = out.finish() {
-        eprintln!(
-            "fastsum dupes: write error: {}",
-            fastsum::error::os_message(&e)
-        );
-        return 1;
+    all_done
+}
+
+/// The groups (text or JSON), then the count line on stderr.
+fn print_groups(
+    report: &fastsum::dupes::DupesReport,
+    algorithm: Algorithm,
+    json: bool,
+    out: &mut Output,
+) {
+    for group in &report.groups {
+        match json {
+            true => write_json(out.stdout_buf(), group, algorithm),
+            false => write_group(out.stdout_buf(), group, algorithm),
+        }
+        out.commit();
     }
-    i32::from(!report.problems.is_empty() || !all_done)
+    let files: usize = report.groups.iter().map(|g| g.members.len()).sum();
+    let bytes: u64 = report.groups.iter().map(Group::redundant_bytes).sum();
+    out.err_raw(
+        format!(
+            "fastsum dupes: {} of {}, {} redundant\n",
+            count(report.groups.len() as u64, "group", "groups"),
+            count(files as u64, "file", "files"),
+            count(bytes, "byte", "bytes"),
+        )
+        .as_bytes(),
+    );
 }
 
 /// A name on a line of its own after `indent`, escaped as fastsum's lines

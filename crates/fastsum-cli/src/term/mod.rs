@@ -93,3 +93,55 @@ pub fn parse_subcommand<T: clap::Parser>(
         Err(e) => Err(print_all(name, e.render().to_string().as_bytes(), 0)),
     }
 }
+
+/// `--cache[=PATH]` of a subcommand: the cache, and a session for
+/// `algorithm` under `roots`; without them, with a message naming `who`
+/// (`fastsum diff`), when it cannot open (the run goes on uncached).
+pub fn open_cache_session(
+    who: &str,
+    cache: &Option<Option<std::path::PathBuf>>,
+    algorithm: fastsum::Algorithm,
+    roots: &[std::path::PathBuf],
+) -> (
+    Option<fastsum::cache::Cache>,
+    Option<std::sync::Arc<fastsum::cache::CacheSession>>,
+) {
+    let Some(path) = cache else {
+        return (None, None);
+    };
+    let path = path
+        .clone()
+        .unwrap_or_else(|| fastsum::cache::Cache::default_path().unwrap_or_default());
+    let mut cache = match fastsum::cache::Cache::open(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{who}: cache: {e}; going on without it");
+            return (None, None);
+        }
+    };
+    let roots: Vec<std::path::PathBuf> = roots
+        .iter()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    match cache.session(algorithm, &roots) {
+        Ok(session) => (Some(cache), Some(std::sync::Arc::new(session))),
+        Err(e) => {
+            eprintln!("{who}: cache: {e}; going on without it");
+            (Some(cache), None)
+        }
+    }
+}
+
+/// Stores what the session learnt (once every other holder of it is gone).
+pub fn close_cache_session(
+    who: &str,
+    cache: Option<fastsum::cache::Cache>,
+    session: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
+) {
+    if let (Some(mut cache), Some(session)) = (cache, session.and_then(std::sync::Arc::into_inner))
+    {
+        if let Err(e) = session.finish(&mut cache) {
+            eprintln!("{who}: cache: {e}");
+        }
+    }
+}
