@@ -121,6 +121,33 @@ pub(super) fn report_hashed(
     }
 }
 
+/// What one list's lines came to.
+#[derive(Default)]
+struct Tally {
+    misformatted: u64,
+    mismatched: u64,
+    unreadable: u64,
+    any_properly_formatted: bool,
+    any_matched: bool,
+}
+
+/// One checksum list, read a chunk of lines at a time.
+struct List {
+    reader: BufReader<Box<dyn Read>>,
+    parser: gnu_lines::CheckParser,
+    policy: gnu_lines::TagPolicy,
+    is_stdin: bool,
+    line: Vec<u8>,
+    line_number: u64,
+    /// fastsum's own mode: the digest length of the first misformatted
+    /// line that looks like an untagged line of another algorithm, for a hint.
+    other_length: Option<usize>,
+    at_end: bool,
+    read_failed: bool,
+}
+
+/// `-c LIST`: every line of the list checked and said as coreutils says
+/// it, then its warnings; true when everything listed matched.
 pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     let is_stdin = checkfile == b"-";
     let display_name: &[u8] = if is_stdin {
@@ -128,52 +155,93 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
     } else {
         checkfile
     };
-    let reader: Box<dyn Read> = if is_stdin {
-        Box::new(io::stdin())
-    } else {
-        match File::open(&*fastsum::name::path(checkfile)) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                run.file_error(checkfile, &fastsum::error::os_message(&e));
-                return false;
-            }
-        }
+    let Some(mut list) = List::open(run, o, checkfile) else {
+        return false;
     };
-    let mut reader = BufReader::with_capacity(64 * 1024, reader);
-    let policy = match run.tool.kind {
-        ToolKind::Fastsum => gnu_lines::TagPolicy::Any(o.tree.algorithm),
-        ToolKind::Cksum if !o.algorithm_specified => gnu_lines::TagPolicy::CoreutilsTagged,
-        _ => gnu_lines::TagPolicy::Only(o.tree.algorithm),
-    };
-    let mut parser = gnu_lines::CheckParser::new(policy);
-    let (mut misformatted, mut mismatched, mut unreadable) = (0u64, 0u64, 0u64);
-    let (mut any_properly_formatted, mut any_matched) = (false, false);
-    // fastsum's own mode: the digest length of the first misformatted line
-    // that looks like an untagged line of another algorithm, for a hint.
-    let mut other_length: Option<usize> = None;
-    let mut line = Vec::new();
-    let mut line_number = 0u64;
-    let mut read_failed = false;
-    let mut at_end = false;
+    let mut tally = Tally::default();
     // The list is read a chunk of lines at a time; the chunk's files are
     // hashed together through the pipeline (every core, multi-buffer MD5),
     // then its lines are reported in order exactly as one at a time.
-    while !at_end && !read_failed {
+    while !list.at_end && !list.read_failed {
+        let items = list.next_chunk(run, o);
+        let mut prefetched = prefetch_digests(run, o, &items);
+        for (index, item) in items.into_iter().enumerate() {
+            report_item(
+                run,
+                o,
+                item,
+                prefetched[index].take(),
+                display_name,
+                &mut tally,
+            );
+        }
+    }
+    if list.read_failed {
+        let mut m = quotef(display_name, run.utf8);
+        m.extend_from_slice(b": read error");
+        run.error(&m);
+        return false;
+    }
+    summarize(run, o, display_name, &tally, list.other_length);
+    tally.any_properly_formatted
+        && tally.any_matched
+        && tally.mismatched == 0
+        && tally.unreadable == 0
+        && (!o.strict || tally.misformatted == 0)
+}
+
+impl List {
+    /// The list at `checkfile` (`-`: standard input), read with the tags
+    /// the tool accepts; `None` (said) if it cannot be opened.
+    fn open(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<List> {
+        let is_stdin = checkfile == b"-";
+        let reader: Box<dyn Read> = if is_stdin {
+            Box::new(io::stdin())
+        } else {
+            match File::open(&*fastsum::name::path(checkfile)) {
+                Ok(f) => Box::new(f),
+                Err(e) => {
+                    run.file_error(checkfile, &fastsum::error::os_message(&e));
+                    return None;
+                }
+            }
+        };
+        let policy = match run.tool.kind {
+            ToolKind::Fastsum => gnu_lines::TagPolicy::Any(o.tree.algorithm),
+            ToolKind::Cksum if !o.algorithm_specified => gnu_lines::TagPolicy::CoreutilsTagged,
+            _ => gnu_lines::TagPolicy::Only(o.tree.algorithm),
+        };
+        Some(List {
+            reader: BufReader::with_capacity(64 * 1024, reader),
+            parser: gnu_lines::CheckParser::new(policy),
+            policy,
+            is_stdin,
+            line: Vec::new(),
+            line_number: 0,
+            other_length: None,
+            at_end: false,
+            read_failed: false,
+        })
+    }
+
+    /// The next chunk of lines, parsed (comments and empty lines skipped).
+    fn next_chunk(&mut self, run: &mut Run, o: &Options) -> Vec<CheckItem> {
         let mut items: Vec<CheckItem> = Vec::new();
         while items.len() < CHECK_CHUNK_LINES {
-            line.clear();
-            line_number += 1;
-            match reader.read_until(b'\n', &mut line) {
+            self.line.clear();
+            self.line_number += 1;
+            match self.reader.read_until(b'\n', &mut self.line) {
                 Ok(0) => {
-                    at_end = true;
+                    self.at_end = true;
                     break;
                 }
                 Ok(_) => {}
                 Err(_) => {
-                    read_failed = true;
+                    self.read_failed = true;
                     break;
                 }
             }
+            let line = &self.line;
             if line[0] == b'#' {
                 continue;
             }
@@ -187,21 +255,26 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
             if len == 0 {
                 continue;
             }
-            let parsed = parser
+            let parsed = self
+                .parser
                 .parse(&line[..len])
-                .filter(|l| !(is_stdin && l.name.as_ref() == b"-"));
-            if let Some(tag) = parser.take_tag_seen() {
+                .filter(|l| !(self.is_stdin && l.name.as_ref() == b"-"));
+            if let Some(tag) = self.parser.take_tag_seen() {
                 run.warn_tag = Some(tag);
             }
-            if parsed.is_none() && other_length.is_none() && run.tool.kind == ToolKind::Fastsum {
-                other_length = untagged_digest_len(&line[..len]);
+            if parsed.is_none() && self.other_length.is_none() && run.tool.kind == ToolKind::Fastsum
+            {
+                self.other_length = untagged_digest_len(&line[..len]);
             }
             items.push(match parsed {
                 // cksum without -a names the last tagged line's algorithm.
-                None if policy == gnu_lines::TagPolicy::CoreutilsTagged => {
-                    CheckItem::Misformatted(line_number, run.warn_tag.unwrap_or(o.tree.algorithm))
+                None if self.policy == gnu_lines::TagPolicy::CoreutilsTagged => {
+                    CheckItem::Misformatted(
+                        self.line_number,
+                        run.warn_tag.unwrap_or(o.tree.algorithm),
+                    )
                 }
-                None => CheckItem::Misformatted(line_number, o.tree.algorithm),
+                None => CheckItem::Misformatted(self.line_number, o.tree.algorithm),
                 Some(entry) => CheckItem::Entry {
                     name: entry.name.into_owned(),
                     algorithm: entry.algorithm,
@@ -209,74 +282,89 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
                 },
             });
         }
-        let mut prefetched = prefetch_digests(run, o, &items);
-        for (index, item) in items.into_iter().enumerate() {
-            let (name, algorithm, expected) = match item {
-                CheckItem::Misformatted(number, named) => {
-                    misformatted += 1;
-                    if o.warn {
-                        let mut m = quotef(display_name, run.utf8);
-                        m.extend_from_slice(
-                            format!(
-                                ": {number}: improperly formatted {} checksum line",
-                                named.tag()
-                            )
-                            .as_bytes(),
-                        );
-                        run.error(&m);
-                    }
-                    continue;
-                }
-                CheckItem::Entry {
-                    name,
-                    algorithm,
-                    expected,
-                } => (name, algorithm, expected),
-            };
-            any_properly_formatted = true;
-            // coreutils 9.1 escapes names here only when they hold a newline.
-            let escape = !o.status_only && name.contains(&b'\n');
-            let hashed = match prefetched[index].take() {
-                Some(result) => report_hashed(run, &name, result, o.ignore_missing),
-                None => digest_named(run, algorithm, &name, o.ignore_missing),
-            };
-            let status: Option<&[u8]> = match hashed {
-                Hashed::Failed => {
-                    unreadable += 1;
-                    Some(b"FAILED open or read")
-                }
-                Hashed::Missing => None,
-                Hashed::Digest(actual) if actual == expected => {
-                    any_matched = true;
-                    (!o.quiet).then_some(b"OK")
-                }
-                Hashed::Digest(_) => {
-                    mismatched += 1;
-                    Some(b"FAILED")
-                }
-            };
-            if let (Some(status), false) = (status, o.status_only) {
-                let buf = run.out.stdout_buf();
-                if escape {
-                    buf.push(b'\\');
-                    write_escaped(&name, buf);
-                } else {
-                    buf.extend_from_slice(&name);
-                }
-                buf.extend_from_slice(b": ");
-                buf.extend_from_slice(status);
-                buf.push(b'\n');
-                run.out.commit();
+        items
+    }
+}
+
+/// One line's verdict: hashed (or its digest taken from the chunk's
+/// prefetch), compared, counted and said.
+fn report_item(
+    run: &mut Run,
+    o: &Options,
+    item: CheckItem,
+    prefetched: Option<Result<fastsum::Digest, ErrorKind>>,
+    display_name: &[u8],
+    tally: &mut Tally,
+) {
+    let (name, algorithm, expected) = match item {
+        CheckItem::Misformatted(number, named) => {
+            tally.misformatted += 1;
+            if o.warn {
+                let mut m = quotef(display_name, run.utf8);
+                m.extend_from_slice(
+                    format!(
+                        ": {number}: improperly formatted {} checksum line",
+                        named.tag()
+                    )
+                    .as_bytes(),
+                );
+                run.error(&m);
             }
+            return;
         }
+        CheckItem::Entry {
+            name,
+            algorithm,
+            expected,
+        } => (name, algorithm, expected),
+    };
+    tally.any_properly_formatted = true;
+    // coreutils 9.1 escapes names here only when they hold a newline.
+    let escape = !o.status_only && name.contains(&b'\n');
+    let hashed = match prefetched {
+        Some(result) => report_hashed(run, &name, result, o.ignore_missing),
+        None => digest_named(run, algorithm, &name, o.ignore_missing),
+    };
+    let status: Option<&[u8]> = match hashed {
+        Hashed::Failed => {
+            tally.unreadable += 1;
+            Some(b"FAILED open or read")
+        }
+        Hashed::Missing => None,
+        Hashed::Digest(actual) if actual == expected => {
+            tally.any_matched = true;
+            (!o.quiet).then_some(b"OK")
+        }
+        Hashed::Digest(_) => {
+            tally.mismatched += 1;
+            Some(b"FAILED")
+        }
+    };
+    if let (Some(status), false) = (status, o.status_only) {
+        let buf = run.out.stdout_buf();
+        if escape {
+            buf.push(b'\\');
+            write_escaped(&name, buf);
+        } else {
+            buf.extend_from_slice(&name);
+        }
+        buf.extend_from_slice(b": ");
+        buf.extend_from_slice(status);
+        buf.push(b'\n');
+        run.out.commit();
     }
-    if read_failed {
-        let mut m = quotef(display_name, run.utf8);
-        m.extend_from_slice(b": read error");
-        run.error(&m);
-        return false;
-    }
-    if !any_properly_formatted {
+}
+
+/// After a list: "no properly formatted lines" (with fastsum's hint of
+/// the algorithm), or the WARNING counts and "no file was verified".
+fn summarize(
+    run: &mut Run,
+    o: &Options,
+    display_name: &[u8],
+    tally: &Tally,
+    other_length: Option<usize>,
+) {
+    if !tally.any_properly_formatted {
         let mut m = quotef(display_name, run.utf8);
         m.extend_from_slice(b": no properly formatted checksum lines found");
         run.error(&m);
@@ -291,41 +379,39 @@ pub(super) fn check_file(run: &mut Run, o: &Options, checkfile: &[u8]) -> bool {
             );
             run.error(&m);
         }
-    } else if !o.status_only {
-        let warnings = [
-            (
-                misformatted,
-                "line is improperly formatted",
-                "lines are improperly formatted",
-            ),
-            (
-                unreadable,
-                "listed file could not be read",
-                "listed files could not be read",
-            ),
-            (
-                mismatched,
-                "computed checksum did NOT match",
-                "computed checksums did NOT match",
-            ),
-        ];
-        for (count, one, many) in warnings {
-            if count != 0 {
-                let text = if count == 1 { one } else { many };
-                run.error(format!("WARNING: {count} {text}").as_bytes());
-            }
-        }
-        if o.ignore_missing && !any_matched {
-            let mut m = quotef(display_name, run.utf8);
-            m.extend_from_slice(b": no file was verified");
-            run.error(&m);
+        return;
+    }
+    if o.status_only {
+        return;
+    }
+    let warnings = [
+        (
+            tally.misformatted,
+            "line is improperly formatted",
+            "lines are improperly formatted",
+        ),
+        (
+            tally.unreadable,
+            "listed file could not be read",
+            "listed files could not be read",
+        ),
+        (
+            tally.mismatched,
+            "computed checksum did NOT match",
+            "computed checksums did NOT match",
+        ),
+    ];
+    for (count, one, many) in warnings {
+        if count != 0 {
+            let text = if count == 1 { one } else { many };
+            run.error(format!("WARNING: {count} {text}").as_bytes());
         }
     }
-    any_properly_formatted
-        && any_matched
-        && mismatched == 0
-        && unreadable == 0
-        && (!o.strict || misformatted == 0)
+    if o.ignore_missing && !tally.any_matched {
+        let mut m = quotef(display_name, run.utf8);
+        m.extend_from_slice(b": no file was verified");
+        run.error(&m);
+    }
 }
 
 /// The length of the hex digest an untagged line (`HEX  NAME` or
