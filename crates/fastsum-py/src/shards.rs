@@ -15,7 +15,7 @@
 
 use std::ffi::OsString;
 
-use fastsum::manifest::{self, gnu};
+use fastsum::manifest;
 use fastsum::pipeline::Order;
 use fastsum::walk::{SpecialKind, WalkItem, WalkOptions};
 use fastsum::{Algorithm, ErrorKind, Outcome, Record, Source, TreeHasher};
@@ -246,7 +246,8 @@ fn shard_output(
     let mut hashed = hashed.into_iter();
     let note = |i: usize| l.notes.iter().find(|n| n.0 == i);
     let (mut out, mut err, mut failures, mut symlinks) = (Vec::new(), Vec::new(), 0, 0);
-    let utf8 = manifest::quote::utf8_locale();
+    // The library's renderer: the lines, JSON and messages the CLI prints.
+    let renderer = manifest::render::Renderer::fastsum(algorithm, json);
     for i in range {
         let path = paths[i];
         let outcome = match l.kinds[i] {
@@ -264,50 +265,15 @@ fn shard_output(
                 None => ErrorKind::Io(std::io::Error::other("walk error")),
             }),
         };
-        let seq = i;
-        let path_buf = fastsum::name::path_buf(path.to_vec());
         let record = Record {
             operand: 0,
-            seq: seq as u64,
-            path: path_buf,
+            seq: i as u64,
+            path: fastsum::name::path_buf(path.to_vec()),
             outcome,
         };
-        failures += u64::from(record.is_failure());
-        if let Outcome::Skipped(SpecialKind::Symlink) = record.outcome {
-            symlinks += 1;
-            if json {
-                manifest::json::write_record(&mut out, algorithm, &record);
-            }
-            continue;
-        }
-        if json {
-            manifest::json::write_record(&mut out, algorithm, &record);
-        }
-        match &record.outcome {
-            Outcome::Hashed(h) if !json => {
-                // fastsum's own mode: md5 untagged as md5sum, others
-                // tagged (the CLI's rule), GNU escaping of odd names.
-                let style = if algorithm == Algorithm::Md5 {
-                    gnu::LineStyle::Untagged { binary: false }
-                } else {
-                    gnu::LineStyle::Tagged
-                };
-                gnu::write_line(&mut out, algorithm, &h.digest, path, style, b'\n');
-            }
-            Outcome::Hashed(_) => {}
-            Outcome::Failed(k) | Outcome::WalkFailed(k) => {
-                err.extend_from_slice(b"fastsum: ");
-                err.extend_from_slice(&manifest::quote::quotef(path, utf8));
-                err.extend_from_slice(format!(": {k}\n").as_bytes());
-            }
-            Outcome::Skipped(k) => {
-                err.extend_from_slice(b"fastsum: ");
-                err.extend_from_slice(&manifest::quote::quotef(path, utf8));
-                err.extend_from_slice(
-                    format!(": skipped {} (not a regular file)\n", k.describe()).as_bytes(),
-                );
-            }
-        }
+        let rendered = renderer.render(&record, &mut out, &mut err);
+        failures += u64::from(rendered.failure);
+        symlinks += u64::from(rendered.symlink_left_out);
     }
     (out, err, failures, symlinks)
 }

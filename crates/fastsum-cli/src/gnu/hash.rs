@@ -6,7 +6,6 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use fastsum::manifest::{self, gnu as gnu_lines};
 use fastsum::pipeline::{Outcome, Progress, Record, Sink, TreeHasher};
 use fastsum::walk::SpecialKind;
 use fastsum::{Algorithm, ErrorKind, Source};
@@ -195,15 +194,9 @@ impl Sink for &mut Printer<'_> {
     fn record(&mut self, record: Record) {
         self.ok &= !record.is_failure();
         if let Outcome::Skipped(SpecialKind::Symlink) = record.outcome {
+            // Counted and said once at the end; only JSON has a record.
             self.symlinks += 1;
-            if self.o.json {
-                manifest::json::write_record(
-                    self.run.out.stdout_buf(),
-                    self.o.tree.algorithm,
-                    &record,
-                );
-                self.run.out.commit();
-            }
+            print_record(self.run, self.o, &record);
             return;
         }
         let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
@@ -225,61 +218,18 @@ impl Sink for &mut Printer<'_> {
 }
 
 /// One result: a checksum line (or JSON object) on stdout, or a message on
-/// stderr in the GNU form `PROGRAM: NAME: CAUSE`.
+/// stderr in the GNU form `PROGRAM: NAME: CAUSE` (the library's renderer).
 pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
-    let name = record.path.as_os_str().as_encoded_bytes();
-    if o.json {
-        manifest::json::write_record(run.out.stdout_buf(), o.tree.algorithm, record);
-        run.out.commit();
+    let hashed = matches!(record.outcome, Outcome::Hashed(_));
+    if hashed && !o.json && o.debug && o.tree.algorithm == Algorithm::Crc && !run.said_debug {
+        run.said_debug = true;
+        run.error(crc_implementation().as_bytes());
     }
-    match &record.outcome {
-        Outcome::Hashed(hashed) => {
-            if o.json {
-                return;
-            }
-            if o.debug && o.tree.algorithm == Algorithm::Crc && !run.said_debug {
-                run.said_debug = true;
-                run.error(crc_implementation().as_bytes());
-            }
-            if let Some(fields) = fastsum::algo::legacy_fields(o.tree.algorithm, &hashed.digest) {
-                // cksum's and sum's lines: the name as it is, no escaping,
-                // and none at all for standard input read by default.
-                let line = run.out.stdout_buf();
-                line.extend_from_slice(fields.as_bytes());
-                if o.names_given {
-                    line.push(b' ');
-                    line.extend_from_slice(name);
-                }
-                line.push(o.terminator);
-                run.out.commit();
-                return;
-            }
-            let style = if o.tagged(run.tool.kind) {
-                gnu_lines::LineStyle::Tagged
-            } else {
-                gnu_lines::LineStyle::Untagged {
-                    binary: o.binary == 1,
-                }
-            };
-            gnu_lines::write_line(
-                run.out.stdout_buf(),
-                o.tree.algorithm,
-                &hashed.digest,
-                name,
-                style,
-                o.terminator,
-            );
-            run.out.commit();
-        }
-        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
-            run.file_error(name, &kind.to_string());
-        }
-        Outcome::Skipped(kind) => {
-            run.file_error(
-                name,
-                &format!("skipped {} (not a regular file)", kind.describe()),
-            );
-        }
+    let mut err = Vec::new();
+    o.renderer.render(record, run.out.stdout_buf(), &mut err);
+    run.out.commit();
+    if !err.is_empty() {
+        run.out.err_raw(&err);
     }
 }
 

@@ -148,6 +148,8 @@ pub(super) struct Options {
     pub(super) remote: fastsum::remote::RemoteOptions,
     /// `-v`: say which remote method ran.
     pub(super) verbose: bool,
+    /// How records are printed (set once the settings are resolved).
+    pub(super) renderer: fastsum::manifest::render::Renderer,
 }
 
 impl Options {
@@ -174,6 +176,7 @@ impl Options {
             names_given: false,
             remote: crate::term::remote_options(),
             verbose: false,
+            renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
         }
     }
 }

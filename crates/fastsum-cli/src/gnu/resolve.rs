@@ -55,7 +55,29 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         (true, false) => vec![b"-".to_vec()],
         (false, _) => operands,
     };
+    o.renderer = renderer(run, &o);
     Ok((o, operands))
+}
+
+/// The renderer for the resolved settings: the tool's line shape, JSON,
+/// the terminator, and its name in messages.
+fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
+    let style = if o.tagged(run.tool.kind) {
+        fastsum::manifest::gnu::LineStyle::Tagged
+    } else {
+        fastsum::manifest::gnu::LineStyle::Untagged {
+            binary: o.binary == 1,
+        }
+    };
+    fastsum::manifest::render::Renderer {
+        algorithm: o.tree.algorithm,
+        json: o.json,
+        style,
+        terminator: o.terminator,
+        names_given: o.names_given,
+        program: run.program.clone(),
+        utf8: run.utf8,
+    }
 }
 
 /// `-l BITS` applied to the algorithm: BLAKE2b's length (0: its default);

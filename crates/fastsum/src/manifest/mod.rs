@@ -7,6 +7,8 @@
 //! * [`b3sum`]: b3sum's stricter reading.
 //! * [`json`]: fastsum's JSON Lines output for programs (and `json_read`,
 //!   reading it back).
+//! * [`render`]: the one renderer of hashing results (lines, JSON,
+//!   messages), for the CLI and the Python package alike.
 //! * [`read`]: any of them read whole into path → digest entries, for
 //!   `fastsum diff`, and [`check`]: such a manifest checked on every core.
 //!
@@ -41,6 +43,7 @@ parsers! {
 pub mod check;
 pub mod json;
 pub mod quote;
+pub mod render;
 
 use std::borrow::Cow;
 

@@ -1,0 +1,119 @@
+//! The one renderer of hashing results: a [`Record`] as fastsum prints it
+//! (a checksum line in the tool's shape, or a JSON object) on stdout, or
+//! as a message on stderr in the GNU form `PROGRAM: NAME: CAUSE`. The CLI
+//! and the Python package's Dask runner both print through it, so their
+//! output cannot drift apart (as grep-printer is ripgrep's one printer).
+
+use super::{gnu, json, quote};
+use crate::algo::Algorithm;
+use crate::pipeline::{Outcome, Record};
+use crate::walk::SpecialKind;
+
+/// How records are written.
+#[derive(Clone, Debug)]
+pub struct Renderer {
+    /// The digests' algorithm.
+    pub algorithm: Algorithm,
+    /// JSON Lines (docs/JSON.md) instead of checksum lines.
+    pub json: bool,
+    /// Tagged or untagged lines (not for cksum's and sum's own lines).
+    pub style: gnu::LineStyle,
+    /// `\n`, or NUL for `-z` (names are then not escaped).
+    pub terminator: u8,
+    /// cksum's and sum's lines end with the name only when names were
+    /// given (`cksum < f` prints none).
+    pub names_given: bool,
+    /// Messages start with this and `: ` (`md5sum`, `fastsum`).
+    pub program: Vec<u8>,
+    /// Names in messages are quoted for a UTF-8 locale (gnulib's quotef).
+    pub utf8: bool,
+}
+
+/// What a record was, for the caller's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// It failed (read or walk error): the run's exit status is 1.
+    pub failure: bool,
+    /// A symbolic link the walk left out (said once, at the end, by the
+    /// caller: nothing was written for it but its JSON record).
+    pub symlink_left_out: bool,
+}
+
+impl Renderer {
+    /// fastsum's own lines: MD5 untagged as md5sum prints them, every
+    /// other algorithm BSD-tagged (so that `-c` knows what wrote it).
+    pub fn fastsum(algorithm: Algorithm, json: bool) -> Renderer {
+        Renderer {
+            algorithm,
+            json,
+            style: match algorithm {
+                Algorithm::Md5 => gnu::LineStyle::Untagged { binary: false },
+                _ => gnu::LineStyle::Tagged,
+            },
+            terminator: b'\n',
+            names_given: true,
+            program: b"fastsum".to_vec(),
+            utf8: quote::utf8_locale(),
+        }
+    }
+
+    /// Writes `record`: its line or JSON object to `out`, its message to
+    /// `err`.
+    pub fn render(&self, record: &Record, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Rendered {
+        let done = Rendered {
+            failure: record.is_failure(),
+            symlink_left_out: matches!(record.outcome, Outcome::Skipped(SpecialKind::Symlink)),
+        };
+        let name = record.path.as_os_str().as_encoded_bytes();
+        if self.json {
+            json::write_record(out, self.algorithm, record);
+        }
+        if done.symlink_left_out {
+            return done;
+        }
+        match &record.outcome {
+            Outcome::Hashed(_) if self.json => {}
+            Outcome::Hashed(hashed) => {
+                match crate::algo::legacy_fields(self.algorithm, &hashed.digest) {
+                    // cksum's and sum's lines: the name as it is, no escaping,
+                    // and none at all for standard input read by default.
+                    Some(fields) => {
+                        out.extend_from_slice(fields.as_bytes());
+                        if self.names_given {
+                            out.push(b' ');
+                            out.extend_from_slice(name);
+                        }
+                        out.push(self.terminator);
+                    }
+                    None => gnu::write_line(
+                        out,
+                        self.algorithm,
+                        &hashed.digest,
+                        name,
+                        self.style,
+                        self.terminator,
+                    ),
+                }
+            }
+            Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+                self.message(err, name, &kind.to_string())
+            }
+            Outcome::Skipped(kind) => self.message(
+                err,
+                name,
+                &format!("skipped {} (not a regular file)", kind.describe()),
+            ),
+        }
+        done
+    }
+
+    /// `PROGRAM: NAME: CAUSE`, the name quoted as GNU quotes it.
+    pub fn message(&self, err: &mut Vec<u8>, name: &[u8], cause: &str) {
+        err.extend_from_slice(&self.program);
+        err.extend_from_slice(b": ");
+        err.extend_from_slice(&quote::quotef(name, self.utf8));
+        err.extend_from_slice(b": ");
+        err.extend_from_slice(cause.as_bytes());
+        err.push(b'\n');
+    }
+}
