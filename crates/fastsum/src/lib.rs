@@ -22,6 +22,25 @@
 //! assert_eq!(d.to_hex(), "e4c191d091bd8853");
 //! ```
 
+/// The parsers of outside input (manifest/ and remote/ declare theirs
+/// through it): nothing in them may panic (no unwrap,
+/// expect, panic, or index or slice that could fail: every slice through
+/// `get`), and the fuzz targets (`crate::fuzzing`) run them in CI.
+macro_rules! parsers {
+    ($($vis:vis mod $name:ident;)*) => {$(
+        #[cfg_attr(
+            not(test),
+            deny(
+                clippy::unwrap_used,
+                clippy::expect_used,
+                clippy::panic,
+                clippy::indexing_slicing
+            )
+        )]
+        $vis mod $name;
+    )*};
+}
+
 pub mod algo;
 pub mod cache;
 pub mod diff;

@@ -15,24 +15,6 @@
 //! Each parser is a literal port of the reference tool's rules, because a
 //! drop-in must accept and reject exactly the lines the original does.
 
-/// The parsers of outside input: nothing in them may panic (no unwrap,
-/// expect, panic, or index or slice that could fail: every slice through
-/// `get`), and the fuzz targets (`crate::fuzzing`) run them in CI.
-macro_rules! parsers {
-    ($($vis:vis mod $name:ident;)*) => {$(
-        #[cfg_attr(
-            not(test),
-            deny(
-                clippy::unwrap_used,
-                clippy::expect_used,
-                clippy::panic,
-                clippy::indexing_slicing
-            )
-        )]
-        $vis mod $name;
-    )*};
-}
-
 parsers! {
     pub mod b3sum;
     pub mod gnu;

@@ -13,8 +13,10 @@
 
 mod captured;
 mod script;
-pub(crate) mod stream;
-pub(crate) mod text;
+parsers! {
+    pub(crate) mod stream;
+    pub(crate) mod text;
+}
 
 use std::io::{BufRead, Read, Write};
 use std::process::{Command, Stdio};
