@@ -74,10 +74,11 @@ impl Hash {
         }
     }
 
-    /// The algorithm's name (`md5`, `sha256`, `blake2b`, `blake3`, `xxh128` ...).
+    /// The algorithm's name (`md5`, `sha256`, `sha3_256`, `blake2b`,
+    /// `blake3`, `xxh128` ...).
     #[getter]
     fn name(&self) -> &'static str {
-        self.inner.algorithm().name()
+        python_name(self.inner.algorithm())
     }
 
     /// The digest's length in bytes.
@@ -156,6 +157,19 @@ macro_rules! constructors {
     };
 }
 
+/// The name hashlib gives an algorithm: fastsum's, but SHA-3's with an
+/// underscore (`sha3_256`, as `hashlib.sha3_256().name`).
+pub fn python_name(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Sha3_224 => "sha3_224",
+        Algorithm::Sha3_256 => "sha3_256",
+        Algorithm::Sha3_384 => "sha3_384",
+        Algorithm::Sha3_512 => "sha3_512",
+        Algorithm::Blake2b { .. } => "blake2b",
+        other => other.name(),
+    }
+}
+
 constructors!(
     md5 => Algorithm::Md5,
     sha1 => Algorithm::Sha1,
@@ -169,4 +183,8 @@ constructors!(
     xxh3 => Algorithm::Xxh3,
     xxh128 => Algorithm::Xxh128,
     sm3 => Algorithm::Sm3,
+    sha3_224 => Algorithm::Sha3_224,
+    sha3_256 => Algorithm::Sha3_256,
+    sha3_384 => Algorithm::Sha3_384,
+    sha3_512 => Algorithm::Sha3_512,
 );

@@ -28,7 +28,7 @@ fn _fastsum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     let names: Vec<String> = fastsum::Algorithm::ALL
         .iter()
-        .map(|a| a.to_string())
+        .map(|&a| hash_object::python_name(a).to_string())
         .collect();
     m.add("algorithms_available", PyFrozenSet::new(py, &names)?)?;
     m.add_class::<hash_object::Hash>()?;

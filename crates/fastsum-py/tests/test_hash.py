@@ -30,6 +30,10 @@ def reference(name):
         "sha384": lambda b: hashlib.sha384(b).digest(),
         "sha512": lambda b: hashlib.sha512(b).digest(),
         "blake2b": lambda b: hashlib.blake2b(b).digest(),
+        "sha3_224": lambda b: hashlib.sha3_224(b).digest(),
+        "sha3_256": lambda b: hashlib.sha3_256(b).digest(),
+        "sha3_384": lambda b: hashlib.sha3_384(b).digest(),
+        "sha3_512": lambda b: hashlib.sha3_512(b).digest(),
         "blake3": lambda b: blake3_ref.blake3(b).digest(),
         "xxh32": lambda b: xxhash.xxh32(b).digest(),
         "xxh64": lambda b: xxhash.xxh64(b).digest(),
@@ -46,7 +50,8 @@ def reference(name):
 
 
 ALGORITHMS = ["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake3",
-              "xxh32", "xxh64", "xxh3", "xxh128", "sm3"]
+              "xxh32", "xxh64", "xxh3", "xxh128", "sm3", "sha3_224", "sha3_256", "sha3_384",
+              "sha3_512"]
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
@@ -119,7 +124,7 @@ def test_hashlib_file_digest_takes_our_constructors():
 
 @settings(max_examples=60, deadline=None)
 @given(st.binary(max_size=20_000), st.lists(st.integers(0, 20_000), max_size=8),
-       st.sampled_from(ALGORITHMS[:-1]))
+       st.sampled_from([a for a in ALGORITHMS if a != "sm3"]))
 def test_update_in_pieces_equals_one_shot(b, cuts, name):
     h = fastsum.new(name)
     at = 0

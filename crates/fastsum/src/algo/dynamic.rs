@@ -25,7 +25,12 @@ enum State {
     Xxh3(h::Xxh3),
     Xxh128(h::Xxh128),
     Sm3(h::Sm3),
+    Sha3_224(h::Sha3_224),
+    Sha3_256(h::Sha3_256),
+    Sha3_384(h::Sha3_384),
+    Sha3_512(h::Sha3_512),
     Crc(h::Crc),
+    Crc32b(h::Crc32b),
     Bsd(h::Bsd),
     Sysv(h::Sysv),
 }
@@ -76,7 +81,12 @@ impl Hasher {
             State::Xxh3(s) => s.update(bytes),
             State::Xxh128(s) => s.update(bytes),
             State::Sm3(s) => s.update(bytes),
+            State::Sha3_224(s) => s.update(bytes),
+            State::Sha3_256(s) => s.update(bytes),
+            State::Sha3_384(s) => s.update(bytes),
+            State::Sha3_512(s) => s.update(bytes),
             State::Crc(s) => s.update(bytes),
+            State::Crc32b(s) => s.update(bytes),
             State::Bsd(s) => s.update(bytes),
             State::Sysv(s) => s.update(bytes),
         }
@@ -98,7 +108,12 @@ impl Hasher {
             State::Xxh3(s) => s.finalize(),
             State::Xxh128(s) => s.finalize(),
             State::Sm3(s) => s.finalize(),
+            State::Sha3_224(s) => s.finalize(),
+            State::Sha3_256(s) => s.finalize(),
+            State::Sha3_384(s) => s.finalize(),
+            State::Sha3_512(s) => s.finalize(),
             State::Crc(s) => s.finalize(),
+            State::Crc32b(s) => s.finalize(),
             State::Bsd(s) => s.finalize(),
             State::Sysv(s) => s.finalize(),
         }
@@ -106,14 +121,19 @@ impl Hasher {
 
     /// The bytes the algorithm compresses at a time (hashlib's
     /// `block_size`): 64 for MD5, SHA-1, SHA-224/256, SM3, BLAKE3 and
-    /// XXH3; 128 for SHA-384/512 and BLAKE2b; xxHash's stripes (16, 32)
-    /// for XXH32 and XXH64; 1 for the byte-serial old checksums.
+    /// XXH3; 128 for SHA-384/512 and BLAKE2b; SHA-3's rate (144, 136, 104,
+    /// 72 bytes); xxHash's stripes (16, 32) for XXH32 and XXH64; 1 for the
+    /// byte-serial old checksums.
     pub fn block_size(&self) -> usize {
         match self.algorithm {
             Algorithm::Sha384 | Algorithm::Sha512 | Algorithm::Blake2b { .. } => 128,
             Algorithm::Xxh32 => 16,
             Algorithm::Xxh64 => 32,
-            Algorithm::Crc | Algorithm::Bsd | Algorithm::Sysv => 1,
+            Algorithm::Sha3_224 => 144,
+            Algorithm::Sha3_256 => 136,
+            Algorithm::Sha3_384 => 104,
+            Algorithm::Sha3_512 => 72,
+            Algorithm::Crc | Algorithm::Crc32b | Algorithm::Bsd | Algorithm::Sysv => 1,
             _ => 64,
         }
     }
@@ -130,8 +150,8 @@ macro_rules! from_state {
 }
 
 from_state!(
-    Md5, Sha1, Sha224, Sha256, Sha384, Sha512, Blake2b, Xxh32, Xxh64, Xxh3, Xxh128, Sm3, Crc, Bsd,
-    Sysv
+    Md5, Sha1, Sha224, Sha256, Sha384, Sha512, Blake2b, Xxh32, Xxh64, Xxh3, Xxh128, Sm3, Sha3_224,
+    Sha3_256, Sha3_384, Sha3_512, Crc, Crc32b, Bsd, Sysv
 );
 
 impl From<h::Blake3> for State {

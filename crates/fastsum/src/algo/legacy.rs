@@ -45,6 +45,35 @@ impl StreamHasher for Crc {
     }
 }
 
+/// `cksum -a crc32b`: the CRC-32 of zlib, gzip and PNG (ISO-HDLC:
+/// polynomial 0x04C11DB7 reflected, initial and final XOR 0xFFFFFFFF),
+/// over the bytes only, through `crc-fast` (PCLMULQDQ, as coreutils'
+/// `crc32_update` uses). Printed as `cksum` prints its CRC: the checksum
+/// and the byte count.
+#[derive(Clone)]
+pub struct Crc32b {
+    state: crc_fast::Digest,
+    len: u64,
+}
+
+impl StreamHasher for Crc32b {
+    fn new(_: Algorithm) -> Self {
+        Crc32b {
+            state: crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc32IsoHdlc),
+            len: 0,
+        }
+    }
+    #[inline]
+    fn update(&mut self, bytes: &[u8]) {
+        self.state.update(bytes);
+        self.len += bytes.len() as u64;
+    }
+    fn finalize(self) -> Digest {
+        let crc = self.state.finalize() as u32;
+        with_length(&crc.to_be_bytes(), self.len)
+    }
+}
+
 /// BSD `sum`: a 16-bit checksum rotated right by one bit before each byte
 /// is added.
 #[derive(Clone, Default)]
@@ -119,7 +148,7 @@ pub fn legacy_fields(algorithm: Algorithm, digest: &Digest) -> Option<String> {
     let len = u64::from_be_bytes(len.try_into().ok()?);
     let blocks = |size: u64| len / size + u64::from(len % size != 0);
     match algorithm {
-        Algorithm::Crc => {
+        Algorithm::Crc | Algorithm::Crc32b => {
             let crc = u32::from_be_bytes(checksum.try_into().ok()?);
             Some(format!("{crc} {len}"))
         }

@@ -56,6 +56,17 @@ pub enum Algorithm {
     Xxh128,
     /// SM3 (GB/T 32905-2016), 256 bits: `cksum -a sm3`.
     Sm3,
+    /// SHA3-224 (FIPS 202): `cksum -a sha3 -l 224`.
+    Sha3_224,
+    /// SHA3-256 (FIPS 202): `cksum -a sha3 -l 256`.
+    Sha3_256,
+    /// SHA3-384 (FIPS 202): `cksum -a sha3 -l 384`.
+    Sha3_384,
+    /// SHA3-512 (FIPS 202): `cksum -a sha3 -l 512`.
+    Sha3_512,
+    /// The CRC-32 of zlib, gzip and PNG (ISO-HDLC, reflected), with the
+    /// length beside it: `cksum -a crc32b`.
+    Crc32b,
     /// The POSIX CRC-32 with the length appended: `cksum`. Its digest is
     /// the CRC and the byte count (see [`legacy_fields`]).
     Crc,
@@ -70,7 +81,7 @@ impl Algorithm {
     pub const BLAKE2B: Algorithm = Algorithm::Blake2b { output_len: 64 };
 
     /// Every algorithm, in the order they are listed to users.
-    pub const ALL: [Algorithm; 16] = [
+    pub const ALL: [Algorithm; 21] = [
         Algorithm::Md5,
         Algorithm::Sha1,
         Algorithm::Sha224,
@@ -84,7 +95,12 @@ impl Algorithm {
         Algorithm::Xxh3,
         Algorithm::Xxh128,
         Algorithm::Sm3,
+        Algorithm::Sha3_224,
+        Algorithm::Sha3_256,
+        Algorithm::Sha3_384,
+        Algorithm::Sha3_512,
         Algorithm::Crc,
+        Algorithm::Crc32b,
         Algorithm::Bsd,
         Algorithm::Sysv,
     ];
@@ -105,10 +121,20 @@ impl Algorithm {
     }
 
     /// Whether coreutils' `cksum -a` computes it as a digest, with a tagged
-    /// line `cksum -c` reads (MD5, SHA-1, SHA-2, BLAKE2b, SM3; not the CRC,
-    /// BSD and SysV sums, nor BLAKE3 and xxHash).
+    /// line `cksum -c` reads (MD5, SHA-1, SHA-2, SHA-3, BLAKE2b, SM3; not
+    /// the CRCs, BSD and SysV sums, nor BLAKE3 and xxHash).
     pub fn is_coreutils_digest(self) -> bool {
-        self.gnu_tool().is_some() || matches!(self, Algorithm::Blake2b { .. } | Algorithm::Sm3)
+        self.gnu_tool().is_some()
+            || self.is_sha3()
+            || matches!(self, Algorithm::Blake2b { .. } | Algorithm::Sm3)
+    }
+
+    /// SHA3-224, -256, -384 or -512.
+    pub fn is_sha3(self) -> bool {
+        matches!(
+            self,
+            Algorithm::Sha3_224 | Algorithm::Sha3_256 | Algorithm::Sha3_384 | Algorithm::Sha3_512
+        )
     }
 
     /// The name fastsum uses for this algorithm (`md5`, `blake2b`, `xxh128` ...);
@@ -128,7 +154,12 @@ impl Algorithm {
             Algorithm::Xxh3 => "xxh3",
             Algorithm::Xxh128 => "xxh128",
             Algorithm::Sm3 => "sm3",
+            Algorithm::Sha3_224 => "sha3-224",
+            Algorithm::Sha3_256 => "sha3-256",
+            Algorithm::Sha3_384 => "sha3-384",
+            Algorithm::Sha3_512 => "sha3-512",
             Algorithm::Crc => "crc",
+            Algorithm::Crc32b => "crc32b",
             Algorithm::Bsd => "bsd",
             Algorithm::Sysv => "sysv",
         }
@@ -151,7 +182,12 @@ impl Algorithm {
             Algorithm::Xxh3 => "XXH3",
             Algorithm::Xxh128 => "XXH128",
             Algorithm::Sm3 => "SM3",
+            Algorithm::Sha3_224 => "SHA3-224",
+            Algorithm::Sha3_256 => "SHA3-256",
+            Algorithm::Sha3_384 => "SHA3-384",
+            Algorithm::Sha3_512 => "SHA3-512",
             Algorithm::Crc => "CRC",
+            Algorithm::Crc32b => "CRC32B",
             Algorithm::Bsd => "BSD",
             Algorithm::Sysv => "SYSV",
         }
@@ -172,17 +208,24 @@ impl Algorithm {
             Algorithm::Xxh64 | Algorithm::Xxh3 => 8,
             Algorithm::Xxh128 => 16,
             Algorithm::Sm3 => 32,
+            Algorithm::Sha3_224 => 28,
+            Algorithm::Sha3_256 => 32,
+            Algorithm::Sha3_384 => 48,
+            Algorithm::Sha3_512 => 64,
             // The checksum, then the byte count (8 bytes).
-            Algorithm::Crc => 12,
+            Algorithm::Crc | Algorithm::Crc32b => 12,
             Algorithm::Bsd | Algorithm::Sysv => 10,
         }
     }
 
-    /// True for `cksum`'s and `sum`'s checksums (crc, bsd, sysv): printed
-    /// as numbers with the size (see [`legacy_fields`]), never checked
-    /// with `-c`.
+    /// True for `cksum`'s and `sum`'s checksums (crc, crc32b, bsd, sysv):
+    /// printed as numbers with the size (see [`legacy_fields`]), never
+    /// checked with `-c`.
     pub fn is_legacy(self) -> bool {
-        matches!(self, Algorithm::Crc | Algorithm::Bsd | Algorithm::Sysv)
+        matches!(
+            self,
+            Algorithm::Crc | Algorithm::Crc32b | Algorithm::Bsd | Algorithm::Sysv
+        )
     }
 
     /// The valid names, comma separated, for error messages.
@@ -238,7 +281,12 @@ impl FromStr for Algorithm {
             "xxh3" | "xxh3_64" | "xxh3-64" => Algorithm::Xxh3,
             "xxh128" | "xxh3_128" | "xxh3-128" => Algorithm::Xxh128,
             "sm3" => Algorithm::Sm3,
+            "sha3-224" | "sha3_224" => Algorithm::Sha3_224,
+            "sha3-256" | "sha3_256" | "sha3" => Algorithm::Sha3_256,
+            "sha3-384" | "sha3_384" => Algorithm::Sha3_384,
+            "sha3-512" | "sha3_512" => Algorithm::Sha3_512,
             "crc" | "cksum" => Algorithm::Crc,
+            "crc32b" => Algorithm::Crc32b,
             "bsd" => Algorithm::Bsd,
             "sysv" => Algorithm::Sysv,
             other => match other
@@ -342,8 +390,28 @@ macro_rules! dispatch {
                 type $H = __h::Sm3;
                 $body
             }
+            $crate::Algorithm::Sha3_224 => {
+                type $H = __h::Sha3_224;
+                $body
+            }
+            $crate::Algorithm::Sha3_256 => {
+                type $H = __h::Sha3_256;
+                $body
+            }
+            $crate::Algorithm::Sha3_384 => {
+                type $H = __h::Sha3_384;
+                $body
+            }
+            $crate::Algorithm::Sha3_512 => {
+                type $H = __h::Sha3_512;
+                $body
+            }
             $crate::Algorithm::Crc => {
                 type $H = __h::Crc;
+                $body
+            }
+            $crate::Algorithm::Crc32b => {
+                type $H = __h::Crc32b;
                 $body
             }
             $crate::Algorithm::Bsd => {
@@ -361,9 +429,11 @@ macro_rules! dispatch {
 /// The concrete [`StreamHasher`] types, named for [`dispatch!`](crate::dispatch).
 pub mod hashers {
     pub use super::blake::{Blake2b, Blake3};
-    pub use super::legacy::{Bsd, Crc, Sysv};
+    pub use super::legacy::{Bsd, Crc, Crc32b, Sysv};
     pub use super::md5::{compress as md5_compress, Md5};
-    pub use super::rustcrypto::{Sha1, Sha224, Sha256, Sha384, Sha512, Sm3};
+    pub use super::rustcrypto::{
+        Sha1, Sha224, Sha256, Sha384, Sha3_224, Sha3_256, Sha3_384, Sha3_512, Sha512, Sm3,
+    };
     pub use super::xxh::{Xxh128, Xxh3, Xxh32, Xxh64};
 }
 

@@ -1,4 +1,4 @@
-//! SHA-1, SHA-2 and SM3 from RustCrypto. `sha1` and `sha2` detect the
+//! SHA-1, SHA-2, SHA-3 and SM3 from RustCrypto. `sha1` and `sha2` detect the
 //! CPU's SHA extensions (SHA-NI) at run time and use them where present.
 
 use sha2::Digest as _;
@@ -40,4 +40,12 @@ rustcrypto_hasher! {
     Sha512 => sha2::Sha512,
     /// SM3 through the `sm3` crate.
     Sm3 => sm3::Sm3,
+    /// SHA3-224 through the `sha3` crate.
+    Sha3_224 => sha3::Sha3_224,
+    /// SHA3-256 through the `sha3` crate.
+    Sha3_256 => sha3::Sha3_256,
+    /// SHA3-384 through the `sha3` crate.
+    Sha3_384 => sha3::Sha3_384,
+    /// SHA3-512 through the `sha3` crate.
+    Sha3_512 => sha3::Sha3_512,
 }
