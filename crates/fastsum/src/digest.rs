@@ -79,6 +79,67 @@ impl Digest {
         }
     }
 
+    /// Appends the base64 form (RFC 4648, `+/`, padded with `=`) to `out`:
+    /// `cksum --base64`'s digests.
+    pub fn push_base64(&self, out: &mut Vec<u8>) {
+        const ALPHABET: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for chunk in self.as_bytes().chunks(3) {
+            let b = [
+                chunk[0],
+                chunk.get(1).copied().unwrap_or(0),
+                chunk.get(2).copied().unwrap_or(0),
+            ];
+            let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+            for k in 0..4 {
+                out.push(match k <= chunk.len() {
+                    true => ALPHABET[(n >> (18 - 6 * k) & 63) as usize],
+                    false => b'=',
+                });
+            }
+        }
+    }
+
+    /// Reads a padded base64 digest as `cksum -c` accepts it; `None` unless
+    /// it is exactly the form [`Digest::push_base64`] writes (the bits
+    /// padding leaves over must be zero: coreutils compares the text, so a
+    /// digest written otherwise never matches).
+    pub fn from_base64(text: &[u8]) -> Option<Digest> {
+        if text.is_empty() || !text.len().is_multiple_of(4) {
+            return None;
+        }
+        let value = |c: u8| -> Option<u32> {
+            Some(match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            } as u32)
+        };
+        let pad = text.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
+        let mut n: u32 = 0;
+        for (i, &c) in text[..text.len() - pad].iter().enumerate() {
+            n = n << 6 | value(c)?;
+            if i % 4 == 3 {
+                bytes.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
+                n = 0;
+            }
+        }
+        match pad {
+            1 if n & 3 == 0 => bytes.extend_from_slice(&[(n >> 10) as u8, (n >> 2) as u8]),
+            2 if n & 15 == 0 => bytes.push((n >> 4) as u8),
+            0 => {}
+            _ => return None,
+        }
+        (bytes.len() <= MAX_DIGEST_LEN).then(|| Digest::from_bytes(&bytes))
+    }
+
     /// Parses hex of either case; the length must be even and at most
     /// `2 * MAX_DIGEST_LEN` characters.
     pub fn from_hex(hex: &str) -> Result<Self, Error> {
@@ -144,6 +205,32 @@ mod tests {
     fn bad_hex_is_rejected() {
         for bad in ["", "0", "0g", "zz", &"00".repeat(65)] {
             assert!(Digest::from_hex(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn base64_is_rfc_4648_and_round_trips() {
+        // RFC 4648 section 10's vectors.
+        let cases: [(&[u8], &str); 6] = [
+            (b"f", "Zg=="),
+            (b"fo", "Zm8="),
+            (b"foo", "Zm9v"),
+            (b"foob", "Zm9vYg=="),
+            (b"fooba", "Zm9vYmE="),
+            (b"foobar", "Zm9vYmFy"),
+        ];
+        for (bytes, text) in cases {
+            let mut out = Vec::new();
+            Digest::from_bytes(bytes).push_base64(&mut out);
+            assert_eq!(out, text.as_bytes());
+            assert_eq!(
+                Digest::from_base64(text.as_bytes()).unwrap().as_bytes(),
+                bytes
+            );
+        }
+        // Stray bits under the padding, bad characters, lengths, padding.
+        for bad in ["Zh==", "Zm9=", "Zg=", "Z===", "Zm9v!A==", "", "Zg==Zg=="] {
+            assert!(Digest::from_base64(bad.as_bytes()).is_none(), "{bad:?}");
         }
     }
 }

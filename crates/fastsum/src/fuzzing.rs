@@ -182,7 +182,7 @@ pub fn fuzz(seeds_dir: &Path, name: &str, target: impl Fn(&[u8])) {
 mod targets {
     use super::fuzz;
     use crate::algo::Algorithm;
-    use crate::manifest::gnu::{CheckParser, TagPolicy};
+    use crate::manifest::gnu::{CheckParser, Family, TagPolicy};
 
     fn seeds() -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz-seeds")
@@ -197,14 +197,21 @@ mod targets {
         fuzz(&seeds(), "check-lines", |input| {
             for policy in [
                 TagPolicy::Only(Algorithm::Md5),
+                TagPolicy::Only(Algorithm::BLAKE2B),
                 TagPolicy::Any(Algorithm::Sha256),
                 TagPolicy::Any(Algorithm::Blake2b { output_len: 32 }),
                 TagPolicy::CoreutilsTagged,
+                TagPolicy::Cksum(Family::Sha2),
+                TagPolicy::Cksum(Family::Sha3),
+                TagPolicy::Cksum(Family::Blake2b),
+                TagPolicy::Cksum(Family::One(Algorithm::Sm3)),
             ] {
                 let mut parser = CheckParser::new(policy);
                 for line in lines(input) {
-                    let _ = parser.parse(line);
-                    let _ = parser.take_tag_seen();
+                    if let Some(parsed) = parser.parse(line) {
+                        let _ = parsed.matches(&parsed.algorithm.hash_bytes(b""));
+                    }
+                    let _ = parser.type_string();
                 }
             }
             for line in lines(input) {

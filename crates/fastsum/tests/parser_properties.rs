@@ -60,7 +60,7 @@ proptest! {
         let digest = a.hash_bytes(&name);
         let style = if tagged { gnu::LineStyle::Tagged } else { gnu::LineStyle::Untagged { binary } };
         let mut line = Vec::new();
-        gnu::write_line(&mut line, a, &digest, &name, style, b'\n');
+        gnu::write_line(&mut line, a, (&digest, gnu::Encoding::Hex), &name, style, b'\n');
         line.pop();
         let parsed = gnu::CheckParser::new(gnu::TagPolicy::Any(a)).parse(&line);
         // Whatever the name (spaces, '*', ')', newlines, invalid UTF-8),

@@ -18,6 +18,8 @@ pub struct Renderer {
     pub json: bool,
     /// Tagged or untagged lines (not for cksum's and sum's own lines).
     pub style: gnu::LineStyle,
+    /// Hex, base64, or the raw bytes (`cksum --base64`, `--raw`).
+    pub encoding: gnu::Encoding,
     /// `\n`, or NUL for `-z` (names are then not escaped).
     pub terminator: u8,
     /// cksum's and sum's lines end with the name only when names were
@@ -50,6 +52,7 @@ impl Renderer {
                 Algorithm::Md5 => gnu::LineStyle::Untagged { binary: false },
                 _ => gnu::LineStyle::Tagged,
             },
+            encoding: gnu::Encoding::Hex,
             terminator: b'\n',
             names_given: true,
             program: b"fastsum".to_vec(),
@@ -73,6 +76,12 @@ impl Renderer {
         }
         match &record.outcome {
             Outcome::Hashed(_) if self.json => {}
+            Outcome::Hashed(hashed) if self.encoding == gnu::Encoding::Raw => {
+                // The old checksums' digests end with the size (8 bytes).
+                let bytes = hashed.digest.as_bytes();
+                let len = bytes.len() - if self.algorithm.is_legacy() { 8 } else { 0 };
+                out.extend_from_slice(&bytes[..len]);
+            }
             Outcome::Hashed(hashed) => {
                 match crate::algo::legacy_fields(self.algorithm, &hashed.digest) {
                     // cksum's and sum's lines: the name as it is, no escaping,
@@ -88,7 +97,7 @@ impl Renderer {
                     None => gnu::write_line(
                         out,
                         self.algorithm,
-                        &hashed.digest,
+                        (&hashed.digest, self.encoding),
                         name,
                         self.style,
                         self.terminator,

@@ -1,4 +1,5 @@
-//! GNU coreutils' checksum lines (coreutils 9.1 `digest.c`).
+//! GNU coreutils' checksum lines (coreutils 9.10 `cksum.c`; the reading
+//! of its tools' lines is in `split.rs`, fastsum's own here).
 //!
 //! Written by `md5sum` and friends as `HEX  NAME` (text mode), `HEX *NAME`
 //! (binary mode) or, with `--tag`, `MD5 (NAME) = HEX`; a name holding `\`,
@@ -10,27 +11,27 @@ use super::{needs_escape, unescape, write_escaped};
 use crate::algo::Algorithm;
 use crate::digest::{hex_value, Digest};
 
-/// Which BSD tags a reader accepts, and which algorithm an untagged line means.
+mod split;
+
+pub use split::Family;
+
+/// Which lines a reader accepts, and which algorithm an untagged line means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TagPolicy {
-    /// Only the tag of the one algorithm (as `md5sum -c` accepts only `MD5`).
+    /// md5sum, sha1sum ... sha512sum and b2sum (`Algorithm::Blake2b`, any
+    /// length): hex digests, the tool's own tag.
     Only(Algorithm),
-    /// Any tag fastsum knows (the algorithm is taken from the tag); untagged
-    /// lines mean the given algorithm.
-    Any(Algorithm),
-    /// coreutils 9's `cksum -c` without `-a`: only tagged lines, with the
-    /// tags of its digests (MD5, SHA1, SHA224 ... BLAKE2b, SM3); an
-    /// untagged line, or one tagged BSD, SYSV or CRC, is misformatted.
+    /// `cksum -a NAME -c`: hex or base64 digests; a family's length from
+    /// each line; with `sha2`, any SHA-2 tag.
+    Cksum(Family),
+    /// `cksum -c` without `-a`: only tagged lines, with the tags of its
+    /// digests (MD5, SHA1, SHA2-N, SHA256 ... SHA3-N, BLAKE2b, SM3); an
+    /// untagged line, or one tagged BSD, SYSV, CRC or CRC32B, is
+    /// misformatted.
     CoreutilsTagged,
-}
-
-impl TagPolicy {
-    fn default_algorithm(self) -> Option<Algorithm> {
-        match self {
-            TagPolicy::Only(a) | TagPolicy::Any(a) => Some(a),
-            TagPolicy::CoreutilsTagged => None,
-        }
-    }
+    /// fastsum's own: any tag fastsum knows (the algorithm is taken from
+    /// the tag); untagged lines mean the given algorithm.
+    Any(Algorithm),
 }
 
 /// One parsed line of a checksum file.
@@ -38,41 +39,65 @@ impl TagPolicy {
 pub struct CheckLine<'a> {
     /// The algorithm the line was written with.
     pub algorithm: Algorithm,
-    /// The expected digest.
+    /// The expected digest: the whole digest, or (coreutils' `cksum -c`
+    /// reading `MD5-64 (NAME) = ...`) its first bytes.
     pub expected: Digest,
+    /// False for a base64 digest written as no digest is (stray bits
+    /// under its padding): coreutils compares the text, so it never matches.
+    pub matchable: bool,
     /// The file name, unescaped.
     pub name: Cow<'a, [u8]>,
     /// True for `HEX *NAME` lines (binary mode; no effect on GNU systems).
     pub binary: bool,
 }
 
-/// Reads the lines of one checksum file. Keeps the state GNU keeps per
-/// file: once a "BSD reversed" line (`HEX NAME`, one space) has been seen,
-/// lines of the two-space form are read differently, and vice versa.
+impl CheckLine<'_> {
+    /// Whether `actual`, the digest of the named file, is what the line
+    /// expects (all of it, or the first bytes a shortened tag names).
+    pub fn matches(&self, actual: &Digest) -> bool {
+        self.matchable && actual.as_bytes().starts_with(self.expected.as_bytes())
+    }
+}
+
+/// Reads the lines of checksum files. Keeps the state coreutils keeps
+/// from line to line (and list to list): once a "BSD reversed" line
+/// (`HEX NAME`, one space) has been seen, lines of the two-space form are
+/// read differently, and vice versa; `cksum -c`'s algorithm and length.
 #[derive(Clone, Debug)]
 pub struct CheckParser {
     policy: TagPolicy,
+    /// The coreutils tools' reading (every policy but `Any`).
+    split: Option<split::Split>,
     bsd_reversed: Option<bool>,
-    /// The tag the last line began with, if it began with one.
-    tag_seen: Option<Algorithm>,
 }
 
 impl CheckParser {
-    /// A parser for one checksum file.
+    /// A parser for the lists of one run.
     pub fn new(policy: TagPolicy) -> Self {
+        let split = match policy {
+            TagPolicy::Only(Algorithm::Blake2b { .. }) => {
+                Some(split::Split::new(Some(Family::Blake2b), false))
+            }
+            TagPolicy::Only(a) => Some(split::Split::new(Some(Family::One(a)), false)),
+            TagPolicy::Cksum(family) => Some(split::Split::new(Some(family), true)),
+            TagPolicy::CoreutilsTagged => Some(split::Split::new(None, true)),
+            TagPolicy::Any(_) => None,
+        };
         CheckParser {
             policy,
+            split,
             bsd_reversed: None,
-            tag_seen: None,
         }
     }
 
-    /// The algorithm whose tag began the last line parsed, even if the
-    /// rest of the line was misformatted (taken once). coreutils' `cksum
-    /// -c` names the last such algorithm in its "improperly formatted"
-    /// warnings.
-    pub fn take_tag_seen(&mut self) -> Option<Algorithm> {
-        self.tag_seen.take()
+    /// The tag coreutils names in its "improperly formatted" warnings
+    /// now (`cksum -c` without `-a`: the last tag a line began with).
+    pub fn type_string(&self) -> &'static str {
+        match (&self.split, self.policy) {
+            (Some(split), _) => split.type_string(),
+            (None, TagPolicy::Any(a)) => a.tag(),
+            (None, _) => "",
+        }
     }
 
     /// Parses one line, without its line terminator (strip `\n`, then one
@@ -81,6 +106,9 @@ impl CheckParser {
         // A line is a C string to GNU: it ends at the first NUL.
         let s = line.split(|&b| b == 0).next().unwrap_or(line);
         let s_len = line.len();
+        if let Some(split) = &mut self.split {
+            return split.split(s, s_len);
+        }
         let mut i = 0;
         while s.get(i).copied().is_some_and(is_white) {
             i += 1;
@@ -95,19 +123,11 @@ impl CheckParser {
         self.parse_untagged(s, s_len, i, escaped)
     }
 
-    /// If `s` starts with an accepted tag: the algorithm (with BLAKE2b's
+    /// fastsum's own reading: if `s` starts with a tag fastsum knows: the algorithm (with BLAKE2b's
     /// length) and the offset of what follows the tag and its length suffix.
     fn match_tag(&mut self, s: &[u8]) -> Option<(Algorithm, usize)> {
-        let candidates: &[Algorithm] = match self.policy {
-            TagPolicy::Only(ref a) => std::slice::from_ref(a),
-            TagPolicy::Any(_) | TagPolicy::CoreutilsTagged => &Algorithm::ALL,
-        };
-        let coreutils_only = matches!(self.policy, TagPolicy::CoreutilsTagged);
         let mut best: Option<Algorithm> = None;
-        for &a in candidates {
-            if coreutils_only && !a.is_coreutils_digest() {
-                continue;
-            }
+        for a in Algorithm::ALL {
             let tag = a.tag().as_bytes();
             if a.is_legacy() {
                 // crc, bsd and sysv lines are never checked.
@@ -117,15 +137,13 @@ impl CheckParser {
                 // With every tag in play, "XXH3" must not claim "XXH32 (..."
                 // and "SHA1" not "SHA128": the tag must end here.
                 let next = s.get(tag.len()).copied();
-                let ends = matches!(self.policy, TagPolicy::Only(_))
-                    || matches!(next, Some(b' ' | b'(' | b'-'));
+                let ends = matches!(next, Some(b' ' | b'(' | b'-'));
                 if ends && best.is_none_or(|b| b.tag().len() < tag.len()) {
                     best = Some(a);
                 }
             }
         }
         let algorithm = best?;
-        self.tag_seen = Some(algorithm);
         let mut i = algorithm.tag().len();
         if let Algorithm::Blake2b { .. } = algorithm {
             // coreutils' b2sum: the byte after the tag is consumed whatever
@@ -160,7 +178,9 @@ impl CheckParser {
         mut i: usize,
         escaped: bool,
     ) -> Option<CheckLine<'a>> {
-        let algorithm = self.policy.default_algorithm()?;
+        let TagPolicy::Any(algorithm) = self.policy else {
+            return None;
+        };
         let variable = matches!(algorithm, Algorithm::Blake2b { .. });
         let min_line = if variable {
             3
@@ -220,6 +240,7 @@ impl CheckParser {
         Some(CheckLine {
             algorithm,
             expected,
+            matchable: true,
             name,
             binary,
         })
@@ -266,6 +287,7 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
     Some(CheckLine {
         algorithm,
         expected,
+        matchable: true,
         name,
         binary: false,
     })
@@ -337,16 +359,34 @@ pub enum LineStyle {
     Tagged,
 }
 
+/// How a digest is written (coreutils' `cksum --base64` and `--raw`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// Lower-case hex.
+    #[default]
+    Hex,
+    /// Padded base64 (RFC 4648).
+    Base64,
+    /// The digest's bytes alone: no name, no line end (for the old
+    /// checksums, the checksum big-endian without the size).
+    Raw,
+}
+
 /// Appends one output line as GNU `md5sum` prints it. With `terminator`
-/// NUL (`-z`), names are not escaped.
+/// NUL (`-z`), names are not escaped. The digest in hex or base64
+/// (`Encoding::Raw` is the renderer's: no line at all).
 pub fn write_line(
     out: &mut Vec<u8>,
     algorithm: Algorithm,
-    digest: &Digest,
+    (digest, encoding): (&Digest, Encoding),
     name: &[u8],
     style: LineStyle,
     terminator: u8,
 ) {
+    let push_digest = |out: &mut Vec<u8>| match encoding {
+        Encoding::Base64 => digest.push_base64(out),
+        _ => digest.push_hex(out),
+    };
     let escape = terminator == b'\n' && needs_escape(name);
     if escape {
         out.push(b'\\');
@@ -369,10 +409,10 @@ pub fn write_line(
             out.extend_from_slice(b" (");
             write_name(out);
             out.extend_from_slice(b") = ");
-            digest.push_hex(out);
+            push_digest(out);
         }
         LineStyle::Untagged { binary } => {
-            digest.push_hex(out);
+            push_digest(out);
             out.push(b' ');
             out.push(if binary { b'*' } else { b' ' });
             write_name(out);
@@ -382,100 +422,4 @@ pub fn write_line(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const ABC_MD5: &str = "900150983cd24fb0d6963f7d28e17f72";
-
-    fn parse_one(policy: TagPolicy, line: &str) -> Option<(Algorithm, String, String, bool)> {
-        CheckParser::new(policy).parse(line.as_bytes()).map(|l| {
-            (
-                l.algorithm,
-                l.expected.to_hex(),
-                String::from_utf8_lossy(&l.name).into_owned(),
-                l.binary,
-            )
-        })
-    }
-
-    #[test]
-    fn reads_text_binary_and_tagged_lines() {
-        let md5 = TagPolicy::Only(Algorithm::Md5);
-        assert_eq!(parse_one(md5, &format!("{ABC_MD5}  a b")).unwrap().2, "a b");
-        assert!(parse_one(md5, &format!("{ABC_MD5} *a")).unwrap().3);
-        assert_eq!(
-            parse_one(md5, &format!("MD5 (x) y) = {}", ABC_MD5.to_uppercase()))
-                .unwrap()
-                .2,
-            "x) y"
-        );
-        assert_eq!(
-            parse_one(md5, &format!("\\MD5 (a\\nb) = {ABC_MD5}"))
-                .unwrap()
-                .2,
-            "a\nb"
-        );
-        assert!(parse_one(md5, &format!("SHA1 (a) = {ABC_MD5}")).is_none());
-        assert!(parse_one(md5, ABC_MD5).is_none());
-        assert!(parse_one(md5, &format!("{}  a", &ABC_MD5[1..])).is_none());
-        assert!(parse_one(md5, &format!("\\{ABC_MD5}  a\\tb")).is_none());
-    }
-
-    #[test]
-    fn any_tag_takes_the_algorithm_from_the_tag() {
-        let any = TagPolicy::Any(Algorithm::Md5);
-        let (a, ..) = parse_one(any, "XXH32 (f) = 32d153ff").unwrap();
-        assert_eq!(a, Algorithm::Xxh32);
-        let (a, ..) = parse_one(any, "XXH3 (f) = 78af5f94892f3950").unwrap();
-        assert_eq!(a, Algorithm::Xxh3);
-        let (a, ..) = parse_one(any, &format!("BLAKE2b-128 (f) = {ABC_MD5}")).unwrap();
-        assert_eq!(a, Algorithm::Blake2b { output_len: 16 });
-    }
-
-    #[test]
-    fn b2sum_lines_carry_their_length() {
-        let b2 = TagPolicy::Only(Algorithm::BLAKE2B);
-        let (a, ..) = parse_one(b2, &format!("{ABC_MD5}  f")).unwrap();
-        assert_eq!(a, Algorithm::Blake2b { output_len: 16 });
-        let (a, ..) = parse_one(b2, &format!("BLAKE2b-0x80 (f) = {ABC_MD5}")).unwrap();
-        assert_eq!(a, Algorithm::Blake2b { output_len: 16 });
-        assert!(parse_one(b2, &format!("BLAKE2b-12 (f) = {ABC_MD5}")).is_none());
-    }
-
-    #[test]
-    fn bsd_reversed_and_gnu_lines_do_not_mix() {
-        let mut p = CheckParser::new(TagPolicy::Only(Algorithm::Md5));
-        assert!(p.parse(format!("{ABC_MD5} f").as_bytes()).is_some());
-        let line = format!("{ABC_MD5}  g");
-        let l = p.parse(line.as_bytes()).unwrap();
-        assert_eq!(l.name.as_ref(), b" g");
-        let mut p = CheckParser::new(TagPolicy::Only(Algorithm::Md5));
-        assert!(p.parse(format!("{ABC_MD5}  f").as_bytes()).is_some());
-        assert!(p.parse(format!("{ABC_MD5} fg").as_bytes()).is_none());
-    }
-
-    #[test]
-    fn writes_lines_as_md5sum_does() {
-        let d = Algorithm::Md5.hash_bytes(b"abc");
-        let mut out = Vec::new();
-        write_line(
-            &mut out,
-            Algorithm::Md5,
-            &d,
-            b"a\nb",
-            LineStyle::Untagged { binary: false },
-            b'\n',
-        );
-        write_line(&mut out, Algorithm::Md5, &d, b"a", LineStyle::Tagged, b'\n');
-        write_line(
-            &mut out,
-            Algorithm::Md5,
-            &d,
-            b"a\nb",
-            LineStyle::Untagged { binary: true },
-            0,
-        );
-        let expected = format!("\\{ABC_MD5}  a\\nb\nMD5 (a) = {ABC_MD5}\n{ABC_MD5} *a\nb\0");
-        assert_eq!(String::from_utf8(out).unwrap(), expected);
-    }
-}
+mod tests;
