@@ -221,25 +221,100 @@ impl Sink for &mut Printer<'_> {
 /// stderr in the GNU form `PROGRAM: NAME: CAUSE` (the library's renderer).
 pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
     let hashed = matches!(record.outcome, Outcome::Hashed(_));
-    if hashed && !o.json && o.debug && o.tree.algorithm == Algorithm::Crc && !run.said_debug {
-        run.said_debug = true;
-        run.error(crc_implementation().as_bytes());
+    let crc = matches!(o.tree.algorithm, Algorithm::Crc | Algorithm::Crc32b);
+    // crc: said once, when the first file is read; crc32b: every file.
+    if hashed && !o.json && o.debug && crc && !run.said_debug {
+        run.said_debug = o.tree.algorithm == Algorithm::Crc;
+        for line in crc_implementation(o.tree.algorithm) {
+            run.error(line.as_bytes());
+        }
     }
     let mut err = Vec::new();
     o.renderer.render(record, run.out.stdout_buf(), &mut err);
     run.out.commit();
+    run.stop_if_unwritable();
     if !err.is_empty() {
         run.out.err_raw(&err);
     }
 }
 
-/// What `cksum --debug` says of its CRC: coreutils 9.1 names its PCLMUL
-/// path or its table; fastsum's CRC (crc-fast) folds with PCLMULQDQ where
-/// the CPU has it and uses tables where not, so the same words hold.
-fn crc_implementation() -> &'static str {
+/// What `cksum --debug` says of its CRC (coreutils 9.10 `cksum_crc.c`):
+/// the fastest of its AVX-512, AVX2 and PCLMUL folds the CPU has and
+/// `GLIBC_TUNABLES=glibc.cpu.hwcaps=-NAME,...` leaves enabled, each one
+/// ruled out said on the way (crc32b: the PCLMUL one only). fastsum's CRCs
+/// (crc-fast) fold with the same instructions where the CPU has them.
+pub(super) fn crc_implementation(algorithm: Algorithm) -> Vec<&'static str> {
+    let mut said = Vec::new();
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("pclmulqdq") {
-        return "using pclmul hardware support";
+    {
+        let has = |feature: &str, hwcap: &str| hwcap_allowed(hwcap) && x86_feature(feature);
+        let folds: &[(&str, bool)] = &[
+            (
+                "avx512",
+                has("avx512f", "-AVX512F")
+                    && has("avx512bw", "-AVX512BW")
+                    && has("vpclmulqdq", "-VPCLMULQDQ"),
+            ),
+            (
+                "avx2",
+                has("avx2", "-AVX2") && has("vpclmulqdq", "-VPCLMULQDQ"),
+            ),
+            ("pclmul", has("avx", "-AVX") && has("pclmul", "-PCLMULQDQ")),
+        ];
+        let folds = match algorithm {
+            Algorithm::Crc32b => &folds[2..],
+            _ => folds,
+        };
+        for &(name, enabled) in folds {
+            said.push(match (name, enabled) {
+                ("avx512", true) => "using avx512 hardware support",
+                ("avx512", false) => "avx512 support not detected",
+                ("avx2", true) => "using avx2 hardware support",
+                ("avx2", false) => "avx2 support not detected",
+                (_, true) => "using pclmul hardware support",
+                (_, false) => "pclmul support not detected",
+            });
+            if enabled {
+                break;
+            }
+        }
     }
-    "using generic hardware support"
+    #[cfg(target_arch = "aarch64")]
+    if algorithm == Algorithm::Crc {
+        said.push(
+            match hwcap_allowed("-PMULL") && std::arch::is_aarch64_feature_detected!("aes") {
+                true => "using vmull hardware support",
+                false => "vmull support not detected",
+            },
+        );
+    }
+    let _ = algorithm;
+    said
+}
+
+#[cfg(target_arch = "x86_64")]
+fn x86_feature(name: &str) -> bool {
+    match name {
+        "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+        "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
+        "vpclmulqdq" => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+        "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+        "avx" => std::arch::is_x86_feature_detected!("avx"),
+        _ => std::arch::is_x86_feature_detected!("pclmulqdq"),
+    }
+}
+
+/// gnulib's `hwcap_allowed`: false when the last `glibc.cpu.hwcaps=` in
+/// `GLIBC_TUNABLES` lists `hwcap` (`-AVX2`), up to the next ':'.
+fn hwcap_allowed(hwcap: &str) -> bool {
+    let Ok(tunables) = std::env::var("GLIBC_TUNABLES") else {
+        return true;
+    };
+    let key = "glibc.cpu.hwcaps=";
+    let Some(at) = tunables.rfind(key) else {
+        return true;
+    };
+    let caps = &tunables[at + key.len()..];
+    let caps = caps.split(':').next().unwrap_or("");
+    !caps.split(',').any(|cap| cap == hwcap)
 }

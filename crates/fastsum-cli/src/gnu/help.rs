@@ -4,24 +4,13 @@ use fastsum::Algorithm;
 
 use crate::personality::{Tool, ToolKind};
 
-/// coreutils 9.1's `usage(EXIT_SUCCESS)` text for `tool`, with `program`
-/// (argv[0]) in the Usage line as coreutils prints it. fastsum's own help
-/// follows the same layout.
+/// The `--help` text of `tool` called as `program`: fastsum's own (in the
+/// layout of coreutils 9.1's), or coreutils 9.10's (`usage.rs`).
 pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     let program = String::from_utf8_lossy(program);
     let mut s = format!("Usage: {program} [OPTION]... [FILE]...\n");
-    match tool.kind {
-        ToolKind::Cksum => {
-            s.push_str(CKSUM_HELP);
-            s.push_str(&trailer("cksum", "cksum invocation"));
-            return s;
-        }
-        ToolKind::Sum => {
-            s.push_str(SUM_HELP);
-            s.push_str(&trailer("sum", "sum invocation"));
-            return s;
-        }
-        _ => {}
+    if tool.kind != ToolKind::Fastsum {
+        return super::usage::usage(tool, program.as_bytes());
     }
     let (label, bits, reference, info) = match tool.algorithm {
         Algorithm::Md5 => ("MD5", 128, "RFC 1321", "md5sum invocation"),
@@ -184,62 +173,6 @@ fn trailer(name: &str, info: &str) -> String {
     s
 }
 
-/// coreutils 9.1 `cksum --help` between its Usage line and the trailer.
-const CKSUM_HELP: &str = concat!(
-    "Print or verify checksums.\n",
-    "By default use the 32 bit CRC algorithm.\n",
-    "\n",
-    "With no FILE, or when FILE is -, read standard input.\n",
-    "\n",
-    "Mandatory arguments to long options are mandatory for short options too.\n",
-    "  -a, --algorithm=TYPE  select the digest type to use.  See DIGEST below.\n",
-    "  -c, --check           read checksums from the FILEs and check them\n",
-    "  -l, --length=BITS     digest length in bits; must not exceed the max for\n",
-    "                          the blake2 algorithm and must be a multiple of 8\n",
-    "      --tag             create a BSD-style checksum (the default)\n",
-    "      --untagged        create a reversed style checksum, without digest type\n",
-    "  -z, --zero            end each output line with NUL, not newline,\n",
-    "                          and disable file name escaping\n",
-    "\n",
-    "The following five options are useful only when verifying checksums:\n",
-    "      --ignore-missing  don't fail or report status for missing files\n",
-    "      --quiet           don't print OK for each successfully verified file\n",
-    "      --status          don't output anything, status code shows success\n",
-    "      --strict          exit non-zero for improperly formatted checksum lines\n",
-    "  -w, --warn            warn about improperly formatted checksum lines\n",
-    "\n",
-    "      --debug           indicate which implementation used\n",
-    "      --help        display this help and exit\n",
-    "      --version     output version information and exit\n",
-    "\n",
-    "DIGEST determines the digest algorithm and default output format:\n",
-    "  sysv      (equivalent to sum -s)\n",
-    "  bsd       (equivalent to sum -r)\n",
-    "  crc       (equivalent to cksum)\n",
-    "  md5       (equivalent to md5sum)\n",
-    "  sha1      (equivalent to sha1sum)\n",
-    "  sha224    (equivalent to sha224sum)\n",
-    "  sha256    (equivalent to sha256sum)\n",
-    "  sha384    (equivalent to sha384sum)\n",
-    "  sha512    (equivalent to sha512sum)\n",
-    "  blake2b   (equivalent to b2sum)\n",
-    "  sm3       (only available through cksum)\n",
-    "\n",
-    "When checking, the input should be a former output of this program,\n",
-    "or equivalent standalone program.\n",
-);
-
-/// coreutils 9.1 `sum --help` between its Usage line and the trailer.
-const SUM_HELP: &str = concat!(
-    "Print or check BSD (16-bit) checksums.\n",
-    "\n",
-    "With no FILE, or when FILE is -, read standard input.\n",
-    "\n",
-    "  -r              use BSD sum algorithm (the default), use 1K blocks\n",
-    "  -s, --sysv      use System V sum algorithm, use 512 bytes blocks\n",
-    "      --help        display this help and exit\n",
-    "      --version     output version information and exit\n",
-);
 /// `--version`: says honestly what this is, and names the tool it stands in for.
 pub fn version(name: &str) -> String {
     let v = env!("CARGO_PKG_VERSION");
@@ -247,6 +180,6 @@ pub fn version(name: &str) -> String {
         let schema = fastsum::manifest::json::SCHEMA_VERSION;
         format!("fastsum {v}\nJSON output schema {schema} (docs/JSON.md)\n")
     } else {
-        format!("{name} (fastsum {v}) compatible with GNU coreutils 9.1\n")
+        format!("{name} (fastsum {v}) compatible with GNU coreutils 9.10\n")
     }
 }

@@ -2,7 +2,7 @@
 //! `sha256sum`, `sha384sum`, `sha512sum`, `b2sum`, and fastsum's own
 //! interface, which is the same with `-a ALGORITHM` added.
 //!
-//! This follows coreutils 9.1 `src/digest.c` step by step: option order and
+//! This follows coreutils 9.10 `src/cksum.c` step by step: option order and
 //! conflicts, which errors end the run and which only fail one file, the
 //! per-line check output, the WARNING summaries and the exit status.
 
@@ -21,6 +21,7 @@ mod parse;
 mod remote;
 mod resolve;
 mod run;
+mod usage;
 
 use check::check_file;
 use options::*;
@@ -63,8 +64,9 @@ fn check_all(run: &mut Run, o: &Options, operands: &[Vec<u8>]) -> bool {
         });
     }
     let mut ok = true;
+    let mut parser = check::parser(run, o);
     for name in operands {
-        ok &= check_file(run, o, name);
+        ok &= check_file(run, o, &mut parser, name);
     }
     if let Some(state) = run.check_cache.take() {
         let CheckCache {

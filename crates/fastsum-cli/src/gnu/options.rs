@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use fastsum::manifest::gnu::Family;
 use fastsum::pipeline::TreeOptions;
 use fastsum::Algorithm;
 
@@ -38,8 +39,10 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
     if kind == ToolKind::Cksum {
         specs.extend([
             spec(Some(b'a'), "algorithm", HasArg::Required, "a"),
-            spec(None, "untagged", HasArg::No, "untagged"),
+            spec(None, "base64", HasArg::No, "base64"),
             spec(None, "debug", HasArg::No, "debug"),
+            spec(None, "raw", HasArg::No, "raw"),
+            spec(None, "untagged", HasArg::No, "untagged"),
         ]);
     }
     if kind == ToolKind::Fastsum {
@@ -81,23 +84,10 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
         spec(None, "tag", HasArg::No, "tag"),
         spec(Some(b'z'), "zero", HasArg::No, "z"),
     ]);
-    if kind == ToolKind::Cksum {
-        // coreutils 9.1 cksum: 'b' and 't' are in its short option string
-        // but have no case, so they end in a bare usage error.
-        for (letter, key) in [(b'b', "b"), (b't', "t")] {
-            specs.push(OptSpec {
-                short: Some(letter),
-                long: None,
-                has_arg: HasArg::No,
-                key,
-            });
-        }
-    } else {
-        specs.extend([
-            spec(Some(b'b'), "binary", HasArg::No, "b"),
-            spec(Some(b't'), "text", HasArg::No, "t"),
-        ]);
-    }
+    specs.extend([
+        spec(Some(b'b'), "binary", HasArg::No, "b"),
+        spec(Some(b't'), "text", HasArg::No, "t"),
+    ]);
     specs.extend([
         spec(
             if kind == ToolKind::Fastsum {
@@ -125,6 +115,12 @@ pub(super) struct Options {
     pub(super) tag: bool,
     /// `--untagged`: GNU lines even where fastsum writes tagged ones.
     pub(super) untagged: bool,
+    /// `cksum --base64`, `--raw`.
+    pub(super) base64: bool,
+    pub(super) raw: bool,
+    /// `cksum -a NAME`: the algorithm or family named (sha2, sha3 and
+    /// blake2b take their length from `-l`, or from each line with `-c`).
+    pub(super) family: Option<Family>,
     /// -1: not given; 0: text; 1: binary.
     pub(super) binary: i8,
     pub(super) terminator: u8,
@@ -164,6 +160,9 @@ impl Options {
             ignore_missing: false,
             tag: false,
             untagged: false,
+            base64: false,
+            raw: false,
+            family: None,
             binary: -1,
             terminator: b'\n',
             tree: TreeOptions::new(algorithm),
@@ -201,30 +200,44 @@ pub(super) fn parse_size(value: &[u8]) -> Option<usize> {
         .checked_mul(unit)
 }
 
-/// `cksum -a`'s names, in its order (coreutils 9.1 matches them exactly).
-pub(super) const CKSUM_ALGORITHMS: [(&str, Algorithm); 11] = [
-    ("bsd", Algorithm::Bsd),
-    ("sysv", Algorithm::Sysv),
-    ("crc", Algorithm::Crc),
-    ("md5", Algorithm::Md5),
-    ("sha1", Algorithm::Sha1),
-    ("sha224", Algorithm::Sha224),
-    ("sha256", Algorithm::Sha256),
-    ("sha384", Algorithm::Sha384),
-    ("sha512", Algorithm::Sha512),
-    ("blake2b", Algorithm::BLAKE2B),
-    ("sm3", Algorithm::Sm3),
+/// `cksum -a`'s names, in its order (coreutils 9.10 matches them exactly).
+pub(super) const CKSUM_ALGORITHMS: [(&str, Family); 14] = [
+    ("bsd", Family::One(Algorithm::Bsd)),
+    ("sysv", Family::One(Algorithm::Sysv)),
+    ("crc", Family::One(Algorithm::Crc)),
+    ("crc32b", Family::One(Algorithm::Crc32b)),
+    ("md5", Family::One(Algorithm::Md5)),
+    ("sha1", Family::One(Algorithm::Sha1)),
+    ("sha224", Family::One(Algorithm::Sha224)),
+    ("sha256", Family::One(Algorithm::Sha256)),
+    ("sha384", Family::One(Algorithm::Sha384)),
+    ("sha512", Family::One(Algorithm::Sha512)),
+    ("sha2", Family::Sha2),
+    ("sha3", Family::Sha3),
+    ("blake2b", Family::Blake2b),
+    ("sm3", Family::One(Algorithm::Sm3)),
 ];
 
-/// The algorithm `-a VALUE` names for `kind`.
-pub(super) fn parse_algorithm(kind: ToolKind, value: &[u8]) -> Option<Algorithm> {
+/// What `-a VALUE` names for `kind`: for cksum, one of its names; for
+/// fastsum, any algorithm's name.
+pub(super) fn parse_algorithm(kind: ToolKind, value: &[u8]) -> Option<Family> {
     if kind == ToolKind::Cksum {
         return CKSUM_ALGORITHMS
             .iter()
             .find(|(name, _)| name.as_bytes() == value)
-            .map(|&(_, a)| a);
+            .map(|&(_, f)| f);
     }
-    std::str::from_utf8(value).ok()?.parse().ok()
+    Some(Family::One(std::str::from_utf8(value).ok()?.parse().ok()?))
+}
+
+/// The algorithm a family means before its length is known.
+pub(super) fn default_member(family: Family) -> Algorithm {
+    match family {
+        Family::One(a) => a,
+        Family::Sha2 => Algorithm::Sha512,
+        Family::Sha3 => Algorithm::Sha3_512,
+        Family::Blake2b => Algorithm::BLAKE2B,
+    }
 }
 
 pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
@@ -248,6 +261,21 @@ pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
     run.usage_error(None)
 }
 
+/// `-l`'s `xnumtoumax(..., XTOINT_MAX_QUIET)`: a decimal number, and one
+/// too large for 64 bits taken as the largest.
+pub(super) fn parse_length(value: &[u8]) -> Option<u64> {
+    match parse_decimal(value) {
+        Some(n) => Some(n),
+        None => {
+            let text = std::str::from_utf8(value).ok()?;
+            let digits = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+            let digits = digits.strip_prefix('+').unwrap_or(digits);
+            let all_digits = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            all_digits.then_some(u64::MAX)
+        }
+    }
+}
+
 /// coreutils' `xdectoumax`: optional blanks and '+', then decimal digits only.
 pub(super) fn parse_decimal(value: &[u8]) -> Option<u64> {
     let text = std::str::from_utf8(value).ok()?;
@@ -269,7 +297,7 @@ impl Options {
     /// 32 digits MD5 or XXH128). MD5, the default, stays md5sum's line.
     pub(super) fn tagged(&self, kind: ToolKind) -> bool {
         if kind == ToolKind::Cksum {
-            // coreutils 9's cksum: tagged unless --untagged came last.
+            // coreutils' cksum: tagged unless --untagged came last.
             return !self.untagged;
         }
         self.tag

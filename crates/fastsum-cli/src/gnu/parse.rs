@@ -9,7 +9,6 @@ use fastsum::Algorithm;
 use super::options::*;
 use super::run::Run;
 use super::{help, MAX_READ_SIZE, MAX_THREADS};
-use crate::personality::ToolKind;
 use crate::term::getopt::Getopt;
 use crate::term::quote::quote;
 
@@ -42,7 +41,7 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
     for item in getopt.by_ref() {
         let opt = match item {
             Ok(opt) => opt,
-            Err(message) => return Err(run.usage_error(Some(&message))),
+            Err(message) => return Err(run.getopt_error(&message)),
         };
         let value = opt.value.unwrap_or_default();
         let handled = digest_option(run, &mut p, opt.key, value.clone())?
@@ -60,50 +59,51 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
 fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Result<bool, i32> {
     match key {
         "a" => match parse_algorithm(run.tool.kind, &value) {
-            Some(a) => (p.o.tree.algorithm, p.o.algorithm_specified) = (a, true),
+            Some(family) => {
+                p.o.tree.algorithm = default_member(family);
+                p.o.family = Some(family);
+                p.o.algorithm_specified = true;
+            }
             None => return Err(invalid_algorithm(run, &value)),
         },
         "bsd" => p.o.tree.algorithm = Algorithm::Bsd,
         "sysv" => p.o.tree.algorithm = Algorithm::Sysv,
         "debug" => p.o.debug = true,
-        "l" => {
-            let Some(bits) = parse_decimal(&value) else {
+        // Only a number is checked here; its value once all options are
+        // read (only the last -l counts).
+        "l" => match parse_length(&value) {
+            Some(bits) => p.length_bits = Some((bits, value)),
+            None => {
                 let mut m = b"invalid length: ".to_vec();
                 m.extend(quote(&value, run.utf8));
                 run.error(&m);
-                return Err(1);
-            };
-            if bits % 8 != 0 {
-                let mut m = b"invalid length: ".to_vec();
-                m.extend(quote(&value, run.utf8));
-                run.error(&m);
-                run.error(b"length is not a multiple of 8");
                 return Err(1);
             }
-            p.length_bits = Some((bits, value));
-        }
+        },
         "c" => p.o.check = true,
         "status" => (p.o.status_only, p.o.warn, p.o.quiet) = (true, false, false),
         "w" => (p.o.status_only, p.o.warn, p.o.quiet) = (false, true, false),
         "quiet" => (p.o.status_only, p.o.warn, p.o.quiet) = (false, false, true),
         "ignore-missing" => p.o.ignore_missing = true,
         "strict" => p.o.strict = true,
-        "b" | "t" if run.tool.kind == ToolKind::Cksum => return Err(run.usage_error(None)),
         "b" => p.o.binary = 1,
         "t" => p.o.binary = 0,
-        // cksum has no binary mode for --tag to imply.
-        "tag" if run.tool.kind == ToolKind::Cksum => (p.o.tag, p.o.untagged) = (true, false),
-        "tag" => (p.o.tag, p.o.binary, p.o.untagged) = (true, 1, false),
+        "tag" => (p.o.tag, p.o.untagged) = (true, false),
         "untagged" => (p.o.tag, p.o.untagged) = (false, true),
+        "base64" => p.o.base64 = true,
+        "raw" => p.o.raw = true,
         "z" => p.o.terminator = 0,
         "help" => {
             let text = help::gnu_help(run.tool, &run.program);
             run.out.out(text.as_bytes());
+            // Found at exit by close_stdout, with no cause.
+            run.write_error_cause = false;
             return Err(run.finish(0));
         }
         "version" => {
             let text = help::version(run.tool.name);
             run.out.out(text.as_bytes());
+            run.write_error_cause = false;
             return Err(run.finish(0));
         }
         _ => return Ok(false),

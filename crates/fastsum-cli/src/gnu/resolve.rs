@@ -2,6 +2,7 @@
 //! algorithm, the read strategy, the conflicts coreutils refuses (in its
 //! order and words), and the operands (`-` or `.` when none are given).
 
+use fastsum::manifest::gnu::Family;
 use fastsum::pipeline::Order;
 use fastsum::{Algorithm, ReadStrategy};
 
@@ -23,16 +24,19 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         operands,
     } = parsed;
     let tool = run.tool;
+    o.tree.algorithm = match tool.kind {
+        ToolKind::Cksum => cksum_length(run, &o, length_bits)?,
+        _ => match length_bits {
+            Some((bits, text)) => with_length(run, o.tree.algorithm, bits, &text)?,
+            None => o.tree.algorithm,
+        },
+    };
     if o.check
         && o.tree.algorithm.is_legacy()
         && (tool.kind != ToolKind::Cksum || o.algorithm_specified)
     {
-        run.error(b"--check is not supported with --algorithm={bsd,sysv,crc}");
+        run.error(b"--check is not supported with --algorithm={bsd,sysv,crc,crc32b}");
         return Err(run.finish(1));
-    }
-
-    if let Some((bits, text)) = length_bits {
-        o.tree.algorithm = with_length(run, o.tree.algorithm, bits, &text)?;
     }
     o.tree.strategy = match (io_mode.as_str(), read_size) {
         ("mmap", _) => ReadStrategy::Mmap,
@@ -43,6 +47,10 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     };
     if let Some(message) = conflict(&o, tool.kind) {
         return Err(run.usage_error(Some(message)));
+    }
+    if o.raw && operands.len() > 1 {
+        run.error(b"the --raw option is not supported with multiple files");
+        return Err(run.finish(1));
     }
 
     if cache_without_path {
@@ -56,6 +64,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         (false, _) => operands,
     };
     o.renderer = renderer(run, &o);
+    run.write_error_cause = o.check || !o.tree.algorithm.is_legacy();
     Ok((o, operands))
 }
 
@@ -73,10 +82,90 @@ fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
         algorithm: o.tree.algorithm,
         json: o.json,
         style,
+        encoding: match (o.raw, o.base64) {
+            (true, _) => fastsum::manifest::gnu::Encoding::Raw,
+            (false, true) => fastsum::manifest::gnu::Encoding::Base64,
+            _ => fastsum::manifest::gnu::Encoding::Hex,
+        },
         terminator: o.terminator,
         names_given: o.names_given,
-        program: run.program.clone(),
+        program: run.name.clone(),
         utf8: run.utf8,
+    }
+}
+
+/// cksum's `-l BITS` (the last one given) checked against `-a` in
+/// coreutils 9.10's order and words: the algorithm to hash with (for
+/// `-c`, the family's default: each line says its own length).
+fn cksum_length(
+    run: &mut Run,
+    o: &Options,
+    length: Option<(u64, Vec<u8>)>,
+) -> Result<Algorithm, i32> {
+    let family = o.family.unwrap_or(Family::One(Algorithm::Crc));
+    let (bits, text) = length.unwrap_or((0, Vec::new()));
+    let invalid = |run: &mut Run, then: &[u8]| {
+        let mut m = b"invalid length: ".to_vec();
+        m.extend(quote(&text, run.utf8));
+        run.error(&m);
+        run.error(then);
+        1
+    };
+    match family {
+        Family::One(_) if bits != 0 => {
+            run.error(b"--length is only supported with --algorithm blake2b, sha2, or sha3");
+            Err(1)
+        }
+        Family::One(a) => Ok(a),
+        Family::Sha2 | Family::Sha3 => {
+            let name = if family == Family::Sha2 {
+                "sha2"
+            } else {
+                "sha3"
+            };
+            if bits == 0 && text.is_empty() && !o.check {
+                let m = format!(
+                    "--algorithm={name} requires specifying --length 224, 256, 384, or 512"
+                );
+                run.error(m.as_bytes());
+                return Err(1);
+            }
+            if (!o.check || !text.is_empty()) && !matches!(bits, 224 | 256 | 384 | 512) {
+                let mut then = b"digest length for ".to_vec();
+                then.extend(quote(family.tag().as_bytes(), run.utf8));
+                then.extend_from_slice(b" must be 224, 256, 384, or 512");
+                return Err(invalid(run, &then));
+            }
+            Ok(member(family, bits))
+        }
+        Family::Blake2b => {
+            if bits > 512 {
+                let mut then = b"maximum digest length for ".to_vec();
+                then.extend(quote(b"BLAKE2b", run.utf8));
+                then.extend_from_slice(b" is 512 bits");
+                return Err(invalid(run, &then));
+            }
+            if !bits.is_multiple_of(8) {
+                return Err(invalid(run, b"length is not a multiple of 8"));
+            }
+            Ok(member(family, bits))
+        }
+    }
+}
+
+/// The algorithm of `family` with a `bits`-long digest (0: the longest).
+fn member(family: Family, bits: u64) -> Algorithm {
+    match (family, bits) {
+        (Family::Sha2, 224) => Algorithm::Sha224,
+        (Family::Sha2, 256) => Algorithm::Sha256,
+        (Family::Sha2, 384) => Algorithm::Sha384,
+        (Family::Sha3, 224) => Algorithm::Sha3_224,
+        (Family::Sha3, 256) => Algorithm::Sha3_256,
+        (Family::Sha3, 384) => Algorithm::Sha3_384,
+        (Family::Blake2b, 8..=504) => Algorithm::Blake2b {
+            output_len: (bits / 8) as u8,
+        },
+        (family, _) => super::options::default_member(family),
     }
 }
 
@@ -98,6 +187,13 @@ fn with_length(
         run.error(&m);
         return Err(1);
     }
+    if !bits.is_multiple_of(8) {
+        let mut m = b"invalid length: ".to_vec();
+        m.extend(quote(text, run.utf8));
+        run.error(&m);
+        run.error(b"length is not a multiple of 8");
+        return Err(1);
+    }
     match algorithm {
         _ if bits == 0 => Ok(algorithm),
         Algorithm::Blake2b { .. } => Ok(Algorithm::Blake2b {
@@ -110,40 +206,60 @@ fn with_length(
     }
 }
 
-/// The first pair of options coreutils refuses together (its order, its
-/// words), if any.
+/// The first pair of options coreutils 9.10 refuses together (its order,
+/// its words), after fastsum's own, if any.
 fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
     let walking = o.tree.recursive
         || o.tree.order == Order::Unordered
         || o.tree.walk.follow_links
         || o.tree.walk.one_file_system
         || !o.tree.walk.excludes.is_empty();
+    let fastsum = kind == ToolKind::Fastsum;
+    let uses = [
+        (
+            o.ignore_missing,
+            "the --ignore-missing option is meaningful only when verifying checksums",
+        ),
+        (
+            o.status_only,
+            "the --status option is meaningful only when verifying checksums",
+        ),
+        (
+            o.warn,
+            "the --warn option is meaningful only when verifying checksums",
+        ),
+        (
+            o.quiet,
+            "the --quiet option is meaningful only when verifying checksums",
+        ),
+        (
+            o.strict,
+            "the --strict option is meaningful only when verifying checksums",
+        ),
+    ];
     if o.json && (o.check || o.tag || o.untagged || o.terminator == 0) {
         Some("--json cannot be combined with --check, --tag, --untagged or --zero")
     } else if walking && o.check {
         Some("the --recursive, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
-    } else if o.tag && o.binary == 0 {
-        Some("--tag does not support --text mode")
+    } else if o.cache_stats && o.cache.is_none() {
+        Some("the --cache-stats option is meaningful only with --cache")
+    } else if o.base64 && o.raw {
+        Some("--base64 and --raw are mutually exclusive")
     } else if o.terminator == 0 && o.check {
         Some("the --zero option is not supported when verifying checksums")
-    } else if o.tag && o.check && kind != ToolKind::Cksum {
+    } else if o.tag && o.check {
         Some("the --tag option is meaningless when verifying checksums")
-    } else if o.untagged && o.check && kind == ToolKind::Fastsum {
+    } else if fastsum && o.untagged && o.check {
         Some("the --untagged option is meaningless when verifying checksums")
     } else if o.binary >= 0 && o.check {
         Some("the --binary and --text options are meaningless when verifying checksums")
-    } else if o.cache_stats && o.cache.is_none() {
-        Some("the --cache-stats option is meaningful only with --cache")
-    } else if o.ignore_missing && !o.check {
-        Some("the --ignore-missing option is meaningful only when verifying checksums")
-    } else if o.status_only && !o.check {
-        Some("the --status option is meaningful only when verifying checksums")
-    } else if o.warn && !o.check {
-        Some("the --warn option is meaningful only when verifying checksums")
-    } else if o.quiet && !o.check {
-        Some("the --quiet option is meaningful only when verifying checksums")
-    } else if o.strict && !o.check {
-        Some("the --strict option is meaningful only when verifying checksums")
+    } else if let Some(&(_, message)) = uses.iter().find(|(given, _)| *given && !o.check) {
+        Some(message)
+    } else if o.binary == 0 && (o.tag || (kind == ToolKind::Cksum && !o.untagged)) {
+        Some(match kind {
+            ToolKind::Cksum => "--text mode is only supported with --untagged",
+            _ => "--tag does not support --text mode",
+        })
     } else {
         None
     }

@@ -15,8 +15,12 @@ use crate::term::quote::quotef;
 /// One run of a coreutils-style tool.
 pub(super) struct Run {
     pub(super) tool: Tool,
-    /// `argv[0]` as given: GNU tools name themselves that way in messages.
+    /// `argv[0]` as given: getopt's messages and the "Try" line name the
+    /// tool that way.
     pub(super) program: Vec<u8>,
+    /// Its last component: coreutils 9.10's other messages start with it
+    /// (gnulib's `error` prints `getprogname ()`).
+    pub(super) name: Vec<u8>,
     pub(super) out: Output,
     pub(super) utf8: bool,
     pub(super) hasher: FileHasher,
@@ -24,9 +28,10 @@ pub(super) struct Run {
     pub(super) check_cache: Option<CheckCache>,
     /// `cksum --debug` has said which CRC runs (once per run).
     pub(super) said_debug: bool,
-    /// `cksum -c` without `-a`: the algorithm of the last tagged line
-    /// read, which its warnings name (coreutils keeps it across lists).
-    pub(super) warn_tag: Option<Algorithm>,
+    /// A failed write is said with its cause (coreutils 9.10 checks each
+    /// digest line as it goes); `cksum`'s and `sum`'s own lines only at
+    /// exit, where the cause is lost (`write error`).
+    pub(super) write_error_cause: bool,
 }
 
 /// The cache as `-c` uses it: one session per algorithm met in the lists.
@@ -38,20 +43,25 @@ pub(super) struct CheckCache {
 impl Run {
     /// A run of `tool`, called as `program`.
     pub(super) fn new(tool: Tool, program: Vec<u8>) -> Run {
+        let name = match program.iter().rposition(|&b| b == b'/') {
+            Some(slash) => program[slash + 1..].to_vec(),
+            None => program.clone(),
+        };
         Run {
             tool,
             program,
+            name,
             out: Output::new(Buffering::Line),
             utf8: crate::term::quote::utf8_locale(),
             hasher: FileHasher::new(),
             check_cache: None,
             said_debug: false,
-            warn_tag: None,
+            write_error_cause: true,
         }
     }
 
     pub(super) fn error(&mut self, message: &[u8]) {
-        let mut line = self.program.clone();
+        let mut line = self.name.clone();
         line.extend_from_slice(b": ");
         line.extend_from_slice(message);
         line.push(b'\n');
@@ -63,6 +73,17 @@ impl Run {
         message.extend_from_slice(b": ");
         message.extend_from_slice(cause.as_bytes());
         self.error(&message);
+    }
+
+    /// getopt's complaint (`PROGRAM: unrecognized option ...`, the
+    /// program as called), then the "Try" line; exit status 1.
+    pub(super) fn getopt_error(&mut self, message: &str) -> i32 {
+        let mut line = self.program.clone();
+        line.extend_from_slice(b": ");
+        line.extend_from_slice(message.as_bytes());
+        line.push(b'\n');
+        self.out.err_raw(&line);
+        self.usage_error(None)
     }
 
     /// A usage error: the message, then the "Try" line; exit status 1.
@@ -77,17 +98,35 @@ impl Run {
         1
     }
 
+    /// coreutils 9.10 checks stdout after each digest line and `-c`
+    /// verdict: a write that failed ends the run at once, with its cause
+    /// (`write error: No space left on device`), so that endless input
+    /// to a full disk does not run on. (Its `cksum` and `sum` lines are
+    /// not checked: their failure is found at exit, `finish`.)
+    pub(super) fn stop_if_unwritable(&mut self) {
+        if self.tool.kind == ToolKind::Fastsum {
+            return;
+        }
+        if !self.write_error_cause {
+            return;
+        }
+        if let Some(e) = self.out.write_error() {
+            let m = format!("write error: {}", fastsum::error::os_message(e));
+            self.error(m.as_bytes());
+            std::process::exit(1);
+        }
+    }
+
     /// Flushes standard output; a failed write is reported as the tool
     /// imitated reports it, and makes the status 1.
     pub(super) fn finish(&mut self, status: i32) -> i32 {
         match self.out.finish() {
             Ok(()) => status,
-            // coreutils' close_stdout: its tools write through stdio, and
-            // a write that fails leaves the stream's error flag set, so
-            // close_stream clears errno and the message has no cause
-            // ("md5sum: write error"), whether the write failed while
-            // hashing or when the buffer was flushed at exit.
-            Err(_) if self.tool.kind != ToolKind::Fastsum => {
+            // coreutils' close_stdout: a write that failed earlier left
+            // the stream's error flag set, so close_stream clears errno and
+            // the message has no cause ("cksum: write error"): cksum's and
+            // sum's own lines and --help, which are not checked line by line.
+            Err(_) if self.tool.kind != ToolKind::Fastsum && !self.write_error_cause => {
                 self.error(b"write error");
                 1
             }

@@ -86,6 +86,11 @@ impl Output {
         }
     }
 
+    /// The first write to stdout that failed, if one has.
+    pub fn write_error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+
     /// Flushes stdout; returns the first write error, if any happened.
     pub fn finish(&mut self) -> io::Result<()> {
         let n = self.pending.len();

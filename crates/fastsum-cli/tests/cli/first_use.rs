@@ -104,7 +104,7 @@ fn an_untagged_list_of_another_length_says_which_algorithm_to_give() {
         out.stderr_str(),
         "fastsum: SUMS: no properly formatted checksum lines found\n\
          fastsum: SUMS: its lines carry 64-digit digests with no algorithm tag: \
-         give -a sha256, blake3, sm3 or blake2b -l 256\n"
+         give -a sha256, blake3, sm3, sha3-256 or blake2b -l 256\n"
     );
     let out = env.fastsum("fastsum", &[b"-a", b"sha256", b"-c", b"SUMS"], b"");
     assert_eq!((out.status, out.stdout_str()), (0, "f: OK\n".to_string()));

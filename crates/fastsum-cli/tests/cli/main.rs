@@ -13,6 +13,7 @@ mod bench;
 mod cache;
 mod captured_listing;
 mod cksum;
+mod coreutils_910;
 mod diff;
 mod differential;
 mod dupes;

@@ -234,10 +234,39 @@ pub fn reference_hex(tool: &str, bytes: &[u8]) -> String {
         .to_string()
 }
 
-/// Where the reference tool lives. A missing peer fails the test: CI
-/// installs them all (see .ci/run), and a silently skipped comparison
-/// proves nothing.
+/// The coreutils programs fastsum's personalities follow, as built by
+/// `scripts/gnu-reference` (release 9.10, not the system's).
+const COREUTILS_TOOLS: [&str; 9] = [
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "sum",
+];
+
+/// Where the reference tool lives: coreutils' from `$FASTSUM_GNU_BIN` or
+/// `target/coreutils-9.10/bin` (`scripts/gnu-reference`), the others from
+/// PATH. A missing peer fails the test: CI installs them all (see
+/// .ci/run), and a silently skipped comparison proves nothing.
 pub fn reference_path(tool: &str) -> PathBuf {
+    if COREUTILS_TOOLS.contains(&tool) {
+        let dir = std::env::var_os("FASTSUM_GNU_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/coreutils-9.10/bin")
+            });
+        let candidate = dir.join(tool);
+        assert!(
+            candidate.is_file(),
+            "coreutils 9.10's {tool} is not built: run scripts/gnu-reference (looked in {})",
+            dir.display()
+        );
+        return candidate;
+    }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
     if let Some(home) = std::env::var_os("HOME") {
