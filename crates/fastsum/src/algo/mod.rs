@@ -11,6 +11,7 @@ mod blake;
 mod dynamic;
 mod legacy;
 pub(crate) mod md5;
+mod openssl;
 mod rustcrypto;
 mod xxh;
 
