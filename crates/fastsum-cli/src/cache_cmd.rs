@@ -14,6 +14,9 @@ struct CacheArgs {
     #[command(subcommand)]
     action: Action,
     /// The cache file (default: $XDG_CACHE_HOME/fastsum/cache.sqlite).
+    /// Written --cache=PATH as elsewhere; here a space works too, since
+    /// the path is required (the other commands' --cache takes an
+    /// optional one, so only `=` can give it there).
     #[arg(long, global = true, value_name = "PATH")]
     cache: Option<PathBuf>,
 }
@@ -40,7 +43,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
         Err(status) => return status,
     };
     let Some(path) = args.cache.or_else(Cache::default_path) else {
-        eprintln!("fastsum cache: no $XDG_CACHE_HOME or $HOME; give --cache PATH");
+        eprintln!("fastsum cache: no $XDG_CACHE_HOME or $HOME; give --cache=PATH");
         return 1;
     };
     // Reading and tidying a cache that is not there would create one (a

@@ -38,7 +38,7 @@ struct DiffArgs {
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
     cache: Option<Option<PathBuf>>,
     /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0,
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
           value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: u16,
     /// Leave out matching paths (gitignore syntax; repeatable).
@@ -294,6 +294,10 @@ fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
 
 /// `--remote-listing` stands for exactly one remote side.
 fn check_listing(args: &DiffArgs) -> Result<(), String> {
+    if args.old.as_os_str() == "-" && args.new.as_os_str() == "-" {
+        // One stream cannot be read twice: the second side would be empty.
+        return Err("standard input ('-') can be only one side, not both".into());
+    }
     if args.remote_listing.is_none() {
         return Ok(());
     }
@@ -385,17 +389,31 @@ fn write_json_problem(buf: &mut Vec<u8>, path: &Path, error: &str) {
 
 /// `--stat`: "2 added, 1 removed, 3 modified, 1 moved, 0 typechanges; 4096 bytes".
 fn stat_line(s: &DiffSummary) -> String {
+    let bytes = match (s.sizes_unknown, s.bytes_changed) {
+        // No size was given at all (a remote method without sizes, a
+        // manifest): not "0 bytes".
+        (unknown, 0) if unknown > 0 => "bytes in added and modified files unknown".to_string(),
+        (0, _) => count(
+            s.bytes_changed,
+            "byte in added and modified files",
+            "bytes in added and modified files",
+        ),
+        (unknown, _) => format!(
+            "{} (and {} of unknown size)",
+            count(
+                s.bytes_changed,
+                "byte in added and modified files",
+                "bytes in added and modified files"
+            ),
+            count(unknown, "file", "files")
+        ),
+    };
     format!(
-        "{} added, {} removed, {} modified, {} moved, {}; {}\n",
+        "{} added, {} removed, {} modified, {} moved, {}; {bytes}\n",
         s.added,
         s.removed,
         s.modified,
         s.moved,
         count(s.typechanges, "typechange", "typechanges"),
-        count(
-            s.bytes_changed,
-            "byte in added and modified files",
-            "bytes in added and modified files"
-        ),
     )
 }

@@ -34,7 +34,7 @@ struct DupesArgs {
     )]
     algorithm: String,
     /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0,
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
           value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: u16,
     /// Leave out files smaller than this (bytes; K, M, G suffixes).

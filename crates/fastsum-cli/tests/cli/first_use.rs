@@ -6,7 +6,7 @@ use crate::testenv;
 use testenv::TestEnv;
 
 /// Every `-a` fastsum takes, as arguments.
-const ALGORITHMS: [&[&str]; 13] = [
+const ALGORITHMS: [&[&str]; 15] = [
     &["md5"],
     &["sha1"],
     &["sha224"],
@@ -20,6 +20,8 @@ const ALGORITHMS: [&[&str]; 13] = [
     &["xxh64"],
     &["xxh3"],
     &["xxh128"],
+    &["sha3-256"],
+    &["sha3-512"],
 ];
 
 fn args<'a>(algorithm: &[&'a str], rest: &[&'a str]) -> Vec<&'a [u8]> {

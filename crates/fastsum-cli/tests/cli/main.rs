@@ -20,6 +20,7 @@ mod dupes;
 mod fastsum_cli;
 mod first_use;
 mod manual;
+mod messages;
 mod multibuffer;
 mod remote;
 mod remote_diff;

@@ -131,6 +131,10 @@ impl Cache {
         self.connection
             .execute("DELETE FROM dirs", [])
             .map_err(|e| cache_error(&self.path, e))?;
+        // Nothing is left that the last run's hits and misses describe.
+        self.connection
+            .execute("DELETE FROM meta WHERE key = 'last_run'", [])
+            .map_err(|e| cache_error(&self.path, e))?;
         let _ = self.connection.execute_batch("VACUUM");
         Ok(removed as u64)
     }

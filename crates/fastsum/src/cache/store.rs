@@ -127,6 +127,11 @@ impl Cache {
     /// one made; [`Cache::take_notice`] then says so. Damage found later,
     /// while loading or storing, is handled the same way.
     pub fn open(path: &Path) -> Result<Cache> {
+        // SQLite would say "unable to open database file" (issue 36).
+        if path.is_dir() {
+            let e = std::io::Error::from(std::io::ErrorKind::IsADirectory);
+            return Err(Error::with_path(path, ErrorKind::Io(e)));
+        }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::with_path(dir, e))?;
         }

@@ -258,7 +258,11 @@ pub(super) fn report(
             ChangeKind::Unchanged => summary.unchanged += 1,
         }
         if matches!(change.kind, ChangeKind::Added | ChangeKind::Modified) {
-            summary.bytes_changed += change.new.as_ref().and_then(|e| e.size).unwrap_or(0);
+            match change.new.as_ref().map(|e| (e.kind, e.size)) {
+                Some((_, Some(size))) => summary.bytes_changed += size,
+                Some((EntryKind::File, None)) => summary.sizes_unknown += 1,
+                _ => {}
+            }
         }
         sink(DiffEvent::Change(change));
     }

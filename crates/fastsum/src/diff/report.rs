@@ -138,6 +138,9 @@ pub struct DiffSummary {
     pub symlinks_left_out: u64,
     /// Bytes of the new side's added and modified files, where known.
     pub bytes_changed: u64,
+    /// Added and modified files whose size the new side did not give (a
+    /// remote method without sizes, a manifest): not in `bytes_changed`.
+    pub sizes_unknown: u64,
 }
 
 impl DiffSummary {

@@ -374,8 +374,8 @@ pub fn hash_remote_each(
     let method = parsed.map_err(|why| {
         let why = match (&upload_failed, status.code(), said.is_empty()) {
             (Some(up), _, _) if !answered => up.clone(),
-            (_, Some(255), false) if !answered => format!("{program}: {said}"),
-            (_, Some(255), false) => format!("{why} ({program}: {said})"),
+            (_, Some(255), false) if !answered => said_by(program, &said),
+            (_, Some(255), false) => format!("{why} ({})", said_by(program, &said)),
             (_, _, false) => format!("{why} ({said})"),
             _ => why,
         };
@@ -386,6 +386,16 @@ pub fn hash_remote_each(
         uploaded: uploaded && method == Method::Fastsum,
         upload_failed,
     })
+}
+
+/// The transport's complaint with its name in front, once: ssh already
+/// starts its own with "ssh: " (issue 36: "ssh: ssh: Could not resolve").
+fn said_by(program: &str, said: &str) -> String {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    match said.starts_with(&format!("{name}: ")) {
+        true => said.to_string(),
+        false => format!("{program}: {said}"),
+    }
 }
 
 /// Writes the binary to the host's standard input. A host that stops
