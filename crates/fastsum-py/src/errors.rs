@@ -23,7 +23,10 @@ pub fn kind_to_err(
     match kind {
         ErrorKind::Io(e) => {
             let message = fastsum::error::os_message(e);
-            match e.raw_os_error() {
+            // An error made from a kind (not by the OS) gets the errno of
+            // its kind, so that `except FileNotFoundError` catches it as
+            // it catches the OS's own (issue 36).
+            match e.raw_os_error().or_else(|| errno_of(e.kind())) {
                 Some(errno) => PyOSError::new_err((errno, message, filename)),
                 None => PyOSError::new_err((None::<i32>, message, filename)),
             }
@@ -35,6 +38,22 @@ pub fn kind_to_err(
         // without an errno, the message saying what happened.
         other => PyOSError::new_err((None::<i32>, other.to_string(), filename)),
     }
+}
+
+/// The errno Python maps to the exception for `kind`, where one does
+/// (these numbers are the same on Linux, macOS, the BSDs and in Python's
+/// `errno` on Windows).
+fn errno_of(kind: std::io::ErrorKind) -> Option<i32> {
+    use std::io::ErrorKind as K;
+    Some(match kind {
+        K::NotFound => 2,          // ENOENT: FileNotFoundError
+        K::PermissionDenied => 13, // EACCES: PermissionError
+        K::AlreadyExists => 17,    // EEXIST: FileExistsError
+        K::NotADirectory => 20,    // ENOTDIR: NotADirectoryError
+        K::IsADirectory => 21,     // EISDIR: IsADirectoryError
+        K::Interrupted => 4,       // EINTR: InterruptedError
+        _ => return None,
+    })
 }
 
 /// The exception for a library error.

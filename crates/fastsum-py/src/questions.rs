@@ -342,6 +342,14 @@ pub fn dupes(
     } else {
         paths::many_from_python(paths)?
     };
+    // An operand that is not there is the caller's error (a file inside
+    // one that cannot be read is a problem record).
+    for operand in &operands {
+        if let Err(e) = std::fs::metadata(operand) {
+            let kind = fastsum::ErrorKind::Io(e);
+            return Err(errors::kind_to_err(py, &kind, Some(operand), bytes_paths));
+        }
+    }
     let options = DupesOptions {
         algorithm,
         walk: WalkOptions {

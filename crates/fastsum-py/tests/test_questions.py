@@ -119,3 +119,21 @@ def test_dupes_equals_grouping_by_bytes(tmp_path):
     with_empty = fastsum.dupes([tmp_path], empty=True)
     assert len(with_empty) == len(found) + 1
     assert found.problems == []
+
+
+def test_a_missing_operand_raises_file_not_found_everywhere(tmp_path):
+    # Issue 36: diff gave OSError with errno None (missed by `except
+    # FileNotFoundError`), dupes raised nothing.
+    missing = str(tmp_path / "missing")
+    write(tmp_path, b"here/a", b"a\n")
+    here = str(tmp_path / "here")
+    for call in (lambda: list(fastsum.diff(missing, here)),
+                 lambda: list(fastsum.diff(here, missing)),
+                 lambda: fastsum.dupes([missing]),
+                 lambda: fastsum.dupes([here, missing]),
+                 lambda: fastsum.hash_file(missing)):
+        with pytest.raises(FileNotFoundError) as e:
+            call()
+        assert e.value.errno == 2 and e.value.filename.endswith("missing"), e.value
+    # A file inside an operand that cannot be read stays a problem record.
+    assert fastsum.dupes([here]) is not None

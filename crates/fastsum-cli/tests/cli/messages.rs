@@ -1,5 +1,5 @@
-//! Issue 36, point 5: messages that say what is wrong, once, in the
-//! user's terms.
+//! Issue 36, points 3 and 5: messages that say what is wrong, once, in
+//! the user's terms, and the JSON recipe that keeps exact names.
 
 use crate::testenv;
 
@@ -119,4 +119,44 @@ fn diff_stat_says_unknown_sizes_not_zero_bytes() {
         out.stdout_str(),
         "1 added, 0 removed, 0 modified, 0 moved, 0 typechanges; 12 bytes in added and modified files\n"
     );
+}
+
+/// Point 3: docs/JSON.md's recipe for the exact bytes of names that are
+/// not UTF-8 gives them back, byte for byte (jq's `@base64d` would not).
+#[test]
+fn the_documented_jq_recipe_gives_exact_non_utf8_names() {
+    let env = TestEnv::new();
+    env.mkdir("data");
+    env.file(b"data/caf\xe9", b"latin-1 name\n");
+    env.file(b"data/\xff\xfe\n", b"odd bytes and a newline\n");
+    env.file(b"data/plain", b"utf-8 name\n");
+    let doc = include_str!("../../../../docs/JSON.md");
+    let recipe = doc
+        .lines()
+        .skip_while(|l| !l.contains(".path_base64 // empty' |"))
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let pipeline = recipe
+        .trim_start_matches("$ ")
+        .replace("fastsum ", &format!("{} ", env!("CARGO_BIN_EXE_fastsum")))
+        .replace("xargs -0 ls -l", "cat");
+    assert!(pipeline.contains("base64 -d"), "{pipeline}");
+    let out = std::process::Command::new("sh")
+        .args(["-c", &pipeline])
+        .current_dir(env.path())
+        .output()
+        .expect("sh runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<&[u8]> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .collect();
+    names.sort();
+    assert_eq!(names, [&b"data/caf\xe9"[..], b"data/\xff\xfe\n"]);
 }
