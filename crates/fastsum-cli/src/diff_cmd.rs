@@ -44,6 +44,10 @@ struct DiffArgs {
     /// Leave out matching paths (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
+    /// Go at most N levels below each directory (1: its own files only;
+    /// find's maxdepth).
+    #[arg(long, value_name = "N")]
+    max_depth: Option<usize>,
     /// Follow symbolic links (compare what they point to).
     #[arg(short = 'L', long = "follow")]
     follow: bool,
@@ -168,6 +172,7 @@ fn diff_options(
             follow_links: args.follow,
             one_file_system: args.one_file_system,
             excludes: args.exclude.clone(),
+            max_depth: args.max_depth,
             ..WalkOptions::default()
         },
         threads: if args.threads == 0 {

@@ -52,6 +52,10 @@ struct DupesArgs {
     /// Leave out matching paths (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
+    /// Go at most N levels below each directory (1: its own files only;
+    /// find's maxdepth).
+    #[arg(long, value_name = "N")]
+    max_depth: Option<usize>,
     /// Follow symbolic links.
     #[arg(short = 'L', long = "follow")]
     follow: bool,
@@ -177,6 +181,7 @@ fn dupes_options(
             follow_links: args.follow,
             one_file_system: args.one_file_system,
             excludes: args.exclude.clone(),
+            max_depth: args.max_depth,
             ..WalkOptions::default()
         },
         threads: usize::from(args.threads),

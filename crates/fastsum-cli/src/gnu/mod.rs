@@ -12,6 +12,7 @@ use crate::personality::Tool;
 
 mod check;
 pub mod documented;
+mod files0;
 #[cfg(test)]
 mod fuzz;
 mod hash;
@@ -50,7 +51,7 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
     let ok = match o.check {
         true => check_all(&mut run, &o, &operands),
         false => hash_operands_and_remotes(&mut run, &o, &operands),
-    };
+    } && !o.operand_errors;
     run.finish(if ok { 0 } else { 1 })
 }
 

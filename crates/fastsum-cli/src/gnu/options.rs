@@ -54,6 +54,8 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(Some(b'L'), "follow", HasArg::No, "L"),
             spec(None, "one-file-system", HasArg::No, "one-file-system"),
             spec(None, "exclude", HasArg::Required, "exclude"),
+            spec(None, "max-depth", HasArg::Required, "max-depth"),
+            spec(None, "files0-from", HasArg::Required, "files0-from"),
             spec(None, "json", HasArg::No, "json"),
             spec(None, "no-progress", HasArg::No, "no-progress"),
             spec(None, "io", HasArg::Required, "io"),
@@ -139,6 +141,9 @@ pub(super) struct Options {
     /// Operands were named: `cksum`'s and `sum`'s lines then end with the
     /// name (`cksum < f` prints none, `cksum -` prints `-`).
     pub(super) names_given: bool,
+    /// An operand could not be taken (an empty name in `--files0-from`):
+    /// the run's status is 1 whatever else happens.
+    pub(super) operand_errors: bool,
     /// `host:path` operands: the transport, a forced method, the remote
     /// fastsum (`-e`, `--remote-method`, `--remote-fastsum`).
     pub(super) remote: fastsum::remote::RemoteOptions,
@@ -173,6 +178,7 @@ impl Options {
             debug: false,
             algorithm_specified: false,
             names_given: false,
+            operand_errors: false,
             remote: crate::term::remote_options(),
             verbose: false,
             renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),

@@ -21,6 +21,8 @@ pub(super) struct Parsed {
     pub(super) io_mode: String,
     /// `--cache` without `=PATH`.
     pub(super) cache_without_path: bool,
+    /// `--files0-from=F`: the operands are F's NUL-terminated names.
+    pub(super) files0_from: Option<Vec<u8>>,
     pub(super) operands: Vec<Vec<u8>>,
 }
 
@@ -34,6 +36,7 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
         read_size: None,
         io_mode: "auto".to_string(),
         cache_without_path: false,
+        files0_from: None,
         operands: Vec::new(),
     };
     let specs = specs(tool.kind);
@@ -135,6 +138,11 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
         "unordered" => p.o.tree.order = Order::Unordered,
         "L" => p.o.tree.walk.follow_links = true,
         "one-file-system" => p.o.tree.walk.one_file_system = true,
+        "max-depth" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
+            Some(n) => p.o.tree.walk.max_depth = Some(n),
+            None => return Err(invalid_value(run, "maximum depth", &value)),
+        },
+        "files0-from" => p.files0_from = Some(value),
         "exclude" => {
             p.o.tree
                 .walk

@@ -21,6 +21,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         read_size,
         io_mode,
         cache_without_path,
+        files0_from,
         operands,
     } = parsed;
     let tool = run.tool;
@@ -48,6 +49,29 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     if let Some(message) = conflict(&o, tool.kind) {
         return Err(run.usage_error(Some(message)));
     }
+    if o.tree.walk.max_depth.is_some() && !o.tree.recursive && !o.check {
+        let m = "the --max-depth option is meaningful only with --recursive";
+        return Err(run.usage_error(Some(m)));
+    }
+    let operands = match files0_from {
+        None => operands,
+        Some(_) if !operands.is_empty() => {
+            let mut m = b"extra operand ".to_vec();
+            m.extend(quote(&operands[0], run.utf8));
+            run.error(&m);
+            let m = "file operands cannot be combined with --files0-from";
+            return Err(run.usage_error(Some(m)));
+        }
+        Some(source) => {
+            let names = super::files0::read_names(run, &source, &mut o.operand_errors)?;
+            if names.is_empty() {
+                // Nothing listed: nothing to do (not standard input).
+                return Err(run.finish(i32::from(o.operand_errors)));
+            }
+            o.names_given = true;
+            names
+        }
+    };
     if o.raw && operands.len() > 1 {
         run.error(b"the --raw option is not supported with multiple files");
         return Err(run.finish(1));
@@ -210,6 +234,7 @@ fn with_length(
 /// its words), after fastsum's own, if any.
 fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
     let walking = o.tree.recursive
+        || o.tree.walk.max_depth.is_some()
         || o.tree.order == Order::Unordered
         || o.tree.walk.follow_links
         || o.tree.walk.one_file_system
@@ -240,7 +265,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
     if o.json && (o.check || o.tag || o.untagged || o.terminator == 0) {
         Some("--json cannot be combined with --check, --tag, --untagged or --zero")
     } else if walking && o.check {
-        Some("the --recursive, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
+        Some("the --recursive, --max-depth, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
     } else if o.cache_stats && o.cache.is_none() {
         Some("the --cache-stats option is meaningful only with --cache")
     } else if o.base64 && o.raw {

@@ -18,6 +18,7 @@ mod diff;
 mod differential;
 mod dupes;
 mod fastsum_cli;
+mod files_and_depth;
 mod first_use;
 mod manual;
 mod messages;

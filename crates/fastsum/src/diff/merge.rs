@@ -34,7 +34,7 @@ impl Source {
         options: &DiffOptions,
     ) -> Source {
         match (side, manifest, algorithm) {
-            (_, Some((_, listed)), _) => Source::List(listed.into_iter()),
+            (_, Some((_, listed)), _) => Source::listed(listed, options),
             (Side::Tree(dir), None, Some(algorithm)) => {
                 Source::Channel(side::hash_tree(dir.clone(), algorithm, options, false))
             }
@@ -48,6 +48,18 @@ impl Source {
             (Side::Remote(_), None, _) => Source::List(Vec::new().into_iter()),
             _ => unreachable!("a manifest side has its list"),
         }
+    }
+
+    /// A manifest's or a remote host's entries, those deeper than
+    /// `--max-depth` left out as a walk of the tree would leave them.
+    pub(super) fn listed(mut listed: Vec<Listed>, options: &DiffOptions) -> Source {
+        if let Some(deepest) = options.walk.max_depth {
+            listed.retain(|l| match l {
+                Listed::Entry(found) => found.key.iter().filter(|&&b| b == b'/').count() < deepest,
+                _ => true,
+            });
+        }
+        Source::List(listed.into_iter())
     }
 
     /// The same entries, taken from their producer as fast as it makes

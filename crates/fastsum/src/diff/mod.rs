@@ -233,7 +233,7 @@ fn fetch_remotes(
                 uploaded: fetched.uploaded,
                 upload_failed: fetched.upload_failed,
             });
-            *source = Source::List(fetched.listed.into_iter());
+            *source = Source::listed(fetched.listed, options);
         }
     }
     Ok(())

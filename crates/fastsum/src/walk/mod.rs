@@ -66,6 +66,9 @@ pub struct WalkOptions {
     /// Give each file's size ([`WalkItem::File::size`]): an `fstatat` in
     /// its directory, cheaper than a `stat` of its path afterwards.
     pub sizes: bool,
+    /// Go at most this many levels below the root, as `find -maxdepth`:
+    /// 1 walks the root's own entries only, 0 nothing (None: no limit).
+    pub max_depth: Option<usize>,
 }
 
 impl WalkOptions {
@@ -149,6 +152,8 @@ pub(super) struct Directory {
     /// With links followed: this directory and those above it, to tell a
     /// loop.
     ancestry: Option<Arc<Ancestor>>,
+    /// Levels below the root (the root: 0).
+    depth: usize,
 }
 
 /// A directory on the way down from the root, with links followed.
@@ -216,6 +221,7 @@ impl<'a> Walker<'a> {
         let top = Directory {
             path: name::path_bytes(root).to_vec(),
             ancestry,
+            depth: 0,
         };
         Ok(Ok((walker, top)))
     }
@@ -229,7 +235,8 @@ impl<'a> Walker<'a> {
         directory: &Directory,
         found: &mut dyn FnMut(&[u8], bool, Found),
     ) -> io::Result<()> {
-        if self.options.stopped() {
+        let deepest = self.options.max_depth.unwrap_or(usize::MAX);
+        if self.options.stopped() || directory.depth >= deepest {
             return Ok(());
         }
         let only = match &self.options.only_top {
@@ -288,6 +295,10 @@ impl<'a> Walker<'a> {
                 continue;
             }
             if is_dir {
+                // Its entries would be deeper than asked: not even opened.
+                if directory.depth + 1 >= deepest {
+                    continue;
+                }
                 if let Some(child) = self.descend(&listing, &name, &path, link_target, directory) {
                     found(&name, true, child);
                 }
@@ -366,6 +377,7 @@ impl<'a> Walker<'a> {
         Some(Found::Directory(Directory {
             path: path.to_vec(),
             ancestry,
+            depth: parent.depth + 1,
         }))
     }
 }

@@ -265,3 +265,40 @@ fn only_top_walks_one_root_entry_with_excludes_from_the_root() {
         .collect();
     assert_eq!(shards, whole);
 }
+
+#[test]
+fn max_depth_counts_levels_below_the_root_as_find_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for path in ["top", "a/one", "a/b/two", "a/b/c/three"] {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), "x").unwrap();
+    }
+    let files_at = |depth: Option<usize>| {
+        let options = WalkOptions {
+            max_depth: depth,
+            ..WalkOptions::default()
+        };
+        let parallel = collect(root, &options).0;
+        let mut sorted = Vec::new();
+        walk_sorted(root, &options, &mut |item| {
+            if let WalkItem::File { path, .. } = item {
+                sorted.push(path.strip_prefix(root).unwrap().to_path_buf());
+            }
+        })
+        .unwrap();
+        let mut sorted_set = sorted.clone();
+        sorted_set.sort();
+        assert_eq!(parallel, sorted_set, "both walks agree at {depth:?}");
+        sorted
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(files_at(Some(0)).is_empty());
+    assert_eq!(files_at(Some(1)), ["top"]);
+    assert_eq!(files_at(Some(2)), ["a/one", "top"]);
+    assert_eq!(files_at(Some(3)), ["a/b/two", "a/one", "top"]);
+    assert_eq!(files_at(None).len(), 4);
+    assert_eq!(files_at(Some(99)).len(), 4);
+}
