@@ -82,22 +82,7 @@ impl Digest {
     /// Appends the base64 form (RFC 4648, `+/`, padded with `=`) to `out`:
     /// `cksum --base64`'s digests.
     pub fn push_base64(&self, out: &mut Vec<u8>) {
-        const ALPHABET: &[u8; 64] =
-            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        for chunk in self.as_bytes().chunks(3) {
-            let b = [
-                chunk[0],
-                chunk.get(1).copied().unwrap_or(0),
-                chunk.get(2).copied().unwrap_or(0),
-            ];
-            let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-            for k in 0..4 {
-                out.push(match k <= chunk.len() {
-                    true => ALPHABET[(n >> (18 - 6 * k) & 63) as usize],
-                    false => b'=',
-                });
-            }
-        }
+        push_base64(self.as_bytes(), out);
     }
 
     /// Reads a padded base64 digest as `cksum -c` accepts it; `None` unless
@@ -186,6 +171,26 @@ impl fmt::Display for Digest {
 impl fmt::Debug for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Digest({self})")
+    }
+}
+
+/// Appends `bytes` in standard base64 (RFC 4648, `+/`, padded): digests
+/// (`cksum --base64`) and the JSON `_base64` names alike.
+pub(crate) fn push_base64(bytes: &[u8], out: &mut Vec<u8>) {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for k in 0..4 {
+            out.push(match k <= chunk.len() {
+                true => ALPHABET[(n >> (18 - 6 * k) & 63) as usize],
+                false => b'=',
+            });
+        }
     }
 }
 

@@ -96,22 +96,7 @@ pub fn base64(bytes: &[u8]) -> String {
 
 /// Standard base64 (RFC 4648, with padding).
 fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]);
-            } else {
-                out.push(b'=');
-            }
-        }
-    }
+    crate::digest::push_base64(bytes, out);
 }
 
 #[cfg(test)]
