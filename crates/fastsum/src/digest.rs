@@ -90,39 +90,8 @@ impl Digest {
     /// padding leaves over must be zero: coreutils compares the text, so a
     /// digest written otherwise never matches).
     pub fn from_base64(text: &[u8]) -> Option<Digest> {
-        if text.is_empty() || !text.len().is_multiple_of(4) {
-            return None;
-        }
-        let value = |c: u8| -> Option<u32> {
-            Some(match c {
-                b'A'..=b'Z' => c - b'A',
-                b'a'..=b'z' => c - b'a' + 26,
-                b'0'..=b'9' => c - b'0' + 52,
-                b'+' => 62,
-                b'/' => 63,
-                _ => return None,
-            } as u32)
-        };
-        let pad = text.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 {
-            return None;
-        }
-        let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
-        let mut n: u32 = 0;
-        for (i, &c) in text[..text.len() - pad].iter().enumerate() {
-            n = n << 6 | value(c)?;
-            if i % 4 == 3 {
-                bytes.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
-                n = 0;
-            }
-        }
-        match pad {
-            1 if n & 3 == 0 => bytes.extend_from_slice(&[(n >> 10) as u8, (n >> 2) as u8]),
-            2 if n & 15 == 0 => bytes.push((n >> 4) as u8),
-            0 => {}
-            _ => return None,
-        }
-        (bytes.len() <= MAX_DIGEST_LEN).then(|| Digest::from_bytes(&bytes))
+        let bytes = decode_base64(std::str::from_utf8(text).ok()?)?;
+        (!bytes.is_empty() && bytes.len() <= MAX_DIGEST_LEN).then(|| Digest::from_bytes(&bytes))
     }
 
     /// Parses hex of either case; the length must be even and at most
@@ -192,6 +161,46 @@ pub(crate) fn push_base64(bytes: &[u8], out: &mut Vec<u8>) {
             });
         }
     }
+}
+
+/// Standard base64 (RFC 4648, padded) to bytes.
+pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    let last = bytes.len() / 4;
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    for (i, chunk) in bytes.chunks_exact(4).enumerate() {
+        // Strict (RFC 4648 3.5): padding only at the very end, one or two
+        // `=`, and the bits it drops must be zero (one spelling a value).
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || pad > 0 && i + 1 != last {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in chunk.iter().take(4 - pad) {
+            n = (n << 6) | value(c)?;
+        }
+        n <<= 6 * pad as u32;
+        let got = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        let (kept, dropped) = got.split_at(3 - pad);
+        if dropped.iter().any(|&b| b != 0) {
+            return None;
+        }
+        out.extend_from_slice(kept);
+    }
+    Some(out)
 }
 
 #[cfg(test)]

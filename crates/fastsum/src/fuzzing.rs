@@ -235,7 +235,7 @@ mod targets {
             for line in lines(input) {
                 let text = String::from_utf8_lossy(line);
                 let _ = crate::manifest::json_read::parse_object(&text);
-                let _ = crate::manifest::read::decode_base64(&text);
+                let _ = crate::digest::decode_base64(&text);
             }
         });
     }

@@ -12,115 +12,66 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     if tool.kind != ToolKind::Fastsum {
         return super::usage::usage(tool, program.as_bytes());
     }
-    let (label, bits, reference, info) = match tool.algorithm {
-        Algorithm::Md5 => ("MD5", 128, "RFC 1321", "md5sum invocation"),
-        Algorithm::Sha1 => ("SHA1", 160, "FIPS-180-1", "sha1sum invocation"),
-        Algorithm::Sha224 => ("SHA224", 224, "RFC 3874", "sha2 utilities"),
-        Algorithm::Sha256 => ("SHA256", 256, "FIPS-180-2", "sha2 utilities"),
-        Algorithm::Sha384 => ("SHA384", 384, "FIPS-180-2", "sha2 utilities"),
-        Algorithm::Sha512 => ("SHA512", 512, "FIPS-180-2", "sha2 utilities"),
-        _ => ("BLAKE2b", 512, "RFC 7693", "b2sum invocation"),
-    };
-    if tool.kind == ToolKind::Fastsum {
-        s.push_str("Print or check file checksums, fast, with constant memory.\n");
-    } else {
-        s.push_str(&format!("Print or check {label} ({bits}-bit) checksums.\n"));
-    }
+    s.push_str("Print or check file checksums, fast, with constant memory.\n");
     s.push_str("\nWith no FILE, or when FILE is -, read standard input.\n");
-    if tool.kind != ToolKind::Fixed {
-        s.push_str("\nMandatory arguments to long options are mandatory for short options too.\n");
-    }
-    if tool.kind == ToolKind::Fastsum {
-        s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS\n");
-    }
+    s.push_str("\nMandatory arguments to long options are mandatory for short options too.\n");
+    s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS\n");
     s.push_str("  -b, --binary          read in binary mode\n");
     s.push_str("  -c, --check           read checksums from the FILEs and check them\n");
-    if tool.kind != ToolKind::Fixed {
-        s.push_str("  -l, --length=BITS     digest length in bits; must not exceed the max for\n");
-        s.push_str("                          the blake2 algorithm and must be a multiple of 8\n");
-    }
-    if tool.kind == ToolKind::Fastsum {
-        s.push_str("      --tag             create a BSD-style checksum (the default for every\n");
-        s.push_str("                          algorithm but md5, so that -c knows each line's)\n");
-        s.push_str("      --untagged        create a GNU-style line even for other algorithms\n");
-        s.push_str("                          (as sha256sum, b2sum, b3sum, xxhsum print it)\n");
-    } else {
-        s.push_str("      --tag             create a BSD-style checksum\n");
-    }
+    s.push_str("  -l, --length=BITS     digest length in bits; must not exceed the max for\n");
+    s.push_str("                          the blake2 algorithm and must be a multiple of 8\n");
+    s.push_str("      --tag             create a BSD-style checksum (the default for every\n");
+    s.push_str("                          algorithm but md5, so that -c knows each line's)\n");
+    s.push_str("      --untagged        create a GNU-style line even for other algorithms\n");
+    s.push_str("                          (as sha256sum, b2sum, b3sum, xxhsum print it)\n");
     s.push_str("  -t, --text            read in text mode (default)\n");
     s.push_str("  -z, --zero            end each output line with NUL, not newline,\n");
     s.push_str("                          and disable file name escaping\n");
-    if tool.kind == ToolKind::Fastsum {
-        s.push_str("\nMany files:\n");
-        s.push_str(
-            "  -r, --recursive       hash the files under each directory FILE, sorted by path\n",
-        );
-        s.push_str("                          (no FILE: the working directory, as -r .)\n");
-        s.push_str("  -j, --threads=N       hashing threads (default: all cores)\n");
-        s.push_str("      --unordered       print each result when ready, not in sorted order\n");
-        s.push_str(
-            "  -L, --follow          follow symbolic links met in directories (without it\n",
-        );
-        s.push_str("                          they are left out, and counted on stderr)\n");
-        s.push_str("      --one-file-system  stay on the file system of each directory FILE\n");
-        s.push_str(
-            "      --exclude=GLOB    leave out matching paths (gitignore syntax; repeatable)\n",
-        );
-        s.push_str("      --max-depth=N     go at most N levels below each directory FILE\n");
-        s.push_str("                          (1: its own files only), as find -maxdepth\n");
-        s.push_str("      --files0-from=F   hash the NUL-terminated names in F (-: standard\n");
-        s.push_str("                          input) instead of FILE operands\n");
-        s.push_str("      --json            print one JSON object per file instead of lines\n");
-        s.push_str("      --no-progress     never show the progress bar\n");
-        s.push_str("  -e, --rsh=COMMAND     the transport for HOST:PATH operands (default ssh;\n");
-        s.push_str("                          also FASTSUM_RSH)\n");
-        s.push_str(
-            "      --remote-method=NAME  fastsum, coreutils, bsd, perl or python (default:\n",
-        );
-        s.push_str("                          the first the remote host has, in that order)\n");
-        s.push_str("      --remote-fastsum=PATH  the fastsum to run on the remote host\n");
-        s.push_str(
-            "      --upload-self     copy this fastsum to a private temporary directory on\n",
-        );
-        s.push_str(
-            "                          the host when its uname -sm matches, run it there,\n",
-        );
-        s.push_str("                          and remove it\n");
-        s.push_str("  -v, --verbose         say which remote method ran\n");
-        s.push_str("      --io=MODE         auto (default), read or mmap\n");
-        s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");
-        s.push_str(
-            "      --io-depth=N      threads reading ahead of the hashers when the page cache\n",
-        );
-        s.push_str("                          is cold (default 8; 0: none)\n");
-        s.push_str(
-            "      --disk=KIND       hdd: read a walked tree's files in inode order (for a\n",
-        );
-        s.push_str(
-            "                          spinning disk); ssd: in walk order; auto (default):\n",
-        );
-        s.push_str("                          ask sysfs about the device under each directory\n");
-        s.push_str(
-            "      --no-cache-pollution  drop from the page cache the files this run read\n",
-        );
-        s.push_str("                          that were not in it before\n");
-        s.push_str(
-            "      --cache[=PATH]    answer unchanged files from a checksum cache (default\n",
-        );
-        s.push_str(
-            "                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c.\n",
-        );
-        s.push_str(
-            "                          PATH only after '=': --cache x.sqlite hashes x.sqlite\n",
-        );
-        s.push_str(
-            "      --cache-stats     after the run, print cache hits and misses to stderr\n",
-        );
-        s.push_str("                          (with --cache)\n");
-        s.push_str("\nSubcommands:\n");
-        for sub in &crate::SUBCOMMANDS {
-            s.push_str(&format!("  {:<16}{}\n", sub.name, sub.about));
-        }
+    s.push_str("\nMany files:\n");
+    s.push_str(
+        "  -r, --recursive       hash the files under each directory FILE, sorted by path\n",
+    );
+    s.push_str("                          (no FILE: the working directory, as -r .)\n");
+    s.push_str("  -j, --threads=N       hashing threads (default: all cores)\n");
+    s.push_str("      --unordered       print each result when ready, not in sorted order\n");
+    s.push_str("  -L, --follow          follow symbolic links met in directories (without it\n");
+    s.push_str("                          they are left out, and counted on stderr)\n");
+    s.push_str("      --one-file-system  stay on the file system of each directory FILE\n");
+    s.push_str("      --exclude=GLOB    leave out matching paths (gitignore syntax; repeatable)\n");
+    s.push_str("      --max-depth=N     go at most N levels below each directory FILE\n");
+    s.push_str("                          (1: its own files only), as find -maxdepth\n");
+    s.push_str("      --files0-from=F   hash the NUL-terminated names in F (-: standard\n");
+    s.push_str("                          input) instead of FILE operands\n");
+    s.push_str("      --json            print one JSON object per file instead of lines\n");
+    s.push_str("      --no-progress     never show the progress bar\n");
+    s.push_str("  -e, --rsh=COMMAND     the transport for HOST:PATH operands (default ssh;\n");
+    s.push_str("                          also FASTSUM_RSH)\n");
+    s.push_str("      --remote-method=NAME  fastsum, coreutils, bsd, perl or python (default:\n");
+    s.push_str("                          the first the remote host has, in that order)\n");
+    s.push_str("      --remote-fastsum=PATH  the fastsum to run on the remote host\n");
+    s.push_str("      --upload-self     copy this fastsum to a private temporary directory on\n");
+    s.push_str("                          the host when its uname -sm matches, run it there,\n");
+    s.push_str("                          and remove it\n");
+    s.push_str("  -v, --verbose         say which remote method ran\n");
+    s.push_str("      --io=MODE         auto (default), read or mmap\n");
+    s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");
+    s.push_str(
+        "      --io-depth=N      threads reading ahead of the hashers when the page cache\n",
+    );
+    s.push_str("                          is cold (default 8; 0: none)\n");
+    s.push_str("      --disk=KIND       hdd: read a walked tree's files in inode order (for a\n");
+    s.push_str("                          spinning disk); ssd: in walk order; auto (default):\n");
+    s.push_str("                          ask sysfs about the device under each directory\n");
+    s.push_str("      --no-cache-pollution  drop from the page cache the files this run read\n");
+    s.push_str("                          that were not in it before\n");
+    s.push_str("      --cache[=PATH]    answer unchanged files from a checksum cache (default\n");
+    s.push_str("                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c.\n");
+    s.push_str("                          PATH only after '=': --cache x.sqlite hashes x.sqlite\n");
+    s.push_str("      --cache-stats     after the run, print cache hits and misses to stderr\n");
+    s.push_str("                          (with --cache)\n");
+    s.push_str("\nSubcommands:\n");
+    for sub in &crate::SUBCOMMANDS {
+        s.push_str(&format!("  {:<16}{}\n", sub.name, sub.about));
     }
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");
@@ -128,52 +79,14 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --status          don't output anything, status code shows success\n");
     s.push_str("      --strict          exit non-zero for improperly formatted checksum lines\n");
     s.push_str("  -w, --warn            warn about improperly formatted checksum lines\n\n");
-    if tool.kind == ToolKind::Fastsum {
-        s.push_str("  -h, --help        display this help and exit\n");
-    } else {
-        s.push_str("      --help        display this help and exit\n");
-    }
+    s.push_str("  -h, --help        display this help and exit\n");
     s.push_str("      --version     output version information and exit\n");
-    if tool.kind == ToolKind::Fastsum {
-        s.push_str("\nALGORITHMS: ");
-        s.push_str(&Algorithm::valid_names());
-        s.push_str("\n\nInvoked through a link named md5sum, sha1sum, sha224sum, sha256sum,\n");
-        s.push_str("sha384sum, sha512sum, b2sum, b3sum or xxhsum, fastsum behaves as that tool.\n");
-        s.push_str("When checking, BSD-style lines name their algorithm (MD5, SHA256, BLAKE2b,\n");
-        s.push_str("BLAKE3, XXH64, ...); other lines use --algorithm.\n");
-        return s;
-    }
-    s.push_str(&format!(
-        "\nThe sums are computed as described in {reference}.\n"
-    ));
-    s.push_str("When checking, the input should be a former output of this program.\n");
-    s.push_str("The default mode is to print a line with: checksum, a space,\n");
-    s.push_str("a character indicating input mode ('*' for binary, ' ' for text\n");
-    s.push_str("or where binary is insignificant), and name for each FILE.\n");
-    s.push_str(
-        "\nNote: There is no difference between binary mode and text mode on GNU systems.\n",
-    );
-    s.push_str(&trailer(tool.name, info));
-    s
-}
-
-/// coreutils' `emit_ancillary_info`: where help and documentation are.
-fn trailer(name: &str, info: &str) -> String {
-    let mut s =
-        String::from("\nGNU coreutils online help: <https://www.gnu.org/software/coreutils/>\n");
-    let messages = ["LC_ALL", "LC_MESSAGES", "LANG"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(|| "C".into());
-    if !messages.starts_with("en_") {
-        s.push_str("Report any translation bugs to <https://translationproject.org/team/>\n");
-    }
-    s.push_str(&format!(
-        "Full documentation <https://www.gnu.org/software/coreutils/{name}>\n"
-    ));
-    s.push_str(&format!(
-        "or available locally via: info '(coreutils) {info}'\n"
-    ));
+    s.push_str("\nALGORITHMS: ");
+    s.push_str(&Algorithm::valid_names());
+    s.push_str("\n\nInvoked through a link named md5sum, sha1sum, sha224sum, sha256sum,\n");
+    s.push_str("sha384sum, sha512sum, b2sum, b3sum or xxhsum, fastsum behaves as that tool.\n");
+    s.push_str("When checking, BSD-style lines name their algorithm (MD5, SHA256, BLAKE2b,\n");
+    s.push_str("BLAKE3, XXH64, ...); other lines use --algorithm.\n");
     s
 }
 

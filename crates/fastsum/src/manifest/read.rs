@@ -10,7 +10,7 @@ use std::io::BufRead;
 use super::gnu::{CheckParser, TagPolicy};
 use super::json_read::{parse_object, Value};
 use crate::algo::Algorithm;
-use crate::digest::Digest;
+use crate::digest::{decode_base64, Digest};
 
 /// One listed file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -253,45 +253,6 @@ fn finish(mut manifest: Manifest, seen: Option<Algorithm>) -> Result<Manifest, S
     Ok(manifest)
 }
 
-/// Standard base64 (RFC 4648, padded) to bytes.
-pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let bytes = text.as_bytes();
-    if !bytes.len().is_multiple_of(4) {
-        return None;
-    }
-    let last = bytes.len() / 4;
-    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
-    for (i, chunk) in bytes.chunks_exact(4).enumerate() {
-        // Strict (RFC 4648 3.5): padding only at the very end, one or two
-        // `=`, and the bits it drops must be zero (one spelling a value).
-        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 || pad > 0 && i + 1 != last {
-            return None;
-        }
-        let mut n = 0u32;
-        for &c in chunk.iter().take(4 - pad) {
-            n = (n << 6) | value(c)?;
-        }
-        n <<= 6 * pad as u32;
-        let got = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        let (kept, dropped) = got.split_at(3 - pad);
-        if dropped.iter().any(|&b| b != 0) {
-            return None;
-        }
-        out.extend_from_slice(kept);
-    }
-    Some(out)
-}
 
 #[cfg(test)]
 mod tests {

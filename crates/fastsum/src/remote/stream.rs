@@ -9,7 +9,7 @@ use super::{Method, RemoteRecord};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::manifest::json_read::{parse_object, Value};
-use crate::manifest::read::decode_base64;
+use crate::digest::decode_base64;
 
 const END: &[u8] = b"\0fastsum-remote-end\0";
 const FAILED: &[u8] = b"\0fastsum-remote-failed\0";

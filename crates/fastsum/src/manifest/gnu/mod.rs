@@ -257,16 +257,29 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
     if s.get(i) != Some(&b'(') {
         return None;
     }
-    let s = s.get(i + 1..)?;
-    if s.is_empty() {
+    let (name, hex) = bsd_split_3(s.get(i + 1..)?, escaped)?;
+    if hex.len() != 2 * algorithm.output_len() {
         return None;
     }
+    let expected = parse_hex(hex)?;
+    Some(CheckLine {
+        algorithm,
+        expected,
+        matchable: true,
+        name,
+        binary: false,
+    })
+}
+
+/// coreutils' `bsd_split_3`: what follows `(` in a tagged line, `NAME) =
+/// DIGEST`, the name ending at the last ')' (unescaped if the line began
+/// with `\`), blanks around the '='.
+fn bsd_split_3(s: &[u8], escaped: bool) -> Option<(Cow<'_, [u8]>, &[u8])> {
     let close = s.iter().rposition(|&b| b == b')')?;
     let raw_name = s.get(..close)?;
-    let name = if escaped {
-        unescape(raw_name)?
-    } else {
-        Cow::Borrowed(raw_name)
+    let name = match escaped {
+        true => unescape(raw_name)?,
+        false => Cow::Borrowed(raw_name),
     };
     let mut j = close + 1;
     while s.get(j).copied().is_some_and(is_white) {
@@ -279,18 +292,7 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
     while s.get(j).copied().is_some_and(is_white) {
         j += 1;
     }
-    let hex = s.get(j..)?;
-    if hex.len() != 2 * algorithm.output_len() {
-        return None;
-    }
-    let expected = parse_hex(hex)?;
-    Some(CheckLine {
-        algorithm,
-        expected,
-        matchable: true,
-        name,
-        binary: false,
-    })
+    Some((name, s.get(j..)?))
 }
 
 fn is_white(b: u8) -> bool {

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::{is_white, parse_c_number, parse_hex, CheckLine};
+use super::{bsd_split_3, is_white, parse_c_number, parse_hex, CheckLine};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::manifest::unescape;
@@ -224,20 +224,8 @@ impl Split {
 
     /// `bsd_split_3`: `NAME) = DIGEST`, the name ending at the last ')'.
     fn bsd_split<'a>(&self, s: &'a [u8], escaped: bool) -> Option<CheckLine<'a>> {
-        let close = s.iter().rposition(|&b| b == b')')?;
-        let name = name_of(s.get(..close)?, escaped)?;
-        let mut j = close + 1;
-        while s.get(j).copied().is_some_and(is_white) {
-            j += 1;
-        }
-        if s.get(j) != Some(&b'=') {
-            return None;
-        }
-        j += 1;
-        while s.get(j).copied().is_some_and(is_white) {
-            j += 1;
-        }
-        let (expected, matchable) = self.expected(s.get(j..)?)?;
+        let (name, digest) = bsd_split_3(s, escaped)?;
+        let (expected, matchable) = self.expected(digest)?;
         Some(CheckLine {
             algorithm: self.current.member(self.bits),
             expected,
