@@ -252,17 +252,7 @@ fn write_errors_as_each_original_prints_them() {
     }
     let many = refs(&many);
     let ours = std::path::Path::new(env!("CARGO_BIN_EXE_fastsum"));
-    for tool in [
-        "md5sum",
-        "sha1sum",
-        "sha224sum",
-        "sha256sum",
-        "sha384sum",
-        "sha512sum",
-        "b2sum",
-        "cksum",
-        "sum",
-    ] {
+    for tool in testenv::COREUTILS_TOOLS {
         let reference = reference_path(tool);
         let mut cases: Vec<Vec<&[u8]>> = vec![vec![b"one"], many.clone()];
         if tool == "cksum" {

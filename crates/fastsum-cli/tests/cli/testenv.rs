@@ -236,7 +236,7 @@ pub fn reference_hex(tool: &str, bytes: &[u8]) -> String {
 
 /// The coreutils programs fastsum's personalities follow, as built by
 /// `scripts/gnu-reference` (release 9.10, not the system's).
-const COREUTILS_TOOLS: [&str; 9] = [
+pub const COREUTILS_TOOLS: [&str; 9] = [
     "md5sum",
     "sha1sum",
     "sha224sum",

@@ -217,21 +217,8 @@ impl CheckParser {
         } else {
             algorithm
         };
-        i += 1;
-        let mut binary = false;
-        let rest = s_len - i;
-        let next = s.get(i).copied();
-        if rest == 1 || (next != Some(b' ') && next != Some(b'*')) {
-            if self.bsd_reversed == Some(false) {
-                return None;
-            }
-            self.bsd_reversed = Some(true);
-        } else if self.bsd_reversed != Some(true) {
-            self.bsd_reversed = Some(false);
-            binary = next == Some(b'*');
-            i += 1;
-        }
-        let raw_name = s.get(i..)?;
+        let (name_at, binary) = name_start(&mut self.bsd_reversed, s, s_len, i + 1)?;
+        let raw_name = s.get(name_at..)?;
         let name = if escaped {
             unescape(raw_name)?
         } else {
@@ -269,6 +256,32 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
         name,
         binary: false,
     })
+}
+
+/// After an untagged line's digest and its blank (at `i`): where the name
+/// starts and whether the line is binary (`*`). A "BSD reversed" line
+/// (`HEX NAME`, one space) and the `HEX  NAME` form do not mix in one run:
+/// `reversed` remembers which was seen first (coreutils' `bsd_reversed`,
+/// against names with leading blanks passed off as the other form).
+fn name_start(
+    reversed: &mut Option<bool>,
+    s: &[u8],
+    s_len: usize,
+    i: usize,
+) -> Option<(usize, bool)> {
+    let next = s.get(i).copied();
+    if s_len.checked_sub(i)? == 1 || (next != Some(b' ') && next != Some(b'*')) {
+        if *reversed == Some(false) {
+            return None;
+        }
+        *reversed = Some(true);
+        Some((i, false))
+    } else if *reversed != Some(true) {
+        *reversed = Some(false);
+        Some((i + 1, next == Some(b'*')))
+    } else {
+        Some((i, false))
+    }
 }
 
 /// coreutils' `bsd_split_3`: what follows `(` in a tagged line, `NAME) =

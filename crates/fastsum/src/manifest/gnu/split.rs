@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::{bsd_split_3, is_white, parse_c_number, parse_hex, CheckLine};
+use super::{bsd_split_3, is_white, name_start, parse_c_number, parse_hex, CheckLine};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::manifest::unescape;
@@ -262,20 +262,8 @@ impl Split {
         // The digits are checked before the line can decide the format
         // (a header line of other words leaves it open).
         let (expected, matchable) = self.expected(digest)?;
-        i += 1;
-        let mut binary = false;
-        let next = s.get(i).copied();
-        if s_len - i == 1 || (next != Some(b' ') && next != Some(b'*')) {
-            if self.bsd_reversed == Some(false) {
-                return None;
-            }
-            self.bsd_reversed = Some(true);
-        } else if self.bsd_reversed != Some(true) {
-            self.bsd_reversed = Some(false);
-            binary = next == Some(b'*');
-            i += 1;
-        }
-        let name = name_of(s.get(i..)?, escaped)?;
+        let (name_at, binary) = name_start(&mut self.bsd_reversed, s, s_len, i + 1)?;
+        let name = name_of(s.get(name_at..)?, escaped)?;
         Some(CheckLine {
             algorithm: self.current.member(self.bits),
             expected,
