@@ -8,6 +8,7 @@ use fastsum::manifest::{gnu as gnu_lines, write_escaped};
 use fastsum::pipeline::{Order, Outcome, Record, TreeHasher};
 use fastsum::{Algorithm, ErrorKind, Source};
 
+use super::check_json;
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
 use super::run::{say_notice, Run};
@@ -141,20 +142,45 @@ pub(super) fn report_hashed(
             Hashed::Missing
         }
         Err(kind) => {
-            run.file_error(name, &kind.to_string());
-            Hashed::Failed
+            let why = kind.to_string();
+            run.file_error(name, &why);
+            Hashed::Failed(why)
         }
     }
 }
 
+/// What one checked line came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    Ok,
+    Failed,
+    Unreadable,
+    /// Not there, with --ignore-missing.
+    Missing,
+}
+
 /// What one list's lines came to.
 #[derive(Default)]
-struct Tally {
-    misformatted: u64,
-    mismatched: u64,
-    unreadable: u64,
-    any_properly_formatted: bool,
-    any_matched: bool,
+pub(super) struct Tally {
+    pub(super) misformatted: u64,
+    pub(super) mismatched: u64,
+    pub(super) unreadable: u64,
+    pub(super) any_properly_formatted: bool,
+    pub(super) any_matched: bool,
+    /// Lines that matched, and files not there (--ignore-missing).
+    pub(super) matched: u64,
+    pub(super) missing: u64,
+}
+
+impl Tally {
+    fn count(&mut self, verdict: Verdict) {
+        match verdict {
+            Verdict::Ok => (self.any_matched, self.matched) = (true, self.matched + 1),
+            Verdict::Failed => self.mismatched += 1,
+            Verdict::Unreadable => self.unreadable += 1,
+            Verdict::Missing => self.missing += 1,
+        }
+    }
 }
 
 /// One checksum list, read a chunk of lines at a time.
@@ -324,6 +350,10 @@ fn report_item(
     let (name, algorithm, expected) = match item {
         CheckItem::Misformatted(number, named) => {
             tally.misformatted += 1;
+            if o.json && !o.status_only {
+                check_json::misformatted(run.out.stdout_buf(), display_name, number);
+                run.out.commit();
+            }
             if o.warn {
                 let mut m = quotef(display_name, run.utf8);
                 m.extend_from_slice(
@@ -347,22 +377,38 @@ fn report_item(
         Some(result) => report_hashed(run, &name, result, o.ignore_missing),
         None => digest_named(run, algorithm, &name, o.ignore_missing),
     };
-    let status: Option<&[u8]> = match hashed {
-        Hashed::Failed => {
-            tally.unreadable += 1;
-            Some(b"FAILED open or read")
-        }
-        Hashed::Missing => None,
+    let verdict = match &hashed {
+        Hashed::Failed(_) => Verdict::Unreadable,
+        Hashed::Missing => Verdict::Missing,
         Hashed::Digest(actual)
             if expected.1 && actual.as_bytes().starts_with(expected.0.as_bytes()) =>
         {
-            tally.any_matched = true;
-            (!o.quiet).then_some(b"OK")
+            Verdict::Ok
         }
-        Hashed::Digest(_) => {
-            tally.mismatched += 1;
-            Some(b"FAILED")
+        Hashed::Digest(_) => Verdict::Failed,
+    };
+    tally.count(verdict);
+    if o.json {
+        if !o.status_only {
+            let actual = match &hashed {
+                Hashed::Digest(actual) => Some(actual),
+                _ => None,
+            };
+            let why = match &hashed {
+                Hashed::Failed(why) => Some(why.as_str()),
+                _ => None,
+            };
+            let line = (&name[..], algorithm, &expected.0, actual);
+            check_json::verdict(run.out.stdout_buf(), line, verdict, why);
+            run.out.commit();
         }
+        return;
+    }
+    let status: Option<&[u8]> = match verdict {
+        Verdict::Unreadable => Some(b"FAILED open or read"),
+        Verdict::Missing => None,
+        Verdict::Ok => (!o.quiet).then_some(b"OK"),
+        Verdict::Failed => Some(b"FAILED"),
     };
     if let (Some(status), false) = (status, o.status_only) {
         let buf = run.out.stdout_buf();
@@ -389,6 +435,10 @@ fn summarize(
     tally: &Tally,
     other_length: Option<usize>,
 ) {
+    if o.json && !o.status_only {
+        check_json::summary(run.out.stdout_buf(), display_name, tally);
+        run.out.commit();
+    }
     if !tally.any_properly_formatted {
         let mut m = quotef(display_name, run.utf8);
         m.extend_from_slice(b": no properly formatted checksum lines found");

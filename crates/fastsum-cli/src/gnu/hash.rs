@@ -20,8 +20,8 @@ pub(super) enum Hashed {
     Digest(fastsum::Digest),
     /// ENOENT with --ignore-missing.
     Missing,
-    /// Reported already.
-    Failed,
+    /// Reported already; why, for `-c --json`.
+    Failed(String),
 }
 
 /// A name no file can have (longer than `PATH_MAX`): answered "File name
@@ -46,8 +46,9 @@ pub(super) fn digest_named(
     #[cfg(unix)]
     if too_long(name) {
         let e = io::Error::from_raw_os_error(libc::ENAMETOOLONG);
-        run.file_error(name, &ErrorKind::Io(e).to_string());
-        return Hashed::Failed;
+        let why = ErrorKind::Io(e).to_string();
+        run.file_error(name, &why);
+        return Hashed::Failed(why);
     }
     let session = match (&mut run.check_cache, name) {
         (Some(state), name) if name != b"-" => state.session(algorithm),
@@ -91,8 +92,9 @@ pub(super) fn digest_named(
     match result {
         Ok(digest) => Hashed::Digest(digest),
         Err(kind) => {
-            run.file_error(name, &kind.to_string());
-            Hashed::Failed
+            let why = kind.to_string();
+            run.file_error(name, &why);
+            Hashed::Failed(why)
         }
     }
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::personality::Tool;
 
 mod check;
+mod check_json;
 pub mod documented;
 mod files0;
 #[cfg(test)]

@@ -262,8 +262,8 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
             "the --strict option is meaningful only when verifying checksums",
         ),
     ];
-    if o.json && (o.check || o.tag || o.untagged || o.terminator == 0) {
-        Some("--json cannot be combined with --check, --tag, --untagged or --zero")
+    if o.json && (o.tag || o.untagged || o.terminator == 0) {
+        Some("--json cannot be combined with --tag, --untagged or --zero")
     } else if walking && o.check {
         Some("the --recursive, --max-depth, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
     } else if o.cache_stats && o.cache.is_none() {

@@ -12,6 +12,7 @@ mod testenv;
 mod bench;
 mod cache;
 mod captured_listing;
+mod check_json;
 mod cksum;
 mod coreutils_910;
 mod diff;

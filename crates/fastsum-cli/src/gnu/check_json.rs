@@ -1,0 +1,67 @@
+//! `fastsum -c --json`: one JSON object per checked line, then one for the
+//! list (docs/JSON.md, "-c --json records"), instead of `NAME: OK` lines.
+//! The messages on stderr stay as they are.
+
+use std::io::Write as _;
+
+use fastsum::manifest::json::{write_name, write_string};
+use fastsum::{Algorithm, Digest};
+
+use super::check::{Tally, Verdict};
+
+/// `{"path":…,"algorithm":…,"expected":…,"actual":…,"status":…}`;
+/// `actual` is absent where the file could not be read (then `error`
+/// says why) or was not there (`--ignore-missing`).
+pub(super) fn verdict(
+    out: &mut Vec<u8>,
+    (name, algorithm, expected, actual): (&[u8], Algorithm, &Digest, Option<&Digest>),
+    verdict: Verdict,
+    error: Option<&str>,
+) {
+    out.push(b'{');
+    write_name(out, "path", name);
+    out.extend_from_slice(b",\"algorithm\":");
+    write_string(out, &algorithm.to_string());
+    out.extend_from_slice(b",\"expected\":\"");
+    expected.push_hex(out);
+    out.push(b'"');
+    if let Some(actual) = actual {
+        out.extend_from_slice(b",\"actual\":\"");
+        actual.push_hex(out);
+        out.push(b'"');
+    }
+    let status = match verdict {
+        Verdict::Ok => "ok",
+        Verdict::Failed => "failed",
+        Verdict::Unreadable => "unreadable",
+        Verdict::Missing => "missing",
+    };
+    out.extend_from_slice(b",\"status\":");
+    write_string(out, status);
+    if let Some(why) = error {
+        out.extend_from_slice(b",\"error\":");
+        write_string(out, why);
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// `{"list":…,"line":N,"status":"misformatted"}`: a line that is not a
+/// checksum line.
+pub(super) fn misformatted(out: &mut Vec<u8>, list: &[u8], line: u64) {
+    out.push(b'{');
+    write_name(out, "list", list);
+    let _ = write!(out, ",\"line\":{line},\"status\":\"misformatted\"}}");
+    out.push(b'\n');
+}
+
+/// `{"list":…,"summary":{…}}` after each list: its lines counted by verdict.
+pub(super) fn summary(out: &mut Vec<u8>, list: &[u8], tally: &Tally) {
+    out.push(b'{');
+    write_name(out, "list", list);
+    let _ = write!(
+        out,
+        ",\"summary\":{{\"ok\":{},\"failed\":{},\"unreadable\":{},\"missing\":{},\"misformatted\":{}}}}}",
+        tally.matched, tally.mismatched, tally.unreadable, tally.missing, tally.misformatted
+    );
+    out.push(b'\n');
+}

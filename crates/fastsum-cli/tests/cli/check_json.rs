@@ -1,0 +1,148 @@
+//! Issue 36, point 8: `fastsum -c --json`, one record per checked line and
+//! one per list, against the text mode's verdicts on the same list (read
+//! back with Python's json module, an independent parser).
+
+use crate::testenv;
+
+use testenv::TestEnv;
+
+/// Verdicts of the text mode: (name, status) from `NAME: STATUS` lines
+/// (names here hold no newline or backslash, so are printed as they are).
+fn text_verdicts(out: &str) -> Vec<(String, String)> {
+    out.lines()
+        .map(|l| {
+            let (name, status) = l.rsplit_once(": ").expect("NAME: STATUS");
+            let status = match status {
+                "OK" => "ok",
+                "FAILED" => "failed",
+                "FAILED open or read" => "unreadable",
+                other => panic!("unknown status {other}"),
+            };
+            (name.to_string(), status.to_string())
+        })
+        .collect()
+}
+
+/// The JSON records read by Python: (path, status) per verdict, and the
+/// list records as they are.
+fn json_verdicts(out: &[u8]) -> (Vec<(String, String)>, Vec<String>) {
+    let parsed = testenv::python(
+        r#"
+import json, sys, base64
+for line in sys.stdin.buffer.read().splitlines():
+    r = json.loads(line)
+    if "summary" in r or r.get("status") == "misformatted":
+        print("LIST", json.dumps(r, sort_keys=True))
+    else:
+        assert set(r) <= {"path", "path_base64", "algorithm", "expected", "actual", "status", "error"}, r
+        assert ("actual" in r) == (r["status"] in ("ok", "failed")), r
+        assert (r["status"] == "ok") == (r.get("actual") == r["expected"]), r
+        print(r["path"] + "\t" + r["status"])
+"#,
+        out,
+    );
+    let mut verdicts = Vec::new();
+    let mut lists = Vec::new();
+    for line in parsed.lines() {
+        match line.strip_prefix("LIST ") {
+            Some(list) => lists.push(list.to_string()),
+            None => {
+                let (path, status) = line.split_once('\t').expect("path and status");
+                verdicts.push((path.to_string(), status.to_string()));
+            }
+        }
+    }
+    (verdicts, lists)
+}
+
+#[test]
+fn check_json_says_what_the_text_mode_says() {
+    let env = TestEnv::new();
+    for name in ["same", "changed", "gone", "also same"] {
+        env.file(name.as_bytes(), format!("{name}\n").as_bytes());
+    }
+    for algorithm in ["md5", "sha256", "blake3"] {
+        let made = env.fastsum(
+            "fastsum",
+            &[
+                b"-a",
+                algorithm.as_bytes(),
+                b"same",
+                b"changed",
+                b"gone",
+                b"also same",
+            ],
+            b"",
+        );
+        let mut list = made.stdout.clone();
+        list.extend_from_slice(b"not a checksum line\n");
+        env.file(b"SUMS", &list);
+        env.file(b"changed", b"now other bytes\n");
+        std::fs::remove_file(env.path().join("gone")).expect("rm");
+        let a: &[u8] = algorithm.as_bytes();
+        let text = env.fastsum("fastsum", &[b"-a", a, b"-c", b"SUMS"], b"");
+        let json = env.fastsum("fastsum", &[b"-a", a, b"-c", b"--json", b"SUMS"], b"");
+        assert_eq!(json.status, text.status, "{algorithm}");
+        assert_eq!(json.stderr, text.stderr, "{algorithm}: stderr is the same");
+        let (verdicts, lists) = json_verdicts(&json.stdout);
+        assert_eq!(verdicts, text_verdicts(&text.stdout_str()), "{algorithm}");
+        assert_eq!(
+            lists,
+            [
+                r#"{"line": 5, "list": "SUMS", "status": "misformatted"}"#,
+                r#"{"list": "SUMS", "summary": {"failed": 1, "misformatted": 1, "missing": 0, "ok": 2, "unreadable": 1}}"#
+            ],
+            "{algorithm}"
+        );
+        // --ignore-missing: the text mode says nothing of it, JSON says
+        // "missing"; --quiet does not thin the records; --status has none.
+        let json = env.fastsum(
+            "fastsum",
+            &[
+                b"-a",
+                a,
+                b"-c",
+                b"--json",
+                b"--ignore-missing",
+                b"--quiet",
+                b"SUMS",
+            ],
+            b"",
+        );
+        let (verdicts, _) = json_verdicts(&json.stdout);
+        assert!(
+            verdicts.contains(&("gone".into(), "missing".into())),
+            "{verdicts:?}"
+        );
+        assert!(
+            verdicts.contains(&("same".into(), "ok".into())),
+            "{verdicts:?}"
+        );
+        let silent = env.fastsum(
+            "fastsum",
+            &[b"-a", a, b"-c", b"--json", b"--status", b"SUMS"],
+            b"",
+        );
+        assert!(silent.stdout.is_empty());
+        assert_eq!(silent.status, 1);
+        env.file(b"changed", b"changed\n");
+        env.file(b"gone", b"gone\n");
+    }
+}
+
+#[test]
+fn check_json_keeps_exact_names() {
+    let env = TestEnv::new();
+    env.file(b"caf\xe9", b"latin-1\n");
+    let made = env.fastsum("fastsum", &[b"caf\xe9"], b"");
+    env.file(b"SUMS", &made.stdout);
+    let json = env.fastsum("fastsum", &[b"-c", b"--json", b"SUMS"], b"");
+    assert_eq!(json.status, 0);
+    assert!(
+        json.stdout_str()
+            .contains(r#""path":"caf\ufffd","path_base64":"Y2Fm6Q==""#)
+            || json.stdout_str().contains("\"path_base64\":\"Y2Fm6Q==\""),
+        "{}",
+        json.stdout_str()
+    );
+}
