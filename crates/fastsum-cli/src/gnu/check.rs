@@ -8,10 +8,10 @@ use fastsum::manifest::{gnu as gnu_lines, write_escaped};
 use fastsum::pipeline::{Order, Outcome, Record, TreeHasher};
 use fastsum::{Algorithm, ErrorKind, Source};
 
-use super::check_json;
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
 use super::run::{say_notice, Run};
+use super::verdict::{self, Tally, Verdict};
 use crate::personality::ToolKind;
 use crate::term::quote::quotef;
 
@@ -145,40 +145,6 @@ pub(super) fn report_hashed(
             let why = kind.to_string();
             run.file_error(name, &why);
             Hashed::Failed(why)
-        }
-    }
-}
-
-/// What one checked line came to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Verdict {
-    Ok,
-    Failed,
-    Unreadable,
-    /// Not there, with --ignore-missing.
-    Missing,
-}
-
-/// What one list's lines came to.
-#[derive(Default)]
-pub(super) struct Tally {
-    pub(super) misformatted: u64,
-    pub(super) mismatched: u64,
-    pub(super) unreadable: u64,
-    pub(super) any_properly_formatted: bool,
-    pub(super) any_matched: bool,
-    /// Lines that matched, and files not there (--ignore-missing).
-    pub(super) matched: u64,
-    pub(super) missing: u64,
-}
-
-impl Tally {
-    fn count(&mut self, verdict: Verdict) {
-        match verdict {
-            Verdict::Ok => (self.any_matched, self.matched) = (true, self.matched + 1),
-            Verdict::Failed => self.mismatched += 1,
-            Verdict::Unreadable => self.unreadable += 1,
-            Verdict::Missing => self.missing += 1,
         }
     }
 }
@@ -351,7 +317,7 @@ fn report_item(
         CheckItem::Misformatted(number, named) => {
             tally.misformatted += 1;
             if o.json && !o.status_only {
-                check_json::misformatted(run.out.stdout_buf(), display_name, number);
+                verdict::misformatted(run.out.stdout_buf(), display_name, number);
                 run.out.commit();
             }
             if o.warn {
@@ -371,8 +337,6 @@ fn report_item(
         } => (name, algorithm, (expected, matchable)),
     };
     tally.any_properly_formatted = true;
-    // coreutils 9.4 on: escaped as in its output lines (\\, \n, \r).
-    let escape = !o.status_only && fastsum::manifest::needs_escape(&name);
     let hashed = match prefetched {
         Some(result) => report_hashed(run, &name, result, o.ignore_missing),
         None => digest_named(run, algorithm, &name, o.ignore_missing),
@@ -399,31 +363,39 @@ fn report_item(
                 _ => None,
             };
             let line = (&name[..], algorithm, &expected.0, actual);
-            check_json::verdict(run.out.stdout_buf(), line, verdict, why);
+            verdict::verdict(run.out.stdout_buf(), line, verdict, why);
             run.out.commit();
         }
         return;
     }
-    let status: Option<&[u8]> = match verdict {
-        Verdict::Unreadable => Some(b"FAILED open or read"),
-        Verdict::Missing => None,
-        Verdict::Ok => (!o.quiet).then_some(b"OK"),
-        Verdict::Failed => Some(b"FAILED"),
+    say_verdict(run, o, &name, verdict);
+}
+
+/// `NAME: OK`, `NAME: FAILED` or `NAME: FAILED open or read`, the name
+/// escaped as coreutils 9.4 on escape it (`\\`, `\n`, `\r`).
+fn say_verdict(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
+    let status: &[u8] = match verdict {
+        Verdict::Unreadable => b"FAILED open or read",
+        Verdict::Missing => return,
+        Verdict::Ok if o.quiet => return,
+        Verdict::Ok => b"OK",
+        Verdict::Failed => b"FAILED",
     };
-    if let (Some(status), false) = (status, o.status_only) {
-        let buf = run.out.stdout_buf();
-        if escape {
-            buf.push(b'\\');
-            write_escaped(&name, buf);
-        } else {
-            buf.extend_from_slice(&name);
-        }
-        buf.extend_from_slice(b": ");
-        buf.extend_from_slice(status);
-        buf.push(b'\n');
-        run.out.commit();
-        run.stop_if_unwritable();
+    if o.status_only {
+        return;
     }
+    let buf = run.out.stdout_buf();
+    if fastsum::manifest::needs_escape(name) {
+        buf.push(b'\\');
+        write_escaped(name, buf);
+    } else {
+        buf.extend_from_slice(name);
+    }
+    buf.extend_from_slice(b": ");
+    buf.extend_from_slice(status);
+    buf.push(b'\n');
+    run.out.commit();
+    run.stop_if_unwritable();
 }
 
 /// After a list: "no properly formatted lines" (with fastsum's hint of
@@ -436,7 +408,7 @@ fn summarize(
     other_length: Option<usize>,
 ) {
     if o.json && !o.status_only {
-        check_json::summary(run.out.stdout_buf(), display_name, tally);
+        verdict::summary(run.out.stdout_buf(), display_name, tally);
         run.out.commit();
     }
     if !tally.any_properly_formatted {

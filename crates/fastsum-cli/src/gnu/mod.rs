@@ -11,7 +11,6 @@ use std::sync::Arc;
 use crate::personality::Tool;
 
 mod check;
-mod check_json;
 pub mod documented;
 mod files0;
 #[cfg(test)]
@@ -24,6 +23,7 @@ mod remote;
 mod resolve;
 mod run;
 mod usage;
+mod verdict;
 
 use check::check_file;
 use options::*;

@@ -1,3 +1,4 @@
+//! What a checked line comes to, what a list's lines come to, and
 //! `fastsum -c --json`: one JSON object per checked line, then one for the
 //! list (docs/JSON.md, "-c --json records"), instead of `NAME: OK` lines.
 //! The messages on stderr stay as they are.
@@ -7,7 +8,39 @@ use std::io::Write as _;
 use fastsum::manifest::json::{write_name, write_string};
 use fastsum::{Algorithm, Digest};
 
-use super::check::{Tally, Verdict};
+/// What one checked line came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    Ok,
+    Failed,
+    Unreadable,
+    /// Not there, with --ignore-missing.
+    Missing,
+}
+
+/// What one list's lines came to.
+#[derive(Default)]
+pub(super) struct Tally {
+    pub(super) misformatted: u64,
+    pub(super) mismatched: u64,
+    pub(super) unreadable: u64,
+    pub(super) any_properly_formatted: bool,
+    pub(super) any_matched: bool,
+    /// Lines that matched, and files not there (--ignore-missing).
+    pub(super) matched: u64,
+    pub(super) missing: u64,
+}
+
+impl Tally {
+    pub(super) fn count(&mut self, verdict: Verdict) {
+        match verdict {
+            Verdict::Ok => (self.any_matched, self.matched) = (true, self.matched + 1),
+            Verdict::Failed => self.mismatched += 1,
+            Verdict::Unreadable => self.unreadable += 1,
+            Verdict::Missing => self.missing += 1,
+        }
+    }
+}
 
 /// `{"path":…,"algorithm":…,"expected":…,"actual":…,"status":…}`;
 /// `actual` is absent where the file could not be read (then `error`
