@@ -100,7 +100,17 @@ pub(super) fn prefetch_digests(
         if let Some(session) = session {
             run_tree = run_tree.cache(session);
         }
+        let counters = run.progress.as_ref().map(|(p, _)| p.clone());
+        if let Some(counters) = &counters {
+            run_tree = run_tree.progress(counters.clone());
+        }
         let finished = run_tree.run(&operands, record);
+        if let Some(counters) = counters {
+            // The list is not read to its end: no total, so no ETA.
+            counters
+                .walk_done
+                .store(false, std::sync::atomic::Ordering::Release);
+        }
         if finished.is_err() {
             // Left to digest_named, line by line.
             for &i in &indices {
@@ -384,18 +394,26 @@ fn say_verdict(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
     if o.status_only {
         return;
     }
-    let buf = run.out.stdout_buf();
+    let mut line = Vec::with_capacity(name.len() + 24);
     if fastsum::manifest::needs_escape(name) {
-        buf.push(b'\\');
-        write_escaped(name, buf);
+        line.push(b'\\');
+        write_escaped(name, &mut line);
     } else {
-        buf.extend_from_slice(name);
+        line.extend_from_slice(name);
     }
-    buf.extend_from_slice(b": ");
-    buf.extend_from_slice(status);
-    buf.push(b'\n');
-    run.out.commit();
+    line.extend_from_slice(b": ");
+    line.extend_from_slice(status);
+    line.push(b'\n');
+    if run.progress.is_some() && stdout_is_a_terminal() {
+        run.around_the_bar(|out| out.out(&line));
+    } else {
+        run.out.out(&line);
+    }
     run.stop_if_unwritable();
+}
+
+fn stdout_is_a_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
 }
 
 /// After a list: "no properly formatted lines" (with fastsum's hint of

@@ -67,9 +67,25 @@ fn check_all(run: &mut Run, o: &Options, operands: &[Vec<u8>]) -> bool {
     }
     let mut ok = true;
     let mut parser = check::parser(run, o);
-    for name in operands {
-        ok &= check_file(run, o, &mut parser, name);
+    // fastsum's own -c shows the bar -r shows (after a second, on a
+    // terminal's stderr); the GNU tools show none, as theirs.
+    let show = run.tool.kind == crate::personality::ToolKind::Fastsum
+        && crate::term::progress::wanted(o.no_progress);
+    let display = Arc::new(crate::term::progress::Display::default());
+    let counters = Arc::new(fastsum::Progress::default());
+    if show {
+        run.progress = Some((counters.clone(), display.clone()));
     }
+    std::thread::scope(|scope| {
+        if show {
+            scope.spawn(|| display.run(&counters));
+        }
+        for name in operands {
+            ok &= check_file(run, o, &mut parser, name);
+        }
+        display.finish();
+    });
+    run.progress = None;
     if let Some(state) = run.check_cache.take() {
         let CheckCache {
             mut cache,

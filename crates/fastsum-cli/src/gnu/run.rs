@@ -28,6 +28,9 @@ pub(super) struct Run {
     pub(super) check_cache: Option<CheckCache>,
     /// `cksum --debug` has said which CRC runs (once per run).
     pub(super) said_debug: bool,
+    /// `-c`'s progress bar, while one runs: its counters (fed by the
+    /// pipeline) and its display, which output is written around.
+    pub(super) progress: Option<(Arc<fastsum::Progress>, Arc<crate::term::progress::Display>)>,
     /// A failed write is said with its cause (coreutils 9.10 checks each
     /// digest line as it goes); `cksum`'s and `sum`'s own lines only at
     /// exit, where the cause is lost (`write error`).
@@ -57,6 +60,7 @@ impl Run {
             check_cache: None,
             said_debug: false,
             write_error_cause: true,
+            progress: None,
         }
     }
 
@@ -65,7 +69,18 @@ impl Run {
         line.extend_from_slice(b": ");
         line.extend_from_slice(message);
         line.push(b'\n');
-        self.out.err_raw(&line);
+        self.around_the_bar(|out| out.err_raw(&line));
+    }
+
+    /// Runs `write` with the progress bar (if one is drawn) off the screen.
+    pub(super) fn around_the_bar(&mut self, write: impl FnOnce(&mut Output)) {
+        match self.progress.as_ref().map(|(_, d)| d.clone()) {
+            Some(display) if display.visible() => display.suspend(|| {
+                write(&mut self.out);
+                self.out.flush_held();
+            }),
+            _ => write(&mut self.out),
+        }
     }
 
     pub(super) fn file_error(&mut self, name: &[u8], cause: &str) {

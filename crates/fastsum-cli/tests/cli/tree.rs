@@ -556,3 +556,42 @@ fn read_ahead_leaves_a_fifo_operand_alone() {
         );
     }
 }
+
+/// Issue 36, point 4: `fastsum -c` of a long list shows the same bar (a
+/// slow FIFO among the listed files keeps the run past the bar's second),
+/// and stdout holds the verdicts only.
+#[test]
+fn check_shows_the_progress_bar_on_a_terminal_too() {
+    let env = TestEnv::new();
+    let mut list = String::new();
+    for i in 0..20 {
+        env.file(format!("f{i}").as_bytes(), format!("{i}\n").as_bytes());
+        list.push_str(&format!("{}  f{i}\n", hex_md5(format!("{i}\n").as_bytes())));
+    }
+    list.push_str(&format!("{}  slow\n", hex_md5(b"abc")));
+    env.file(b"list", list.as_bytes());
+    let fifo = env.path().join("slow");
+    mkfifo(&fifo);
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let mut pipe = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+        std::thread::sleep(Duration::from_millis(1600));
+        pipe.write_all(b"abc").unwrap();
+    });
+    let command = format!("{} -c list > out", env!("CARGO_BIN_EXE_fastsum"));
+    let terminal = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(env.path())
+        .env("TERM", "xterm")
+        .env("COLUMNS", "100")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+    writer.join().unwrap();
+    assert!(terminal.status.success(), "{terminal:?}");
+    let shown = String::from_utf8_lossy(&terminal.stdout);
+    assert!(shown.contains("/21 files"), "no bar drawn: {shown:?}");
+    let out = std::fs::read_to_string(env.path().join("out")).unwrap();
+    assert_eq!(out.lines().count(), 21, "{out}");
+    assert!(out.lines().all(|l| l.ends_with(": OK")), "{out}");
+}
