@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
-use fastsum::manifest::{gnu as gnu_lines, write_escaped};
+use fastsum::manifest::gnu as gnu_lines;
 use fastsum::pipeline::{Order, Outcome, Record, TreeHasher};
 use fastsum::{Algorithm, ErrorKind, Source};
 
@@ -378,42 +378,7 @@ fn report_item(
         }
         return;
     }
-    say_verdict(run, o, &name, verdict);
-}
-
-/// `NAME: OK`, `NAME: FAILED` or `NAME: FAILED open or read`, the name
-/// escaped as coreutils 9.4 on escape it (`\\`, `\n`, `\r`).
-fn say_verdict(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
-    let status: &[u8] = match verdict {
-        Verdict::Unreadable => b"FAILED open or read",
-        Verdict::Missing => return,
-        Verdict::Ok if o.quiet => return,
-        Verdict::Ok => b"OK",
-        Verdict::Failed => b"FAILED",
-    };
-    if o.status_only {
-        return;
-    }
-    let mut line = Vec::with_capacity(name.len() + 24);
-    if fastsum::manifest::needs_escape(name) {
-        line.push(b'\\');
-        write_escaped(name, &mut line);
-    } else {
-        line.extend_from_slice(name);
-    }
-    line.extend_from_slice(b": ");
-    line.extend_from_slice(status);
-    line.push(b'\n');
-    if run.progress.is_some() && stdout_is_a_terminal() {
-        run.around_the_bar(|out| out.out(&line));
-    } else {
-        run.out.out(&line);
-    }
-    run.stop_if_unwritable();
-}
-
-fn stdout_is_a_terminal() -> bool {
-    std::io::IsTerminal::is_terminal(&std::io::stdout())
+    verdict::say(run, o, &name, verdict);
 }
 
 /// After a list: "no properly formatted lines" (with fastsum's hint of

@@ -6,7 +6,11 @@
 use std::io::Write as _;
 
 use fastsum::manifest::json::{write_name, write_string};
+use fastsum::manifest::write_escaped;
 use fastsum::{Algorithm, Digest};
+
+use super::options::Options;
+use super::run::Run;
 
 /// What one checked line came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +44,41 @@ impl Tally {
             Verdict::Missing => self.missing += 1,
         }
     }
+}
+
+/// `NAME: OK`, `NAME: FAILED` or `NAME: FAILED open or read`, the name
+/// escaped as coreutils 9.4 on escape it (`\\`, `\n`, `\r`).
+pub(super) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
+    let status: &[u8] = match verdict {
+        Verdict::Unreadable => b"FAILED open or read",
+        Verdict::Missing => return,
+        Verdict::Ok if o.quiet => return,
+        Verdict::Ok => b"OK",
+        Verdict::Failed => b"FAILED",
+    };
+    if o.status_only {
+        return;
+    }
+    let mut line = Vec::with_capacity(name.len() + 24);
+    if fastsum::manifest::needs_escape(name) {
+        line.push(b'\\');
+        write_escaped(name, &mut line);
+    } else {
+        line.extend_from_slice(name);
+    }
+    line.extend_from_slice(b": ");
+    line.extend_from_slice(status);
+    line.push(b'\n');
+    if run.progress.is_some() && stdout_is_a_terminal() {
+        run.around_the_bar(|out| out.out(&line));
+    } else {
+        run.out.out(&line);
+    }
+    run.stop_if_unwritable();
+}
+
+fn stdout_is_a_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
 }
 
 /// `{"path":…,"algorithm":…,"expected":…,"actual":…,"status":…}`;
