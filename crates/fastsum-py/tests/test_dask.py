@@ -165,3 +165,22 @@ def test_the_command_on_a_real_cluster_survives_a_killed_worker(real_cluster, od
     out, err = run.communicate(timeout=120)
     assert out == want[1]
     assert run.returncode == 0, err
+
+
+def test_an_unreachable_scheduler_is_one_line_and_status_2(tmp_path):
+    # Issue 36: a traceback after 30 s; now one line after --timeout.
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens
+    started = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "fastsum.dask", "--scheduler", f"tcp://127.0.0.1:{port}",
+         "-r", str(tmp_path), "--timeout", "2"],
+        capture_output=True, timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == b""
+    lines = run.stderr.decode().splitlines()
+    assert len(lines) == 1 and "cannot reach the scheduler" in lines[0], run.stderr
+    assert "Traceback" not in run.stderr.decode()
+    assert time.monotonic() - started < 30

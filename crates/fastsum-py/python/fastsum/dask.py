@@ -180,10 +180,20 @@ def main(argv=None):
     ap.add_argument("-L", "--follow", action="store_true")
     ap.add_argument("--shard-bytes", type=int, default=256 << 20)
     ap.add_argument("--shard-files", type=int, default=20000)
+    ap.add_argument("--timeout", type=float, default=30, metavar="SECONDS",
+                    help="how long to try to reach the scheduler (default 30)")
     args = ap.parse_args(argv)
     from distributed import Client
 
-    with Client(args.scheduler) as client:
+    try:
+        client = Client(args.scheduler, timeout=args.timeout)
+    except (OSError, TimeoutError) as e:
+        # A traceback tells a user nothing they can act on (issue 36).
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(f"python -m fastsum.dask: cannot reach the scheduler at {args.scheduler}"
+              f" within {args.timeout:g} s: {why}", file=sys.stderr)
+        return 2
+    with client:
         return hash_tree(os.fsdecode(args.root), client, args.algorithm,
                          exclude=args.exclude, follow=args.follow, json=args.json,
                          shard_bytes=args.shard_bytes, shard_files=args.shard_files)

@@ -170,9 +170,9 @@ fn read_manifest(
         Side::Stdin => None,
     };
     let (manifest, listed) = side::read_side(path, options.algorithm, &rooting(given, other))
-        .map_err(|why| {
+        .map_err(|kind| {
             let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
-            Error::with_path(name, ErrorKind::Io(std::io::Error::other(why)))
+            Error::with_path(name, kind)
         })?;
     Ok(Some((manifest.algorithm, listed)))
 }

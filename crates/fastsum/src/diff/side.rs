@@ -181,13 +181,16 @@ pub(super) fn read_side(
     path: Option<&Path>,
     algorithm: Option<Algorithm>,
     root: &Rooting,
-) -> Result<(Manifest, Vec<Listed>), String> {
+) -> Result<(Manifest, Vec<Listed>), ErrorKind> {
+    let unreadable = |why: String| ErrorKind::Io(std::io::Error::other(why));
+    // A list that cannot be opened keeps its OS error (Python's
+    // FileNotFoundError, the CLI's "No such file or directory").
     let manifest = match path {
         Some(path) => {
-            let file = std::fs::File::open(path).map_err(|e| ErrorKind::Io(e).to_string())?;
-            read_manifest(std::io::BufReader::new(file), algorithm)?
+            let file = std::fs::File::open(path).map_err(ErrorKind::Io)?;
+            read_manifest(std::io::BufReader::new(file), algorithm).map_err(unreadable)?
         }
-        None => read_manifest(std::io::stdin().lock(), algorithm)?,
+        None => read_manifest(std::io::stdin().lock(), algorithm).map_err(unreadable)?,
     };
     let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
     let mut listed: Vec<Listed> = manifest
@@ -199,7 +202,7 @@ pub(super) fn read_side(
             error: format!("line {line}: {why}"),
         })
         .collect();
-    let prefix = root.prefix_for(&manifest)?;
+    let prefix = root.prefix_for(&manifest).map_err(unreadable)?;
     let mut entries: Vec<Found> = manifest
         .entries
         .iter()
