@@ -65,6 +65,10 @@ struct DupesArgs {
     /// Compare the bytes of every member with the first's.
     #[arg(long)]
     verify: bool,
+    /// Never show the progress bar (shown on a terminal's stderr after a
+    /// second otherwise).
+    #[arg(long)]
+    no_progress: bool,
     /// One JSON object per group (JSON Lines, docs/JSON.md).
     #[arg(long)]
     json: bool,
@@ -128,8 +132,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let (cache, session) =
         crate::term::open_cache_session("fastsum dupes", &args.cache, algorithm, &args.paths);
-    let options = dupes_options(&args, algorithm, session.clone());
-    let found = find_duplicates(&args.paths, &options, args.unique);
+    let mut options = dupes_options(&args, algorithm, session.clone());
+    let found = with_progress(args.no_progress, &mut options, |options| {
+        find_duplicates(&args.paths, options, args.unique)
+    });
     drop(options);
     crate::term::close_cache_session("fastsum dupes", cache, session);
     let report = match found {
@@ -191,7 +197,29 @@ fn dupes_options(
         hard_links: args.hard_links,
         verify: args.verify,
         cache: session,
+        progress: None,
     }
+}
+
+/// Runs `find` with the progress bar -r shows (files walked, then the
+/// candidates hashed) when stderr is a terminal and it was not refused.
+fn with_progress<R>(
+    refused: bool,
+    options: &mut DupesOptions,
+    find: impl FnOnce(&DupesOptions) -> R,
+) -> R {
+    if !crate::term::progress::wanted(refused) {
+        return find(options);
+    }
+    let counters = std::sync::Arc::new(fastsum::Progress::default());
+    options.progress = Some(counters.clone());
+    let display = crate::term::progress::Display::default();
+    std::thread::scope(|scope| {
+        scope.spawn(|| display.run(&counters));
+        let found = find(options);
+        display.finish();
+        found
+    })
 }
 
 /// The action asked for, if any.

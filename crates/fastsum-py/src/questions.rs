@@ -364,6 +364,7 @@ pub fn dupes(
         hard_links,
         verify,
         cache: None,
+        progress: None,
     };
     let report = py
         .detach(|| find_duplicates(&operands, &options, unique))

@@ -717,3 +717,43 @@ fn reflink_shares_extents_through_the_kernels_comparison() {
     }
     assert_eq!(std::fs::read(root.join("d")).unwrap(), other);
 }
+
+/// Issue 36, point 4: a long `dupes` shows the bar `-r` shows on a
+/// terminal's stderr (two 300 MB sparse twins hashed with SM3 take more
+/// than its second), and stdout holds the groups only.
+#[test]
+fn dupes_shows_the_progress_bar_on_a_terminal() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.path().join("d")).unwrap();
+    for name in ["a", "b"] {
+        let f = std::fs::File::create(env.path().join("d").join(name)).unwrap();
+        f.set_len(300 << 20).unwrap();
+    }
+    let command = format!("{} dupes -a sm3 d > out", env!("CARGO_BIN_EXE_fastsum"));
+    let run = |extra: &str| {
+        let out = std::process::Command::new("script")
+            .args(["-qec", &format!("{command} {extra}"), "/dev/null"])
+            .current_dir(env.path())
+            .env("TERM", "xterm")
+            .env("COLUMNS", "100")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = run("");
+    assert!(shown.contains("/2 files"), "no bar drawn: {shown:?}");
+    let out = std::fs::read_to_string(env.path().join("out")).unwrap();
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("  d/")).count(),
+        2,
+        "{out}"
+    );
+    assert!(!out.contains("/2 files"), "the bar went to stdout: {out}");
+    let shown = run("--no-progress");
+    assert!(
+        !shown.contains("/2 files"),
+        "--no-progress drew a bar: {shown:?}"
+    );
+}

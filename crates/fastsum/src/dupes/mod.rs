@@ -59,6 +59,10 @@ pub struct DupesOptions {
     pub verify: bool,
     /// Whole-file digests from and to this cache.
     pub cache: Option<Arc<CacheSession>>,
+    /// Counters for a progress display: `files_found` counts the files
+    /// the walk meets; then, for the whole-file stage, the candidates to
+    /// hash (`files_found` reset to them), `files_done` and `bytes_done`.
+    pub progress: Option<Arc<crate::pipeline::Progress>>,
 }
 
 impl DupesOptions {
@@ -73,6 +77,7 @@ impl DupesOptions {
             empty: false,
             hard_links: false,
             verify: false,
+            progress: None,
             cache: None,
         }
     }

@@ -1,6 +1,7 @@
 //! The stages of `find_duplicates` (see the module documentation).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -85,10 +86,16 @@ fn walk_operands(
         match std::fs::metadata(operand) {
             Ok(m) if m.is_dir() => {
                 let found = Mutex::new(Vec::new());
+                let counted = options.progress.as_deref();
                 walk::walk(operand, &walk_options, &|item| match item {
                     WalkItem::File { path, .. } => match leftover(&path) {
                         Some(l) => left.lock().expect("not poisoned").push(l),
-                        None => found.lock().expect("not poisoned").push(path),
+                        None => {
+                            if let Some(p) = counted {
+                                p.files_found.fetch_add(1, Ordering::Relaxed);
+                            }
+                            found.lock().expect("not poisoned").push(path)
+                        }
                     },
                     WalkItem::Special {
                         path,
@@ -321,6 +328,11 @@ fn hash_whole(
         });
     if let Some(session) = &options.cache {
         hasher = hasher.cache(session.clone());
+    }
+    if let Some(progress) = &options.progress {
+        // From here the bar counts the files to hash, not those walked.
+        progress.files_found.store(0, Ordering::Relaxed);
+        hasher = hasher.progress(progress.clone());
     }
     hasher.run(&operands, |record| match record.outcome {
         Outcome::Hashed(h) => hashed[record.operand] = Some(h.digest),
