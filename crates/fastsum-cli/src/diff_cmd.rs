@@ -44,6 +44,10 @@ struct DiffArgs {
     /// Leave out matching paths (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
+    /// Never show the progress bar (shown on a terminal's stderr after a
+    /// second otherwise).
+    #[arg(long)]
+    no_progress: bool,
     /// Go at most N levels below each directory (1: its own files only;
     /// find's maxdepth).
     #[arg(long, value_name = "N")]
@@ -137,18 +141,32 @@ pub fn run(args: Vec<OsString>) -> i32 {
         algorithm.unwrap_or(Algorithm::Md5),
         &roots,
     );
-    let options = diff_options(&args, algorithm, session.clone());
+    let mut options = diff_options(&args, algorithm, session.clone());
+    let show = crate::term::progress::wanted(args.no_progress);
+    let counters = Arc::new(fastsum::Progress::default());
+    if show {
+        options.progress = Some(counters.clone());
+    }
+    let display = crate::term::progress::Display::default();
     let mut printer = Printer {
         args: &args,
         out: Output::new(Buffering::Line),
         plan: args.plan.then(crate::diff_plan::Plan::default),
+        display: &display,
     };
-    let result = diff(
-        &Side::of_operand(&args.old),
-        &Side::of_operand(&args.new),
-        &options,
-        |event| printer.event(event),
-    );
+    let result = std::thread::scope(|scope| {
+        if show {
+            scope.spawn(|| display.run(&counters));
+        }
+        let result = diff(
+            &Side::of_operand(&args.old),
+            &Side::of_operand(&args.new),
+            &options,
+            |event| printer.event(event),
+        );
+        display.finish();
+        result
+    });
     drop(options);
     crate::term::close_cache_session("fastsum diff", cache, session);
     match result {
@@ -185,6 +203,7 @@ fn diff_options(
         new_root: args.new_root.clone(),
         cache: session,
         remote: remote_options(args),
+        progress: None,
     }
 }
 
@@ -194,10 +213,25 @@ struct Printer<'a> {
     args: &'a DiffArgs,
     out: Output,
     plan: Option<crate::diff_plan::Plan>,
+    /// The progress bar, which what is written goes around.
+    display: &'a crate::term::progress::Display,
 }
 
 impl Printer<'_> {
+    /// One event, written with the progress bar (if drawn) off the screen.
     fn event(&mut self, event: DiffEvent) {
+        if self.display.visible() {
+            let display = self.display;
+            display.suspend(|| {
+                self.write(event);
+                self.out.flush_held();
+            });
+        } else {
+            self.write(event);
+        }
+    }
+
+    fn write(&mut self, event: DiffEvent) {
         let args = self.args;
         match event {
             DiffEvent::Change(change) => {

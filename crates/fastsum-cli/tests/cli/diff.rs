@@ -514,3 +514,44 @@ fn a_manifest_of_absolute_paths_against_another_directory_is_right_or_refused() 
     assert_eq!(out.status, 1, "{}", out.stderr_str());
     assert_eq!(as_expected(&out.stdout_str()), expected);
 }
+
+/// Issue 36, point 4: a long `diff` shows the bar `-r` shows on a
+/// terminal's stderr (a 700 MB sparse file hashed with SM3 against a
+/// manifest takes more than its second); stdout holds the changes only.
+#[test]
+fn diff_shows_the_progress_bar_on_a_terminal() {
+    let env = TestEnv::new();
+    for side in ["old", "new"] {
+        std::fs::create_dir(env.path().join(side)).unwrap();
+        let f = std::fs::File::create(env.path().join(side).join("big")).unwrap();
+        f.set_len(700 << 20).unwrap();
+    }
+    env.file(b"new/added", b"added\n");
+    let listed = env.fastsum("fastsum", &[b"-r", b"-a", b"sm3", b"new"], b"");
+    env.file(b"new.sm3", &listed.stdout);
+    let run = |extra: &str| {
+        let command = format!(
+            "{} diff {extra} old new.sm3 > out",
+            env!("CARGO_BIN_EXE_fastsum")
+        );
+        let out = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .current_dir(env.path())
+            .env("TERM", "xterm")
+            .env("COLUMNS", "100")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+        let out_file = std::fs::read_to_string(env.path().join("out")).unwrap();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), out_file)
+    };
+    let (shown, out) = run("");
+    assert!(shown.contains("/1 files"), "no bar drawn: {shown:?}");
+    assert_eq!(out, "A\tadded\n");
+    let (shown, out) = run("--no-progress");
+    assert!(
+        !shown.contains("files,"),
+        "--no-progress drew a bar: {shown:?}"
+    );
+    assert_eq!(out, "A\tadded\n");
+}

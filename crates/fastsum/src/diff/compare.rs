@@ -38,10 +38,24 @@ pub(super) enum Verdict {
 
 /// Compares every pair of `pairs` (both sides trees), on all cores; fills
 /// in sizes as it goes.
-pub(super) fn compare_pairs(pairs: &mut [(Found, Found)]) -> Vec<Verdict> {
+pub(super) fn compare_pairs(
+    pairs: &mut [(Found, Found)],
+    progress: Option<&crate::pipeline::Progress>,
+) -> Vec<Verdict> {
     pairs
         .par_iter_mut()
-        .map(|(old, new)| compare_pair(old, new))
+        .map(|(old, new)| {
+            let verdict = compare_pair(old, new);
+            if let Some(p) = progress {
+                use std::sync::atomic::Ordering::Relaxed;
+                p.files_done.fetch_add(2, Relaxed);
+                // What a comparison to the end reads (one that finds a
+                // difference early reads less).
+                let sizes = old.size.unwrap_or(0) + new.size.unwrap_or(0);
+                p.bytes_done.fetch_add(sizes, Relaxed);
+            }
+            verdict
+        })
         .collect()
 }
 

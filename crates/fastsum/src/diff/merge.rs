@@ -118,11 +118,12 @@ impl Source {
 fn settle(
     pairs: &mut Vec<(Found, Found)>,
     changes: &mut Vec<Change>,
-    all: bool,
+    options: &DiffOptions,
     summary: &mut DiffSummary,
     problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
 ) {
-    let verdicts = compare::compare_pairs(pairs);
+    let all = options.all;
+    let verdicts = compare::compare_pairs(pairs, options.progress.as_deref());
     for ((old, new), verdict) in pairs.drain(..).zip(verdicts) {
         if let compare::Verdict::Failed(path, why) = &verdict {
             problem(summary, PathBuf::from(path), why.clone());
@@ -155,7 +156,7 @@ pub(super) struct Merged {
 pub(super) fn merge(
     mut olds: Source,
     mut news: Source,
-    all: bool,
+    options: &DiffOptions,
     summary: &mut DiffSummary,
     sink: &mut impl FnMut(DiffEvent),
 ) -> Merged {
@@ -201,7 +202,13 @@ pub(super) fn merge(
                         pairs.push((x, y));
                     }
                     if pairs.len() == PAIR_BATCH {
-                        settle(&mut pairs, &mut merged.changes, all, summary, &mut problem);
+                        settle(
+                            &mut pairs,
+                            &mut merged.changes,
+                            options,
+                            summary,
+                            &mut problem,
+                        );
                     }
                     a = olds.next_entry(summary, &mut problem);
                     b = news.next_entry(summary, &mut problem);
@@ -209,7 +216,13 @@ pub(super) fn merge(
             },
         }
     }
-    settle(&mut pairs, &mut merged.changes, all, summary, &mut problem);
+    settle(
+        &mut pairs,
+        &mut merged.changes,
+        options,
+        summary,
+        &mut problem,
+    );
     merged
 }
 

@@ -100,6 +100,9 @@ pub struct DiffOptions {
     pub cache: Option<Arc<CacheSession>>,
     /// How remote sides are reached.
     pub remote: RemoteOptions,
+    /// Counters for a progress display: entries walked (`files_found`),
+    /// compared or hashed (`files_done`), bytes read (`bytes_done`).
+    pub progress: Option<Arc<crate::pipeline::Progress>>,
 }
 
 /// Compares `old` with `new` and hands every change (and problem) to
@@ -135,7 +138,7 @@ pub fn diff(
         &mut sink,
     )?;
     let mut summary = DiffSummary::default();
-    let merged = merge::merge(olds, news, options.all, &mut summary, &mut sink);
+    let merged = merge::merge(olds, news, options, &mut summary, &mut sink);
     let changes = merge::with_moves(merged, move_algorithm(algorithm, options));
     merge::report(changes, &mut summary, &mut sink);
     Ok(summary)

@@ -69,8 +69,21 @@ fn key_of(root: &Path, path: &Path) -> Vec<u8> {
 pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed> {
     let (tx, rx) = crossbeam_channel::bounded(AHEAD);
     let walk_options = options.walk.clone();
+    let progress = options.progress.clone();
     std::thread::spawn(move || {
         let mut sink = |item: WalkItem| {
+            let entry = matches!(
+                item,
+                WalkItem::File { .. }
+                    | WalkItem::Special {
+                        kind: SpecialKind::Symlink,
+                        ..
+                    }
+            );
+            if let (Some(p), true) = (&progress, entry) {
+                p.files_found
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
             let listed = match item {
                 WalkItem::File { path, .. } => Listed::Entry(Found {
                     key: key_of(&root, &path),
@@ -132,6 +145,9 @@ pub(super) fn hash_tree(
         .walk(options.walk.clone());
     if let Some(session) = &options.cache {
         hasher = hasher.cache(session.clone());
+    }
+    if let Some(progress) = &options.progress {
+        hasher = hasher.progress(progress.clone());
     }
     std::thread::spawn(move || {
         let operand = [Source::Path(root.clone())];
