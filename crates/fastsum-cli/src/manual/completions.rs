@@ -98,7 +98,9 @@ complete -o filenames -o bashdefault -F _fastsum fastsum
 
 /// `text` for a zsh `[...]` description or a fish `-d '...'`.
 fn quoted(text: &str, close: char) -> String {
-    text.replace('\'', "'\\''")
+    // An apostrophe cannot be escaped inside a single-quoted word: the
+    // typographic one reads the same.
+    text.replace('\'', "\u{2019}")
         .replace(close, "")
         .replace(['[', ']'], "")
         .replace(':', "\\:")
@@ -123,6 +125,7 @@ pub fn zsh() -> String {
         "    _describe -t commands 'fastsum subcommand' subcommands; _files; return".to_string(),
     );
     lines.push("  fi".to_string());
+    lines.extend(zsh_subcommands());
     lines.push("  _arguments -s \\".to_string());
     let algorithms = algorithm_names().join(" ");
     for o in fastsum_options() {
@@ -152,6 +155,43 @@ pub fn zsh() -> String {
     lines.push("}".to_string());
     lines.push("_fastsum \"$@\"".to_string());
     lines.join("\n") + "\n"
+}
+
+/// zsh: after a subcommand's name, its own options (from its clap
+/// definition), cache's actions and the shells of `completions`.
+fn zsh_subcommands() -> Vec<String> {
+    let mut lines = vec!["  case $words[2] in".to_string()];
+    for (name, command) in subcommands().filter_map(|(n, _)| Some((n, subcommand(n)?))) {
+        lines.push(format!("    {name})"));
+        lines.push("      shift words; (( CURRENT-- ))".to_string());
+        lines.push("      _arguments -s \\".to_string());
+        for (long, short, value, help) in clap_options(&command) {
+            let help = quoted(&help, '\'');
+            let (spelled, value) = match value {
+                Some(v) => (
+                    format!("--{long}="),
+                    format!(":{}:_files", v.to_lowercase()),
+                ),
+                None => (format!("--{long}"), String::new()),
+            };
+            match short {
+                Some(s) => lines.push(format!(
+                    "        '(-{s} --{long})'{{-{s},{spelled}}}'[{help}]{value}' \\"
+                )),
+                None => lines.push(format!("        '{spelled}[{help}]{value}' \\")),
+            }
+        }
+        let rest = match name {
+            "cache" => "        ':action:(stats prune clear)'",
+            _ => "        '*:file:_files'",
+        };
+        lines.push(rest.to_string());
+        lines.push("      return ;;".to_string());
+    }
+    lines.push("    completions) _values shell bash zsh fish; return ;;".to_string());
+    lines.push("    man) return ;;".to_string());
+    lines.push("  esac".to_string());
+    lines
 }
 
 /// The fish script: `fastsum completions fish > ~/.config/fish/completions/fastsum.fish`.

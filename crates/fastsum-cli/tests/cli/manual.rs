@@ -241,6 +241,18 @@ fn every_subcommand_and_its_options_are_in_help_man_and_every_completion() {
                 )),
                 "{sub} {long}: not in fish's"
             );
+            // zsh: in the subcommand's own case, after its name.
+            let section = zsh
+                .split(&format!("\n    {sub})\n"))
+                .nth(1)
+                .and_then(|rest| rest.split("return ;;").next())
+                .unwrap_or_default();
+            assert!(
+                [format!("{long}["), format!("{long}="), format!("{long}}}")]
+                    .iter()
+                    .any(|spelled| section.contains(spelled.as_str())),
+                "{sub} {long}: not in zsh's"
+            );
         }
     }
 }
