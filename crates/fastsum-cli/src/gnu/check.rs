@@ -19,8 +19,10 @@ use crate::term::quote::quotef;
 /// Lines of a check list read (and their files hashed together) at once.
 pub(super) const CHECK_CHUNK_LINES: usize = 4096;
 
-/// Chunks naming fewer distinct files are hashed in line (`prefetch_digests`).
+/// Chunks naming fewer distinct files, of fewer bytes in all, are hashed
+/// in line (`prefetch_digests`).
 const IN_LINE_FILES: usize = 16;
+const IN_LINE_BYTES: u64 = 16 << 20;
 
 /// One line of a check list that is not a comment or blank.
 pub(super) enum CheckItem {
@@ -121,11 +123,12 @@ pub(super) fn prefetch_digests(
     results
 }
 
-/// Whether the chunk names so few files that they are hashed in line, one
-/// after another, as coreutils does: starting the pipeline's threads costs
-/// more than it saves there, and the run stays one thread (a list naming
-/// one file over and over, or a small list under a tracer or a memory
-/// limit, as coreutils' own tests run it).
+/// Whether the chunk names so few files, so small, that they are hashed in
+/// line, one after another, as coreutils does: starting the pipeline's
+/// threads costs more than it saves there, and the run stays one thread (a
+/// list naming one file over and over, or a small list under a tracer or a
+/// memory limit, as coreutils' own tests run it). A few large files still
+/// go through the pipeline, on every core.
 fn few_files(items: &[CheckItem]) -> bool {
     let mut names: Vec<&[u8]> = items
         .iter()
@@ -136,7 +139,16 @@ fn few_files(items: &[CheckItem]) -> bool {
         .collect();
     names.sort_unstable();
     names.dedup();
-    names.len() < IN_LINE_FILES
+    if names.len() >= IN_LINE_FILES {
+        return false;
+    }
+    let bytes: u64 = names
+        .iter()
+        .filter_map(|name| std::fs::metadata(&*fastsum::name::path(name)).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    bytes < IN_LINE_BYTES
 }
 
 /// A prefetched digest as `digest_named` would have reported it.
