@@ -15,7 +15,8 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("Print or check file checksums, fast, with constant memory.\n");
     s.push_str("\nWith no FILE, or when FILE is -, read standard input.\n");
     s.push_str("\nMandatory arguments to long options are mandatory for short options too.\n");
-    s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS\n");
+    s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS;\n");
+    s.push_str("                          repeated, several digests from one read\n");
     s.push_str("  -b, --binary          read in binary mode\n");
     s.push_str("  -c, --check           read checksums from the FILEs and check them\n");
     s.push_str("  -l, --length=BITS     digest length in bits; must not exceed the max for\n");

@@ -17,6 +17,7 @@ mod files0;
 mod fuzz;
 mod hash;
 mod help;
+mod multi;
 mod options;
 mod parse;
 mod remote;
@@ -49,9 +50,10 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         Ok(resolved) => resolved,
         Err(status) => return status,
     };
-    let ok = match o.check {
-        true => check_all(&mut run, &o, &operands),
-        false => hash_operands_and_remotes(&mut run, &o, &operands),
+    let ok = match (o.check, o.algorithms.len() > 1) {
+        (true, _) => check_all(&mut run, &o, &operands),
+        (false, true) => multi::hash_operands(&mut run, &o, &operands),
+        (false, false) => hash_operands_and_remotes(&mut run, &o, &operands),
     } && !o.operand_errors;
     run.finish(if ok { 0 } else { 1 })
 }

@@ -120,6 +120,9 @@ pub(super) struct Options {
     /// `cksum --base64`, `--raw`.
     pub(super) base64: bool,
     pub(super) raw: bool,
+    /// fastsum's `-a` given more than once: every algorithm named, in
+    /// order (one read, several digests: `multi.rs`).
+    pub(super) algorithms: Vec<Algorithm>,
     /// `cksum -a NAME`: the algorithm or family named (sha2, sha3 and
     /// blake2b take their length from `-l`, or from each line with `-c`).
     pub(super) family: Option<Family>,
@@ -168,6 +171,7 @@ impl Options {
             base64: false,
             raw: false,
             family: None,
+            algorithms: Vec::new(),
             binary: -1,
             terminator: b'\n',
             tree: TreeOptions::new(algorithm),

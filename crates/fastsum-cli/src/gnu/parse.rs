@@ -66,6 +66,12 @@ fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
                 p.o.tree.algorithm = default_member(family);
                 p.o.family = Some(family);
                 p.o.algorithm_specified = true;
+                if run.tool.kind == crate::personality::ToolKind::Fastsum {
+                    let a = default_member(family);
+                    if !p.o.algorithms.contains(&a) {
+                        p.o.algorithms.push(a);
+                    }
+                }
             }
             None => return Err(invalid_algorithm(run, &value)),
         },

@@ -25,6 +25,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         operands,
     } = parsed;
     let tool = run.tool;
+    let length_given = length_bits.is_some();
     o.tree.algorithm = match tool.kind {
         ToolKind::Cksum => cksum_length(run, &o, length_bits)?,
         _ => match length_bits {
@@ -48,6 +49,22 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     };
     if let Some(message) = conflict(&o, tool.kind) {
         return Err(run.usage_error(Some(message)));
+    }
+    if o.algorithms.len() > 1 {
+        let refused = [
+            (o.check, "-c (each line names its own algorithm)"),
+            (o.cache.is_some(), "--cache"),
+            (length_given, "-l"),
+            (
+                o.tag || o.untagged,
+                "--tag and --untagged (the lines are tagged)",
+            ),
+            (o.tree.order == Order::Unordered, "--unordered"),
+        ];
+        if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
+            let m = format!("several -a and {what} do not go together");
+            return Err(run.usage_error(Some(&m)));
+        }
     }
     if o.tree.walk.max_depth.is_some() && !o.tree.recursive && !o.check {
         let m = "the --max-depth option is meaningful only with --recursive";

@@ -595,3 +595,81 @@ fn check_shows_the_progress_bar_on_a_terminal_too() {
     assert_eq!(out.lines().count(), 21, "{out}");
     assert!(out.lines().all(|l| l.ends_with(": OK")), "{out}");
 }
+
+/// Issue 36, point 7: several `-a` give each file's digests from one
+/// read: the same lines as one run per algorithm (interleaved per file),
+/// the same digests as `rhash --md5 --sha256`, `-c` checks them all, and
+/// JSON has one record per file with a `digests` object.
+#[test]
+fn several_algorithms_from_one_read_match_one_run_each_and_rhash() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path().join("t/sub")).unwrap();
+    env.file(b"t/small", b"small\n");
+    env.file(b"t/sub/other", b"other\n");
+    // Past the size that gets a thread per algorithm.
+    let big: Vec<u8> = (0..9_000_000u32).map(|i| (i % 251) as u8).collect();
+    env.file(b"t/sub/big", &big);
+    let both = env.fastsum_within(LIMIT, &[b"-a", b"md5", b"-a", b"sha256", b"-r", b"t"]);
+    assert_eq!(both.status, 0, "{}", both.stderr_str());
+    let md5 = env.fastsum_within(LIMIT, &[b"-a", b"md5", b"--tag", b"-r", b"t"]);
+    let sha = env.fastsum_within(LIMIT, &[b"-a", b"sha256", b"-r", b"t"]);
+    let interleaved: String = md5
+        .stdout_str()
+        .lines()
+        .zip(sha.stdout_str().lines())
+        .map(|(a, b)| format!("{a}\n{b}\n"))
+        .collect();
+    assert_eq!(both.stdout_str(), interleaved);
+    // rhash: NAME  MD5  SHA256 per file.
+    let rhash = Command::new("rhash")
+        .args(["--md5", "--sha256", "-r", "t"])
+        .current_dir(env.path())
+        .output()
+        .expect("rhash (installed by scripts/install-peers)");
+    let mut theirs: Vec<String> = String::from_utf8(rhash.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            format!("MD5 ({}) = {}\nSHA256 ({}) = {}\n", f[0], f[1], f[0], f[2])
+        })
+        .collect();
+    theirs.sort();
+    let mut ours: Vec<String> = interleaved
+        .lines()
+        .collect::<Vec<_>>()
+        .chunks(2)
+        .map(|pair| format!("{}\n{}\n", pair[0], pair[1]))
+        .collect();
+    ours.sort();
+    assert_eq!(ours, theirs);
+    env.file(b"both.sum", both.stdout_str().as_bytes());
+    let check = env.fastsum_within(LIMIT, &[b"-c", b"both.sum"]);
+    assert_eq!(check.status, 0);
+    assert_eq!(
+        check
+            .stdout_str()
+            .lines()
+            .filter(|l| l.ends_with(": OK"))
+            .count(),
+        6
+    );
+    let json = env.fastsum_within(
+        LIMIT,
+        &[b"-a", b"md5", b"-a", b"blake3", b"--json", b"t/sub/big"],
+    );
+    let expected = format!(
+        "{{\"path\":\"t/sub/big\",\"digests\":{{\"md5\":\"{}\",\"blake3\":\"{}\"}},\"size\":9000000}}\n",
+        hex_md5(&big),
+        blake3::hash(&big).to_hex()
+    );
+    assert_eq!(json.stdout_str(), expected);
+    let refused = env.fastsum_within(
+        LIMIT,
+        &[b"-a", b"md5", b"-a", b"sha1", b"--cache", b"t/small"],
+    );
+    assert_eq!(refused.status, 1);
+    assert!(refused
+        .stderr_str()
+        .contains("several -a and --cache do not go together"));
+}
