@@ -50,6 +50,34 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     if let Some(message) = conflict(&o, tool.kind) {
         return Err(run.usage_error(Some(message)));
     }
+    fastsum_combinations(run, &o, length_given)?;
+    let operands = match files0_from {
+        None => operands,
+        Some(source) => operands_from(run, &mut o, &source, operands)?,
+    };
+    if o.raw && operands.len() > 1 {
+        run.error(b"the --raw option is not supported with multiple files");
+        return Err(run.finish(1));
+    }
+
+    if cache_without_path {
+        warn_of_cache_operands(run, &operands);
+    }
+    let operands = match (operands.is_empty(), o.tree.recursive && !o.check) {
+        // fastsum -r with no operand walks the working directory (as fd
+        // and ripgrep do): `fastsum -r` is `fastsum -r .`.
+        (true, true) => vec![b".".to_vec()],
+        (true, false) => vec![b"-".to_vec()],
+        (false, _) => operands,
+    };
+    o.renderer = renderer(run, &o);
+    run.write_error_cause = o.check || !o.tree.algorithm.is_legacy();
+    Ok((o, operands))
+}
+
+/// fastsum's own options that do not go with others: several `-a` (one
+/// read, tagged lines) and `--max-depth` without `-r`.
+fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Result<(), i32> {
     if o.algorithms.len() > 1 {
         let refused = [
             (o.check, "-c (each line names its own algorithm)"),
@@ -70,43 +98,31 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         let m = "the --max-depth option is meaningful only with --recursive";
         return Err(run.usage_error(Some(m)));
     }
-    let operands = match files0_from {
-        None => operands,
-        Some(_) if !operands.is_empty() => {
-            let mut m = b"extra operand ".to_vec();
-            m.extend(quote(&operands[0], run.utf8));
-            run.error(&m);
-            let m = "file operands cannot be combined with --files0-from";
-            return Err(run.usage_error(Some(m)));
-        }
-        Some(source) => {
-            let names = super::files0::read_names(run, &source, &mut o.operand_errors)?;
-            if names.is_empty() {
-                // Nothing listed: nothing to do (not standard input).
-                return Err(run.finish(i32::from(o.operand_errors)));
-            }
-            o.names_given = true;
-            names
-        }
-    };
-    if o.raw && operands.len() > 1 {
-        run.error(b"the --raw option is not supported with multiple files");
-        return Err(run.finish(1));
-    }
+    Ok(())
+}
 
-    if cache_without_path {
-        warn_of_cache_operands(run, &operands);
+/// `--files0-from=SOURCE`: the operands it lists (none may be given too,
+/// as du says).
+fn operands_from(
+    run: &mut Run,
+    o: &mut Options,
+    source: &[u8],
+    given: Vec<Vec<u8>>,
+) -> Result<Vec<Vec<u8>>, i32> {
+    if let Some(first) = given.first() {
+        let mut m = b"extra operand ".to_vec();
+        m.extend(quote(first, run.utf8));
+        run.error(&m);
+        let m = "file operands cannot be combined with --files0-from";
+        return Err(run.usage_error(Some(m)));
     }
-    let operands = match (operands.is_empty(), o.tree.recursive && !o.check) {
-        // fastsum -r with no operand walks the working directory (as fd
-        // and ripgrep do): `fastsum -r` is `fastsum -r .`.
-        (true, true) => vec![b".".to_vec()],
-        (true, false) => vec![b"-".to_vec()],
-        (false, _) => operands,
-    };
-    o.renderer = renderer(run, &o);
-    run.write_error_cause = o.check || !o.tree.algorithm.is_legacy();
-    Ok((o, operands))
+    let names = super::files0::read_names(run, source, &mut o.operand_errors)?;
+    if names.is_empty() {
+        // Nothing listed: nothing to do (not standard input).
+        return Err(run.finish(i32::from(o.operand_errors)));
+    }
+    o.names_given = true;
+    Ok(names)
 }
 
 /// The renderer for the resolved settings: the tool's line shape, JSON,
