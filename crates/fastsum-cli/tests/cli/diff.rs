@@ -534,14 +534,7 @@ fn diff_shows_the_progress_bar_on_a_terminal() {
             "{} diff {extra} old new.sm3 > out",
             env!("CARGO_BIN_EXE_fastsum")
         );
-        let out = Command::new("script")
-            .args(["-qec", &command, "/dev/null"])
-            .current_dir(env.path())
-            .env("TERM", "xterm")
-            .env("COLUMNS", "100")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+        let out = testenv::on_a_terminal(env.path(), &command);
         let out_file = std::fs::read_to_string(env.path().join("out")).unwrap();
         (String::from_utf8_lossy(&out.stdout).into_owned(), out_file)
     };

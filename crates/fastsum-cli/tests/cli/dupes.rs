@@ -731,14 +731,7 @@ fn dupes_shows_the_progress_bar_on_a_terminal() {
     }
     let command = format!("{} dupes -a sm3 d > out", env!("CARGO_BIN_EXE_fastsum"));
     let run = |extra: &str| {
-        let out = std::process::Command::new("script")
-            .args(["-qec", &format!("{command} {extra}"), "/dev/null"])
-            .current_dir(env.path())
-            .env("TERM", "xterm")
-            .env("COLUMNS", "100")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+        let out = testenv::on_a_terminal(env.path(), &format!("{command} {extra}"));
         assert!(out.status.success(), "{out:?}");
         String::from_utf8_lossy(&out.stdout).into_owned()
     };

@@ -420,3 +420,17 @@ pub fn changes_corpus(env: &TestEnv) -> (PathBuf, String) {
     assert!(expected.lines().count() > 10, "{expected}");
     (top, expected)
 }
+
+/// Runs `command` (a shell line) in `dir` on a pseudo-terminal through
+/// util-linux's `script`, as a user at a terminal would: what the
+/// terminal showed is the output's stdout.
+pub fn on_a_terminal(dir: &Path, command: &str) -> std::process::Output {
+    Command::new("script")
+        .args(["-qec", command, "/dev/null"])
+        .current_dir(dir)
+        .env("TERM", "xterm")
+        .env("COLUMNS", "100")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs fastsum on a pseudo-terminal")
+}

@@ -414,14 +414,7 @@ fn run_on_a_terminal(env: &TestEnv, args: &str) -> (String, String) {
         std::thread::sleep(Duration::from_millis(1600));
     });
     let command = format!("{} {args} slow > out", env!("CARGO_BIN_EXE_fastsum"));
-    let terminal = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(env.path())
-        .env("TERM", "xterm")
-        .env("COLUMNS", "100")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+    let terminal = testenv::on_a_terminal(env.path(), &command);
     writer.join().unwrap();
     assert!(terminal.status.success(), "{terminal:?}");
     let out = std::fs::read_to_string(env.path().join("out")).unwrap();
@@ -579,14 +572,7 @@ fn check_shows_the_progress_bar_on_a_terminal_too() {
         pipe.write_all(b"abc").unwrap();
     });
     let command = format!("{} -c list > out", env!("CARGO_BIN_EXE_fastsum"));
-    let terminal = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(env.path())
-        .env("TERM", "xterm")
-        .env("COLUMNS", "100")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("script (util-linux) runs fastsum on a pseudo-terminal");
+    let terminal = testenv::on_a_terminal(env.path(), &command);
     writer.join().unwrap();
     assert!(terminal.status.success(), "{terminal:?}");
     let shown = String::from_utf8_lossy(&terminal.stdout);

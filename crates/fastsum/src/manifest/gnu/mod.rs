@@ -109,14 +109,7 @@ impl CheckParser {
         if let Some(split) = &mut self.split {
             return split.split(s, s_len);
         }
-        let mut i = 0;
-        while s.get(i).copied().is_some_and(is_white) {
-            i += 1;
-        }
-        let escaped = s.get(i) == Some(&b'\\');
-        if escaped {
-            i += 1;
-        }
+        let (i, escaped) = line_start(s);
         if let Some((algorithm, after_tag)) = self.match_tag(s.get(i..)?) {
             return parse_tagged(algorithm, s.get(i + after_tag..)?, escaped);
         }
@@ -306,6 +299,16 @@ fn bsd_split_3(s: &[u8], escaped: bool) -> Option<(Cow<'_, [u8]>, &[u8])> {
         j += 1;
     }
     Some((name, s.get(j..)?))
+}
+
+/// Where a check line's text starts: after leading blanks, and after a
+/// backslash that says its name is escaped (then `true`).
+fn line_start(s: &[u8]) -> (usize, bool) {
+    let i = s.iter().take_while(|&&b| is_white(b)).count();
+    match s.get(i) == Some(&b'\\') {
+        true => (i + 1, true),
+        false => (i, false),
+    }
 }
 
 fn is_white(b: u8) -> bool {

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::{bsd_split_3, is_white, name_start, parse_c_number, parse_hex, CheckLine};
+use super::{bsd_split_3, is_white, line_start, name_start, parse_c_number, parse_hex, CheckLine};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::manifest::unescape;
@@ -155,14 +155,7 @@ impl Split {
     /// `split_3`: one line (cut at its first NUL as C sees it; `s_len` is
     /// its whole length).
     pub(super) fn split<'a>(&mut self, s: &'a [u8], s_len: usize) -> Option<CheckLine<'a>> {
-        let mut i = 0;
-        while s.get(i).copied().is_some_and(is_white) {
-            i += 1;
-        }
-        let escaped = s.get(i) == Some(&b'\\');
-        if escaped {
-            i += 1;
-        }
+        let (mut i, escaped) = line_start(s);
         if self.cksum && (!self.specified || self.current == Family::Sha2) {
             let tag = algorithm_from_tag(s.get(i..)?);
             if !self.specified {
