@@ -295,7 +295,7 @@ impl Printer<'_> {
         if summary.symlinks_left_out > 0 && !quiet {
             let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
             let message =
-                format!("fastsum diff: {what} left out (the other side lists files only)\n");
+                format!("fastsum diff: {what} left out (manifests and remote listings hold regular files only)\n");
             self.out.err_raw(message.as_bytes());
         }
         if let Err(e) = self.out.finish() {

@@ -49,6 +49,8 @@ const TOKENS: &[&[u8]] = &[
     b",",
     b"fastsum-remote-method ",
     b"fastsum-remote-end",
+    b"fastsum-remote-links",
+    b"18446744073709551616",
     b"fastsum-remote-failed",
     b"fastsum-remote-hashes",
     b"fastsum-remote-none",

@@ -80,6 +80,14 @@ pub(super) fn hash_remote_operand(
         );
         run.error(&m);
     }
+    if ran.symlinks_left_out > 0 {
+        let what = crate::term::count(ran.symlinks_left_out, "symbolic link", "symbolic links");
+        let mut m = name.to_vec();
+        m.extend_from_slice(
+            format!(": {what} left out (remote listings hold regular files only)").as_bytes(),
+        );
+        run.error(&m);
+    }
     if o.verbose {
         let host = remote.host.as_bytes();
         let mut m = host.to_vec();

@@ -438,7 +438,7 @@ fn bad_manifests_say_why() {
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     assert_eq!(
         out.stderr_str(),
-        "fastsum diff: 1 symbolic link left out (the other side lists files only)\n"
+        "fastsum diff: 1 symbolic link left out (manifests and remote listings hold regular files only)\n"
     );
 }
 

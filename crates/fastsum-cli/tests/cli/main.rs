@@ -26,4 +26,5 @@ mod messages;
 mod multibuffer;
 mod remote;
 mod remote_diff;
+mod remote_links;
 mod tree;

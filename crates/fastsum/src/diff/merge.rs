@@ -108,7 +108,7 @@ impl Source {
                         });
                     }
                 }
-                Listed::SymlinkLeftOut => summary.symlinks_left_out += 1,
+                Listed::SymlinksLeftOut(n) => summary.symlinks_left_out += n,
             }
         }
     }

@@ -134,7 +134,8 @@ pub struct DiffSummary {
     pub unchanged: u64,
     /// Problems reported.
     pub problems: u64,
-    /// Symbolic links of a tree left out against a manifest.
+    /// Symbolic links left out: a tree's against a manifest or a remote
+    /// side, and those a remote side's listing left out.
     pub symlinks_left_out: u64,
     /// Bytes of the new side's added and modified files, where known.
     pub bytes_changed: u64,

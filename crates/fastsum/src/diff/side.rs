@@ -32,8 +32,9 @@ pub(super) enum Listed {
         path: PathBuf,
         error: String,
     },
-    /// A symbolic link left out because the other side is a manifest.
-    SymlinkLeftOut,
+    /// Symbolic links left out: the other side lists regular files only
+    /// (a manifest, a remote host), or this one is a remote host's listing.
+    SymlinksLeftOut(u64),
 }
 
 /// An entry of a side.
@@ -170,7 +171,7 @@ pub(super) fn hash_tree(
                     digest: None,
                     unreadable: false,
                 }),
-                Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinkLeftOut,
+                Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinksLeftOut(1),
                 Outcome::Skipped(_) => return,
                 Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Listed::Problem {
                     key,
@@ -288,9 +289,12 @@ pub(super) fn remote_side(
     let key = |l: &Listed| match l {
         Listed::Entry(f) => f.key.clone(),
         Listed::Problem { key, .. } => key.clone(),
-        Listed::SymlinkLeftOut => Vec::new(),
+        Listed::SymlinksLeftOut(_) => Vec::new(),
     };
     listed.sort_by_key(key);
+    if listing.symlinks_left_out > 0 {
+        listed.insert(0, Listed::SymlinksLeftOut(listing.symlinks_left_out));
+    }
     Ok(Fetched {
         method: listing.method,
         uploaded: listing.uploaded,

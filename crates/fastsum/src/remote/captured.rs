@@ -63,13 +63,14 @@ pub(super) fn read_listing(
     let said = String::from_utf8_lossy(&listing.into_stderr())
         .trim()
         .to_string();
-    let method = parsed.map_err(|why| match said.is_empty() {
+    let parsed = parsed.map_err(|why| match said.is_empty() {
         true => failure(remote, why),
         false => failure(remote, format!("{why} ({said})")),
     })?;
     Ok(RemoteRun {
-        method,
+        method: parsed.method,
         uploaded: false,
         upload_failed: None,
+        symlinks_left_out: parsed.symlinks,
     })
 }

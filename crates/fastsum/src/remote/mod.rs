@@ -12,6 +12,7 @@
 //! ever read as shell syntax.
 
 mod captured;
+mod rsh;
 mod script;
 parsers! {
     pub(crate) mod stream;
@@ -26,6 +27,7 @@ use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
 
 pub use captured::remote_command;
+pub use rsh::split_command;
 pub use script::sh_quote;
 
 /// A remote operand: `[user@]host:path`.
@@ -63,49 +65,6 @@ impl std::fmt::Display for Remote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}", self.host, String::from_utf8_lossy(&self.path))
     }
-}
-
-/// A transport command as `-e` / `FASTSUM_RSH` give it (`ssh -p 2222`):
-/// words split at white space, as rsync splits `-e`, where single quotes
-/// keep text whole, double quotes too (a backslash escapes `"` and `\`
-/// in them), and a backslash outside quotes escapes the next character.
-pub fn split_command(command: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => words.extend(word.take()),
-            '\'' => {
-                let w = word.get_or_insert_with(String::new);
-                w.extend(chars.by_ref().take_while(|&c| c != '\''));
-            }
-            '"' => {
-                let w = word.get_or_insert_with(String::new);
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' => match chars.next() {
-                            Some(n @ ('"' | '\\')) => w.push(n),
-                            Some(n) => {
-                                w.push('\\');
-                                w.push(n);
-                            }
-                            None => w.push('\\'),
-                        },
-                        c => w.push(c),
-                    }
-                }
-            }
-            '\\' => {
-                let w = word.get_or_insert_with(String::new);
-                w.extend(chars.next());
-            }
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    words.extend(word);
-    words
 }
 
 /// How the remote host computes digests.
@@ -208,6 +167,9 @@ pub struct RemoteListing {
     pub uploaded: bool,
     /// Every regular file under the path, sorted by path bytes.
     pub records: Vec<RemoteRecord>,
+    /// The symbolic links under the path it left out (as `-r` does
+    /// without `-L`).
+    pub symlinks_left_out: u64,
     /// Why `--upload-self` could not send this fastsum (the host went on
     /// with another method).
     pub upload_failed: Option<String>,
@@ -236,6 +198,7 @@ pub fn hash_remote(
         method: run.method,
         uploaded: run.uploaded,
         records,
+        symlinks_left_out: run.symlinks_left_out,
         upload_failed: run.upload_failed,
     })
 }
@@ -250,6 +213,9 @@ pub struct RemoteRun {
     /// Why `--upload-self` could not send this fastsum (the host went on
     /// with another method).
     pub upload_failed: Option<String>,
+    /// The symbolic links under the path it left out (as `-r` does
+    /// without `-L`).
+    pub symlinks_left_out: u64,
 }
 
 /// Where a remote listing's records go as they arrive.
@@ -371,7 +337,7 @@ pub fn hash_remote_each(
         Some(Ok(Err(e))) => Some(format!("uploading fastsum failed: {e}")),
         _ => None,
     };
-    let method = parsed.map_err(|why| {
+    let parsed = parsed.map_err(|why| {
         let why = match (&upload_failed, status.code(), said.is_empty()) {
             (Some(up), _, _) if !answered => up.clone(),
             (_, Some(255), false) if !answered => said_by(program, &said),
@@ -382,9 +348,10 @@ pub fn hash_remote_each(
         failure(remote, why)
     })?;
     Ok(RemoteRun {
-        method,
-        uploaded: uploaded && method == Method::Fastsum,
+        method: parsed.method,
+        uploaded: uploaded && parsed.method == Method::Fastsum,
         upload_failed,
+        symlinks_left_out: parsed.symlinks,
     })
 }
 
@@ -445,25 +412,6 @@ fn local_uname() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn transport_commands_split_as_rsync_splits_them() {
-        assert_eq!(split_command("ssh -p 2222"), ["ssh", "-p", "2222"]);
-        assert_eq!(
-            split_command(r#"ssh -o 'ProxyCommand nc %h %p' -i "my key" a\ b ''"#),
-            [
-                "ssh",
-                "-o",
-                "ProxyCommand nc %h %p",
-                "-i",
-                "my key",
-                "a b",
-                ""
-            ]
-        );
-        assert_eq!(split_command(r#"x "a\"b\\c\d""#), ["x", r#"a"b\c\d"#]);
-        assert!(split_command("  ").is_empty());
-    }
 
     #[test]
     fn operands_are_remote_by_scps_rule() {

@@ -132,13 +132,20 @@ S=
 if [ "$M" = fastsum ] || [ "$(printf 'b\0a\0' | LC_ALL=C sort -z 2>/dev/null | tr '\0' ,)" = a,b, ]; then S=sorted; fi
 printf 'fastsum-remote-method %s%s\n' "$M" "${S:+ $S}"
 # The root is followed as the local walk follows an operand (-H), links
-# below it are not. find's status is carried out of a pipe on fd 4 (sh has
-# no pipefail): a directory it could not read fails the listing.
+# below it are not: they are counted (a batch's count, "lN ", on fd 4) and
+# the total goes out in the trailer. find's status is carried out of a
+# pipe on fd 4 too ("sN"; sh has no pipefail): a directory it could not
+# read fails the listing.
 exec 3>&1
+LINKS=
 ordered() { if [ -n "$S" ]; then LC_ALL=C sort -z; else cat; fi; }
-listed() { { find -H "$P" -type f -print0; printf '%s' $? >&4; } | ordered; }
-piped() { f=$( { listed | "$@" >&3; } 4>&1 ); s=$?; [ "$f" = 0 ] && [ $s -eq 0 ]; }
+listed() { { find -H "$P" \( -type f -print0 \) -o \( -type l -exec sh -c 'printf "l%s " $# >&4' sh {} + \)
+  printf 's%s' $? >&4; } | ordered; }
+piped() { f=$( { listed | "$@" >&3; } 4>&1 ); s=$?; LINKS=0; st=
+  for w in $f; do case $w in l*) LINKS=$((LINKS + ${w#l})) ;; s*) st=${w#s} ;; esac; done
+  [ "$st" = 0 ] && [ $s -eq 0 ]; }
 case $M in
+  # fastsum's own records say which links it left out.
   fastsum) "$FS" -a "$A" -r --json $CACHE -- "$P"; s=$?; [ $s -le 1 ] ;;
   # A batch at a time: its names, then its hashes (a file the tool could
   # not read has none), so neither side holds the whole listing.
@@ -154,7 +161,9 @@ case $M in
   perl) piped perl -e "$PERL" "$L" ;;
   python) piped python3 -c "$PY" "$L" ;;
 esac
-if [ $? -eq 0 ]; then printf '\0fastsum-remote-end\0'; else printf '\0fastsum-remote-failed\0'; fi
+if [ $? -ne 0 ]; then printf '\0fastsum-remote-failed\0'
+elif [ -n "$LINKS" ]; then printf '\0fastsum-remote-links\0%s\0fastsum-remote-end\0' "$LINKS"
+else printf '\0fastsum-remote-end\0'; fi
 "#;
 
 /// The script that lists the trees at `paths` (as the caller gave them),

@@ -15,6 +15,9 @@ const END: &[u8] = b"\0fastsum-remote-end\0";
 const FAILED: &[u8] = b"\0fastsum-remote-failed\0";
 const HASHES: &[u8] = b"\0fastsum-remote-hashes\0";
 const BATCH: &[u8] = b"\0fastsum-remote-batch\0";
+/// Before the end trailer of a listing made with `find`: how many symbolic
+/// links it left out (fastsum's own method says so in its records).
+const LINKS: &[u8] = b"\0fastsum-remote-links\0";
 
 fn digest_of(hex: &[u8], algorithm: Algorithm) -> Result<Digest, String> {
     std::str::from_utf8(hex)
@@ -69,15 +72,21 @@ impl<R: std::io::BufRead> Stream<R> {
         self.field(end)?.ok_or_else(|| INCOMPLETE.to_string())
     }
 
-    /// After the separator that opens a trailer: the trailer, then
-    /// nothing. `Ok` only for the end trailer.
-    fn trailer(&mut self, method: Method) -> Result<(), String> {
-        let word = self.expect(0)?;
+    /// After the separator that opens a trailer: the trailer (the count of
+    /// links left out, then the end), then nothing. `Ok` (with the count)
+    /// only for the end trailer.
+    fn trailer(&mut self, method: Method) -> Result<u64, String> {
+        let mut word = self.expect(0)?;
+        let mut links = 0;
+        if word == self::word(LINKS) {
+            links = count(&self.expect(0)?)?;
+            word = self.expect(0)?;
+        }
         if word == self::word(END) {
             if self.field(0)?.is_some() {
                 return Err("the remote sent more after its end trailer".into());
             }
-            return Ok(());
+            return Ok(links);
         }
         if word == self::word(FAILED) {
             return Err(format!(
@@ -90,6 +99,15 @@ impl<R: std::io::BufRead> Stream<R> {
             shown(&word)
         ))
     }
+}
+
+/// A count the host sent: decimal digits that fit in 64 bits.
+fn count(field: &[u8]) -> Result<u64, String> {
+    std::str::from_utf8(field)
+        .ok()
+        .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("a bad count from the remote: {}", shown(field)))
 }
 
 /// The start of what a host sent, for a message (at most 200 bytes).
@@ -108,6 +126,15 @@ fn word(marker: &[u8]) -> &[u8] {
 pub(crate) const INCOMPLETE: &str =
     "the connection ended before the listing did: the result would be incomplete";
 
+/// What a whole listing said besides its records.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    /// The method that made it.
+    pub(crate) method: Method,
+    /// The symbolic links under the root it left out (as `-r` does).
+    pub(crate) symlinks: u64,
+}
+
 /// Reads what the script sent back for the tree at `root` (as the script
 /// spelled it), handing each record to `sink` in path order: as it
 /// arrives when the host sends its listing sorted, else all at the end.
@@ -118,7 +145,7 @@ pub(crate) fn parse(
     algorithm: Algorithm,
     root: &[u8],
     sink: &mut dyn FnMut(RemoteRecord),
-) -> Result<Method, String> {
+) -> Result<Parsed, String> {
     let mut stream = Stream { input };
     let first = stream.field(b'\n')?.unwrap_or_default();
     let (first, sorted) = match first.strip_suffix(b" sorted") {
@@ -133,15 +160,15 @@ pub(crate) fn parse(
         held: Vec::new(),
         sink,
     };
-    match method {
+    let symlinks = match method {
         Method::Fastsum => parse_json(&mut stream, algorithm, &mut emit)?,
         Method::Coreutils => parse_coreutils(&mut stream, algorithm, &mut emit)?,
         Method::Bsd | Method::Perl | Method::Python => {
             parse_tagged(&mut stream, algorithm, method, &mut emit)?
         }
-    }
+    };
     emit.finish()?;
-    Ok(method)
+    Ok(Parsed { method, symlinks })
 }
 
 /// Records on their way to the sink: each checked to lie under the root;
@@ -256,15 +283,18 @@ fn under(root: &[u8], path: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// fastsum's `--json` lines, then its trailer; the links its records say
+/// it left out are counted.
 fn parse_json<R: std::io::BufRead>(
     stream: &mut Stream<R>,
     algorithm: Algorithm,
     emit: &mut Emit<'_>,
-) -> Result<(), String> {
+) -> Result<u64, String> {
+    let mut links = 0;
     loop {
         match stream.raw(b'\n')? {
             // The trailer closes the stream, with no newline after it.
-            Some((last, false)) if last == END => return Ok(()),
+            Some((last, false)) if last == END => return Ok(links),
             Some((last, false)) if last.starts_with(FAILED) => {
                 return Err(format!(
                     "the {} method failed on the remote host: the listing is incomplete",
@@ -275,17 +305,23 @@ fn parse_json<R: std::io::BufRead>(
             Some((line, true)) if line.is_empty() || line.contains(&0) => {
                 return Err("an unexpected line from the remote".into())
             }
-            Some((line, true)) => {
-                if let Some(record) = json_record(&line, algorithm)? {
-                    emit.push(record)?;
-                }
-            }
+            Some((line, true)) => match json_record(&line, algorithm)? {
+                Json::Record(record) => emit.push(record)?,
+                Json::Skipped { symlink } => links += u64::from(symlink),
+            },
         }
     }
 }
 
-/// One `--json` line: a record, or `None` for what `-r` leaves out.
-fn json_record(line: &[u8], algorithm: Algorithm) -> Result<Option<RemoteRecord>, String> {
+/// What one `--json` line holds.
+enum Json {
+    Record(RemoteRecord),
+    /// What `-r` leaves out: a symbolic link, or a special file.
+    Skipped { symlink: bool },
+}
+
+/// One `--json` line: a record, or what `-r` left out.
+fn json_record(line: &[u8], algorithm: Algorithm) -> Result<Json, String> {
     let text = std::str::from_utf8(line).map_err(|_| "a JSON line that is not UTF-8")?;
     let fields = parse_object(text)?;
     let get = |k: &str| {
@@ -297,8 +333,9 @@ fn json_record(line: &[u8], algorithm: Algorithm) -> Result<Option<RemoteRecord>
                 _ => None,
             })
     };
-    if get("skipped").is_some() {
-        return Ok(None); // symlinks and special files: left out, as -r does
+    if let Some(kind) = get("skipped") {
+        let symlink = kind == crate::walk::SpecialKind::Symlink.describe();
+        return Ok(Json::Skipped { symlink });
     }
     let path = match (get("path_base64"), get("path")) {
         (Some(b64), _) => decode_base64(b64).ok_or("bad path_base64 from the remote")?,
@@ -310,14 +347,14 @@ fn json_record(line: &[u8], algorithm: Algorithm) -> Result<Option<RemoteRecord>
         (None, Some(why)) => Err(why.to_string()),
         _ => return Err("a JSON record without a digest or an error".into()),
     };
-    Ok(Some(RemoteRecord { path, digest }))
+    Ok(Json::Record(RemoteRecord { path, digest }))
 }
 
 fn parse_coreutils<R: std::io::BufRead>(
     stream: &mut Stream<R>,
     algorithm: Algorithm,
     emit: &mut Emit<'_>,
-) -> Result<(), String> {
+) -> Result<u64, String> {
     loop {
         // A batch: its names up to an empty field; an empty field first
         // is the end of the batches and opens the trailer.
@@ -413,7 +450,7 @@ fn parse_tagged<R: std::io::BufRead>(
     algorithm: Algorithm,
     method: Method,
     emit: &mut Emit<'_>,
-) -> Result<(), String> {
+) -> Result<u64, String> {
     loop {
         let head = stream.expect(0)?;
         let Some((&tag, rest)) = head.split_first() else {

@@ -165,3 +165,47 @@ fn a_sorted_stream_is_handed_on_as_it_comes_and_checked_in_order() {
     let result = parse(&unsorted[..], Algorithm::Md5, b"r", &mut |_| seen += 1);
     assert_eq!((seen, result.is_err()), (0, true));
 }
+
+fn links(stream: &[u8]) -> Result<u64, String> {
+    parse(stream, Algorithm::Md5, b"r", &mut |_| {}).map(|p| p.symlinks)
+}
+
+#[test]
+fn the_count_of_links_left_out_is_read_once_and_checked() {
+    let rec = [(&*format!("D{A}"), "r/a")];
+    let with = |tail: &[u8]| tagged(&rec, tail);
+    // A find-made listing: the count before the end.
+    assert_eq!(links(&with(b"\0fastsum-remote-links\x0007\0fastsum-remote-end\0")), Ok(7));
+    // None said (an older script): none counted.
+    assert_eq!(links(&with(END)), Ok(0));
+    let coreutils = format!(
+        "fastsum-remote-method coreutils\nr/a\0\0fastsum-remote-hashes\0{A}  r/a\0\0fastsum-remote-batch\0\0fastsum-remote-links\x002\0fastsum-remote-end\0"
+    );
+    assert_eq!(links(coreutils.as_bytes()), Ok(2));
+    // Hostile counts and shapes: refused, never a listing.
+    for bad in [
+        &b"\0fastsum-remote-links\0\0fastsum-remote-end\0"[..],
+        b"\0fastsum-remote-links\0-1\0fastsum-remote-end\0",
+        b"\0fastsum-remote-links\0 1\0fastsum-remote-end\0",
+        b"\0fastsum-remote-links\x0099999999999999999999\0fastsum-remote-end\0",
+        b"\0fastsum-remote-links\x001\0fastsum-remote-links\x001\0fastsum-remote-end\0",
+        b"\0fastsum-remote-links\x001\0",
+        b"\0fastsum-remote-links\x001",
+        b"\0fastsum-remote-end\0fastsum-remote-links\x001\0",
+        b"\0fastsum-remote-links\x001\0fastsum-remote-failed\0",
+    ] {
+        assert!(links(&with(bad)).is_err(), "{}", String::from_utf8_lossy(bad));
+    }
+    // fastsum's own method: its records say which it left out (a link
+    // counts, a fifo does not), whatever a links field would claim.
+    let json = format!(
+        "fastsum-remote-method fastsum sorted\n\
+         {{\"path\":\"r/a\",\"algorithm\":\"md5\",\"digest\":\"{A}\",\"size\":3}}\n\
+         {{\"path\":\"r/l\",\"algorithm\":\"md5\",\"skipped\":\"symbolic link\"}}\n\
+         {{\"path\":\"r/m\",\"algorithm\":\"md5\",\"skipped\":\"symbolic link\"}}\n\
+         {{\"path\":\"r/p\",\"algorithm\":\"md5\",\"skipped\":\"fifo\"}}\n\0fastsum-remote-end\0"
+    );
+    assert_eq!(links(json.as_bytes()), Ok(2));
+    let lying = json.replace("\0fastsum-remote-end\0", "\0fastsum-remote-links\x009\0fastsum-remote-end\0");
+    assert!(links(lying.as_bytes()).is_err());
+}
