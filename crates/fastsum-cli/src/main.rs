@@ -13,6 +13,7 @@ mod manual;
 mod personality;
 mod remote_cmd;
 mod term;
+mod tree_digest_cmd;
 mod xxhsum;
 
 use std::ffi::OsString;
@@ -84,7 +85,7 @@ pub(crate) struct Subcommand {
 
 /// Every subcommand, in the order `--help`, the man page and the
 /// completions list them: the one table dispatch and documentation read.
-pub(crate) const SUBCOMMANDS: [Subcommand; 7] = [
+pub(crate) const SUBCOMMANDS: [Subcommand; 8] = [
     Subcommand {
         name: "diff",
         about: "show what changed between two trees, manifests or remote trees",
@@ -96,6 +97,12 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 7] = [
         about: "find identical files, and act on them safely",
         run: dupes_cmd::run,
         command: Some(dupes_cmd::command),
+    },
+    Subcommand {
+        name: "tree-digest",
+        about: "print one digest for each whole directory tree",
+        run: tree_digest_cmd::run,
+        command: Some(tree_digest_cmd::command),
     },
     Subcommand {
         name: "remote-command",

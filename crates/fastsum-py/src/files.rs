@@ -70,6 +70,9 @@ impl FileResult {
                 result.error = Some(e.into_value(py).into_any());
             }
             Outcome::Skipped(kind) => result.skipped = Some(kind.describe()),
+            // Only a run asked for directory digests has these.
+            Outcome::Directory(Some(d)) => result.digest = Some(d.to_hex()),
+            Outcome::Directory(None) => result.skipped = Some("directory"),
         }
         result
     }

@@ -103,6 +103,7 @@ pub fn _list<'py>(
                     0,
                     Some((kind.describe().into(), None)),
                 ),
+                WalkItem::Directory { .. } => {}
                 WalkItem::Error(e) => listing.push(
                     b'e',
                     e.path().map(fastsum::name::path_bytes).unwrap_or_default(),

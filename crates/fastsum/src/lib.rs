@@ -45,6 +45,7 @@ pub mod algo;
 pub mod cache;
 pub mod diff;
 pub mod digest;
+pub mod dirdigest;
 pub mod dupes;
 pub mod error;
 pub(crate) mod fs;

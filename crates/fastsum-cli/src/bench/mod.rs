@@ -304,7 +304,7 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             let found = Mutex::new(Vec::new());
             walk::walk(path, &WalkOptions::default(), &|item| match item {
                 WalkItem::File { path, .. } => found.lock().expect("not poisoned").push(path),
-                WalkItem::Special { .. } => {}
+                WalkItem::Special { .. } | WalkItem::Directory { .. } => {}
                 WalkItem::Error(e) => eprintln!("fastsum bench: {e}"),
             })
             .map_err(|e| e.to_string())?;

@@ -101,7 +101,7 @@ impl Strategy for FastsumDefault {
                 Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
                     failure.get_or_insert(Error::with_path(record.path, kind));
                 }
-                Outcome::Skipped(_) => {}
+                Outcome::Skipped(_) | Outcome::Directory(_) => {}
             })?;
         match failure {
             Some(e) => Err(e),

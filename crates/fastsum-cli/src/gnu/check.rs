@@ -1,16 +1,18 @@
 //! Check mode (`-c`): lists read a chunk at a time, their files hashed
-//! through the pipeline, each line reported as coreutils reports it.
+//! together (`check_hash`; directories' lines: `check_dirs`), each line
+//! reported as coreutils reports it.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
 use fastsum::manifest::gnu as gnu_lines;
-use fastsum::pipeline::{Order, Outcome, Record, TreeHasher};
-use fastsum::{Algorithm, ErrorKind, Source};
+use fastsum::{Algorithm, ErrorKind};
 
+use super::check_dirs;
+use super::check_hash::{prefetch_digests, report_hashed, CheckItem};
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
-use super::run::{say_notice, Run};
+use super::run::Run;
 use super::verdict::{self, Tally, Verdict};
 use crate::personality::ToolKind;
 use crate::term::quote::quotef;
@@ -18,158 +20,6 @@ use crate::term::quote::quotef;
 /// coreutils' `digest_check`: verifies every line of one checksum file.
 /// Lines of a check list read (and their files hashed together) at once.
 pub(super) const CHECK_CHUNK_LINES: usize = 4096;
-
-/// Chunks naming fewer distinct files, of fewer bytes in all, are hashed
-/// in line (`prefetch_digests`).
-const IN_LINE_FILES: usize = 16;
-const IN_LINE_BYTES: u64 = 16 << 20;
-
-/// One line of a check list that is not a comment or blank.
-pub(super) enum CheckItem {
-    /// Not a checksum line: its line number, and the tag its `--warn`
-    /// warning names.
-    Misformatted(u64, &'static str),
-    /// A file to check.
-    Entry {
-        name: Vec<u8>,
-        algorithm: Algorithm,
-        expected: fastsum::Digest,
-        /// The line's digest could be a digest (see `CheckLine::matchable`).
-        matchable: bool,
-    },
-}
-
-/// Hashes the files of a chunk of check lines through the pipeline (with
-/// the cache in front when it is on), one run per algorithm met; `None`
-/// for the lines left to `digest_named` (standard input, misformatted
-/// lines, and an algorithm whose cache entries could not be loaded).
-pub(super) fn prefetch_digests(
-    run: &mut Run,
-    o: &Options,
-    items: &[CheckItem],
-) -> Vec<Option<Result<fastsum::Digest, ErrorKind>>> {
-    let mut results: Vec<Option<Result<fastsum::Digest, ErrorKind>>> =
-        items.iter().map(|_| None).collect();
-    if few_files(items) {
-        return results;
-    }
-    let mut algorithms: Vec<Algorithm> = Vec::new();
-    for item in items {
-        if let CheckItem::Entry { algorithm, .. } = item {
-            if !algorithms.contains(algorithm) {
-                algorithms.push(*algorithm);
-            }
-        }
-    }
-    for algorithm in algorithms {
-        let (indices, operands): (Vec<usize>, Vec<Source>) = items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| match item {
-                CheckItem::Entry {
-                    name, algorithm: a, ..
-                } if *a == algorithm && name != b"-" && !super::hash::too_long(name) => {
-                    Some((i, Source::Path(fastsum::name::path(name).into_owned())))
-                }
-                _ => None,
-            })
-            .unzip();
-        let mut options = o.tree.clone();
-        options.algorithm = algorithm;
-        options.recursive = false;
-        options.order = Order::Unordered;
-        let session = match run.check_cache.take() {
-            None => None,
-            Some(mut state) => {
-                let session = state.session(algorithm);
-                say_notice(run, &mut state.cache);
-                run.check_cache = Some(state);
-                match session {
-                    Some(session) => Some(session),
-                    None => continue,
-                }
-            }
-        };
-        let record = |record: Record| {
-            let result = match record.outcome {
-                Outcome::Hashed(hashed) => Ok(hashed.digest),
-                Outcome::Failed(kind) => Err(kind),
-                _ => return,
-            };
-            results[indices[record.operand]] = Some(result);
-        };
-        let mut run_tree = TreeHasher::with_options(options);
-        if let Some(session) = session {
-            run_tree = run_tree.cache(session);
-        }
-        let counters = run.progress.as_ref().map(|(p, _)| p.clone());
-        if let Some(counters) = &counters {
-            run_tree = run_tree.progress(counters.clone());
-        }
-        let finished = run_tree.run(&operands, record);
-        if let Some(counters) = counters {
-            // The list is not read to its end: no total, so no ETA.
-            counters
-                .walk_done
-                .store(false, std::sync::atomic::Ordering::Release);
-        }
-        if finished.is_err() {
-            // Left to digest_named, line by line.
-            for &i in &indices {
-                results[i] = None;
-            }
-        }
-    }
-    results
-}
-
-/// Whether the chunk names so few files, so small, that they are hashed in
-/// line, one after another, as coreutils does: starting the pipeline's
-/// threads costs more than it saves there, and the run stays one thread (a
-/// list naming one file over and over, or a small list under a tracer or a
-/// memory limit, as coreutils' own tests run it). A few large files still
-/// go through the pipeline, on every core.
-fn few_files(items: &[CheckItem]) -> bool {
-    let mut names: Vec<&[u8]> = items
-        .iter()
-        .filter_map(|item| match item {
-            CheckItem::Entry { name, .. } => Some(&name[..]),
-            CheckItem::Misformatted(..) => None,
-        })
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    if names.len() >= IN_LINE_FILES {
-        return false;
-    }
-    let bytes: u64 = names
-        .iter()
-        .filter_map(|name| std::fs::metadata(&*fastsum::name::path(name)).ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum();
-    bytes < IN_LINE_BYTES
-}
-
-/// A prefetched digest as `digest_named` would have reported it.
-pub(super) fn report_hashed(
-    run: &mut Run,
-    name: &[u8],
-    result: Result<fastsum::Digest, ErrorKind>,
-    ignore_missing: bool,
-) -> Hashed {
-    match result {
-        Ok(digest) => Hashed::Digest(digest),
-        Err(ErrorKind::Io(e)) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
-            Hashed::Missing
-        }
-        Err(kind) => {
-            let why = kind.to_string();
-            run.file_error(name, &why);
-            Hashed::Failed(why)
-        }
-    }
-}
 
 /// One checksum list, read a chunk of lines at a time.
 struct List {
@@ -214,12 +64,14 @@ pub(super) fn check_file(
         return false;
     };
     let mut tally = Tally::default();
+    let mut made = check_dirs::Made::default();
     // The list is read a chunk of lines at a time; the chunk's files are
     // hashed together through the pipeline (every core, multi-buffer MD5),
     // then its lines are reported in order exactly as one at a time.
     while !list.at_end && !list.read_failed {
         let items = list.next_chunk(run, parser);
         let mut prefetched = prefetch_digests(run, o, &items);
+        check_dirs::fill(run, o, &items, &mut prefetched, &mut made);
         for (index, item) in items.into_iter().enumerate() {
             report_item(
                 run,

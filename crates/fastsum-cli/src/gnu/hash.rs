@@ -152,7 +152,10 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         if let Some((_, session)) = &session {
             run_tree = run_tree.cache(session.clone());
         }
-        let result = run_tree.run_into(&operands, &mut printer);
+        let result = match o.tree.walk.directories {
+            false => run_tree.run_into(&operands, &mut printer),
+            true => with_directory_digests(&run_tree, &operands, &mut printer),
+        };
         display.finish();
         result
     });
@@ -201,7 +204,7 @@ impl Sink for &mut Printer<'_> {
             print_record(self.run, self.o, &record);
             return;
         }
-        let to_stderr = !matches!(record.outcome, Outcome::Hashed(_));
+        let to_stderr = !matches!(record.outcome, Outcome::Hashed(_) | Outcome::Directory(_));
         let (run, o) = (&mut *self.run, self.o);
         if (to_stderr || self.stdout_is_tty) && self.display.visible() {
             // Written while the bar is off the screen, not left for later.
@@ -217,6 +220,21 @@ impl Sink for &mut Printer<'_> {
     fn idle(&mut self) {
         self.run.out.flush_held();
     }
+}
+
+/// `--dirs`: the run's records with each directory's digest after its
+/// entries (the algorithm was checked when the options were resolved).
+fn with_directory_digests(
+    run_tree: &TreeHasher,
+    operands: &[Source],
+    printer: &mut Printer<'_>,
+) -> fastsum::Result<()> {
+    let algorithm = run_tree.options().algorithm;
+    let mut digests = fastsum::dirdigest::DirectoryDigests::new(algorithm, operands, printer)
+        .expect("an algorithm refused when the options were resolved");
+    let result = run_tree.run_into(operands, &mut digests);
+    digests.finish();
+    result
 }
 
 /// One result: a checksum line (or JSON object) on stdout, or a message on

@@ -41,6 +41,10 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --exclude=GLOB    leave out matching paths (gitignore syntax; repeatable)\n");
     s.push_str("      --max-depth=N     go at most N levels below each directory FILE\n");
     s.push_str("                          (1: its own files only), as find -maxdepth\n");
+    s.push_str(
+        "      --dirs            also print each directory's digest (DIGEST  DIR/), after\n",
+    );
+    s.push_str("                          its files: docs/DIRECTORY-DIGEST.md\n");
     s.push_str("      --files0-from=F   hash the NUL-terminated names in F (-: standard\n");
     s.push_str("                          input) instead of FILE operands\n");
     s.push_str("      --json            print one JSON object per file instead of lines\n");

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use crate::personality::Tool;
 
 mod check;
+mod check_dirs;
+mod check_hash;
 pub mod documented;
 mod files0;
 #[cfg(test)]

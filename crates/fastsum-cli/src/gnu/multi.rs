@@ -55,6 +55,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
                         &format!("skipped {} (not a regular file)", kind.describe()),
                     );
                 }
+                WalkItem::Directory { .. } => {}
                 WalkItem::Error(e) => {
                     ok = false;
                     let name = fastsum::name::path_bytes(e.path().unwrap_or(&path)).to_vec();

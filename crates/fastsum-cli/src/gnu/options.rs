@@ -55,6 +55,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "one-file-system", HasArg::No, "one-file-system"),
             spec(None, "exclude", HasArg::Required, "exclude"),
             spec(None, "max-depth", HasArg::Required, "max-depth"),
+            spec(None, "dirs", HasArg::No, "dirs"),
             spec(None, "files0-from", HasArg::Required, "files0-from"),
             spec(None, "json", HasArg::No, "json"),
             spec(None, "no-progress", HasArg::No, "no-progress"),

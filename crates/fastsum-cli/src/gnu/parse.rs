@@ -149,6 +149,7 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
             None => return Err(invalid_value(run, "maximum depth", &value)),
         },
         "files0-from" => p.files0_from = Some(value),
+        "dirs" => p.o.tree.walk.directories = true,
         "exclude" => {
             p.o.tree
                 .walk

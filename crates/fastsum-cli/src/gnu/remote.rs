@@ -46,11 +46,14 @@ pub(super) fn hash_remote_operand(
     name: &[u8],
     remote: &Remote,
 ) -> bool {
-    if o.json {
-        // The remote methods give no sizes yet, and a JSON record's size
-        // must be true.
+    // The remote methods give no sizes yet (a JSON record's size must be
+    // true), nor directories.
+    let unavailable = [(o.json, "--json"), (o.tree.walk.directories, "--dirs")];
+    if let Some((_, option)) = unavailable.iter().find(|(given, _)| *given) {
         let mut m = name.to_vec();
-        m.extend_from_slice(b": --json is not available for HOST:PATH operands yet");
+        m.extend_from_slice(
+            format!(": {option} is not available for HOST:PATH operands yet").as_bytes(),
+        );
         run.error(&m);
         return false;
     }

@@ -88,6 +88,7 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
                 "--tag and --untagged (the lines are tagged)",
             ),
             (o.tree.order == Order::Unordered, "--unordered"),
+            (o.tree.walk.directories, "--dirs"),
         ];
         if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
             let m = format!("several -a and {what} do not go together");
@@ -97,6 +98,36 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
     if o.tree.walk.max_depth.is_some() && !o.tree.recursive && !o.check {
         let m = "the --max-depth option is meaningful only with --recursive";
         return Err(run.usage_error(Some(m)));
+    }
+    if o.tree.walk.directories {
+        dirs_combinations(run, o)?;
+    }
+    Ok(())
+}
+
+/// `--dirs` (a directory digest line after each directory's files) needs
+/// the whole sorted walk and a hash algorithm.
+fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+    let refused = [
+        (
+            !o.tree.recursive && !o.check,
+            "the --dirs option is meaningful only with --recursive",
+        ),
+        (
+            o.tree.order == Order::Unordered,
+            "--dirs and --unordered do not go together (directory digests follow the sorted walk)",
+        ),
+        (
+            o.tree.walk.max_depth.is_some(),
+            "--dirs and --max-depth do not go together (a directory cut off has no true digest)",
+        ),
+    ];
+    if let Some((_, m)) = refused.iter().find(|(given, _)| *given) {
+        return Err(run.usage_error(Some(m)));
+    }
+    if let Some(why) = fastsum::dirdigest::refusal(o.tree.algorithm) {
+        run.error(why.as_bytes());
+        return Err(1);
     }
     Ok(())
 }
@@ -271,6 +302,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         || o.tree.order == Order::Unordered
         || o.tree.walk.follow_links
         || o.tree.walk.one_file_system
+        || o.tree.walk.directories
         || !o.tree.walk.excludes.is_empty();
     let fastsum = kind == ToolKind::Fastsum;
     let uses = [
@@ -298,7 +330,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
     if o.json && (o.tag || o.untagged || o.terminator == 0) {
         Some("--json cannot be combined with --tag, --untagged or --zero")
     } else if walking && o.check {
-        Some("the --recursive, --max-depth, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
+        Some("the --recursive, --max-depth, --dirs, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
     } else if o.cache_stats && o.cache.is_none() {
         Some("the --cache-stats option is meaningful only with --cache")
     } else if o.base64 && o.raw {

@@ -17,6 +17,7 @@ mod cksum;
 mod coreutils_910;
 mod diff;
 mod differential;
+mod dir_digest;
 mod dupes;
 mod fastsum_cli;
 mod files_and_depth;

@@ -106,7 +106,7 @@ pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed
                     unreadable: false,
                 }),
                 // FIFOs, sockets, devices: not entries, never opened.
-                WalkItem::Special { .. } => return,
+                WalkItem::Special { .. } | WalkItem::Directory { .. } => return,
                 WalkItem::Error(e) => {
                     let path = e.path().map(Path::to_path_buf).unwrap_or_default();
                     Listed::Problem {
@@ -172,7 +172,7 @@ pub(super) fn hash_tree(
                     unreadable: false,
                 }),
                 Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinksLeftOut(1),
-                Outcome::Skipped(_) => return,
+                Outcome::Skipped(_) | Outcome::Directory(_) => return,
                 Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Listed::Problem {
                     key,
                     path: record.path,

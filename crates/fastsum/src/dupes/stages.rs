@@ -101,7 +101,7 @@ fn walk_operands(
                         path,
                         kind: SpecialKind::Symlink,
                     } => left.lock().expect("not poisoned").extend(leftover(&path)),
-                    WalkItem::Special { .. } => {}
+                    WalkItem::Special { .. } | WalkItem::Directory { .. } => {}
                     WalkItem::Error(e) => {
                         problems.add(e.path().unwrap_or(operand), e.kind().to_string())
                     }
@@ -339,7 +339,7 @@ fn hash_whole(
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
             problems.add(&record.path, kind.to_string())
         }
-        Outcome::Skipped(_) => {}
+        Outcome::Skipped(_) | Outcome::Directory(_) => {}
     })?;
     Ok(hashed)
 }

@@ -67,7 +67,9 @@ pub fn check(
             Outcome::Hashed(h) if h.digest == *expected => CheckStatus::Ok,
             Outcome::Hashed(_) => CheckStatus::Failed,
             Outcome::Failed(kind) | Outcome::WalkFailed(kind) => CheckStatus::Unreadable(kind),
-            Outcome::Skipped(_) => unreachable!("operands are never skipped"),
+            Outcome::Skipped(_) | Outcome::Directory(_) => {
+                unreachable!("operands are never skipped, and not walked")
+            }
         };
         sink(Checked {
             path: record.path,

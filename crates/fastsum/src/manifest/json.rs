@@ -43,6 +43,14 @@ pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
             out.extend_from_slice(b",\"skipped\":");
             write_string(out, kind.describe());
         }
+        // A directory's digest (docs/DIRECTORY-DIGEST.md); a directory
+        // met on the way down has no record.
+        Outcome::Directory(Some(digest)) => {
+            out.extend_from_slice(b",\"directory_digest\":\"");
+            digest.push_hex(out);
+            out.push(b'"');
+        }
+        Outcome::Directory(None) => {}
     }
     out.extend_from_slice(b"}\n");
 }

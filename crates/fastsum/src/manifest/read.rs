@@ -30,6 +30,9 @@ pub struct Manifest {
     pub algorithm: Algorithm,
     /// The entries, in the list's order.
     pub entries: Vec<ManifestEntry>,
+    /// The directory digests it lists (`fastsum -r --dirs`: a name that
+    /// ends in `/`, docs/DIRECTORY-DIGEST.md), kept apart from the files.
+    pub directories: Vec<ManifestEntry>,
     /// Lines that could not be read: (line number, why).
     pub problems: Vec<(u64, String)>,
 }
@@ -75,6 +78,7 @@ fn read_lines(
     let mut manifest = Manifest {
         algorithm: default,
         entries: Vec::new(),
+        directories: Vec::new(),
         problems: Vec::new(),
     };
     let mut seen: Option<Algorithm> = None;
@@ -97,11 +101,15 @@ fn read_lines(
             }
             _ => seen = Some(parsed.algorithm),
         }
-        manifest.entries.push(ManifestEntry {
+        let entry = ManifestEntry {
             path: parsed.name.into_owned(),
             digest: parsed.expected,
             size: None,
-        });
+        };
+        match is_directory_name(&entry.path) {
+            true => manifest.directories.push(entry),
+            false => manifest.entries.push(entry),
+        }
     }
     finish(manifest, seen)
 }
@@ -137,6 +145,7 @@ fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, St
     let mut manifest = Manifest {
         algorithm: given.unwrap_or(Algorithm::Md5),
         entries: Vec::new(),
+        directories: Vec::new(),
         problems: Vec::new(),
     };
     let mut seen: Option<Algorithm> = None;
@@ -210,7 +219,11 @@ fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, St
             }
             _ => seen = Some(algorithm),
         }
-        let Some(digest) = text("digest").and_then(|d| Digest::from_hex(d).ok()) else {
+        let (digest, directory) = match text("directory_digest") {
+            Some(d) => (Some(d), true),
+            None => (text("digest"), false),
+        };
+        let Some(digest) = digest.and_then(|d| Digest::from_hex(d).ok()) else {
             manifest
                 .problems
                 .push((number, "a record without a digest".to_string()));
@@ -230,7 +243,13 @@ fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, St
                 Value::Number(n) => n.parse().ok(),
                 _ => None,
             });
-        manifest.entries.push(ManifestEntry { path, digest, size });
+        match directory && is_directory_name(&path) {
+            true => manifest.directories.push(ManifestEntry { path, digest, size }),
+            false if directory => manifest
+                .problems
+                .push((number, "a directory digest for a name without '/'".into())),
+            false => manifest.entries.push(ManifestEntry { path, digest, size }),
+        }
     }
     if let (Some(given), Some(seen)) = (given, seen) {
         if given != seen {
@@ -238,6 +257,12 @@ fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, St
         }
     }
     finish(manifest, seen)
+}
+
+/// A directory's line names it with a `/` at the end, which no file's
+/// name has.
+pub fn is_directory_name(name: &[u8]) -> bool {
+    name.last() == Some(&b'/')
 }
 
 fn finish(mut manifest: Manifest, seen: Option<Algorithm>) -> Result<Manifest, String> {

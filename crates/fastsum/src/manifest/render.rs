@@ -6,7 +6,9 @@
 
 use super::{gnu, json, quote};
 use crate::algo::Algorithm;
+use crate::digest::Digest;
 use crate::pipeline::{Outcome, Record};
+use crate::stage::Hashed;
 use crate::walk::SpecialKind;
 
 /// How records are written.
@@ -68,42 +70,18 @@ impl Renderer {
             symlink_left_out: matches!(record.outcome, Outcome::Skipped(SpecialKind::Symlink)),
         };
         let name = record.path.as_os_str().as_encoded_bytes();
-        if self.json {
+        if self.json && !matches!(record.outcome, Outcome::Directory(None)) {
             json::write_record(out, self.algorithm, record);
         }
         if done.symlink_left_out {
             return done;
         }
         match &record.outcome {
-            Outcome::Hashed(_) if self.json => {}
-            Outcome::Hashed(hashed) if self.encoding == gnu::Encoding::Raw => {
-                // The old checksums' digests end with the size (8 bytes).
-                let bytes = hashed.digest.as_bytes();
-                let len = bytes.len() - if self.algorithm.is_legacy() { 8 } else { 0 };
-                out.extend_from_slice(&bytes[..len]);
+            Outcome::Hashed(_) | Outcome::Directory(_) if self.json => {}
+            Outcome::Hashed(Hashed { digest, .. }) | Outcome::Directory(Some(digest)) => {
+                self.line(out, digest, name)
             }
-            Outcome::Hashed(hashed) => {
-                match crate::algo::legacy_fields(self.algorithm, &hashed.digest) {
-                    // cksum's and sum's lines: the name as it is, no escaping,
-                    // and none at all for standard input read by default.
-                    Some(fields) => {
-                        out.extend_from_slice(fields.as_bytes());
-                        if self.names_given {
-                            out.push(b' ');
-                            out.extend_from_slice(name);
-                        }
-                        out.push(self.terminator);
-                    }
-                    None => gnu::write_line(
-                        out,
-                        self.algorithm,
-                        (&hashed.digest, self.encoding),
-                        name,
-                        self.style,
-                        self.terminator,
-                    ),
-                }
-            }
+            Outcome::Directory(None) => {}
             Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
                 self.message(err, name, &kind.to_string())
             }
@@ -114,6 +92,37 @@ impl Renderer {
             ),
         }
         done
+    }
+
+    /// A digest's line in the tool's shape.
+    fn line(&self, out: &mut Vec<u8>, digest: &Digest, name: &[u8]) {
+        if self.encoding == gnu::Encoding::Raw {
+            // The old checksums' digests end with the size (8 bytes).
+            let bytes = digest.as_bytes();
+            let len = bytes.len() - if self.algorithm.is_legacy() { 8 } else { 0 };
+            out.extend_from_slice(&bytes[..len]);
+            return;
+        }
+        match crate::algo::legacy_fields(self.algorithm, digest) {
+            // cksum's and sum's lines: the name as it is, no escaping,
+            // and none at all for standard input read by default.
+            Some(fields) => {
+                out.extend_from_slice(fields.as_bytes());
+                if self.names_given {
+                    out.push(b' ');
+                    out.extend_from_slice(name);
+                }
+                out.push(self.terminator);
+            }
+            None => gnu::write_line(
+                out,
+                self.algorithm,
+                (digest, self.encoding),
+                name,
+                self.style,
+                self.terminator,
+            ),
+        }
     }
 
     /// `PROGRAM: NAME: CAUSE`, the name quoted as GNU quotes it.

@@ -118,6 +118,7 @@ pub(super) fn feed(
                     return;
                 }
                 WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
+                WalkItem::Directory { path } => (path, Outcome::Directory(None)),
                 WalkItem::Error(error) => {
                     let path = error.path().map(PathBuf::from).unwrap_or_default();
                     (path, Outcome::WalkFailed(error.into_kind()))

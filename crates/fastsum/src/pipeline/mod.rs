@@ -41,6 +41,7 @@ use std::sync::Arc;
 
 use crate::algo::Algorithm;
 use crate::cache::{CacheSession, CachingBatchHasher};
+use crate::digest::Digest;
 use crate::error::{ErrorKind, Result};
 use crate::fs;
 use crate::fs::device::DiskKind;
@@ -140,6 +141,11 @@ pub enum Outcome {
     Skipped(SpecialKind),
     /// A walk error (an unreadable directory, a link loop).
     WalkFailed(ErrorKind),
+    /// A directory: met during a walk, before its entries (`None`, only
+    /// with [`crate::walk::WalkOptions::directories`]), or its directory
+    /// digest after them (`Some`, from [`crate::dirdigest`]; the path
+    /// then ends with a separator).
+    Directory(Option<Digest>),
 }
 
 /// One result, for one path.

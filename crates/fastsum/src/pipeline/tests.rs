@@ -32,6 +32,7 @@ fn run(options: &TreeOptions, operands: &[Source]) -> Vec<(String, String)> {
                 Outcome::Hashed(h) => h.digest.to_hex(),
                 Outcome::Failed(k) | Outcome::WalkFailed(k) => format!("error: {k}"),
                 Outcome::Skipped(k) => format!("skipped {}", k.describe()),
+                Outcome::Directory(_) => "directory".into(),
             };
             out.push((r.path.display().to_string(), what));
         })

@@ -69,6 +69,10 @@ pub struct WalkOptions {
     /// Go at most this many levels below the root, as `find -maxdepth`:
     /// 1 walks the root's own entries only, 0 nothing (None: no limit).
     pub max_depth: Option<usize>,
+    /// Report each directory below the root ([`WalkItem::Directory`]),
+    /// before its entries: what a directory digest needs to see empty
+    /// directories and where each directory's entries end.
+    pub directories: bool,
 }
 
 impl WalkOptions {
@@ -143,6 +147,12 @@ pub enum WalkItem {
     },
     /// Something that could not be walked; the rest of the walk goes on.
     Error(Error),
+    /// A directory below the root, before anything in it (only with
+    /// [`WalkOptions::directories`]).
+    Directory {
+        /// Where it is.
+        path: PathBuf,
+    },
 }
 
 /// A directory still to read.
@@ -394,7 +404,11 @@ impl Found {
     /// The path of the entry (every item the walk makes has one).
     fn path_bytes(&self) -> &[u8] {
         let path = match self {
-            Found::Item(WalkItem::File { path, .. } | WalkItem::Special { path, .. }) => path,
+            Found::Item(
+                WalkItem::File { path, .. }
+                | WalkItem::Special { path, .. }
+                | WalkItem::Directory { path },
+            ) => path,
             Found::Item(WalkItem::Error(error)) => error.path().unwrap_or(Path::new("")),
             Found::Directory(directory) => return &directory.path,
         };

@@ -80,7 +80,13 @@ impl ParallelWalk<'_> {
                 .walker
                 .read(&directory, &mut |_, _, entry| match entry {
                     Found::Item(item) => (self.sink)(item),
-                    Found::Directory(child) => found.push(child),
+                    Found::Directory(child) => {
+                        if self.walker.options.directories {
+                            let path = crate::fs::name::path_buf(child.path.clone());
+                            (self.sink)(WalkItem::Directory { path });
+                        }
+                        found.push(child)
+                    }
                 });
             if let Err(e) = read {
                 (self.sink)(error_at(&directory.path, e));

@@ -35,7 +35,13 @@ pub fn walk_sorted(
                 stack.pop();
             }
             Some(Found::Item(item)) => sink(item),
-            Some(Found::Directory(directory)) => stack.push(walker.sorted_entries(&directory)),
+            Some(Found::Directory(directory)) => {
+                if options.directories {
+                    let path = crate::fs::name::path_buf(directory.path.clone());
+                    sink(WalkItem::Directory { path });
+                }
+                stack.push(walker.sorted_entries(&directory))
+            }
         }
     }
     Ok(())

@@ -18,6 +18,10 @@ fn collect(root: &Path, options: &WalkOptions) -> (Vec<PathBuf>, Vec<String>) {
                 kind.describe()
             )),
             WalkItem::Error(e) => other.push(format!("{:?}", e.kind())),
+            WalkItem::Directory { path } => other.push(format!(
+                "{} directory",
+                path.strip_prefix(root).unwrap().display()
+            )),
         }
     }
     files.sort();
@@ -140,6 +144,7 @@ fn a_link_that_cannot_be_followed_is_an_error_and_the_walk_goes_on() {
         .map(|item| match item {
             WalkItem::File { path, .. } => format!("file {}", path.display()),
             WalkItem::Special { path, .. } => format!("special {}", path.display()),
+            WalkItem::Directory { path } => format!("directory {}", path.display()),
             WalkItem::Error(e) => {
                 format!("error {} {:?}", e.path().unwrap().display(), e.kind())
             }
@@ -301,4 +306,49 @@ fn max_depth_counts_levels_below_the_root_as_find_does() {
     assert_eq!(files_at(Some(3)), ["a/b/two", "a/one", "top"]);
     assert_eq!(files_at(None).len(), 4);
     assert_eq!(files_at(Some(99)).len(), 4);
+}
+
+#[test]
+fn directories_are_reported_once_by_both_walks_and_in_place_by_the_sorted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    for d in ["a/deep", "a0", "empty"] {
+        std::fs::create_dir_all(dir.path().join(d)).unwrap();
+    }
+    for f in ["a.txt", "a/x", "a/deep/y", "a0/z"] {
+        std::fs::write(dir.path().join(f), f).unwrap();
+    }
+    let options = WalkOptions {
+        directories: true,
+        ..WalkOptions::default()
+    };
+    let name = |item: &WalkItem| match item {
+        WalkItem::File { path, .. } => path.strip_prefix(dir.path()).unwrap().display().to_string(),
+        WalkItem::Directory { path } => {
+            format!("{}/", path.strip_prefix(dir.path()).unwrap().display())
+        }
+        _ => "other".into(),
+    };
+    let mut sorted = Vec::new();
+    walk_sorted(dir.path(), &options, &mut |item| sorted.push(name(&item))).unwrap();
+    assert_eq!(
+        sorted,
+        ["a.txt", "a/", "a/deep/", "a/deep/y", "a/x", "a0/", "a0/z", "empty/"]
+    );
+    let parallel = std::sync::Mutex::new(Vec::new());
+    walk(dir.path(), &options, &|item| {
+        parallel.lock().unwrap().push(name(&item))
+    })
+    .unwrap();
+    let mut parallel = parallel.into_inner().unwrap();
+    parallel.sort();
+    let mut want = sorted.clone();
+    want.sort();
+    assert_eq!(parallel, want);
+    // Without the option, none.
+    let mut plain = Vec::new();
+    walk_sorted(dir.path(), &WalkOptions::default(), &mut |item| {
+        plain.push(name(&item))
+    })
+    .unwrap();
+    assert!(plain.iter().all(|n| !n.ends_with('/')), "{plain:?}");
 }

@@ -1,0 +1,219 @@
+//! `fastsum tree-digest DIR...`: one digest for each whole tree, its
+//! directory digest (docs/DIRECTORY-DIGEST.md), printed as `fastsum -r
+//! --dirs` prints the root's line.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{CommandFactory, Parser};
+use fastsum::dirdigest::DirectoryDigests;
+use fastsum::manifest::render::Renderer;
+use fastsum::walk::WalkOptions;
+use fastsum::{Algorithm, Order, Outcome, Record, Source, TreeHasher, TreeOptions};
+
+use crate::term::output::{Buffering, Output};
+
+/// Print one digest for each whole tree: its directory digest, a hash of
+/// every name, kind and content below it (docs/DIRECTORY-DIGEST.md), the
+/// same as the root's line of `fastsum -r --dirs`. Two trees have the same
+/// digest when they hold the same names, kinds, bytes and link targets;
+/// permissions, owners and times are not in it. A FILE operand gets its
+/// own digest. Exit status: 0, or 1 when something could not be read
+/// (that tree then has no digest).
+#[derive(Parser, Debug)]
+#[command(name = "fastsum tree-digest", version)]
+struct TreeDigestArgs {
+    /// The trees (directories, or files).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The hash algorithm (a hash, not cksum, sum or crc32b).
+    #[arg(
+        short = 'a',
+        long = "algorithm",
+        value_name = "NAME",
+        default_value = "blake3"
+    )]
+    algorithm: String,
+    /// Answer unchanged files from the checksum cache (PATH only after
+    /// '='): an unchanged tree then costs one walk of its metadata.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
+    cache: Option<Option<PathBuf>>,
+    /// Hashing threads (default: all cores).
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
+          value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
+    /// Follow symbolic links (without it a link counts as its target's
+    /// text).
+    #[arg(short = 'L', long = "follow")]
+    follow: bool,
+    /// Stay on the file system of each tree's root.
+    #[arg(long)]
+    one_file_system: bool,
+    /// Leave out matching paths (gitignore syntax; repeatable): the digest
+    /// is then the filtered tree's.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Print one JSON object per tree instead of lines.
+    #[arg(long)]
+    json: bool,
+    /// Never show the progress bar (shown on a terminal's stderr after a
+    /// second otherwise).
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// `fastsum tree-digest`'s arguments, for the man page and the completions.
+pub fn command() -> clap::Command {
+    TreeDigestArgs::command()
+}
+
+const NAME: &str = "fastsum tree-digest";
+
+/// Runs `fastsum tree-digest` with `args` (after its first word).
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args: TreeDigestArgs = match crate::term::parse_subcommand(NAME, args) {
+        Ok(args) => args,
+        Err(status) => return status,
+    };
+    let algorithm = match args.algorithm.parse::<Algorithm>() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{NAME}: {e}");
+            return 2;
+        }
+    };
+    if let Some(why) = fastsum::dirdigest::refusal(algorithm) {
+        eprintln!("{NAME}: {why}");
+        return 2;
+    }
+    let (cache, session) =
+        crate::term::open_cache_session(NAME, &args.cache, algorithm, &args.paths);
+    let mut hasher = TreeHasher::with_options(tree_options(&args, algorithm));
+    if let Some(session) = &session {
+        hasher = hasher.cache(session.clone());
+    }
+    let show = crate::term::progress::wanted(args.no_progress);
+    let counters = Arc::new(fastsum::Progress::default());
+    let hasher = hasher.progress(counters.clone());
+    let display = crate::term::progress::Display::default();
+    let operands: Vec<Source> = args.paths.iter().cloned().map(Source::Path).collect();
+    let mut printer = RootPrinter::new(algorithm, &args, &operands, &display);
+    let result = std::thread::scope(|scope| {
+        if show {
+            scope.spawn(|| display.run(&counters));
+        }
+        let mut digests = DirectoryDigests::new(algorithm, &operands, &mut printer)
+            .expect("the algorithm was checked");
+        let result = hasher.run_into(&operands, &mut digests);
+        digests.finish();
+        display.finish();
+        result
+    });
+    drop(hasher);
+    crate::term::close_cache_session(NAME, cache, session);
+    if let Err(e) = result {
+        printer.out.err_raw(format!("{NAME}: {e}\n").as_bytes());
+        printer.ok = false;
+    }
+    printer.finish()
+}
+
+fn tree_options(args: &TreeDigestArgs, algorithm: Algorithm) -> TreeOptions {
+    let mut options = TreeOptions::new(algorithm);
+    options.recursive = true;
+    options.order = Order::Sorted;
+    options.walk = WalkOptions {
+        follow_links: args.follow,
+        one_file_system: args.one_file_system,
+        excludes: args.exclude.clone(),
+        directories: true,
+        ..WalkOptions::default()
+    };
+    if args.threads > 0 {
+        options.threads = usize::from(args.threads);
+    }
+    options
+}
+
+/// Prints each operand's own record (its digest, or why it has none) and
+/// every problem below it; the entries' records are only absorbed.
+struct RootPrinter<'a> {
+    renderer: Renderer,
+    /// Each operand's record path: a directory's with a separator after it.
+    roots: Vec<Vec<u8>>,
+    display: &'a crate::term::progress::Display,
+    out: Output,
+    ok: bool,
+}
+
+impl<'a> RootPrinter<'a> {
+    fn new(
+        algorithm: Algorithm,
+        args: &TreeDigestArgs,
+        operands: &[Source],
+        display: &'a crate::term::progress::Display,
+    ) -> Self {
+        let mut renderer = Renderer::fastsum(algorithm, args.json);
+        renderer.program = NAME.as_bytes().to_vec();
+        let roots = operands
+            .iter()
+            .map(|operand| match operand {
+                Source::Path(p) => {
+                    let mut bytes = fastsum::name::path_bytes(p).to_vec();
+                    let ends = bytes
+                        .last()
+                        .is_some_and(|&b| fastsum::name::is_separator(b));
+                    if p.is_dir() && !ends {
+                        bytes.push(fastsum::name::SEPARATOR);
+                    }
+                    bytes
+                }
+                Source::Stdin => b"-".to_vec(),
+            })
+            .collect();
+        RootPrinter {
+            renderer,
+            roots,
+            display,
+            out: Output::new(Buffering::Line),
+            ok: true,
+        }
+    }
+
+    fn finish(mut self) -> i32 {
+        match self.out.finish() {
+            Ok(()) if self.ok => 0,
+            Ok(()) => 1,
+            Err(e) => {
+                eprintln!("{NAME}: write error: {}", fastsum::error::os_message(&e));
+                1
+            }
+        }
+    }
+}
+
+impl fastsum::Sink for &mut RootPrinter<'_> {
+    fn record(&mut self, record: Record) {
+        let own = self
+            .roots
+            .get(record.operand)
+            .is_some_and(|root| fastsum::name::path_bytes(&record.path) == root.as_slice());
+        let wanted = match &record.outcome {
+            Outcome::Hashed(_) | Outcome::Directory(Some(_)) => own,
+            Outcome::Failed(_) | Outcome::WalkFailed(_) => true,
+            Outcome::Skipped(_) | Outcome::Directory(None) => false,
+        };
+        if !wanted {
+            return;
+        }
+        self.ok &= !record.is_failure();
+        let (mut line, mut err) = (Vec::new(), Vec::new());
+        self.renderer.render(&record, &mut line, &mut err);
+        let out = &mut self.out;
+        self.display.suspend(|| {
+            out.out(&line);
+            out.err_raw(&err);
+        });
+    }
+}
