@@ -38,10 +38,10 @@ struct DupesArgs {
           value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: u16,
     /// Leave out files smaller than this (bytes; K, M, G suffixes).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::term::parse_size)]
     min_size: Option<u64>,
     /// Leave out files larger than this.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::term::parse_size)]
     max_size: Option<u64>,
     /// Group empty files too.
     #[arg(long)]
@@ -96,20 +96,6 @@ struct DupesArgs {
     /// Whole-file digests from and to the checksum cache (PATH only after '=').
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
     cache: Option<Option<PathBuf>>,
-}
-
-fn parse_size(text: &str) -> Result<u64, String> {
-    let (digits, unit) = match text.as_bytes().last() {
-        Some(b'K' | b'k') => (&text[..text.len() - 1], 1u64 << 10),
-        Some(b'M' | b'm') => (&text[..text.len() - 1], 1 << 20),
-        Some(b'G' | b'g') => (&text[..text.len() - 1], 1 << 30),
-        _ => (text, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(unit))
-        .ok_or_else(|| format!("not a size: {text}"))
 }
 
 /// `fastsum dupes`'s arguments, for the man page and the completions.

@@ -12,6 +12,7 @@ mod gnu;
 mod manual;
 mod personality;
 mod remote_cmd;
+mod scrub_cmd;
 mod term;
 mod tree_digest_cmd;
 mod xxhsum;
@@ -85,7 +86,7 @@ pub(crate) struct Subcommand {
 
 /// Every subcommand, in the order `--help`, the man page and the
 /// completions list them: the one table dispatch and documentation read.
-pub(crate) const SUBCOMMANDS: [Subcommand; 8] = [
+pub(crate) const SUBCOMMANDS: [Subcommand; 9] = [
     Subcommand {
         name: "diff",
         about: "show what changed between two trees, manifests or remote trees",
@@ -97,6 +98,12 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 8] = [
         about: "find identical files, and act on them safely",
         run: dupes_cmd::run,
         command: Some(dupes_cmd::command),
+    },
+    Subcommand {
+        name: "scrub",
+        about: "find silent corruption: files whose bytes changed behind the file system",
+        run: scrub_cmd::run,
+        command: Some(scrub_cmd::command),
     },
     Subcommand {
         name: "tree-digest",

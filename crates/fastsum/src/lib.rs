@@ -56,6 +56,7 @@ pub mod manifest;
 pub mod pipeline;
 pub mod read;
 pub mod remote;
+pub mod scrub;
 pub mod simd;
 pub mod stage;
 pub mod walk;

@@ -145,3 +145,38 @@ pub fn close_cache_session(
         }
     }
 }
+
+/// A byte count as options take it: decimal, with an optional K, M or G
+/// (powers of 1024).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let (digits, unit) = match text.as_bytes().last() {
+        Some(b'K' | b'k') => (&text[..text.len() - 1], 1u64 << 10),
+        Some(b'M' | b'm') => (&text[..text.len() - 1], 1 << 20),
+        Some(b'G' | b'g') => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .ok_or_else(|| format!("not a size: {text}"))
+}
+
+/// A duration as options take it: a whole number with s, m, h, d or w
+/// (seconds without one).
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let (digits, unit) = match text.as_bytes().last() {
+        Some(b's') => (&text[..text.len() - 1], 1u64),
+        Some(b'm') => (&text[..text.len() - 1], 60),
+        Some(b'h') => (&text[..text.len() - 1], 3600),
+        Some(b'd') => (&text[..text.len() - 1], 86_400),
+        Some(b'w') => (&text[..text.len() - 1], 604_800),
+        _ => (text, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .map(std::time::Duration::from_secs)
+        .ok_or_else(|| format!("not a duration (a number with s, m, h, d or w): {text}"))
+}

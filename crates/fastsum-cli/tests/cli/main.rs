@@ -28,4 +28,5 @@ mod multibuffer;
 mod remote;
 mod remote_diff;
 mod remote_links;
+mod scrub;
 mod tree;

@@ -139,3 +139,29 @@ impl Cache {
         Ok(removed as u64)
     }
 }
+
+impl Cache {
+    /// A note kept in the cache under `key` (`scrub`'s place in a tree),
+    /// if any.
+    pub fn note(&self, key: &str) -> Result<Option<String>> {
+        use rusqlite::OptionalExtension;
+        self.connection
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| cache_error(&self.path, e))
+    }
+
+    /// Keeps `value` under `key` (`None`: forgets it).
+    pub fn set_note(&mut self, key: &str, value: Option<&str>) -> Result<()> {
+        let done = match value {
+            Some(value) => self.connection.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
+                params![key, value],
+            ),
+            None => self
+                .connection
+                .execute("DELETE FROM meta WHERE key = ?1", [key]),
+        };
+        done.map(drop).map_err(|e| cache_error(&self.path, e))
+    }
+}

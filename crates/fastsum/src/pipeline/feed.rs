@@ -81,6 +81,7 @@ pub(super) fn feed(
                 let seq = next_seq.fetch_add(1, Ordering::Relaxed);
                 let mut job = Job::new(index, seq, operand.clone());
                 job.may_block |= kind.is_some_and(|k| !k.is_file() && !k.is_dir());
+                job.verify = options.verify;
                 send(job, false);
                 continue;
             }
@@ -102,7 +103,8 @@ pub(super) fn feed(
             let (path, outcome) = match item {
                 WalkItem::File { path, ino, .. } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);
-                    let job = Job::new(index, seq, Source::Path(path));
+                    let mut job = Job::new(index, seq, Source::Path(path));
+                    job.verify = options.verify;
                     if !rotational {
                         send(job, true);
                         return;

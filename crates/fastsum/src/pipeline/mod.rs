@@ -106,6 +106,12 @@ pub struct TreeOptions {
     /// one, files are read in inode order; with any operand on one, fewer
     /// reads wait at once and each file has one reader (see [`DiskKind`]).
     pub disk: DiskKind,
+    /// Verified reads: a regular file's stamp is taken when it is opened
+    /// and again when it is read, they must agree ("file changed while
+    /// reading" otherwise), and the record carries it
+    /// ([`crate::stage::Hashed::stamp`]): what a digest is compared with a
+    /// recorded one by (`scrub`).
+    pub verify: bool,
 }
 
 impl TreeOptions {
@@ -121,6 +127,7 @@ impl TreeOptions {
             io_depth: None,
             drop_cold: false,
             disk: DiskKind::Auto,
+            verify: false,
         }
     }
 }

@@ -1,0 +1,290 @@
+//! `fastsum scrub DIR...`: silent corruption found (`fastsum::scrub`):
+//! one line per corrupted file, normal modifications apart, a summary.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{CommandFactory, Parser};
+use fastsum::manifest::json::{write_name, write_string};
+use fastsum::manifest::{needs_escape, write_escaped};
+use fastsum::scrub::{scrub, Finding, ScrubOptions, ScrubSummary};
+use fastsum::walk::WalkOptions;
+use fastsum::Algorithm;
+
+use crate::term::output::{Buffering, Output};
+
+/// Find silent corruption: read again every file whose size, inode, mtime
+/// and ctime are still those the checksum cache recorded with its digest,
+/// and report each whose bytes now differ ("corrupted": changed without a
+/// write the file system knows of). Files modified normally are reported
+/// apart ("changed") and recorded again, as are new files; each verified
+/// entry remembers when. Exit status: 0 nothing corrupted, 1 corruption
+/// found, 2 trouble (something could not be read, the cache could not be
+/// used).
+#[derive(Parser, Debug)]
+#[command(name = "fastsum scrub", version)]
+struct ScrubArgs {
+    /// The trees (or files) to scrub.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The algorithm of the recorded digests (as the runs that recorded
+    /// them used: `fastsum -r --cache`'s default is md5).
+    #[arg(
+        short = 'a',
+        long = "algorithm",
+        value_name = "NAME",
+        default_value = "md5"
+    )]
+    algorithm: String,
+    /// The checksum cache holding the recorded digests (default: the one
+    /// `--cache` uses; PATH only after '=').
+    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
+    cache: Option<Option<PathBuf>>,
+    /// Read at most RATE bytes a second on average (K, M, G suffixes), so
+    /// a background scrub leaves the disk to others.
+    #[arg(long, value_name = "RATE", value_parser = crate::term::parse_size)]
+    limit_rate: Option<u64>,
+    /// Go on where an interrupted scrub of the same paths stopped.
+    #[arg(long)]
+    resume: bool,
+    /// Read only files not verified for this long (s, m, h, d, w: 30d);
+    /// the others are not due.
+    #[arg(long, value_name = "DURATION", value_parser = crate::term::parse_duration)]
+    older_than: Option<std::time::Duration>,
+    /// Hashing threads (default: all cores).
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
+          value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
+    /// Leave out matching paths (gitignore syntax; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Stay on the file system of each tree's root.
+    #[arg(long)]
+    one_file_system: bool,
+    /// Also print verified, new and not-due files.
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
+    /// One JSON object per finding, then the summary (docs/JSON.md).
+    #[arg(long)]
+    json: bool,
+    /// Never show the progress bar (shown on a terminal's stderr after a
+    /// second otherwise).
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// `fastsum scrub`'s arguments, for the man page and the completions.
+pub fn command() -> clap::Command {
+    ScrubArgs::command()
+}
+
+const NAME: &str = "fastsum scrub";
+
+/// Runs `fastsum scrub` with `args` (after its first word).
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args: ScrubArgs = match crate::term::parse_subcommand(NAME, args) {
+        Ok(args) => args,
+        Err(status) => return status,
+    };
+    let algorithm = match args.algorithm.parse::<Algorithm>() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{NAME}: {e}");
+            return 2;
+        }
+    };
+    let path = args
+        .cache
+        .clone()
+        .flatten()
+        .or_else(fastsum::cache::Cache::default_path)
+        .unwrap_or_default();
+    let mut cache = match fastsum::cache::Cache::open(&path) {
+        Ok(cache) => cache,
+        Err(e) => {
+            eprintln!("{NAME}: cache: {e}");
+            return 2;
+        }
+    };
+    if let Some(notice) = cache.take_notice() {
+        eprintln!("{NAME}: cache: {notice}");
+    }
+    let counters = Arc::new(fastsum::Progress::default());
+    let options = scrub_options(&args, algorithm, counters.clone());
+    let display = crate::term::progress::Display::default();
+    let show = crate::term::progress::wanted(args.no_progress);
+    let mut printer = Printer {
+        args: &args,
+        out: Output::new(Buffering::Line),
+        display: &display,
+    };
+    let started = std::time::Instant::now();
+    let result = std::thread::scope(|scope| {
+        if show {
+            scope.spawn(|| display.run(&counters));
+        }
+        let result = scrub(&mut cache, &args.paths, &options, &mut |path, finding| {
+            printer.finding(path, finding)
+        });
+        display.finish();
+        result
+    });
+    match result {
+        Ok(summary) => printer.finish(&summary, started.elapsed()),
+        Err(e) => {
+            let _ = printer.out.finish();
+            eprintln!("{NAME}: {e}");
+            2
+        }
+    }
+}
+
+fn scrub_options(
+    args: &ScrubArgs,
+    algorithm: Algorithm,
+    counters: Arc<fastsum::Progress>,
+) -> ScrubOptions {
+    let mut options = ScrubOptions::new(algorithm);
+    if args.threads > 0 {
+        options.threads = usize::from(args.threads);
+    }
+    options.walk = WalkOptions {
+        one_file_system: args.one_file_system,
+        excludes: args.exclude.clone(),
+        ..WalkOptions::default()
+    };
+    options.limit_rate = args.limit_rate;
+    options.older_than = args.older_than;
+    options.resume = args.resume;
+    options.progress = Some(counters);
+    options
+}
+
+/// Findings as lines (`corrupted\tPATH`) or JSON on stdout, failures on
+/// stderr.
+struct Printer<'a> {
+    args: &'a ScrubArgs,
+    out: Output,
+    display: &'a crate::term::progress::Display,
+}
+
+/// A finding's word.
+fn word(finding: &Finding) -> &'static str {
+    match finding {
+        Finding::Verified => "verified",
+        Finding::Corrupted { .. } => "corrupted",
+        Finding::Changed => "changed",
+        Finding::New => "new",
+        Finding::NotDue => "not-due",
+        Finding::Failed(_) => "unreadable",
+    }
+}
+
+impl Printer<'_> {
+    fn finding(&mut self, path: &Path, finding: &Finding) {
+        let shown = matches!(finding, Finding::Corrupted { .. } | Finding::Changed);
+        let name = fastsum::name::path_bytes(path);
+        let mut line = Vec::new();
+        let mut err = Vec::new();
+        match finding {
+            Finding::Failed(why) => {
+                err.extend_from_slice(format!("{NAME}: ").as_bytes());
+                err.extend_from_slice(&crate::term::quote::quotef(name, true));
+                err.extend_from_slice(format!(": {why}\n").as_bytes());
+                if self.args.json {
+                    json_line(&mut line, name, finding);
+                }
+            }
+            _ if !shown && !self.args.verbose => return,
+            _ if self.args.json => json_line(&mut line, name, finding),
+            _ => text_line(&mut line, name, finding),
+        }
+        let out = &mut self.out;
+        self.display.suspend(|| {
+            out.out(&line);
+            out.err_raw(&err);
+        });
+    }
+
+    /// The summary (stderr, or a JSON record), then the exit status.
+    fn finish(mut self, s: &ScrubSummary, took: std::time::Duration) -> i32 {
+        if self.args.json {
+            let mut line = Vec::new();
+            line.extend_from_slice(
+                format!(
+                    "{{\"summary\":{{\"verified\":{},\"corrupted\":{},\"changed\":{},\"new\":{},\"not_due\":{},\"unreadable\":{},\"resumed_past\":{},\"bytes_read\":{},\"interrupted\":{}}}}}\n",
+                    s.verified, s.corrupted, s.changed, s.new, s.not_due, s.failed, s.resumed_past, s.bytes_read, s.interrupted
+                )
+                .as_bytes(),
+            );
+            self.out.out(&line);
+        } else {
+            let seconds = took.as_secs_f64().max(1e-9);
+            let resumed = match s.resumed_past {
+                0 => String::new(),
+                n => format!(", {n} passed over (resumed)"),
+            };
+            self.out.err_raw(
+                format!(
+                    "{NAME}: {} corrupted, {} changed, {} verified, {} new, {} not due, {} unreadable{resumed}; {} bytes read in {:.1} s ({:.0} MB/s)\n",
+                    s.corrupted, s.changed, s.verified, s.new, s.not_due, s.failed,
+                    s.bytes_read, seconds, s.bytes_read as f64 / seconds / 1e6
+                )
+                .as_bytes(),
+            );
+        }
+        if let Err(e) = self.out.finish() {
+            eprintln!("{NAME}: write error: {}", fastsum::error::os_message(&e));
+            return 2;
+        }
+        match (s.corrupted, s.failed) {
+            (0, 0) => 0,
+            (0, _) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// `corrupted\tPATH` (names escaped as fastsum's lines escape them: a
+/// leading `\` when a name holds `\`, a tab, a newline or a CR).
+fn text_line(line: &mut Vec<u8>, name: &[u8], finding: &Finding) {
+    let escape = needs_escape(name) || name.contains(&b'\t');
+    if escape {
+        line.push(b'\\');
+    }
+    line.extend_from_slice(word(finding).as_bytes());
+    line.push(b'\t');
+    for &b in name {
+        match (escape, b) {
+            (true, b'\t') => line.extend_from_slice(b"\\t"),
+            (true, _) => write_escaped(&[b], line),
+            (false, _) => line.push(b),
+        }
+    }
+    line.push(b'\n');
+}
+
+/// `{"path":…,"status":"corrupted","recorded":…,"actual":…}`.
+fn json_line(line: &mut Vec<u8>, name: &[u8], finding: &Finding) {
+    line.push(b'{');
+    write_name(line, "path", name);
+    line.extend_from_slice(b",\"status\":");
+    write_string(line, word(finding));
+    match finding {
+        Finding::Corrupted { recorded, actual } => line.extend_from_slice(
+            format!(
+                ",\"recorded\":\"{}\",\"actual\":\"{}\"",
+                recorded.to_hex(),
+                actual.to_hex()
+            )
+            .as_bytes(),
+        ),
+        Finding::Failed(why) => {
+            line.extend_from_slice(b",\"error\":");
+            write_string(line, why);
+        }
+        _ => {}
+    }
+    line.extend_from_slice(b"}\n");
+}

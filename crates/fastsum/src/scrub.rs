@@ -1,0 +1,408 @@
+//! Silent corruption found, not guessed: every file whose stamp (kind,
+//! size, inode, device, mtime and ctime to the nanosecond) is still the
+//! one the cache recorded with its digest is read again, and a different
+//! digest now is corruption: the bytes changed without a write the file
+//! system knows of (a failing disk, bad memory, a tool that put the mtime
+//! back, which ctime would still show). A file whose stamp changed was
+//! modified normally: it is reported apart, never as corruption.
+//!
+//! Every read is verified (the stamp taken when the file is opened and
+//! again when it is read must agree), so a file written during the scrub
+//! is "changed while reading", not corrupted. A file recorded in the same
+//! timestamp tick as it was last written (a racy entry, see
+//! [`crate::cache`]) proves nothing either way: it is recorded again, as
+//! changed.
+//!
+//! The tree is walked in order and read a batch at a time on every core;
+//! after each batch the cache remembers what was verified (its entries'
+//! time is the scrub's: when they were last verified) and where the scrub
+//! is, so an interrupted scrub resumes there ([`ScrubOptions::resume`]).
+//! A corrupted file's entry is left as it was: the next scrub finds it
+//! again until someone decides which bytes are right.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::algo::Algorithm;
+use crate::cache::{absolute_in, now_ns, Cache, Entry, NewEntry, Snapshot};
+use crate::digest::Digest;
+use crate::error::Result;
+use crate::fs::{name, FileStamp};
+use crate::pipeline::{Outcome, Progress, TreeHasher, TreeOptions};
+use crate::stage::Source;
+use crate::walk::{walk_sorted, WalkItem, WalkOptions};
+
+/// How to scrub.
+#[derive(Clone, Debug)]
+pub struct ScrubOptions {
+    /// The algorithm of the recorded digests.
+    pub algorithm: Algorithm,
+    /// Hashing threads.
+    pub threads: usize,
+    /// How to walk (links are never followed: their targets are elsewhere).
+    pub walk: WalkOptions,
+    /// At most this many bytes read a second, on average (`None`: as fast
+    /// as the disk goes).
+    pub limit_rate: Option<u64>,
+    /// Read only files not verified within this long; the others are
+    /// "not due" and not read.
+    pub older_than: Option<Duration>,
+    /// Start after the last file an interrupted scrub of the same paths,
+    /// with the same algorithm, got to.
+    pub resume: bool,
+    /// Counters for a progress display.
+    pub progress: Option<Arc<Progress>>,
+    /// Stop after the batch being read when set (its place is kept).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl ScrubOptions {
+    /// Defaults: `algorithm`, every core, no limit.
+    pub fn new(algorithm: Algorithm) -> Self {
+        ScrubOptions {
+            algorithm,
+            threads: crate::pipeline::available_threads(),
+            walk: WalkOptions::default(),
+            limit_rate: None,
+            older_than: None,
+            resume: false,
+            progress: None,
+            stop: None,
+        }
+    }
+}
+
+/// What the scrub found for one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// Same stamp, same digest.
+    Verified,
+    /// Same stamp, another digest: the bytes changed behind the file
+    /// system's back.
+    Corrupted {
+        /// The digest recorded.
+        recorded: Digest,
+        /// The digest of the bytes now.
+        actual: Digest,
+    },
+    /// The stamp changed since it was recorded (or the entry was racy): a
+    /// normal modification, recorded again.
+    Changed,
+    /// Not in the cache: recorded now.
+    New,
+    /// Verified within `older_than` and unchanged: not read.
+    NotDue,
+    /// Could not be read (or changed while it was read).
+    Failed(String),
+}
+
+/// What a scrub did, in all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScrubSummary {
+    /// Files verified.
+    pub verified: u64,
+    /// Files corrupted.
+    pub corrupted: u64,
+    /// Files modified normally since recorded.
+    pub changed: u64,
+    /// Files not recorded before.
+    pub new: u64,
+    /// Files not due.
+    pub not_due: u64,
+    /// Files (and directories) that could not be read.
+    pub failed: u64,
+    /// Files passed over because an earlier scrub had verified them
+    /// (`resume`).
+    pub resumed_past: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Whether it stopped before the end (`stop`): `resume` goes on.
+    pub interrupted: bool,
+}
+
+/// Files read at once (fewer when a rate limit makes batches small).
+const BATCH_FILES: usize = 2048;
+const BATCH_BYTES: u64 = 256 << 20;
+
+/// One file on its way: where it is, its stamp when walked, and what the
+/// cache holds for it.
+struct Pending {
+    path: PathBuf,
+    absolute: PathBuf,
+    entry: Option<Entry>,
+}
+
+/// Scrubs the trees (or files) at `roots` against the cache's entries for
+/// `options.algorithm`, handing each file's finding to `sink` in path
+/// order (verified and not-due files too: the caller picks what to say).
+/// Errors: the cache could not be read or written.
+pub fn scrub(
+    cache: &mut Cache,
+    roots: &[PathBuf],
+    options: &ScrubOptions,
+    sink: &mut dyn FnMut(&Path, &Finding),
+) -> Result<ScrubSummary> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
+    let snapshot = cache.load(options.algorithm, &absolute)?;
+    let key = place_key(options.algorithm, &absolute);
+    let resume_after = match options.resume {
+        true => cache.note(&key)?.and_then(|hex| unhex(&hex)),
+        false => None,
+    };
+    let mut run = Run {
+        cache,
+        snapshot,
+        options,
+        sink,
+        started_ns: now_ns(),
+        started: Instant::now(),
+        resume_after,
+        key,
+        batch: Vec::new(),
+        batch_bytes: 0,
+        summary: ScrubSummary::default(),
+        failure: None,
+    };
+    for (root, absolute) in roots.iter().zip(&absolute) {
+        run.scrub_root(root, absolute)?;
+        if run.summary.interrupted {
+            return Ok(run.summary);
+        }
+    }
+    run.read_batch()?;
+    if !run.summary.interrupted {
+        run.cache.set_note(&run.key, None)?;
+    }
+    Ok(run.summary)
+}
+
+/// Where the scrub of these paths with this algorithm keeps its place.
+fn place_key(algorithm: Algorithm, absolute: &[PathBuf]) -> String {
+    let mut paths = Vec::new();
+    for path in absolute {
+        paths.extend_from_slice(name::path_bytes(path));
+        paths.push(0);
+    }
+    format!(
+        "scrub {algorithm} {}",
+        Algorithm::Xxh128.hash_bytes(&paths).to_hex()
+    )
+}
+
+/// A path's bytes as the cache's note keeps them (hex: any bytes).
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A note's path bytes; `None` for a note that is not hex.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let digits = text.as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    digits
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
+}
+
+/// One scrub under way.
+struct Run<'a> {
+    cache: &'a mut Cache,
+    snapshot: Snapshot,
+    options: &'a ScrubOptions,
+    sink: &'a mut dyn FnMut(&Path, &Finding),
+    started_ns: i64,
+    started: Instant,
+    /// An interrupted scrub's place: files up to it (absolute path bytes)
+    /// are passed over.
+    resume_after: Option<Vec<u8>>,
+    key: String,
+    batch: Vec<Pending>,
+    batch_bytes: u64,
+    summary: ScrubSummary,
+    /// The cache could not be written: the scrub stops with this.
+    failure: Option<crate::error::Error>,
+}
+
+impl Run<'_> {
+    /// Walks `root` in order, reading its files a batch at a time.
+    fn scrub_root(&mut self, root: &Path, absolute: &Path) -> Result<()> {
+        if !root.is_dir() {
+            self.consider(root.to_path_buf(), absolute.to_path_buf());
+            return self.read_batch();
+        }
+        let mut walk = self.options.walk.clone();
+        walk.follow_links = false;
+        walk_sorted(root, &walk, &mut |item| {
+            if self.failure.is_some() || self.summary.interrupted {
+                return;
+            }
+            match item {
+                WalkItem::File { path, .. } => {
+                    let below = path.strip_prefix(root).unwrap_or(&path);
+                    let absolute = absolute.join(below);
+                    self.consider(path, absolute);
+                }
+                WalkItem::Error(e) => {
+                    let path = e.path().map(Path::to_path_buf).unwrap_or_default();
+                    self.found(&path, Finding::Failed(e.kind().to_string()));
+                }
+                WalkItem::Special { .. } | WalkItem::Directory { .. } => {}
+            }
+        })?;
+        match self.failure.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn found(&mut self, path: &Path, finding: Finding) {
+        let summary = &mut self.summary;
+        match &finding {
+            Finding::Verified => summary.verified += 1,
+            Finding::Corrupted { .. } => summary.corrupted += 1,
+            Finding::Changed => summary.changed += 1,
+            Finding::New => summary.new += 1,
+            Finding::NotDue => summary.not_due += 1,
+            Finding::Failed(_) => summary.failed += 1,
+        }
+        (self.sink)(path, &finding);
+    }
+
+    /// One file met: passed over (resumed past, not due), or queued to be
+    /// read.
+    fn consider(&mut self, path: PathBuf, absolute: PathBuf) {
+        if let Some(after) = &self.resume_after {
+            if name::path_bytes(&absolute) <= after.as_slice() {
+                self.summary.resumed_past += 1;
+                return;
+            }
+        }
+        let entry = recorded(&self.snapshot, &absolute);
+        let stamp = std::fs::symlink_metadata(&path).map(|m| FileStamp::of(&m));
+        if let (Some(entry), Some(due), Ok(stamp)) = (&entry, self.options.older_than, &stamp) {
+            let verified_ago = self.started_ns.saturating_sub(entry.hashed_at_ns);
+            let same = entry.answer_for(stamp).is_some();
+            if same && u128::try_from(verified_ago).unwrap_or(0) < due.as_nanos() {
+                self.found(&path, Finding::NotDue);
+                return;
+            }
+        }
+        self.batch_bytes += stamp.map_or(0, |s| s.size);
+        self.batch.push(Pending {
+            path,
+            absolute,
+            entry,
+        });
+        let limit = match self.options.limit_rate {
+            // A quarter of a second's worth at a time, so the pace is even.
+            Some(rate) => (rate / 4).max(1),
+            None => BATCH_BYTES,
+        };
+        if self.batch.len() >= BATCH_FILES || self.batch_bytes >= limit {
+            if let Err(e) = self.read_batch() {
+                self.failure = Some(e);
+            }
+        }
+    }
+
+    /// Reads the batch (after waiting, under a rate limit, until the bytes
+    /// read so far are due), compares, and records what was verified and
+    /// where the scrub is.
+    fn read_batch(&mut self) -> Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        self.pace();
+        let batch = std::mem::take(&mut self.batch);
+        self.batch_bytes = 0;
+        let operands: Vec<Source> = batch.iter().map(|p| Source::Path(p.path.clone())).collect();
+        let mut options = TreeOptions::new(self.options.algorithm);
+        options.threads = self.options.threads.max(1);
+        options.verify = true;
+        let mut hasher = TreeHasher::with_options(options);
+        if let Some(progress) = &self.options.progress {
+            hasher = hasher.progress(progress.clone());
+        }
+        let mut outcomes: Vec<Option<Outcome>> = batch.iter().map(|_| None).collect();
+        hasher.run(&operands, |record| {
+            outcomes[record.operand] = Some(record.outcome)
+        })?;
+        let mut keep = Vec::new();
+        for (pending, outcome) in batch.iter().zip(outcomes) {
+            if let Some(Outcome::Hashed(hashed)) = &outcome {
+                self.summary.bytes_read += hashed.size;
+            }
+            let (finding, entry) = judge(pending, outcome);
+            keep.extend(entry);
+            self.found(&pending.path, finding);
+        }
+        self.cache
+            .store(self.options.algorithm, &keep, self.started_ns)?;
+        if let Some(last) = batch.last() {
+            let place = hex(name::path_bytes(&last.absolute));
+            self.cache.set_note(&self.key, Some(&place))?;
+        }
+        let stop = self.options.stop.as_ref();
+        self.summary.interrupted = stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        Ok(())
+    }
+
+    /// Under a rate limit: waits until the bytes read so far are due.
+    fn pace(&self) {
+        let Some(rate) = self.options.limit_rate.filter(|&r| r > 0) else {
+            return;
+        };
+        let due = Duration::from_secs_f64(self.summary.bytes_read as f64 / rate as f64);
+        if let Some(wait) = due.checked_sub(self.started.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+}
+
+/// What the cache holds for the file at `absolute`.
+fn recorded(snapshot: &Snapshot, absolute: &Path) -> Option<Entry> {
+    let bytes = name::path_bytes(absolute);
+    let cut = bytes.iter().rposition(|&b| name::is_separator(b))?;
+    let dir = if cut == 0 { &bytes[..1] } else { &bytes[..cut] };
+    snapshot.directory(dir)?.get(&bytes[cut + 1..])
+}
+
+/// A read's finding, and the entry to record (all but a corrupted file's
+/// and a failure's).
+fn judge(pending: &Pending, outcome: Option<Outcome>) -> (Finding, Option<NewEntry>) {
+    let hashed = match outcome {
+        Some(Outcome::Hashed(hashed)) => hashed,
+        Some(Outcome::Failed(kind) | Outcome::WalkFailed(kind)) => {
+            return (Finding::Failed(kind.to_string()), None)
+        }
+        _ => return (Finding::Failed("not a regular file".into()), None),
+    };
+    let Some(stamp) = hashed.stamp else {
+        return (Finding::Failed("not a regular file".into()), None);
+    };
+    let entry = NewEntry {
+        path: pending.absolute.clone(),
+        stamp,
+        digest: hashed.digest,
+    };
+    let finding = match &pending.entry {
+        None => Finding::New,
+        Some(recorded) => match recorded.answer_for(&stamp) {
+            None => Finding::Changed,
+            Some(digest) if digest == hashed.digest => Finding::Verified,
+            Some(digest) => {
+                let corrupted = Finding::Corrupted {
+                    recorded: digest,
+                    actual: hashed.digest,
+                };
+                return (corrupted, None);
+            }
+        },
+    };
+    (finding, Some(entry))
+}
