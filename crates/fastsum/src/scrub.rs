@@ -23,7 +23,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::algo::Algorithm;
 use crate::cache::{absolute_in, now_ns, Cache, Entry, NewEntry, Snapshot};
@@ -31,6 +31,7 @@ use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::{name, FileStamp};
 use crate::pipeline::{Outcome, Progress, TreeHasher, TreeOptions};
+use crate::read::Pace;
 use crate::stage::Source;
 use crate::walk::{walk_sorted, WalkItem, WalkOptions};
 
@@ -123,7 +124,7 @@ pub struct ScrubSummary {
 }
 
 /// Files read at once (fewer when a rate limit makes batches small).
-const BATCH_FILES: usize = 2048;
+const BATCH_FILES: usize = 16 * 1024;
 const BATCH_BYTES: u64 = 256 << 20;
 
 /// One file on its way: where it is, its stamp when walked, and what the
@@ -158,7 +159,7 @@ pub fn scrub(
         options,
         sink,
         started_ns: now_ns(),
-        started: Instant::now(),
+        pace: options.limit_rate.map(|rate| Arc::new(Pace::new(rate))),
         resume_after,
         key,
         batch: Vec::new(),
@@ -166,13 +167,21 @@ pub fn scrub(
         summary: ScrubSummary::default(),
         failure: None,
     };
-    for (root, absolute) in roots.iter().zip(&absolute) {
-        run.scrub_root(root, absolute)?;
-        if run.summary.interrupted {
-            return Ok(run.summary);
+    // A rate-limited scrub goes a batch at a time too: the pipeline hands
+    // results on a worker's batch at a time, and the place must be kept
+    // every half second's worth.
+    let unhindered = options.limit_rate.is_none() && options.older_than.is_none();
+    if unhindered && run.resume_after.is_none() {
+        run.scrub_in_one_run(roots, &absolute)?;
+    } else {
+        for (root, absolute) in roots.iter().zip(&absolute) {
+            run.scrub_root(root, absolute)?;
+            if run.summary.interrupted {
+                return Ok(run.summary);
+            }
         }
+        run.read_batch()?;
     }
-    run.read_batch()?;
     if !run.summary.interrupted {
         run.cache.set_note(&run.key, None)?;
     }
@@ -216,7 +225,8 @@ struct Run<'a> {
     options: &'a ScrubOptions,
     sink: &'a mut dyn FnMut(&Path, &Finding),
     started_ns: i64,
-    started: Instant,
+    /// `limit_rate`'s pace, shared by every read of the scrub.
+    pace: Option<Arc<Pace>>,
     /// An interrupted scrub's place: files up to it (absolute path bytes)
     /// are passed over.
     resume_after: Option<Vec<u8>>,
@@ -232,20 +242,22 @@ impl Run<'_> {
     /// Walks `root` in order, reading its files a batch at a time.
     fn scrub_root(&mut self, root: &Path, absolute: &Path) -> Result<()> {
         if !root.is_dir() {
-            self.consider(root.to_path_buf(), absolute.to_path_buf());
+            let size = std::fs::metadata(root).map_or(0, |m| m.len());
+            self.consider(root.to_path_buf(), absolute.to_path_buf(), size);
             return self.read_batch();
         }
         let mut walk = self.options.walk.clone();
         walk.follow_links = false;
+        walk.sizes = true;
         walk_sorted(root, &walk, &mut |item| {
             if self.failure.is_some() || self.summary.interrupted {
                 return;
             }
             match item {
-                WalkItem::File { path, .. } => {
+                WalkItem::File { path, size, .. } => {
                     let below = path.strip_prefix(root).unwrap_or(&path);
                     let absolute = absolute.join(below);
-                    self.consider(path, absolute);
+                    self.consider(path, absolute, size.unwrap_or(0));
                 }
                 WalkItem::Error(e) => {
                     let path = e.path().map(Path::to_path_buf).unwrap_or_default();
@@ -273,9 +285,9 @@ impl Run<'_> {
         (self.sink)(path, &finding);
     }
 
-    /// One file met: passed over (resumed past, not due), or queued to be
-    /// read.
-    fn consider(&mut self, path: PathBuf, absolute: PathBuf) {
+    /// One file met (`size` bytes as walked): passed over (resumed past,
+    /// not due), or queued to be read.
+    fn consider(&mut self, path: PathBuf, absolute: PathBuf, size: u64) {
         if let Some(after) = &self.resume_after {
             if name::path_bytes(&absolute) <= after.as_slice() {
                 self.summary.resumed_past += 1;
@@ -283,51 +295,39 @@ impl Run<'_> {
             }
         }
         let entry = recorded(&self.snapshot, &absolute);
-        let stamp = std::fs::symlink_metadata(&path).map(|m| FileStamp::of(&m));
-        if let (Some(entry), Some(due), Ok(stamp)) = (&entry, self.options.older_than, &stamp) {
+        if let (Some(entry), Some(due)) = (&entry, self.options.older_than) {
             let verified_ago = self.started_ns.saturating_sub(entry.hashed_at_ns);
-            let same = entry.answer_for(stamp).is_some();
-            if same && u128::try_from(verified_ago).unwrap_or(0) < due.as_nanos() {
+            let recent = u128::try_from(verified_ago).unwrap_or(0) < due.as_nanos();
+            // Recent and unchanged since: one stat, no read.
+            let stamp = std::fs::symlink_metadata(&path).map(|m| FileStamp::of(&m));
+            if recent && stamp.is_ok_and(|s| entry.answer_for(&s).is_some()) {
                 self.found(&path, Finding::NotDue);
                 return;
             }
         }
-        self.batch_bytes += stamp.map_or(0, |s| s.size);
+        self.batch_bytes += size;
         self.batch.push(Pending {
             path,
             absolute,
             entry,
         });
-        let limit = match self.options.limit_rate {
-            // A quarter of a second's worth at a time, so the pace is even.
-            Some(rate) => (rate / 4).max(1),
-            None => BATCH_BYTES,
-        };
-        if self.batch.len() >= BATCH_FILES || self.batch_bytes >= limit {
+        if self.batch.len() >= BATCH_FILES || self.batch_bytes >= self.batch_limit() {
             if let Err(e) = self.read_batch() {
                 self.failure = Some(e);
             }
         }
     }
 
-    /// Reads the batch (after waiting, under a rate limit, until the bytes
-    /// read so far are due), compares, and records what was verified and
-    /// where the scrub is.
+    /// Reads the batch (at the pace, under a rate limit), compares, and
+    /// records what was verified and where the scrub is.
     fn read_batch(&mut self) -> Result<()> {
         if self.batch.is_empty() {
             return Ok(());
         }
-        self.pace();
         let batch = std::mem::take(&mut self.batch);
         self.batch_bytes = 0;
         let operands: Vec<Source> = batch.iter().map(|p| Source::Path(p.path.clone())).collect();
-        let mut options = TreeOptions::new(self.options.algorithm);
-        options.threads = self.options.threads.max(1);
-        options.verify = true;
-        let mut hasher = TreeHasher::with_options(options);
-        if let Some(progress) = &self.options.progress {
-            hasher = hasher.progress(progress.clone());
-        }
+        let hasher = self.hasher(TreeOptions::new(self.options.algorithm));
         let mut outcomes: Vec<Option<Outcome>> = batch.iter().map(|_| None).collect();
         hasher.run(&operands, |record| {
             outcomes[record.operand] = Some(record.outcome)
@@ -341,25 +341,104 @@ impl Run<'_> {
             keep.extend(entry);
             self.found(&pending.path, finding);
         }
-        self.cache
-            .store(self.options.algorithm, &keep, self.started_ns)?;
-        if let Some(last) = batch.last() {
-            let place = hex(name::path_bytes(&last.absolute));
-            self.cache.set_note(&self.key, Some(&place))?;
-        }
+        self.keep(&keep, batch.last().map(|last| last.absolute.as_path()))?;
         let stop = self.options.stop.as_ref();
         self.summary.interrupted = stop.is_some_and(|s| s.load(Ordering::Relaxed));
         Ok(())
     }
 
-    /// Under a rate limit: waits until the bytes read so far are due.
-    fn pace(&self) {
-        let Some(rate) = self.options.limit_rate.filter(|&r| r > 0) else {
-            return;
-        };
-        let due = Duration::from_secs_f64(self.summary.bytes_read as f64 / rate as f64);
-        if let Some(wait) = due.checked_sub(self.started.elapsed()) {
-            std::thread::sleep(wait);
+    /// The bytes read between two saves of the place: under a rate limit,
+    /// half a second's worth, so a killed scrub loses little.
+    fn batch_limit(&self) -> u64 {
+        self.options
+            .limit_rate
+            .map_or(BATCH_BYTES, |rate| (rate / 2).max(1))
+    }
+
+    /// The run that reads for the scrub: verified reads, at the pace, on
+    /// every core.
+    fn hasher(&self, mut options: TreeOptions) -> TreeHasher {
+        options.threads = self.options.threads.max(1);
+        options.verify = true;
+        options.pace = self.pace.clone();
+        let mut hasher = TreeHasher::with_options(options);
+        if let Some(progress) = &self.options.progress {
+            hasher = hasher.progress(progress.clone());
+        }
+        if let Some(stop) = &self.options.stop {
+            hasher = hasher.stop_when(stop.clone());
+        }
+        hasher
+    }
+
+    /// No file to pass over (no `older_than`, no place to resume from) and
+    /// no pace: the whole scrub is one run over the roots, walked and read
+    /// as `-r` reads them; what was verified, and the place, are kept
+    /// every [`BATCH_FILES`] files or [`BATCH_BYTES`].
+    fn scrub_in_one_run(&mut self, roots: &[PathBuf], absolute: &[PathBuf]) -> Result<()> {
+        let mut options = TreeOptions::new(self.options.algorithm);
+        options.recursive = true;
+        options.walk = self.options.walk.clone();
+        options.walk.follow_links = false;
+        let hasher = self.hasher(options);
+        let operands: Vec<Source> = roots.iter().cloned().map(Source::Path).collect();
+        let mut keep = Vec::new();
+        let mut place = None;
+        let (mut unsaved, limit) = (0, BATCH_BYTES);
+        hasher.run(&operands, |record| {
+            if self.failure.is_some() {
+                return;
+            }
+            let root = &roots[record.operand];
+            let below = record.path.strip_prefix(root).unwrap_or(&record.path);
+            let mut full = absolute[record.operand].clone();
+            if !below.as_os_str().is_empty() {
+                full.push(below);
+            }
+            let pending = Pending {
+                entry: recorded(&self.snapshot, &full),
+                path: record.path,
+                absolute: full,
+            };
+            let finding = match record.outcome {
+                Outcome::Skipped(_) | Outcome::Directory(_) => return,
+                Outcome::WalkFailed(kind) => Finding::Failed(kind.to_string()),
+                outcome => {
+                    if let Outcome::Hashed(hashed) = &outcome {
+                        self.summary.bytes_read += hashed.size;
+                        unsaved += hashed.size;
+                    }
+                    let (finding, entry) = judge(&pending, Some(outcome));
+                    keep.extend(entry);
+                    finding
+                }
+            };
+            self.found(&pending.path, finding);
+            place = Some(pending.absolute);
+            if keep.len() >= BATCH_FILES || unsaved >= limit {
+                unsaved = 0;
+                let kept = self.keep(&std::mem::take(&mut keep), place.as_deref());
+                self.failure = kept.err();
+            }
+        })?;
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        self.keep(&keep, place.as_deref())?;
+        let stop = self.options.stop.as_ref();
+        self.summary.interrupted = stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        Ok(())
+    }
+
+    /// Stores what was read and where the scrub is.
+    fn keep(&mut self, entries: &[NewEntry], place: Option<&Path>) -> Result<()> {
+        self.cache
+            .store(self.options.algorithm, entries, self.started_ns)?;
+        match place {
+            Some(place) => self
+                .cache
+                .set_note(&self.key, Some(&hex(name::path_bytes(place)))),
+            None => Ok(()),
         }
     }
 }

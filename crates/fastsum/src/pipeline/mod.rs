@@ -32,22 +32,25 @@
 
 mod feed;
 mod prefetch;
+mod record;
 mod reorder;
 mod work;
 
+use record::Records;
+pub use record::{Outcome, Progress, Record, Sink};
+
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::algo::Algorithm;
 use crate::cache::{CacheSession, CachingBatchHasher};
-use crate::digest::Digest;
-use crate::error::{ErrorKind, Result};
+use crate::error::Result;
 use crate::fs;
 use crate::fs::device::DiskKind;
 use crate::read::{FileHasher, ReadStrategy};
-use crate::stage::{AutoBatchHasher, BatchHasher, Hashed, Job, Source};
-use crate::walk::{self, SpecialKind, WalkOptions};
+use crate::stage::{AutoBatchHasher, BatchHasher, Job, Source};
+use crate::walk::{self, WalkOptions};
 
 /// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
 const JOB_QUEUE: usize = 16 * 1024;
@@ -112,6 +115,8 @@ pub struct TreeOptions {
     /// ([`crate::stage::Hashed::stamp`]): what a digest is compared with a
     /// recorded one by (`scrub`).
     pub verify: bool,
+    /// Holds every read of the run to a rate ([`crate::read::Pace`]).
+    pub pace: Option<Arc<crate::read::Pace>>,
 }
 
 impl TreeOptions {
@@ -128,6 +133,7 @@ impl TreeOptions {
             drop_cold: false,
             disk: DiskKind::Auto,
             verify: false,
+            pace: None,
         }
     }
 }
@@ -135,81 +141,6 @@ impl TreeOptions {
 /// The cores this process may use (1 if unknown).
 pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// How one path ended.
-#[derive(Debug)]
-pub enum Outcome {
-    /// Hashed.
-    Hashed(Hashed),
-    /// Could not be opened or read.
-    Failed(ErrorKind),
-    /// A FIFO, socket or device met during a walk: skipped, never opened.
-    Skipped(SpecialKind),
-    /// A walk error (an unreadable directory, a link loop).
-    WalkFailed(ErrorKind),
-    /// A directory: met during a walk, before its entries (`None`, only
-    /// with [`crate::walk::WalkOptions::directories`]), or its directory
-    /// digest after them (`Some`, from [`crate::dirdigest`]; the path
-    /// then ends with a separator).
-    Directory(Option<Digest>),
-}
-
-/// One result, for one path.
-#[derive(Debug)]
-pub struct Record {
-    /// Index of the operand it belongs to.
-    pub operand: usize,
-    /// Its place in the output (see [`Job::seq`]).
-    pub seq: u64,
-    /// The path as the user will see it (`-` for standard input).
-    pub path: PathBuf,
-    /// What happened.
-    pub outcome: Outcome,
-}
-
-impl Record {
-    /// Whether this record means the run did not do all it was asked
-    /// (skipped special files do not count: they have no bytes to hash).
-    pub fn is_failure(&self) -> bool {
-        matches!(self.outcome, Outcome::Failed(_) | Outcome::WalkFailed(_))
-    }
-}
-
-/// Counters a progress display can read while a run goes on.
-#[derive(Debug, Default)]
-pub struct Progress {
-    /// Files found so far (walked or named).
-    pub files_found: AtomicU64,
-    /// Files finished (hashed or failed).
-    pub files_done: AtomicU64,
-    /// Bytes hashed so far, counted as they are read.
-    pub bytes_done: Arc<AtomicU64>,
-    /// Every operand is walked: `files_found` is the run's total.
-    pub walk_done: AtomicBool,
-}
-
-/// What workers and the feeder send the collector: finished records.
-type Records = Vec<Record>;
-
-/// Where a run's records go, on the caller's thread.
-///
-/// Any `FnMut(Record)` is a sink. A sink that buffers output implements
-/// [`Sink::idle`] as well, to flush when the collector has nothing more to
-/// hand it for now: output then reaches a terminal or a pipe as soon as it
-/// is known, yet is written in batches while results pour in.
-pub trait Sink {
-    /// The next record, in the run's order.
-    fn record(&mut self, record: Record);
-
-    /// No record is ready: the collector is about to wait for the workers.
-    fn idle(&mut self) {}
-}
-
-impl<F: FnMut(Record)> Sink for F {
-    fn record(&mut self, record: Record) {
-        self(record)
-    }
 }
 
 /// A run over many files on every core: the pipeline with its stages
@@ -346,7 +277,8 @@ impl TreeHasher {
                     .parallel_large_files(
                         options.threads > 1 && options.disk != DiskKind::Rotational,
                     )
-                    .count_bytes_in(progress.bytes_done.clone()),
+                    .count_bytes_in(progress.bytes_done.clone())
+                    .paced(options.pace.clone()),
             )
         };
         match &self.cache {

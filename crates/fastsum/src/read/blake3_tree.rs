@@ -13,8 +13,8 @@
 //! merges, and at most one leaf per thread is mapped at any moment, so the
 //! mapped pages (which count in RSS) stay under `threads × LEAF_LEN`.
 
+use super::Meter;
 use std::fs::File;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use blake3::hazmat::{self, ChainingValue, HasherExt, Mode};
 
@@ -30,12 +30,12 @@ pub const LEAF_LEN: u64 = 8 * 1024 * 1024;
 /// The BLAKE3 digest of `file`'s first `len` bytes (`len` > [`LEAF_LEN`]),
 /// hashed on rayon's threads. The size is checked again at the end: a file
 /// that changed size is [`ErrorKind::ChangedWhileReading`].
-pub fn hash_file(file: &File, len: u64, progress: Option<&AtomicU64>) -> Result<Digest, ErrorKind> {
+pub(crate) fn hash_file(file: &File, len: u64, meter: &Meter) -> Result<Digest, ErrorKind> {
     assert!(len > LEAF_LEN, "small inputs have no parent nodes");
     let left_len = hazmat::left_subtree_len(len);
     let (left, right) = rayon::join(
-        || subtree(file, 0, left_len, progress),
-        || subtree(file, left_len, len - left_len, progress),
+        || subtree(file, 0, left_len, meter),
+        || subtree(file, left_len, len - left_len, meter),
     );
     let root = hazmat::merge_subtrees_root(&left?, &right?, Mode::Hash);
     if file.metadata()?.len() != len {
@@ -45,12 +45,7 @@ pub fn hash_file(file: &File, len: u64, progress: Option<&AtomicU64>) -> Result<
 }
 
 /// The chaining value of the subtree of `len` bytes at `offset`.
-fn subtree(
-    file: &File,
-    offset: u64,
-    len: u64,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainingValue, ErrorKind> {
+fn subtree(file: &File, offset: u64, len: u64, meter: &Meter) -> Result<ChainingValue, ErrorKind> {
     if len <= LEAF_LEN {
         let cv = mmap::with_window(file, offset, len as usize, |bytes| {
             let mut hasher = blake3::Hasher::new();
@@ -58,15 +53,13 @@ fn subtree(
             hasher.update(bytes);
             hasher.finalize_non_root()
         })?;
-        if let Some(counter) = progress {
-            counter.fetch_add(len, Ordering::Relaxed);
-        }
+        meter.add(len);
         return Ok(cv);
     }
     let left_len = hazmat::left_subtree_len(len);
     let (left, right) = rayon::join(
-        || subtree(file, offset, left_len, progress),
-        || subtree(file, offset + left_len, len - left_len, progress),
+        || subtree(file, offset, left_len, meter),
+        || subtree(file, offset + left_len, len - left_len, meter),
     );
     Ok(hazmat::merge_subtrees_non_root(&left?, &right?, Mode::Hash))
 }
@@ -89,14 +82,14 @@ mod tests {
         ] {
             let mut f = tempfile::tempfile().unwrap();
             f.write_all(&data[..len as usize]).unwrap();
-            let counter = AtomicU64::new(0);
-            let ours = hash_file(&f, len, Some(&counter)).unwrap();
+            let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let ours = hash_file(&f, len, &Meter::counting(counter.clone())).unwrap();
             assert_eq!(
                 ours.as_bytes(),
                 blake3::hash(&data[..len as usize]).as_bytes(),
                 "{len}"
             );
-            assert_eq!(counter.load(Ordering::Relaxed), len);
+            assert_eq!(counter.load(std::sync::atomic::Ordering::Relaxed), len);
         }
     }
 
@@ -114,7 +107,7 @@ mod tests {
             .set_len(LEAF_LEN)
             .unwrap();
         assert!(matches!(
-            hash_file(&file, len, None),
+            hash_file(&file, len, &Meter::default()),
             Err(ErrorKind::ChangedWhileReading)
         ));
     }

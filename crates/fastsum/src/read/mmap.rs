@@ -16,8 +16,8 @@
 //! [`ErrorKind::ChangedWhileReading`] rather than a crash or a digest of
 //! bytes that were never read.
 
+use super::Meter;
 use std::fs::File;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::algo::{Algorithm, StreamHasher};
 use crate::digest::Digest;
@@ -48,7 +48,7 @@ pub fn hash_mapped(
     algorithm: Algorithm,
     file: &File,
     len: u64,
-    progress: Option<&AtomicU64>,
+    meter: &Meter,
     prefetch: bool,
 ) -> Result<Option<Digest>, ErrorKind> {
     if len <= WINDOW as u64 {
@@ -61,9 +61,7 @@ pub fn hash_mapped(
                     if file.metadata()?.len() != len {
                         return Err(ErrorKind::ChangedWhileReading);
                     }
-                    if let Some(counter) = progress {
-                        counter.fetch_add(len, Ordering::Relaxed);
-                    }
+                    meter.add(len);
                     Ok(Some(digest))
                 }
             }
@@ -72,9 +70,9 @@ pub fn hash_mapped(
     crate::dispatch!(algorithm, H => {
         let mut hasher = H::new(algorithm);
         let mapped = if prefetch {
-            for_each_window_prefetched(file, len, progress, |window| hasher.update(window))?
+            for_each_window_prefetched(file, len, meter, |window| hasher.update(window))?
         } else {
-            for_each_window(file, len, progress, |window| hasher.update(window))?
+            for_each_window(file, len, meter, |window| hasher.update(window))?
         };
         Ok(mapped.then(|| hasher.finalize()))
     })
@@ -157,7 +155,7 @@ pub fn with_window<R>(
 fn for_each_window(
     file: &File,
     len: u64,
-    progress: Option<&AtomicU64>,
+    meter: &Meter,
     mut absorb: impl FnMut(&[u8]),
 ) -> Result<bool, ErrorKind> {
     let mut offset = 0u64;
@@ -169,9 +167,7 @@ fn for_each_window(
             Window::Unmapped(error) => return Err(error),
         }
         offset += window as u64;
-        if let Some(counter) = progress {
-            counter.fetch_add(window as u64, Ordering::Relaxed);
-        }
+        meter.add(window as u64);
     }
     if file.metadata()?.len() != len {
         return Err(ErrorKind::ChangedWhileReading);
@@ -193,7 +189,7 @@ fn for_each_window(
 fn for_each_window_prefetched(
     file: &File,
     len: u64,
-    progress: Option<&AtomicU64>,
+    meter: &Meter,
     mut absorb: impl FnMut(&[u8]),
 ) -> Result<bool, ErrorKind> {
     std::thread::scope(|scope| {
@@ -261,9 +257,7 @@ fn for_each_window_prefetched(
             if faulted {
                 return Err(ErrorKind::ChangedWhileReading);
             }
-            if let Some(counter) = progress {
-                counter.fetch_add(window, Ordering::Relaxed);
-            }
+            meter.add(window);
         }
         if file.metadata()?.len() != len {
             return Err(ErrorKind::ChangedWhileReading);
@@ -284,9 +278,10 @@ mod tests {
             let mut f = tempfile::tempfile().unwrap();
             f.write_all(&data[..len]).unwrap();
             for algorithm in Algorithm::ALL {
-                let mapped = hash_mapped(algorithm, &f, len as u64, None, len > WINDOW)
-                    .unwrap()
-                    .unwrap();
+                let mapped =
+                    hash_mapped(algorithm, &f, len as u64, &Meter::default(), len > WINDOW)
+                        .unwrap()
+                        .unwrap();
                 // The streaming state, fed in odd pieces, is the reference
                 // for both the one-window one-shot and the windowed paths.
                 let streamed = crate::dispatch!(algorithm, H => {
@@ -310,10 +305,12 @@ mod tests {
         f.write_all(&data).unwrap();
         for algorithm in [Algorithm::Md5, Algorithm::Xxh3] {
             let expected = crate::dispatch!(algorithm, H => H::oneshot(algorithm, &data));
-            let progress = AtomicU64::new(0);
+            use std::sync::atomic::{AtomicU64, Ordering};
+            let progress = std::sync::Arc::new(AtomicU64::new(0));
             for prefetch in [true, false] {
                 progress.store(0, Ordering::Relaxed);
-                let mapped = hash_mapped(algorithm, &f, len as u64, Some(&progress), prefetch);
+                let meter = Meter::counting(progress.clone());
+                let mapped = hash_mapped(algorithm, &f, len as u64, &meter, prefetch);
                 assert_eq!(
                     mapped.unwrap(),
                     Some(expected),
@@ -340,7 +337,7 @@ mod tests {
             .set_len(4096)
             .unwrap();
         for prefetch in [false, true] {
-            let result = hash_mapped(Algorithm::Xxh3, &file, len, None, prefetch);
+            let result = hash_mapped(Algorithm::Xxh3, &file, len, &Meter::default(), prefetch);
             assert!(
                 matches!(result, Err(ErrorKind::ChangedWhileReading) | Ok(None)),
                 "prefetch {prefetch}: {result:?}"

@@ -96,7 +96,66 @@ pub struct FileHasher {
     buffer: Vec<u8>,
     strategy: ReadStrategy,
     parallel_large_files: bool,
-    progress: Option<Arc<AtomicU64>>,
+    meter: Meter,
+}
+
+/// Holds reads to a rate shared by every thread that takes from it: each
+/// read's bytes are taken as they go, and a read ahead of the rate waits
+/// until its bytes are due (`fastsum scrub --limit-rate`).
+#[derive(Debug)]
+pub struct Pace {
+    rate: u64,
+    start: std::time::Instant,
+    bytes: AtomicU64,
+}
+
+impl Pace {
+    /// At most `rate` bytes a second on average, from now.
+    pub fn new(rate: u64) -> Pace {
+        Pace {
+            rate: rate.max(1),
+            start: std::time::Instant::now(),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// `bytes` read: waits until they are due.
+    pub fn take(&self, bytes: u64) {
+        let total = self.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let due = std::time::Duration::from_secs_f64(total as f64 / self.rate as f64);
+        if let Some(wait) = due.checked_sub(self.start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+}
+
+/// Where a read's bytes are counted as they go: a progress counter, and a
+/// pace that holds reads to a rate.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Meter {
+    counter: Option<Arc<AtomicU64>>,
+    pace: Option<Arc<Pace>>,
+}
+
+impl Meter {
+    /// A meter counting into `counter` only.
+    #[cfg(test)]
+    pub(crate) fn counting(counter: Arc<AtomicU64>) -> Meter {
+        Meter {
+            counter: Some(counter),
+            pace: None,
+        }
+    }
+
+    /// `bytes` more were read (a chunk, a window).
+    pub(crate) fn add(&self, bytes: u64) {
+        if let Some(counter) = &self.counter {
+            counter.fetch_add(bytes, Ordering::Relaxed);
+        }
+        if let Some(pace) = &self.pace {
+            pace.take(bytes);
+        }
+    }
 }
 
 impl Default for FileHasher {
@@ -121,7 +180,7 @@ impl FileHasher {
             buffer: vec![0; size],
             strategy,
             parallel_large_files: false,
-            progress: None,
+            meter: Meter::default(),
         }
     }
 
@@ -136,7 +195,14 @@ impl FileHasher {
     /// Adds every byte hashed to `counter` as the hash goes (for progress
     /// reports on large files).
     pub fn count_bytes_in(mut self, counter: Arc<AtomicU64>) -> Self {
-        self.progress = Some(counter);
+        self.meter.counter = Some(counter);
+        self
+    }
+
+    /// Holds every read to `pace`'s rate (as the bytes go, so a large file
+    /// is read at the rate too, not in one burst).
+    pub fn paced(mut self, pace: Option<Arc<Pace>>) -> Self {
+        self.meter.pace = pace;
         self
     }
 
@@ -160,9 +226,7 @@ impl FileHasher {
     /// Adds `bytes` to the progress counter, if there is one (for a
     /// stage that reads files itself, as the multi-buffer hasher does).
     pub fn note_progress(&self, bytes: u64) {
-        if let Some(counter) = &self.progress {
-            counter.fetch_add(bytes, Ordering::Relaxed);
-        }
+        self.meter.add(bytes);
     }
 
     /// [`FileHasher::hash_file`], also returning the bytes hashed.
@@ -182,7 +246,7 @@ impl FileHasher {
         {
             #[cfg(unix)]
             if !crate::fs::portable() {
-                let digest = blake3_tree::hash_file(file, len, self.progress.as_deref())?;
+                let digest = blake3_tree::hash_file(file, len, &self.meter)?;
                 return Ok((digest, len));
             }
         }
@@ -199,7 +263,7 @@ impl FileHasher {
             if use_map {
                 let prefetch = self.parallel_large_files && len >= PREFETCH_THRESHOLD;
                 if let Some(digest) =
-                    mmap::hash_mapped(algorithm, file, len, self.progress.as_deref(), prefetch)?
+                    mmap::hash_mapped(algorithm, file, len, &self.meter, prefetch)?
                 {
                     return Ok((digest, len));
                 }
@@ -216,9 +280,9 @@ impl FileHasher {
             }
             None
         };
-        let progress = self.progress.as_deref();
+        let meter = &self.meter;
         let buffer = &mut self.buffer;
-        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, file, buffer, progress, known_len))
+        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, file, buffer, meter, known_len))
             .map_err(ErrorKind::from)
     }
 
@@ -249,8 +313,8 @@ impl FileHasher {
         algorithm: Algorithm,
         reader: impl Read,
     ) -> io::Result<(Digest, u64)> {
-        let progress = self.progress.as_deref();
-        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer, progress, None))
+        let meter = &self.meter;
+        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer, meter, None))
     }
 
     /// Hashes everything `reader` yields, in reads of the buffer's size.
@@ -329,7 +393,7 @@ fn hash_reader_with<H: StreamHasher>(
     algorithm: Algorithm,
     mut reader: impl Read,
     buffer: &mut [u8],
-    progress: Option<&AtomicU64>,
+    meter: &Meter,
     known_len: Option<u64>,
 ) -> io::Result<(Digest, u64)> {
     let mut hasher = H::new(algorithm);
@@ -340,9 +404,7 @@ fn hash_reader_with<H: StreamHasher>(
             Ok(n) => {
                 hasher.update(&buffer[..n]);
                 total += n as u64;
-                if let Some(counter) = progress {
-                    counter.fetch_add(n as u64, Ordering::Relaxed);
-                }
+                meter.add(n as u64);
                 if known_len == Some(total) {
                     return Ok((hasher.finalize(), total));
                 }
