@@ -2,6 +2,7 @@
 //! name it was invoked under (`md5sum`, `b3sum`, `xxhsum` ...); everything
 //! else is in the personality modules and the `fastsum` library.
 
+mod audit_cmd;
 mod b3sum;
 mod bench;
 mod cache_cmd;
@@ -86,7 +87,7 @@ pub(crate) struct Subcommand {
 
 /// Every subcommand, in the order `--help`, the man page and the
 /// completions list them: the one table dispatch and documentation read.
-pub(crate) const SUBCOMMANDS: [Subcommand; 9] = [
+pub(crate) const SUBCOMMANDS: [Subcommand; 10] = [
     Subcommand {
         name: "diff",
         about: "show what changed between two trees, manifests or remote trees",
@@ -98,6 +99,12 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 9] = [
         about: "find identical files, and act on them safely",
         run: dupes_cmd::run,
         command: Some(dupes_cmd::command),
+    },
+    Subcommand {
+        name: "audit",
+        about: "audit a tree against a list (as hashdeep -a): matched, moved, new, missing",
+        run: audit_cmd::run,
+        command: Some(audit_cmd::command),
     },
     Subcommand {
         name: "scrub",

@@ -50,6 +50,8 @@ const TOKENS: &[&[u8]] = &[
     b"fastsum-remote-method ",
     b"fastsum-remote-end",
     b"fastsum-remote-links",
+    b"%%%% HASHDEEP-1.0",
+    b"%%%% size,md5,sha256,filename",
     b"18446744073709551616",
     b"fastsum-remote-failed",
     b"fastsum-remote-hashes",

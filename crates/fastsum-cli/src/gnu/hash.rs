@@ -206,15 +206,17 @@ impl Sink for &mut Printer<'_> {
         }
         let to_stderr = !matches!(record.outcome, Outcome::Hashed(_) | Outcome::Directory(_));
         let (run, o) = (&mut *self.run, self.o);
-        if (to_stderr || self.stdout_is_tty) && self.display.visible() {
+        let failed = if (to_stderr || self.stdout_is_tty) && self.display.visible() {
             // Written while the bar is off the screen, not left for later.
             self.display.suspend(|| {
-                print_record(run, o, &record);
+                let failed = print_record(run, o, &record);
                 run.out.flush_held();
-            });
+                failed
+            })
         } else {
-            print_record(run, o, &record);
-        }
+            print_record(run, o, &record)
+        };
+        self.ok &= !failed;
     }
 
     fn idle(&mut self) {
@@ -238,8 +240,9 @@ fn with_directory_digests(
 }
 
 /// One result: a checksum line (or JSON object) on stdout, or a message on
-/// stderr in the GNU form `PROGRAM: NAME: CAUSE` (the library's renderer).
-pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
+/// stderr in the GNU form `PROGRAM: NAME: CAUSE` (the library's renderer);
+/// true when it failed (a read, or a name the format cannot hold).
+pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) -> bool {
     let hashed = matches!(record.outcome, Outcome::Hashed(_));
     let crc = matches!(o.tree.algorithm, Algorithm::Crc | Algorithm::Crc32b);
     // crc: said once, when the first file is read; crc32b: every file.
@@ -250,12 +253,13 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) {
         }
     }
     let mut err = Vec::new();
-    o.renderer.render(record, run.out.stdout_buf(), &mut err);
+    let rendered = o.renderer.render(record, run.out.stdout_buf(), &mut err);
     run.out.commit();
     run.stop_if_unwritable();
     if !err.is_empty() {
         run.out.err_raw(&err);
     }
+    rendered.failure
 }
 
 /// What `cksum --debug` says of its CRC (coreutils 9.10 `cksum_crc.c`):

@@ -175,6 +175,19 @@ fn print(
             return false;
         }
     };
+    if o.hashdeep {
+        let digests: Vec<&Digest> = digests.iter().collect();
+        match fastsum::manifest::hashdeep::line(size, &digests, name) {
+            Some(line) => run.out.stdout_buf().extend_from_slice(&line),
+            None => {
+                let why = "a name with a newline cannot be written in hashdeep's format";
+                run.file_error(name, why);
+                return false;
+            }
+        }
+        run.out.commit();
+        return true;
+    }
     let out = run.out.stdout_buf();
     if o.json {
         out.push(b'{');

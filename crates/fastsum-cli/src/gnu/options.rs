@@ -56,6 +56,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "exclude", HasArg::Required, "exclude"),
             spec(None, "max-depth", HasArg::Required, "max-depth"),
             spec(None, "dirs", HasArg::No, "dirs"),
+            spec(None, "format", HasArg::Required, "format"),
             spec(None, "files0-from", HasArg::Required, "files0-from"),
             spec(None, "json", HasArg::No, "json"),
             spec(None, "no-progress", HasArg::No, "no-progress"),
@@ -134,6 +135,9 @@ pub(super) struct Options {
     /// here only).
     pub(super) tree: TreeOptions,
     pub(super) json: bool,
+    /// `--format=hashdeep`: hashdeep's lists (a header, then
+    /// `SIZE,DIGEST...,NAME`).
+    pub(super) hashdeep: bool,
     pub(super) no_progress: bool,
     /// `--cache[=PATH]`: the cache file (None: no cache).
     pub(super) cache: Option<PathBuf>,
@@ -177,6 +181,7 @@ impl Options {
             terminator: b'\n',
             tree: TreeOptions::new(algorithm),
             json: false,
+            hashdeep: false,
             no_progress: false,
             cache: None,
             cache_stats: false,

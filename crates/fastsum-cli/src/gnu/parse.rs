@@ -157,6 +157,10 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
                 .push(String::from_utf8_lossy(&value).into_owned())
         }
         "json" => p.o.json = true,
+        "format" => match &value[..] {
+            b"hashdeep" => p.o.hashdeep = true,
+            _ => return Err(invalid_value(run, "format (hashdeep)", &value)),
+        },
         "no-progress" => p.o.no_progress = true,
         "cache" => {
             p.cache_without_path = value.is_empty();

@@ -48,7 +48,11 @@ pub(super) fn hash_remote_operand(
 ) -> bool {
     // The remote methods give no sizes yet (a JSON record's size must be
     // true), nor directories.
-    let unavailable = [(o.json, "--json"), (o.tree.walk.directories, "--dirs")];
+    let unavailable = [
+        (o.json, "--json"),
+        (o.tree.walk.directories, "--dirs"),
+        (o.hashdeep, "--format=hashdeep"),
+    ];
     if let Some((_, option)) = unavailable.iter().find(|(given, _)| *given) {
         let mut m = name.to_vec();
         m.extend_from_slice(

@@ -102,6 +102,43 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
     if o.tree.walk.directories {
         dirs_combinations(run, o)?;
     }
+    if o.hashdeep {
+        hashdeep_combinations(run, o)?;
+    }
+    Ok(())
+}
+
+/// `--format=hashdeep`: hashdeep's own algorithms, its own lines.
+fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+    let refused = [
+        (o.json, "--format=hashdeep and --json do not go together"),
+        (
+            o.check,
+            "--format=hashdeep is for writing lists; -c reads any",
+        ),
+        (
+            o.tree.walk.directories,
+            "--format=hashdeep and --dirs do not go together (hashdeep lists files)",
+        ),
+        (
+            o.tag || o.untagged || o.terminator == 0,
+            "--format=hashdeep and --tag, --untagged or --zero do not go together",
+        ),
+    ];
+    if let Some((_, m)) = refused.iter().find(|(given, _)| *given) {
+        return Err(run.usage_error(Some(m)));
+    }
+    let algorithms = match o.algorithms.len() {
+        0 | 1 => vec![o.tree.algorithm],
+        _ => o.algorithms.clone(),
+    };
+    if let Some(a) = algorithms
+        .iter()
+        .find(|a| fastsum::manifest::hashdeep::name_of(**a).is_none())
+    {
+        let m = format!("hashdeep's format has no {a} (md5, sha1 and sha256 only)");
+        return Err(run.usage_error(Some(&m)));
+    }
     Ok(())
 }
 
@@ -179,6 +216,7 @@ fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
         names_given: o.names_given,
         program: run.name.clone(),
         utf8: run.utf8,
+        hashdeep: o.hashdeep,
     }
 }
 

@@ -9,6 +9,7 @@ mod sshd;
 #[allow(dead_code)]
 mod testenv;
 
+mod audit;
 mod bench;
 mod cache;
 mod captured_listing;

@@ -5,6 +5,8 @@
 //!   `MD5 (NAME) = HEX` lines, with GNU's name escaping.
 //! * [`xxhsum`]: xxhsum 0.8.1's reading of the same shapes.
 //! * [`b3sum`]: b3sum's stricter reading.
+//! * [`hashdeep`]: hashdeep's `%%%% HASHDEEP-1.0` lists (size, several
+//!   digests, name), read and written.
 //! * [`json`]: fastsum's JSON Lines output for programs (and `json_read`,
 //!   reading it back).
 //! * [`render`]: the one renderer of hashing results (lines, JSON,
@@ -18,6 +20,7 @@
 parsers! {
     pub mod b3sum;
     pub mod gnu;
+    pub mod hashdeep;
     pub(crate) mod json_read;
     pub mod read;
     pub mod xxhsum;

@@ -58,7 +58,9 @@ pub fn read_manifest(
         .iter()
         .find(|l| l.first().is_some_and(|&b| b != b'#'))
         .ok_or("no entries: the list is empty")?;
-    if first.starts_with(b"{") {
+    if first.as_slice() == super::hashdeep::MAGIC {
+        read_hashdeep(&lines, algorithm)
+    } else if first.starts_with(b"{") {
         read_json(&lines, algorithm)
     } else {
         read_lines(&lines, algorithm, first)
@@ -257,6 +259,50 @@ fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, St
         }
     }
     finish(manifest, seen)
+}
+
+/// A hashdeep list: the column of `given` (`-a`), else the first the
+/// header names that fastsum computes; sizes kept.
+fn read_hashdeep(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, String> {
+    use super::hashdeep;
+    let mut rest = (1u64..).zip(lines).skip_while(|(_, l)| l.as_slice() != hashdeep::MAGIC);
+    rest.next();
+    let (_, header) = rest.next().ok_or("no column line after %%%% HASHDEEP-1.0")?;
+    let columns = hashdeep::columns(header)?;
+    let pick = match given {
+        Some(a) => columns.iter().position(|c| *c == Some(a)).ok_or_else(|| {
+            format!("its columns ({}) have no {a}", String::from_utf8_lossy(header))
+        })?,
+        None => columns
+            .iter()
+            .position(Option::is_some)
+            .ok_or("none of its columns is md5, sha1 or sha256")?,
+    };
+    let algorithm = columns
+        .get(pick)
+        .copied()
+        .flatten()
+        .ok_or("no column to read")?;
+    let mut manifest = Manifest {
+        algorithm,
+        entries: Vec::new(),
+        directories: Vec::new(),
+        problems: Vec::new(),
+    };
+    for (number, line) in rest {
+        if line.is_empty() || line.starts_with(b"##") || line.starts_with(b"%%%%") {
+            continue;
+        }
+        match hashdeep::parse_line(line, &columns, pick) {
+            Ok((size, digest, path)) => manifest.entries.push(ManifestEntry {
+                path,
+                digest,
+                size: Some(size),
+            }),
+            Err(why) => manifest.problems.push((number, why)),
+        }
+    }
+    finish(manifest, Some(algorithm))
 }
 
 /// A directory's line names it with a `/` at the end, which no file's

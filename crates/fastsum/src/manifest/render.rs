@@ -31,6 +31,9 @@ pub struct Renderer {
     pub program: Vec<u8>,
     /// Names in messages are quoted for a UTF-8 locale (gnulib's quotef).
     pub utf8: bool,
+    /// hashdeep's lines (`SIZE,HEX,NAME`, [`super::hashdeep`]) instead of
+    /// checksum lines.
+    pub hashdeep: bool,
 }
 
 /// What a record was, for the caller's counts.
@@ -59,13 +62,14 @@ impl Renderer {
             names_given: true,
             program: b"fastsum".to_vec(),
             utf8: quote::utf8_locale(),
+            hashdeep: false,
         }
     }
 
     /// Writes `record`: its line or JSON object to `out`, its message to
     /// `err`.
     pub fn render(&self, record: &Record, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Rendered {
-        let done = Rendered {
+        let mut done = Rendered {
             failure: record.is_failure(),
             symlink_left_out: matches!(record.outcome, Outcome::Skipped(SpecialKind::Symlink)),
         };
@@ -78,6 +82,16 @@ impl Renderer {
         }
         match &record.outcome {
             Outcome::Hashed(_) | Outcome::Directory(_) if self.json => {}
+            Outcome::Hashed(hashed) if self.hashdeep => {
+                match super::hashdeep::line(hashed.size, &[&hashed.digest], name) {
+                    Some(line) => out.extend_from_slice(&line),
+                    None => {
+                        done.failure = true;
+                        let why = "a name with a newline cannot be written in hashdeep's format";
+                        self.message(err, name, why);
+                    }
+                }
+            }
             Outcome::Hashed(Hashed { digest, .. }) | Outcome::Directory(Some(digest)) => {
                 self.line(out, digest, name)
             }

@@ -1,0 +1,204 @@
+//! hashdeep's lists and `fastsum audit` (issue 34.2), differential against
+//! hashdeep 4.4 (Debian's `hashdeep`) on the same trees: the lists fastsum
+//! writes are hashdeep's lines, hashdeep audits them and passes, and
+//! fastsum's audit of hashdeep's lists counts what `hashdeep -a -v` counts.
+
+use crate::testenv::{Outcome, TestEnv};
+
+use std::process::Command;
+
+fn fastsum(env: &TestEnv, args: &[&str]) -> Outcome {
+    let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+    env.fastsum("fastsum", &args, b"")
+}
+
+fn hashdeep(env: &TestEnv, args: &[&str]) -> (i32, String) {
+    let out = Command::new("hashdeep")
+        .args(args)
+        .current_dir(env.path())
+        .output()
+        .expect("hashdeep runs (scripts/install-peers installs it)");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A list's file lines, sorted (hashdeep's order is its threads').
+fn file_lines(list: &str) -> Vec<String> {
+    let mut lines: Vec<String> = list
+        .lines()
+        .filter(|l| !l.starts_with("##") && !l.starts_with("%%%%"))
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The counts of a summary, by label (`Files matched` ...).
+fn count(summary: &str, label: &str) -> u64 {
+    summary
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(label)?
+                .trim()
+                .strip_prefix(": ")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no {label} in {summary}"))
+}
+
+fn tree(env: &TestEnv) {
+    env.mkdir("t/sub/deeper");
+    env.file(b"t/plain", b"plain\n");
+    env.file(b"t/with, a comma", b"comma\n");
+    env.file(b"t/with spaces", b"spaces\n");
+    env.file(b"t/empty", b"");
+    env.file(b"t/sub/big", &vec![7u8; 3 << 20]);
+    env.file(b"t/sub/deeper/x", b"x\n");
+    env.file(b"t/sub/deeper/y", b"y\n");
+}
+
+#[test]
+fn fastsum_writes_hashdeeps_lines_and_hashdeep_audits_them() {
+    let env = TestEnv::new();
+    tree(&env);
+    for (ours, theirs) in [
+        (&["-a", "md5", "-a", "sha256"][..], "md5,sha256"),
+        (&["-a", "sha1"], "sha1"),
+        (&[], "md5"),
+    ] {
+        let mut args = vec!["-r", "--format=hashdeep"];
+        args.extend(ours);
+        args.push("t");
+        let out = fastsum(&env, &args);
+        assert_eq!(out.status, 0, "{}", out.stderr_str());
+        let list = out.stdout_str();
+        assert!(list.starts_with(&format!("%%%% HASHDEEP-1.0\n%%%% size,{theirs},filename\n")));
+        let (status, reference) = hashdeep(&env, &["-c", theirs, "-l", "-r", "t"]);
+        assert_eq!(status, 0);
+        assert_eq!(file_lines(&list), file_lines(&reference), "{theirs}");
+        // hashdeep audits fastsum's list of the same tree: passed.
+        env.file(b"ours.hd", list.as_bytes());
+        let (status, said) = hashdeep(
+            &env,
+            &["-c", theirs, "-a", "-v", "-k", "ours.hd", "-l", "-r", "t"],
+        );
+        assert_eq!(status, 0, "{said}");
+        assert_eq!(count(&said, "Files matched"), 7, "{said}");
+    }
+    // A name hashdeep's format cannot hold: said, the rest written.
+    env.file(b"t/new\nline", b"n");
+    let out = fastsum(&env, &["-r", "--format=hashdeep", "t"]);
+    assert_eq!(out.status, 1);
+    assert!(out
+        .stderr_str()
+        .contains("cannot be written in hashdeep's format"));
+    assert_eq!(file_lines(&out.stdout_str()).len(), 7);
+    // Only hashdeep's algorithms, and its own lines.
+    for (args, said) in [
+        (
+            &["-r", "--format=hashdeep", "-a", "blake3", "t"][..],
+            "has no blake3",
+        ),
+        (
+            &["-r", "--format=hashdeep", "--json", "t"],
+            "do not go together",
+        ),
+        (&["-r", "--format=csv", "t"], "format"),
+    ] {
+        let out = fastsum(&env, args);
+        assert_eq!(out.status, 1, "{args:?}");
+        assert!(
+            out.stderr_str().contains(said),
+            "{args:?}: {}",
+            out.stderr_str()
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn audit_counts_what_hashdeep_counts_on_its_own_lists() {
+    let env = TestEnv::new();
+    tree(&env);
+    // hashdeep's lists, with relative (-l) and absolute paths.
+    let (_, relative) = hashdeep(&env, &["-c", "md5,sha256", "-l", "-r", "t"]);
+    let (_, absolute) = hashdeep(&env, &["-c", "md5,sha256", "-r", "t"]);
+    env.file(b"rel.hd", relative.as_bytes());
+    env.file(b"abs.hd", absolute.as_bytes());
+    for list in ["rel.hd", "abs.hd"] {
+        let out = fastsum(&env, &["audit", list, "t"]);
+        assert_eq!(
+            out.status,
+            0,
+            "{list}: {}{}",
+            out.stdout_str(),
+            out.stderr_str()
+        );
+        assert!(out.stdout_str().contains("Audit passed"));
+        assert_eq!(count(&out.stdout_str(), "Files matched"), 7);
+    }
+    // Every kind of change: one modified, one moved, one new, one gone.
+    let p = env.path();
+    std::fs::write(p.join("t/plain"), b"changed\n").unwrap();
+    std::fs::rename(p.join("t/with spaces"), p.join("t/sub/moved here")).unwrap();
+    std::fs::write(p.join("t/sub/new"), b"new\n").unwrap();
+    std::fs::remove_file(p.join("t/sub/deeper/y")).unwrap();
+    let (status, theirs) = hashdeep(&env, &["-a", "-v", "-k", "rel.hd", "-l", "-r", "t"]);
+    assert_eq!(status, 1);
+    for list in ["rel.hd", "abs.hd"] {
+        let out = fastsum(&env, &["audit", "-v", list, "t"]);
+        assert_eq!(out.status, 1, "{}", out.stderr_str());
+        let ours = out.stdout_str();
+        assert!(ours.contains("Audit failed"));
+        let modified = count(&ours, "Files modified");
+        assert_eq!(modified, 1);
+        assert_eq!(
+            count(&ours, "Files matched"),
+            count(&theirs, "Files matched")
+        );
+        assert_eq!(count(&ours, "Files moved"), count(&theirs, "Files moved"));
+        // hashdeep counts a modified file as new and as not found.
+        assert_eq!(
+            count(&ours, "New files found") + modified,
+            count(&theirs, "New files found")
+        );
+        assert_eq!(
+            count(&ours, "Known files not found") + modified,
+            count(&theirs, "Known files not found")
+        );
+        for line in [
+            "modified\tplain\n",
+            "moved\tsub/moved here\tfrom\twith spaces\n",
+            "new\tsub/new\n",
+            "missing\tsub/deeper/y\n",
+        ] {
+            assert!(ours.contains(line), "{line}: {ours}");
+        }
+    }
+    // diff reads hashdeep's lists too; a bad line is a problem with its
+    // number; a list of algorithms fastsum does not compute says so.
+    let out = fastsum(&env, &["diff", "rel.hd", "t"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(out.stdout_str().contains("M\tplain\n"));
+    env.file(b"bad.hd", format!("{relative}12,zz,zz,t/odd\n").as_bytes());
+    let out = fastsum(&env, &["audit", "bad.hd", "t"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str().contains("bad.hd: line 13"),
+        "{}",
+        out.stderr_str()
+    );
+    env.file(
+        b"tiger.hd",
+        b"%%%% HASHDEEP-1.0\n%%%% size,tiger,filename\n1,00,t/plain\n",
+    );
+    let out = fastsum(&env, &["audit", "tiger.hd", "t"]);
+    assert_eq!(out.status, 2);
+    assert!(out
+        .stderr_str()
+        .contains("none of its columns is md5, sha1 or sha256"));
+}

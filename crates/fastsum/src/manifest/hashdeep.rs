@@ -1,0 +1,149 @@
+//! hashdeep's file format (hashdeep 4.4, `%%%% HASHDEEP-1.0`), read and
+//! written so that fastsum and hashdeep check each other's lists:
+//!
+//! ```text
+//! %%%% HASHDEEP-1.0
+//! %%%% size,md5,sha256,filename
+//! ## Invoked from: /srv
+//! ## $ fastsum -r --format=hashdeep -a md5 -a sha256 data
+//! ##
+//! 4,5bbf5a52…,2c8b08da…,data/a
+//! ```
+//!
+//! A line is the size, one digest per algorithm of the header in its
+//! order, then the file name: everything after that many commas (a name
+//! may hold commas; it cannot hold a newline, and is not escaped).
+
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+
+/// The first line of every hashdeep file.
+pub const MAGIC: &[u8] = b"%%%% HASHDEEP-1.0";
+
+/// The algorithms hashdeep names that fastsum computes, by hashdeep's
+/// names (it also knows tiger and whirlpool).
+pub fn algorithm_of(name: &str) -> Option<Algorithm> {
+    match name {
+        "md5" => Some(Algorithm::Md5),
+        "sha1" => Some(Algorithm::Sha1),
+        "sha256" => Some(Algorithm::Sha256),
+        _ => None,
+    }
+}
+
+/// hashdeep's name for `algorithm`, if it has one.
+pub fn name_of(algorithm: Algorithm) -> Option<&'static str> {
+    match algorithm {
+        Algorithm::Md5 => Some("md5"),
+        Algorithm::Sha1 => Some("sha1"),
+        Algorithm::Sha256 => Some("sha256"),
+        _ => None,
+    }
+}
+
+/// The header for `algorithms` (each with a hashdeep name), written from
+/// the directory `cwd` by `command`.
+pub fn header(algorithms: &[Algorithm], cwd: &[u8], command: &[u8]) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(b"\n%%%% size,");
+    for algorithm in algorithms {
+        out.extend_from_slice(name_of(*algorithm).unwrap_or("?").as_bytes());
+        out.push(b',');
+    }
+    out.extend_from_slice(b"filename\n## Invoked from: ");
+    out.extend_from_slice(cwd);
+    out.extend_from_slice(b"\n## $ ");
+    out.extend_from_slice(command);
+    out.extend_from_slice(b"\n## \n");
+    out
+}
+
+/// One file's line; `None` for a name hashdeep's format cannot hold (a
+/// newline or a carriage return in it).
+pub fn line(size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8>> {
+    if name.iter().any(|&b| b == b'\n' || b == b'\r') {
+        return None;
+    }
+    let mut out = size.to_string().into_bytes();
+    for digest in digests {
+        out.push(b',');
+        digest.push_hex(&mut out);
+    }
+    out.push(b',');
+    out.extend_from_slice(name);
+    out.push(b'\n');
+    Some(out)
+}
+
+/// The columns a hashdeep file's second header line names: the
+/// algorithms in order (`None` for one fastsum does not compute).
+pub fn columns(header: &[u8]) -> Result<Vec<Option<Algorithm>>, String> {
+    let text = std::str::from_utf8(header).map_err(|_| "a header that is not UTF-8")?;
+    let fields = text
+        .strip_prefix("%%%% ")
+        .ok_or("no column line after %%%% HASHDEEP-1.0")?;
+    let names: Vec<&str> = fields.split(',').collect();
+    match (names.first(), names.last()) {
+        (Some(&"size"), Some(&"filename")) if names.len() >= 3 => {}
+        _ => return Err(format!("a column line that is not size,...,filename: {fields}")),
+    }
+    let algorithms = names.get(1..names.len() - 1).unwrap_or(&[]);
+    Ok(algorithms.iter().map(|name| algorithm_of(name)).collect())
+}
+
+/// One file line under `columns`: its size, the digest of column `pick`,
+/// and its name; `Err` says what is wrong with it.
+pub fn parse_line(
+    line: &[u8],
+    columns: &[Option<Algorithm>],
+    pick: usize,
+) -> Result<(u64, Digest, Vec<u8>), String> {
+    let mut fields = line.splitn(columns.len() + 2, |&b| b == b',');
+    let size = fields
+        .next()
+        .and_then(|s| std::str::from_utf8(s).ok())
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|s| s.parse::<u64>().ok())
+        .ok_or("a line without a size")?;
+    let mut picked = None;
+    for (i, column) in columns.iter().enumerate() {
+        let hex = fields.next().ok_or("a line with too few fields")?;
+        if i == pick {
+            let algorithm = column.ok_or("a column fastsum does not compute")?;
+            let digest = std::str::from_utf8(hex)
+                .ok()
+                .and_then(|h| Digest::from_hex(h).ok())
+                .filter(|d| d.len() == algorithm.output_len())
+                .ok_or_else(|| format!("a bad {algorithm} digest"))?;
+            picked = Some(digest);
+        }
+    }
+    let name = fields.next().filter(|n| !n.is_empty()).ok_or("a line without a file name")?;
+    let digest = picked.ok_or("a line without the digest")?;
+    Ok((size, digest, name.to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip_and_bad_ones_say_why() {
+        let md5 = Algorithm::Md5.hash_bytes(b"abc");
+        let sha = Algorithm::Sha256.hash_bytes(b"abc");
+        let line = line(3, &[&md5, &sha], b"dir/a,b").unwrap();
+        let both = columns(b"%%%% size,md5,sha256,filename").unwrap();
+        let text = &line[..line.len() - 1];
+        assert_eq!(parse_line(text, &both, 1).unwrap(), (3, sha, b"dir/a,b".to_vec()));
+        assert_eq!(parse_line(text, &both, 0).unwrap().1, md5);
+        assert!(super::line(1, &[&md5], b"new\nline").is_none());
+        let tiger = columns(b"%%%% size,tiger,md5,filename").unwrap();
+        assert_eq!(tiger, [None, Some(Algorithm::Md5)]);
+        for bad in [&b"x,abc,name"[..], b"3,zz,name", b"3,", b"3", b"", b"3,900150983cd24fb0d6963f7d28e17f72,"] {
+            assert!(parse_line(bad, &columns(b"%%%% size,md5,filename").unwrap(), 0).is_err());
+        }
+        for bad in [&b"size,md5,filename"[..], b"%%%% md5,filename", b"%%%% size,filename"] {
+            assert!(columns(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+}
