@@ -45,8 +45,8 @@ struct AuditArgs {
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
           value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: u16,
-    /// How the list's paths start, when they cannot be told (as diff's
-    /// --old-root).
+    /// The directory the list's paths start with, when it cannot be told
+    /// from the list (what diff's old-root option says).
     #[arg(long, value_name = "PATH")]
     root: Option<PathBuf>,
     /// Never show the progress bar.
