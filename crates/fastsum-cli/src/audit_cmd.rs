@@ -31,8 +31,8 @@ struct AuditArgs {
     dir: PathBuf,
     /// The list's algorithm, for untagged lines, or the column to read
     /// from a hashdeep list (default: its first of md5, sha1, sha256).
-    #[arg(short = 'a', long = "algorithm", value_name = "NAME")]
-    algorithm: Option<String>,
+    #[arg(short = 'a', long = "algorithm", value_name = "NAME", value_parser = crate::term::parse_algorithm)]
+    algorithm: Option<Algorithm>,
     /// Print each file that did not match (`modified`, `moved`, `new`,
     /// `missing`, then the path); twice: matched files too.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
@@ -67,14 +67,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = match args.algorithm.as_deref().map(str::parse::<Algorithm>) {
-        None => None,
-        Some(Ok(a)) => Some(a),
-        Some(Err(e)) => {
-            eprintln!("{NAME}: {e}");
-            return 2;
-        }
-    };
+    let algorithm = args.algorithm;
     let (cache, session) = crate::term::open_cache_session(
         NAME,
         &args.cache,

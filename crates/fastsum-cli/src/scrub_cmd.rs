@@ -34,9 +34,10 @@ struct ScrubArgs {
         short = 'a',
         long = "algorithm",
         value_name = "NAME",
-        default_value = "md5"
+        default_value = "md5",
+        value_parser = crate::term::parse_algorithm
     )]
-    algorithm: String,
+    algorithm: Algorithm,
     /// The checksum cache holding the recorded digests (default: the one
     /// `--cache` uses; PATH only after '=').
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
@@ -87,13 +88,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = match args.algorithm.parse::<Algorithm>() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{NAME}: {e}");
-            return 2;
-        }
-    };
+    let algorithm = args.algorithm;
     let path = args
         .cache
         .clone()

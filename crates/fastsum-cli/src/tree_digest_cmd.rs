@@ -32,9 +32,10 @@ struct TreeDigestArgs {
         short = 'a',
         long = "algorithm",
         value_name = "NAME",
-        default_value = "blake3"
+        default_value = "blake3",
+        value_parser = crate::term::parse_algorithm
     )]
-    algorithm: String,
+    algorithm: Algorithm,
     /// Answer unchanged files from the checksum cache (PATH only after
     /// '='): an unchanged tree then costs one walk of its metadata.
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
@@ -76,13 +77,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = match args.algorithm.parse::<Algorithm>() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{NAME}: {e}");
-            return 2;
-        }
-    };
+    let algorithm = args.algorithm;
     if let Some(why) = fastsum::dirdigest::refusal(algorithm) {
         eprintln!("{NAME}: {why}");
         return 2;

@@ -146,6 +146,13 @@ pub fn close_cache_session(
     }
 }
 
+/// An algorithm's name as the subcommands' `-a` takes it (clap says a bad
+/// one, with the valid names).
+pub fn parse_algorithm(text: &str) -> Result<fastsum::Algorithm, String> {
+    text.parse::<fastsum::Algorithm>()
+        .map_err(|e| e.to_string())
+}
+
 /// A byte count as options take it: decimal, with an optional K, M or G
 /// (powers of 1024).
 pub fn parse_size(text: &str) -> Result<u64, String> {
