@@ -252,6 +252,9 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) -> bool 
             run.error(line.as_bytes());
         }
     }
+    if let (Some(written), Outcome::Hashed(h)) = (&mut run.written, &record.outcome) {
+        written.push((fastsum::name::path_bytes(&record.path).to_vec(), h.digest));
+    }
     let mut err = Vec::new();
     let rendered = o.renderer.render(record, run.out.stdout_buf(), &mut err);
     run.out.commit();
@@ -341,4 +344,22 @@ fn hwcap_allowed(hwcap: &str) -> bool {
     let caps = &tunables[at + key.len()..];
     let caps = caps.split(':').next().unwrap_or("");
     !caps.split(',').any(|cap| cap == hwcap)
+}
+
+/// `--format=hashdeep`'s header: the columns, where and how it was made.
+pub(super) fn hashdeep_header(run: &mut Run, o: &Options, args: &[Vec<u8>]) {
+    let algorithms = match o.algorithms.len() {
+        0 | 1 => vec![o.tree.algorithm],
+        _ => o.algorithms.clone(),
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut command = b"fastsum".to_vec();
+    for arg in args {
+        command.push(b' ');
+        command.extend(arg.iter().map(|&b| if b == b'\n' { b' ' } else { b }));
+    }
+    let header =
+        fastsum::manifest::hashdeep::header(&algorithms, fastsum::name::path_bytes(&cwd), &command);
+    run.out.stdout_buf().extend_from_slice(&header);
+    run.out.commit();
 }

@@ -41,6 +41,9 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --exclude=GLOB    leave out matching paths (gitignore syntax; repeatable)\n");
     s.push_str("      --max-depth=N     go at most N levels below each directory FILE\n");
     s.push_str("                          (1: its own files only), as find -maxdepth\n");
+    s.push_str("      --update=MANIFEST  bring MANIFEST up to date in place (its own shape and\n");
+    s.push_str("                          algorithm; through the cache: only changed files are\n");
+    s.push_str("                          read); say what changed (A, D, M and the path)\n");
     s.push_str("      --format=hashdeep  write hashdeep's list (SIZE,DIGEST...,NAME), for -a\n");
     s.push_str("                          md5, sha1, sha256 (several -a: several columns)\n");
     s.push_str(

@@ -25,6 +25,7 @@ mod parse;
 mod remote;
 mod resolve;
 mod run;
+mod update;
 mod usage;
 mod verdict;
 
@@ -52,33 +53,16 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         Ok(resolved) => resolved,
         Err(status) => return status,
     };
-    if o.hashdeep {
-        hashdeep_header(&mut run, &o, args);
+    if o.hashdeep && o.update.is_none() {
+        hash::hashdeep_header(&mut run, &o, args);
     }
     let ok = match (o.check, o.algorithms.len() > 1) {
         (true, _) => check_all(&mut run, &o, &operands),
         (false, true) => multi::hash_operands(&mut run, &o, &operands),
+        (false, false) if o.update.is_some() => update::run_update(&mut run, &o, &operands, args),
         (false, false) => hash_operands_and_remotes(&mut run, &o, &operands),
     } && !o.operand_errors;
     run.finish(if ok { 0 } else { 1 })
-}
-
-/// `--format=hashdeep`'s header: the columns, where and how it was made.
-fn hashdeep_header(run: &mut Run, o: &Options, args: &[Vec<u8>]) {
-    let algorithms = match o.algorithms.len() {
-        0 | 1 => vec![o.tree.algorithm],
-        _ => o.algorithms.clone(),
-    };
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut command = b"fastsum".to_vec();
-    for arg in args {
-        command.push(b' ');
-        command.extend(arg.iter().map(|&b| if b == b'\n' { b' ' } else { b }));
-    }
-    let header =
-        fastsum::manifest::hashdeep::header(&algorithms, fastsum::name::path_bytes(&cwd), &command);
-    run.out.stdout_buf().extend_from_slice(&header);
-    run.out.commit();
 }
 
 /// `-c`: every list checked, with the cache's sessions (one per

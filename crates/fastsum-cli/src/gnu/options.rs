@@ -57,6 +57,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "max-depth", HasArg::Required, "max-depth"),
             spec(None, "dirs", HasArg::No, "dirs"),
             spec(None, "format", HasArg::Required, "format"),
+            spec(None, "update", HasArg::Required, "update"),
             spec(None, "files0-from", HasArg::Required, "files0-from"),
             spec(None, "json", HasArg::No, "json"),
             spec(None, "no-progress", HasArg::No, "no-progress"),
@@ -157,8 +158,17 @@ pub(super) struct Options {
     pub(super) remote: fastsum::remote::RemoteOptions,
     /// `-v`: say which remote method ran.
     pub(super) verbose: bool,
+    /// `--update=MANIFEST`: the manifest, to be written again.
+    pub(super) update: Option<Update>,
     /// How records are printed (set once the settings are resolved).
     pub(super) renderer: fastsum::manifest::render::Renderer,
+}
+
+/// `--update`'s manifest (read whole while the tree is hashed:
+/// `update.rs`).
+pub(super) struct Update {
+    pub(super) path: PathBuf,
+    pub(super) algorithm: Algorithm,
 }
 
 impl Options {
@@ -190,6 +200,7 @@ impl Options {
             names_given: false,
             operand_errors: false,
             remote: crate::term::remote_options(),
+            update: None,
             verbose: false,
             renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
         }

@@ -23,6 +23,8 @@ pub(super) struct Parsed {
     pub(super) cache_without_path: bool,
     /// `--files0-from=F`: the operands are F's NUL-terminated names.
     pub(super) files0_from: Option<Vec<u8>>,
+    /// `--update=MANIFEST`.
+    pub(super) update: Option<Vec<u8>>,
     pub(super) operands: Vec<Vec<u8>>,
 }
 
@@ -37,6 +39,7 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
         io_mode: "auto".to_string(),
         cache_without_path: false,
         files0_from: None,
+        update: None,
         operands: Vec::new(),
     };
     let specs = specs(tool.kind);
@@ -149,6 +152,7 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
             None => return Err(invalid_value(run, "maximum depth", &value)),
         },
         "files0-from" => p.files0_from = Some(value),
+        "update" => p.update = Some(value),
         "dirs" => p.o.tree.walk.directories = true,
         "exclude" => {
             p.o.tree

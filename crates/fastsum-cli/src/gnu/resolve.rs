@@ -22,6 +22,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         io_mode,
         cache_without_path,
         files0_from,
+        update,
         operands,
     } = parsed;
     let tool = run.tool;
@@ -51,6 +52,10 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         return Err(run.usage_error(Some(message)));
     }
     fastsum_combinations(run, &o, length_given)?;
+    if let Some(manifest) = update {
+        update_combinations(run, &o)?;
+        super::update::adopt(run, &mut o, &manifest)?;
+    }
     let operands = match files0_from {
         None => operands,
         Some(source) => operands_from(run, &mut o, &source, operands)?,
@@ -104,6 +109,24 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
     }
     if o.hashdeep {
         hashdeep_combinations(run, o)?;
+    }
+    Ok(())
+}
+
+/// `--update=MANIFEST`: the manifest says the shape and the algorithm;
+/// a tree is walked in order into it.
+fn update_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+    let refused = [
+        (!o.tree.recursive, "the --update option is meaningful only with --recursive"),
+        (o.check, "--update and -c do not go together"),
+        (o.json || o.hashdeep || o.tag || o.untagged || o.terminator == 0,
+         "--update writes the manifest in its own shape: no --json, --format, --tag, --untagged or --zero"),
+        (o.algorithms.len() > 1, "--update and several -a do not go together"),
+        (o.tree.walk.directories, "--update and --dirs do not go together"),
+        (o.tree.order == Order::Unordered, "--update and --unordered do not go together"),
+    ];
+    if let Some((_, m)) = refused.iter().find(|(given, _)| *given) {
+        return Err(run.usage_error(Some(m)));
     }
     Ok(())
 }

@@ -35,6 +35,9 @@ pub(super) struct Run {
     /// digest line as it goes); `cksum`'s and `sum`'s own lines only at
     /// exit, where the cause is lost (`write error`).
     pub(super) write_error_cause: bool,
+    /// `--update`: each file's path and digest as it is written, to say
+    /// what changed without reading the new list back.
+    pub(super) written: Option<Vec<(Vec<u8>, fastsum::Digest)>>,
 }
 
 /// The cache as `-c` uses it: one session per algorithm met in the lists.
@@ -60,6 +63,7 @@ impl Run {
             check_cache: None,
             said_debug: false,
             write_error_cause: true,
+            written: None,
             progress: None,
         }
     }

@@ -28,6 +28,9 @@ pub struct Output {
     pending: Vec<u8>,
     buffering: Buffering,
     error: Option<io::Error>,
+    /// Where "stdout" goes instead of the process's (`--update`'s new
+    /// manifest).
+    file: Option<std::fs::File>,
 }
 
 impl Output {
@@ -39,7 +42,25 @@ impl Output {
             pending: Vec::with_capacity(BATCH + 4096),
             buffering,
             error: None,
+            file: None,
         }
+    }
+
+    /// Output whose stdout is `file` (fully buffered; messages still go to
+    /// stderr).
+    pub fn to_file(file: std::fs::File) -> Self {
+        Output {
+            pending: Vec::with_capacity(BATCH + 4096),
+            buffering: Buffering::Full,
+            error: None,
+            file: Some(file),
+        }
+    }
+
+    /// The file given to [`Output::to_file`], everything written to it.
+    pub fn into_file(mut self) -> io::Result<Option<std::fs::File>> {
+        self.finish()?;
+        Ok(self.file.take())
     }
 
     /// The buffer to append stdout bytes to; call [`Output::commit`] after.
@@ -106,7 +127,11 @@ impl Output {
             return;
         }
         if self.error.is_none() {
-            if let Err(e) = io::stdout().lock().write_all(&self.pending[..n]) {
+            let written = match &mut self.file {
+                Some(file) => file.write_all(&self.pending[..n]),
+                None => io::stdout().lock().write_all(&self.pending[..n]),
+            };
+            if let Err(e) = written {
                 self.error = Some(e);
             }
         }

@@ -31,3 +31,4 @@ mod remote_diff;
 mod remote_links;
 mod scrub;
 mod tree;
+mod update;

@@ -1,0 +1,256 @@
+//! `fastsum -r --update MANIFEST DIR...`: an existing manifest brought up
+//! to date in place. It is written again in its own shape (untagged or
+//! tagged lines, `--json`, a one-column hashdeep list) and algorithm, the
+//! files read through the checksum cache, so only those whose stamp
+//! changed are read again; the new list is written aside and renamed over
+//! the old one, and what changed is said as `diff` says it (`A`, `D`, `M`
+//! and the path). Nothing is replaced when a file could not be read: a
+//! list must never lose a file's record because of a bad read.
+
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+
+use fastsum::manifest::read::{read_manifest, Manifest};
+use fastsum::Algorithm;
+
+use super::options::{Options, Update};
+use super::remote::hash_operands_and_remotes;
+use super::run::Run;
+
+/// The start of a list read to learn its shape and algorithm: its lines
+/// up to here, whole.
+const HEAD: u64 = 64 << 10;
+
+/// How a manifest's lines look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Untagged,
+    Tagged,
+    Json,
+    Hashdeep,
+}
+
+/// The shape of a list from its first line that is not a comment.
+fn shape_of(first: &[u8]) -> Shape {
+    if first.starts_with(fastsum::manifest::hashdeep::MAGIC) {
+        return Shape::Hashdeep;
+    }
+    if first.starts_with(b"{") {
+        return Shape::Json;
+    }
+    // `ALGO (NAME) = DIGEST`: a tag of letters, digits and dashes.
+    let tag_end = first.iter().position(|&b| b == b' ').unwrap_or(0);
+    let tag = &first[..tag_end];
+    let tagged = !tag.is_empty()
+        && tag.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        && first[tag_end..].starts_with(b" (");
+    if tagged {
+        Shape::Tagged
+    } else {
+        Shape::Untagged
+    }
+}
+
+/// `--update=MANIFEST`: reads the manifest and takes its shape and
+/// algorithm for the run; the cache is used (the default one unless
+/// `--cache=PATH`). `Err` is the exit status, said.
+pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(), i32> {
+    let path = fastsum::name::path(manifest).into_owned();
+    let failed = |run: &mut Run, why: &str| {
+        let mut m = manifest.to_vec();
+        m.extend_from_slice(format!(": {why}").as_bytes());
+        run.error(&m);
+        Err(1)
+    };
+    let file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) => return failed(run, &fastsum::error::os_message(&e)),
+    };
+    let given = o.algorithm_specified.then_some(o.tree.algorithm);
+    let mut head = Vec::new();
+    let read = file.take(HEAD).read_to_end(&mut head);
+    if let Err(e) = read {
+        return failed(run, &fastsum::error::os_message(&e));
+    }
+    if head.len() as u64 == HEAD {
+        let whole = head
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        head.truncate(whole);
+    }
+    let first = first_line(&mut head.as_slice());
+    let old = match read_manifest(head.as_slice(), given) {
+        Ok(old) => old,
+        Err(why) => return failed(run, &why),
+    };
+    let shape = shape_of(&first);
+    if shape == Shape::Hashdeep && columns_in(&head) > 1 {
+        return failed(
+            run,
+            "a hashdeep list of several columns cannot be updated yet",
+        );
+    }
+    o.tree.algorithm = old.algorithm;
+    o.json = shape == Shape::Json;
+    o.hashdeep = shape == Shape::Hashdeep;
+    o.tag = shape == Shape::Tagged && old.algorithm == Algorithm::Md5;
+    o.untagged = shape == Shape::Untagged && old.algorithm != Algorithm::Md5;
+    if o.cache.is_none() {
+        o.cache = fastsum::cache::Cache::default_path();
+    }
+    o.update = Some(Update {
+        path,
+        algorithm: old.algorithm,
+    });
+    Ok(())
+}
+
+/// The list's first line that is not a comment (`#`), with its newline;
+/// what was read before it is dropped (comments only).
+fn first_line(reader: &mut impl BufRead) -> Vec<u8> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).unwrap_or(0) == 0 || !line.starts_with(b"#") {
+            return line;
+        }
+    }
+}
+
+/// How many digest columns a hashdeep list's header names.
+fn columns_in(head: &[u8]) -> usize {
+    let header = head.split(|&b| b == b'\n').nth(1).unwrap_or_default();
+    fastsum::manifest::hashdeep::columns(header).map_or(0, |c| c.len())
+}
+
+/// Hashes `operands` into a new list beside the old one, and puts it in
+/// the old one's place when every file was read; says what changed.
+pub(super) fn run_update(
+    run: &mut Run,
+    o: &Options,
+    operands: &[Vec<u8>],
+    args: &[Vec<u8>],
+) -> bool {
+    let Some(update) = &o.update else {
+        return false;
+    };
+    let aside = aside_of(&update.path);
+    let file = match std::fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(&aside)
+    {
+        Ok(file) => file,
+        Err(e) => {
+            let why = fastsum::error::os_message(&e);
+            run.error(format!("{}: {why}", aside.display()).as_bytes());
+            return false;
+        }
+    };
+    // The old list is read whole while the tree is hashed.
+    let (path, algorithm) = (update.path.clone(), update.algorithm);
+    let reading = std::thread::spawn(move || {
+        std::fs::File::open(&path)
+            .map_err(|e| fastsum::error::os_message(&e))
+            .and_then(|f| read_manifest(std::io::BufReader::new(f), Some(algorithm)))
+    });
+    let stdout = std::mem::replace(&mut run.out, crate::term::output::Output::to_file(file));
+    if o.hashdeep {
+        super::hash::hashdeep_header(run, o, args);
+    }
+    run.written = Some(Vec::new());
+    let hashed = hash_operands_and_remotes(run, o, operands);
+    let new = run.written.take().unwrap_or_default();
+    let written = std::mem::replace(&mut run.out, stdout)
+        .into_file()
+        .and_then(|file| file.map_or(Ok(()), |f| f.sync_all()));
+    let old = reading
+        .join()
+        .unwrap_or_else(|_| Err("reading it failed".into()));
+    let problem = match (hashed, written, &old) {
+        (false, _, _) => Some("some files could not be read".to_string()),
+        (true, Err(e), _) => Some(fastsum::error::os_message(&e)),
+        (true, Ok(()), Err(why)) => Some(why.clone()),
+        (true, Ok(()), Ok(_)) => None,
+    };
+    if let Some(why) = problem {
+        let _ = std::fs::remove_file(&aside);
+        let m = format!("{}: left as it was: {why}", update.path.display());
+        run.error(m.as_bytes());
+        return false;
+    }
+    if let Err(e) = std::fs::rename(&aside, &update.path) {
+        let _ = std::fs::remove_file(&aside);
+        let why = fastsum::error::os_message(&e);
+        run.error(format!("{}: left as it was: {why}", update.path.display()).as_bytes());
+        return false;
+    }
+    if let Ok(old) = &old {
+        say_changes(run, old, new, &update.path);
+    }
+    true
+}
+
+/// A new file beside `path`, in its directory (so the rename is atomic).
+fn aside_of(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.fastsum-update.{}", std::process::id()))
+}
+
+/// `A\tPATH`, `D\tPATH`, `M\tPATH` in path order on stdout, and the
+/// counts: the old list and the new entries merged in path order.
+fn say_changes(
+    run: &mut Run,
+    old: &Manifest,
+    mut new: Vec<(Vec<u8>, fastsum::Digest)>,
+    path: &Path,
+) {
+    let mut old: Vec<(&[u8], &fastsum::Digest)> = old
+        .entries
+        .iter()
+        .map(|e| (&e.path[..], &e.digest))
+        .collect();
+    old.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    new.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut counts = [0u64; 4];
+    let mut lines = Vec::new();
+    let (mut o, mut n) = (old.iter().peekable(), new.iter().peekable());
+    loop {
+        let (letter, name) = match (o.peek(), n.peek()) {
+            (None, None) => break,
+            (Some(a), Some(b)) if a.0 == &b.0[..] => {
+                let changed = a.1 != &b.1;
+                let name = a.0;
+                o.next();
+                n.next();
+                match changed {
+                    true => (b'M', name),
+                    false => {
+                        counts[3] += 1;
+                        continue;
+                    }
+                }
+            }
+            (Some(a), Some(b)) if a.0 < &b.0[..] => (b'D', o.next().map_or(&[][..], |a| a.0)),
+            (Some(_), None) => (b'D', o.next().map_or(&[][..], |a| a.0)),
+            (_, Some(_)) => (b'A', n.next().map_or(&[][..], |b| &b.0[..])),
+        };
+        counts[usize::from(letter == b'D') + 2 * usize::from(letter == b'M')] += 1;
+        lines.push(letter);
+        lines.push(b'\t');
+        lines.extend_from_slice(name);
+        lines.push(b'\n');
+    }
+    run.out.out(&lines);
+    let [added, removed, modified, unchanged] = counts;
+    let m = format!(
+        "{}: updated: {added} added, {removed} removed, {modified} modified, {unchanged} unchanged",
+        path.display()
+    );
+    let _ = std::io::stderr().flush();
+    run.error(m.as_bytes());
+}
