@@ -25,14 +25,15 @@ struct DupesArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// The whole-file digest (default xxh128; sha256, blake3 ... for a
-    /// cryptographic one).
-    #[arg(
-        short = 'a',
-        long = "algorithm",
-        value_name = "NAME",
-        default_value = "xxh128"
-    )]
-    algorithm: String,
+    /// cryptographic one; with --dirs the default is blake3, since
+    /// directories are told apart by digests alone).
+    #[arg(short = 'a', long = "algorithm", value_name = "NAME", value_parser = crate::term::parse_algorithm)]
+    algorithm: Option<Algorithm>,
+    /// Report directories whose whole contents are identical (names,
+    /// kinds, bytes, link targets; docs/DIRECTORY-DIGEST.md), largest
+    /// first, not their sub-directories again.
+    #[arg(long)]
+    dirs: bool,
     /// Hashing threads (default: all cores).
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
           value_parser = clap::value_parser!(u16).range(0..=1024))]
@@ -109,13 +110,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = match args.algorithm.parse::<Algorithm>() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("fastsum dupes: {e}");
-            return 2;
-        }
-    };
+    if args.dirs {
+        return run_dirs(&args);
+    }
+    let algorithm = args.algorithm.unwrap_or(Algorithm::Xxh128);
     let (cache, session) =
         crate::term::open_cache_session("fastsum dupes", &args.cache, algorithm, &args.paths);
     let mut options = dupes_options(&args, algorithm, session.clone());
@@ -160,6 +158,50 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return 1;
     }
     i32::from(!report.problems.is_empty() || !all_done)
+}
+
+/// `--dirs`: identical directories, reported (the actions and the
+/// options about single files do not apply).
+fn run_dirs(args: &DupesArgs) -> i32 {
+    let refused = [
+        (
+            action_of(args).is_some(),
+            "--link, --symlink, --reflink and --remove",
+        ),
+        (args.unique, "--unique"),
+        (args.verify, "--verify"),
+        (
+            args.min_size.is_some() || args.max_size.is_some(),
+            "--min-size and --max-size",
+        ),
+        (args.empty || args.hard_links, "--empty and --hard-links"),
+        (args.max_depth.is_some(), "--max-depth"),
+    ];
+    if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
+        eprintln!(
+            "fastsum dupes: --dirs reports identical directories; {what} apply to files only"
+        );
+        return 2;
+    }
+    let algorithm = args.algorithm.unwrap_or(Algorithm::Blake3);
+    let mut options = fastsum::TreeOptions::new(algorithm);
+    if args.threads > 0 {
+        options.threads = usize::from(args.threads);
+    }
+    options.walk = WalkOptions {
+        follow_links: args.follow,
+        one_file_system: args.one_file_system,
+        excludes: args.exclude.clone(),
+        ..WalkOptions::default()
+    };
+    crate::dupes_dirs::run(crate::dupes_dirs::DirsRun {
+        paths: &args.paths,
+        algorithm,
+        options,
+        cache: &args.cache,
+        json: args.json,
+        no_progress: args.no_progress,
+    })
 }
 
 fn dupes_options(

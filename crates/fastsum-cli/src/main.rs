@@ -9,6 +9,7 @@ mod cache_cmd;
 mod diff_cmd;
 mod diff_plan;
 mod dupes_cmd;
+mod dupes_dirs;
 mod gnu;
 mod manual;
 mod personality;

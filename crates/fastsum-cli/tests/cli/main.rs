@@ -20,6 +20,7 @@ mod diff;
 mod differential;
 mod dir_digest;
 mod dupes;
+mod dupes_dirs;
 mod fastsum_cli;
 mod files_and_depth;
 mod first_use;

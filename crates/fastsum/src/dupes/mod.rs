@@ -18,6 +18,7 @@
 //! byte order.
 
 pub mod actions;
+pub mod dirs;
 mod files;
 mod items;
 pub mod leftovers;
