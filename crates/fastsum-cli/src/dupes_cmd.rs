@@ -9,7 +9,6 @@ use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{act_on_group, Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::leftovers::{self, Cleared};
 use fastsum::dupes::{find_duplicates, DupesOptions, Group};
-use fastsum::manifest::{needs_escape, write_escaped};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
@@ -144,7 +143,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         all_done &= act(&report, action, &args, &mut out);
     } else if args.unique {
         for path in &report.unique {
-            write_name(out.stdout_buf(), path.as_os_str().as_encoded_bytes(), "");
+            crate::term::write_name(out.stdout_buf(), path.as_os_str().as_encoded_bytes(), "");
             out.commit();
         }
     } else {
@@ -380,20 +379,6 @@ fn print_groups(
     );
 }
 
-/// A name on a line of its own after `indent`, escaped as fastsum's lines
-/// escape names (a leading `\` when it holds `\`, a newline or a CR).
-fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
-    if needs_escape(name) {
-        buf.push(b'\\');
-        buf.extend_from_slice(indent.as_bytes());
-        write_escaped(name, buf);
-    } else {
-        buf.extend_from_slice(indent.as_bytes());
-        buf.extend_from_slice(name);
-    }
-    buf.push(b'\n');
-}
-
 /// `SIZE bytes, N files, ALGO DIGEST` and the paths, indented.
 fn write_group(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
     buf.extend_from_slice(
@@ -406,7 +391,7 @@ fn write_group(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
         .as_bytes(),
     );
     for member in &group.members {
-        write_name(buf, member.path.as_os_str().as_encoded_bytes(), "  ");
+        crate::term::write_name(buf, member.path.as_os_str().as_encoded_bytes(), "  ");
     }
 }
 

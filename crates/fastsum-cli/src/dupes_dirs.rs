@@ -96,15 +96,7 @@ fn write_group(buf: &mut Vec<u8>, group: &DirGroup, algorithm: Algorithm) {
         .as_bytes(),
     );
     for member in &group.members {
-        let name = fastsum::name::path_bytes(member);
-        if fastsum::manifest::needs_escape(name) {
-            buf.extend_from_slice(b"\\  ");
-            fastsum::manifest::write_escaped(name, buf);
-        } else {
-            buf.extend_from_slice(b"  ");
-            buf.extend_from_slice(name);
-        }
-        buf.push(b'\n');
+        crate::term::write_name(buf, fastsum::name::path_bytes(member), "  ");
     }
 }
 

@@ -187,3 +187,17 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
         .map(std::time::Duration::from_secs)
         .ok_or_else(|| format!("not a duration (a number with s, m, h, d or w): {text}"))
 }
+
+/// A name on a line of its own after `indent`, escaped as fastsum's lines
+/// escape names (a leading `\` when it holds `\`, a newline or a CR).
+pub fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
+    if fastsum::manifest::needs_escape(name) {
+        buf.push(b'\\');
+        buf.extend_from_slice(indent.as_bytes());
+        fastsum::manifest::write_escaped(name, buf);
+    } else {
+        buf.extend_from_slice(indent.as_bytes());
+        buf.extend_from_slice(name);
+    }
+    buf.push(b'\n');
+}
