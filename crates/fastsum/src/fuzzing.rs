@@ -45,6 +45,8 @@ const TOKENS: &[&[u8]] = &[
     b"digest",
     b"error",
     b"skipped",
+    b"directory_digest",
+    b"/\"",
     b":",
     b",",
     b"fastsum-remote-method ",
@@ -245,10 +247,28 @@ mod targets {
     }
 
     #[test]
+    fn offers() {
+        fuzz(&seeds(), "offers", |input| {
+            for algorithm in [Algorithm::Md5, Algorithm::Sha256] {
+                if let Ok(offers) = crate::dirdigest::Offers::parse(input, algorithm) {
+                    let again = crate::dirdigest::Offers::parse(&offers.to_bytes(), algorithm);
+                    assert_eq!(again, Ok(offers));
+                }
+            }
+        });
+    }
+
+    #[test]
     fn remote_stream() {
         fuzz(&seeds(), "remote-stream", |input| {
+            // Offers as diff sends them: the root and one directory.
+            let mut offers = crate::dirdigest::Offers::new();
+            offers.insert(Vec::new(), Algorithm::Md5.hash_bytes(b""));
+            offers.insert(b"d".to_vec(), Algorithm::Md5.hash_bytes(b"d"));
             for (algorithm, root) in [(Algorithm::Md5, &b"r"[..]), (Algorithm::Sha256, b"/")] {
-                let _ = crate::remote::stream::parse(input, algorithm, root, &mut |_| {});
+                let _ = crate::remote::stream::parse(input, algorithm, root, None, &mut |_| {});
+                let offered = Some(&offers);
+                let _ = crate::remote::stream::parse(input, algorithm, root, offered, &mut |_| {});
             }
             // The same bytes as a captured listing in text (a header, then
             // whatever follows read as hex lines), as diff --remote-listing
@@ -262,6 +282,7 @@ mod targets {
                         &mut listing,
                         Algorithm::Md5,
                         b"r",
+                        None,
                         &mut |_| {},
                     );
                     let _ = listing.into_stderr();

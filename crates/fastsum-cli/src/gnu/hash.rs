@@ -152,9 +152,10 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         if let Some((_, session)) = &session {
             run_tree = run_tree.cache(session.clone());
         }
-        let result = match o.tree.walk.directories {
-            false => run_tree.run_into(&operands, &mut printer),
-            true => with_directory_digests(&run_tree, &operands, &mut printer),
+        let result = match (&o.prune, o.tree.walk.directories) {
+            (Some(offers), _) => pruned(&run_tree, &operands, offers, &mut printer),
+            (None, false) => run_tree.run_into(&operands, &mut printer),
+            (None, true) => with_directory_digests(&run_tree, &operands, &mut printer),
         };
         display.finish();
         result
@@ -236,6 +237,28 @@ fn with_directory_digests(
         .expect("an algorithm refused when the options were resolved");
     let result = run_tree.run_into(operands, &mut digests);
     digests.finish();
+    result
+}
+
+/// The run's records with the offered directories that match left out.
+fn pruned(
+    run_tree: &TreeHasher,
+    operands: &[Source],
+    offers: &fastsum::dirdigest::Offers,
+    printer: &mut Printer<'_>,
+) -> fastsum::Result<()> {
+    let algorithm = run_tree.options().algorithm;
+    let root = match operands {
+        [Source::Path(root)] => root.clone(),
+        _ => return run_tree.run_into(operands, printer),
+    };
+    let mut pruner = fastsum::dirdigest::Pruner::new(offers.clone(), &root, printer);
+    let mut digests = fastsum::dirdigest::DirectoryDigests::new(algorithm, operands, &mut pruner)
+        .expect("an algorithm refused when the options were resolved");
+    let result = run_tree.run_into(operands, &mut digests);
+    digests.finish();
+    drop(digests);
+    pruner.finish();
     result
 }
 

@@ -50,6 +50,8 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
         "      --dirs            also print each directory's digest (DIGEST  DIR/), after\n",
     );
     s.push_str("                          its files: docs/DIRECTORY-DIGEST.md\n");
+    s.push_str("      --prune-matching=F  with -r --json: leave out the directories whose\n");
+    s.push_str("                          digests F lists (as fastsum diff sends a host)\n");
     s.push_str("      --files0-from=F   hash the NUL-terminated names in F (-: standard\n");
     s.push_str("                          input) instead of FILE operands\n");
     s.push_str("      --json            print one JSON object per file instead of lines\n");

@@ -22,6 +22,7 @@ mod help;
 mod multi;
 mod options;
 mod parse;
+mod prune;
 mod remote;
 mod resolve;
 mod run;

@@ -58,6 +58,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "dirs", HasArg::No, "dirs"),
             spec(None, "format", HasArg::Required, "format"),
             spec(None, "update", HasArg::Required, "update"),
+            spec(None, "prune-matching", HasArg::Required, "prune-matching"),
             spec(None, "files0-from", HasArg::Required, "files0-from"),
             spec(None, "json", HasArg::No, "json"),
             spec(None, "no-progress", HasArg::No, "no-progress"),
@@ -160,6 +161,9 @@ pub(super) struct Options {
     pub(super) verbose: bool,
     /// `--update=MANIFEST`: the manifest, to be written again.
     pub(super) update: Option<Update>,
+    /// `--prune-matching=FILE`: the directories whose records are left
+    /// out where their digests match (`prune.rs`).
+    pub(super) prune: Option<fastsum::dirdigest::Offers>,
     /// How records are printed (set once the settings are resolved).
     pub(super) renderer: fastsum::manifest::render::Renderer,
 }
@@ -201,6 +205,7 @@ impl Options {
             operand_errors: false,
             remote: crate::term::remote_options(),
             update: None,
+            prune: None,
             verbose: false,
             renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
         }

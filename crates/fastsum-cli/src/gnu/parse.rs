@@ -25,6 +25,8 @@ pub(super) struct Parsed {
     pub(super) files0_from: Option<Vec<u8>>,
     /// `--update=MANIFEST`.
     pub(super) update: Option<Vec<u8>>,
+    /// `--prune-matching=FILE`.
+    pub(super) prune: Option<Vec<u8>>,
     pub(super) operands: Vec<Vec<u8>>,
 }
 
@@ -40,6 +42,7 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
         cache_without_path: false,
         files0_from: None,
         update: None,
+        prune: None,
         operands: Vec::new(),
     };
     let specs = specs(tool.kind);
@@ -153,6 +156,7 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
         },
         "files0-from" => p.files0_from = Some(value),
         "update" => p.update = Some(value),
+        "prune-matching" => p.prune = Some(value),
         "dirs" => p.o.tree.walk.directories = true,
         "exclude" => {
             p.o.tree

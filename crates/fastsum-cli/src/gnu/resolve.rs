@@ -23,6 +23,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         cache_without_path,
         files0_from,
         update,
+        prune,
         operands,
     } = parsed;
     let tool = run.tool;
@@ -75,6 +76,9 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         (true, false) => vec![b"-".to_vec()],
         (false, _) => operands,
     };
+    if let Some(source) = prune {
+        super::prune::adopt(run, &mut o, &source, &operands)?;
+    }
     o.renderer = renderer(run, &o);
     run.write_error_cause = o.check || !o.tree.algorithm.is_legacy();
     Ok((o, operands))

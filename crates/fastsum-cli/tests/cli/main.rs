@@ -30,6 +30,7 @@ mod multibuffer;
 mod remote;
 mod remote_diff;
 mod remote_links;
+mod remote_prune;
 mod scrub;
 mod tree;
 mod update;

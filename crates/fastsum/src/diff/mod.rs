@@ -29,6 +29,7 @@
 
 mod compare;
 mod merge;
+mod pruned;
 mod report;
 mod side;
 
@@ -118,10 +119,23 @@ pub fn diff(
     let old_manifest = read_manifest(old, &options.old_root, new, options)?;
     let new_manifest = read_manifest(new, &options.new_root, old, options)?;
     let algorithm = common_algorithm(old, new, &old_manifest, &new_manifest, options)?;
+    // Against a remote host, with the cache: the local tree first, whole,
+    // and only what differs from it fetched (`pruned.rs`).
+    let local = pruned::local_side(old, new, algorithm, options)?;
+    let pruning = local.as_ref().map(|local| {
+        let mut options = options.clone();
+        options.remote.offers = Some(local.offers.clone());
+        options
+    });
+    let options = pruning.as_ref().unwrap_or(options);
+    let locally = |side: &Side, manifest| match (&local, side) {
+        (Some(local), Side::Tree(_)) => Source::listed(local.listed.clone(), options),
+        _ => Source::of(side, manifest, algorithm, options),
+    };
     // Local trees start hashing first; remote listings are fetched
     // meanwhile (both at once if both sides are remote).
-    let mut olds = Source::of(old, old_manifest, algorithm, options);
-    let mut news = Source::of(new, new_manifest, algorithm, options);
+    let mut olds = locally(old, old_manifest);
+    let mut news = locally(new, new_manifest);
     // Against a remote side a local tree hashes on while the listing
     // comes, not only as far as the queue reaches (the remote listing is
     // held whole anyway).
@@ -135,6 +149,7 @@ pub fn diff(
         [(old, &mut olds), (new, &mut news)],
         algorithm,
         options,
+        local.as_ref().map(|l| &l.listed[..]),
         &mut sink,
     )?;
     let mut summary = DiffSummary::default();
@@ -210,6 +225,7 @@ fn fetch_remotes(
     sides: [(&Side, &mut Source); 2],
     algorithm: Option<Algorithm>,
     options: &DiffOptions,
+    local: Option<&[Listed]>,
     sink: &mut impl FnMut(DiffEvent),
 ) -> Result<()> {
     let fetch = |side: &Side| match (side, algorithm) {
@@ -229,7 +245,8 @@ fn fetch_remotes(
     });
     for (side, fetched, source) in [(old, old_remote, olds), (new, new_remote, news)] {
         if let (Side::Remote(remote), Some(fetched)) = (side, fetched) {
-            let fetched = fetched?;
+            let mut fetched = fetched?;
+            pruned::expand(&mut fetched, local.unwrap_or_default(), &remote.to_string())?;
             sink(DiffEvent::RemoteMethod {
                 operand: remote.to_string(),
                 method: fetched.method,

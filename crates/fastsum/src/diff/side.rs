@@ -12,7 +12,7 @@ use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::ErrorKind;
 use crate::manifest::read::{read_manifest, Manifest};
-use crate::pipeline::{Outcome, TreeHasher};
+use crate::pipeline::{Outcome, Record, TreeHasher};
 use crate::remote::{hash_remote, Method, Remote, RemoteOptions};
 use crate::stage::Source;
 use crate::walk::{self, SpecialKind, WalkItem};
@@ -21,7 +21,7 @@ use crate::walk::{self, SpecialKind, WalkItem};
 const AHEAD: usize = 4096;
 
 /// One entry of a side, or something wrong at a path.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Listed {
     /// A file or symlink.
     Entry(Found),
@@ -53,7 +53,7 @@ pub(super) struct Found {
 }
 
 /// The key of `path` under `root` (as the walk spells it: `root/...`).
-fn key_of(root: &Path, path: &Path) -> Vec<u8> {
+pub(super) fn key_of(root: &Path, path: &Path) -> Vec<u8> {
     let root = root.as_os_str().as_encoded_bytes();
     let path = path.as_os_str().as_encoded_bytes();
     let rest = path.strip_prefix(root).unwrap_or(path);
@@ -153,33 +153,9 @@ pub(super) fn hash_tree(
     std::thread::spawn(move || {
         let operand = [Source::Path(root.clone())];
         let result = hasher.run(&operand, |record| {
-            let key = key_of(&root, &record.path);
-            let listed = match record.outcome {
-                Outcome::Hashed(hashed) => Listed::Entry(Found {
-                    key,
-                    path: Some(record.path),
-                    kind: EntryKind::File,
-                    size: Some(hashed.size),
-                    digest: Some(hashed.digest),
-                    unreadable: false,
-                }),
-                Outcome::Skipped(SpecialKind::Symlink) if symlinks => Listed::Entry(Found {
-                    key,
-                    path: Some(record.path),
-                    kind: EntryKind::Symlink,
-                    size: None,
-                    digest: None,
-                    unreadable: false,
-                }),
-                Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinksLeftOut(1),
-                Outcome::Skipped(_) | Outcome::Directory(_) => return,
-                Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Listed::Problem {
-                    key,
-                    path: record.path,
-                    error: kind.to_string(),
-                },
-            };
-            let _ = tx.send(listed);
+            if let Some(listed) = listed_of(&root, record, symlinks) {
+                let _ = tx.send(listed);
+            }
         });
         if let Err(e) = result {
             let _ = tx.send(Listed::Problem {
@@ -190,6 +166,37 @@ pub(super) fn hash_tree(
         }
     });
     rx
+}
+
+/// What a hashed tree's record is to the diff (`symlinks`: entries, or
+/// left out and counted); directories and special files are nothing.
+pub(super) fn listed_of(root: &Path, record: Record, symlinks: bool) -> Option<Listed> {
+    let key = key_of(root, &record.path);
+    Some(match record.outcome {
+        Outcome::Hashed(hashed) => Listed::Entry(Found {
+            key,
+            path: Some(record.path),
+            kind: EntryKind::File,
+            size: Some(hashed.size),
+            digest: Some(hashed.digest),
+            unreadable: false,
+        }),
+        Outcome::Skipped(SpecialKind::Symlink) if symlinks => Listed::Entry(Found {
+            key,
+            path: Some(record.path),
+            kind: EntryKind::Symlink,
+            size: None,
+            digest: None,
+            unreadable: false,
+        }),
+        Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinksLeftOut(1),
+        Outcome::Skipped(_) | Outcome::Directory(_) => return None,
+        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Listed::Problem {
+            key,
+            path: record.path,
+            error: kind.to_string(),
+        },
+    })
 }
 
 /// A manifest read (from `path`, or standard input), its entries keyed
@@ -264,9 +271,17 @@ pub(super) fn remote_side(
         name.extend_from_slice(path);
         crate::fs::name::path_buf(name)
     };
+    let mut matched = Vec::new();
     let mut listed: Vec<Listed> = listing
         .records
         .into_iter()
+        .filter(|record| {
+            if record.directory {
+                let key = remote_key(&remote.path, &record.path);
+                matched.push(key.strip_suffix(b"/").unwrap_or(&key).to_vec());
+            }
+            !record.directory
+        })
         .map(|record| {
             let key = remote_key(&remote.path, &record.path);
             match record.digest {
@@ -300,6 +315,7 @@ pub(super) fn remote_side(
         uploaded: listing.uploaded,
         upload_failed: listing.upload_failed,
         listed,
+        matched,
     })
 }
 
@@ -309,6 +325,8 @@ pub(super) struct Fetched {
     pub(super) uploaded: bool,
     pub(super) upload_failed: Option<String>,
     pub(super) listed: Vec<Listed>,
+    /// The offered directories the host said match (their keys).
+    pub(super) matched: Vec<Vec<u8>>,
 }
 
 /// A remote file's key: its path without the remote root and the slashes

@@ -56,7 +56,7 @@ pub(super) fn read_listing(
     let mut listing = text::Listing::new(std::io::BufReader::with_capacity(1 << 16, input))
         .map_err(|e| Error::with_path(file, ErrorKind::Io(e)))?;
     let (path, _) = script::spelled(&remote.path);
-    let parsed = stream::parse(&mut listing, algorithm, &path, &mut |mut record| {
+    let parsed = stream::parse(&mut listing, algorithm, &path, None, &mut |mut record| {
         record.path = script::as_given(remote, std::mem::take(&mut record.path));
         sink.record(record)
     });

@@ -134,6 +134,11 @@ pub struct RemoteOptions {
     /// running the transport: the output of [`remote_command`] run on the
     /// host by someone else (a deploy tool over its own connection).
     pub listing: Option<std::path::PathBuf>,
+    /// Directory digests this side has (relative to the remote path): a
+    /// remote fastsum sends a matching directory as one record
+    /// ([`RemoteRecord::directory`]) instead of its files. Sent on the
+    /// host's standard input, so not with `upload_self`.
+    pub offers: Option<std::sync::Arc<crate::dirdigest::Offers>>,
 }
 
 impl Default for RemoteOptions {
@@ -145,6 +150,7 @@ impl Default for RemoteOptions {
             upload_self: None,
             cache: false,
             listing: None,
+            offers: None,
         }
     }
 }
@@ -156,6 +162,10 @@ pub struct RemoteRecord {
     pub path: Vec<u8>,
     /// Its digest, or why it could not be hashed.
     pub digest: std::result::Result<Digest, String>,
+    /// A directory whose digest matched the one offered for it
+    /// ([`RemoteOptions::offers`]): its files are the offering side's. Its
+    /// path ends with `/`.
+    pub directory: bool,
 }
 
 /// What a remote run answered.
@@ -268,6 +278,11 @@ pub fn hash_remote_each(
         ),
         _ => None,
     };
+    let offers = options
+        .offers
+        .as_ref()
+        .filter(|_| upload.is_none())
+        .map(|o| o.to_bytes());
     let script = script::build(&[&remote.path], algorithm, options, upload.is_some(), false)
         .map_err(|why| failure(remote, why))?;
     let (program, args) = options
@@ -279,7 +294,7 @@ pub fn hash_remote_each(
         .arg("--")
         .arg(&remote.host)
         .arg(crate::fs::name::os_string(script))
-        .stdin(if upload.is_some() {
+        .stdin(if upload.is_some() || offers.is_some() {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -305,7 +320,9 @@ pub fn hash_remote_each(
     });
     let mut uploaded = false;
     let mut writer = None;
-    if let (Some(binary), Some(stdin)) = (upload, child.stdin.take()) {
+    let mut stdin = child.stdin.take();
+    if let Some(binary) = upload {
+        let stdin = stdin.take().expect("piped for the upload");
         let mut line = Vec::new();
         let _ = (&mut stdout).take(4096).read_until(b'\n', &mut line);
         let theirs = line
@@ -313,12 +330,17 @@ pub fn hash_remote_each(
             .map(<[u8]>::trim_ascii);
         if theirs.is_some_and(|t| t == local_uname().as_bytes()) {
             uploaded = true;
-            writer = Some(std::thread::spawn(move || upload_binary(stdin, &binary)));
+            writer = Some(std::thread::spawn(move || write_stdin(stdin, &binary)));
         }
+    }
+    if let (Some(offers), Some(stdin)) = (offers, stdin) {
+        // A host that does not read them (another method) closes the pipe.
+        writer = Some(std::thread::spawn(move || write_stdin(stdin, &offers)));
     }
     let answered = stdout.fill_buf().is_ok_and(|b| !b.is_empty());
     let (path, _) = script::spelled(&remote.path);
-    let parsed = stream::parse(&mut stdout, algorithm, &path, &mut |mut record| {
+    let offers = options.offers.as_deref();
+    let parsed = stream::parse(&mut stdout, algorithm, &path, offers, &mut |mut record| {
         record.path = script::as_given(remote, std::mem::take(&mut record.path));
         sink.borrow_mut().record(record)
     });
@@ -333,7 +355,7 @@ pub fn hash_remote_each(
     let written = writer.map(|w| w.join());
     let status = child.wait().map_err(|e| failure(remote, e.to_string()))?;
     let said = String::from_utf8_lossy(&err).trim().to_string();
-    let upload_failed = match written {
+    let upload_failed = match written.filter(|_| uploaded) {
         Some(Ok(Err(e))) => Some(format!("uploading fastsum failed: {e}")),
         _ => None,
     };
@@ -369,7 +391,7 @@ fn said_by(program: &str, said: &str) -> String {
 /// reading (a full `$TMPDIR`, a closed connection) makes the write fail
 /// with `EPIPE`: SIGPIPE, which the CLI restores to its default, is
 /// blocked in this thread so that it cannot kill the process.
-fn upload_binary(mut stdin: std::process::ChildStdin, binary: &[u8]) -> std::io::Result<()> {
+fn write_stdin(mut stdin: std::process::ChildStdin, binary: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     // SAFETY: the set is initialised by sigemptyset before use, and
     // pthread_sigmask changes only this thread's mask; a SIGPIPE left

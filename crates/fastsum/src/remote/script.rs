@@ -146,7 +146,11 @@ piped() { f=$( { listed | "$@" >&3; } 4>&1 ); s=$?; LINKS=0; st=
   [ "$st" = 0 ] && [ $s -eq 0 ]; }
 case $M in
   # fastsum's own records say which links it left out.
-  fastsum) "$FS" -a "$A" -r --json $CACHE -- "$P"; s=$?; [ $s -le 1 ] ;;
+  # With offers on stdin (diff's directory digests) a fastsum that knows
+  # --prune-matching leaves out the sub-trees they match.
+  fastsum) if [ -n "$PRUNE" ] && "$FS" --help 2>/dev/null | grep -q -e --prune-matching; then
+      "$FS" -a "$A" -r --json --prune-matching=- $CACHE -- "$P"
+    else "$FS" -a "$A" -r --json $CACHE -- "$P"; fi; s=$?; [ $s -le 1 ] ;;
   # A batch at a time: its names, then its hashes (a file the tool could
   # not read has none), so neither side holds the whole listing.
   coreutils) piped xargs -0 -r sh -c 'printf "%s\0" "$@"; printf "\0fastsum-remote-hashes\0"
@@ -203,6 +207,8 @@ pub(super) fn build(
     line(&[b"L=", lib.unwrap_or("").as_bytes()]);
     line(&[b"M=", forced.map_or("", Method::name).as_bytes()]);
     line(&[b"CACHE=", if options.cache { b"--cache" } else { b"" }]);
+    let prune = options.offers.is_some() && !upload && paths.len() == 1;
+    line(&[b"PRUNE=", if prune { b"1" } else { b"" }]);
     line(&[b"PERL=", &sh_quote(PERL.as_bytes())]);
     line(&[b"PY=", &sh_quote(PYTHON.as_bytes())]);
     if upload {

@@ -6,10 +6,9 @@ use std::io::BufRead;
 
 use super::script::library_name;
 use super::{Method, RemoteRecord};
+use crate::dirdigest::Offers;
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::manifest::json_read::{parse_object, Value};
-use crate::digest::decode_base64;
 
 const END: &[u8] = b"\0fastsum-remote-end\0";
 const FAILED: &[u8] = b"\0fastsum-remote-failed\0";
@@ -144,6 +143,7 @@ pub(crate) fn parse(
     input: impl std::io::BufRead,
     algorithm: Algorithm,
     root: &[u8],
+    offers: Option<&Offers>,
     sink: &mut dyn FnMut(RemoteRecord),
 ) -> Result<Parsed, String> {
     let mut stream = Stream { input };
@@ -161,7 +161,7 @@ pub(crate) fn parse(
         sink,
     };
     let symlinks = match method {
-        Method::Fastsum => parse_json(&mut stream, algorithm, &mut emit)?,
+        Method::Fastsum => parse_json(&mut stream, algorithm, offers, &mut emit)?,
         Method::Coreutils => parse_coreutils(&mut stream, algorithm, &mut emit)?,
         Method::Bsd | Method::Perl | Method::Python => {
             parse_tagged(&mut stream, algorithm, method, &mut emit)?
@@ -184,7 +184,13 @@ struct Emit<'a> {
 
 impl Emit<'_> {
     fn push(&mut self, record: RemoteRecord) -> Result<(), String> {
-        under(self.root, &record.path)?;
+        // A directory's record (`root/`, `root/sub/`) names it with a
+        // separator after it.
+        let named = match record.path.strip_suffix(b"/") {
+            Some(dir) if record.directory && !dir.is_empty() => dir,
+            _ => &record.path[..],
+        };
+        under(self.root, named)?;
         if !self.sorted {
             self.held.push(record);
             return Ok(());
@@ -288,6 +294,7 @@ fn under(root: &[u8], path: &[u8]) -> Result<(), String> {
 fn parse_json<R: std::io::BufRead>(
     stream: &mut Stream<R>,
     algorithm: Algorithm,
+    offers: Option<&Offers>,
     emit: &mut Emit<'_>,
 ) -> Result<u64, String> {
     let mut links = 0;
@@ -306,48 +313,15 @@ fn parse_json<R: std::io::BufRead>(
                 return Err("an unexpected line from the remote".into())
             }
             Some((line, true)) => match json_record(&line, algorithm)? {
+                Json::Record(record) if record.directory => {
+                    matched_offer(&record, emit.root, offers)?;
+                    emit.push(record)?
+                }
                 Json::Record(record) => emit.push(record)?,
                 Json::Skipped { symlink } => links += u64::from(symlink),
             },
         }
     }
-}
-
-/// What one `--json` line holds.
-enum Json {
-    Record(RemoteRecord),
-    /// What `-r` leaves out: a symbolic link, or a special file.
-    Skipped { symlink: bool },
-}
-
-/// One `--json` line: a record, or what `-r` left out.
-fn json_record(line: &[u8], algorithm: Algorithm) -> Result<Json, String> {
-    let text = std::str::from_utf8(line).map_err(|_| "a JSON line that is not UTF-8")?;
-    let fields = parse_object(text)?;
-    let get = |k: &str| {
-        fields
-            .iter()
-            .find(|(n, _)| n == k)
-            .and_then(|(_, v)| match v {
-                Value::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-    };
-    if let Some(kind) = get("skipped") {
-        let symlink = kind == crate::walk::SpecialKind::Symlink.describe();
-        return Ok(Json::Skipped { symlink });
-    }
-    let path = match (get("path_base64"), get("path")) {
-        (Some(b64), _) => decode_base64(b64).ok_or("bad path_base64 from the remote")?,
-        (None, Some(p)) => p.as_bytes().to_vec(),
-        _ => return Err("a JSON record without a path".into()),
-    };
-    let digest = match (get("digest"), get("error")) {
-        (Some(hex), _) => Ok(digest_of(hex.as_bytes(), algorithm)?),
-        (None, Some(why)) => Err(why.to_string()),
-        _ => return Err("a JSON record without a digest or an error".into()),
-    };
-    Ok(Json::Record(RemoteRecord { path, digest }))
 }
 
 fn parse_coreutils<R: std::io::BufRead>(
@@ -434,7 +408,11 @@ fn coreutils_records(
         let digest = hashed
             .remove(&path)
             .ok_or_else(|| "could not be read on the remote host".to_string());
-        records.push(RemoteRecord { path, digest });
+        records.push(RemoteRecord {
+            path,
+            digest,
+            directory: false,
+        });
     }
     if let Some(extra) = hashed.keys().next() {
         return Err(format!(
@@ -462,9 +440,17 @@ fn parse_tagged<R: std::io::BufRead>(
             b'E' => Err(String::from_utf8_lossy(rest).into_owned()),
             _ => return Err("an unexpected record from the remote script".into()),
         };
-        emit.push(RemoteRecord { path, digest })?;
+        emit.push(RemoteRecord {
+            path,
+            digest,
+            directory: false,
+        })?;
     }
 }
+
+#[path = "stream_json.rs"]
+mod json;
+use json::{json_record, matched_offer, Json};
 
 #[cfg(test)]
 #[path = "stream_tests.rs"]

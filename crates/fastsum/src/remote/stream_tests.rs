@@ -6,7 +6,7 @@ const A: &str = "900150983cd24fb0d6963f7d28e17f72";
 
 fn md5(stream: &[u8], root: &str) -> Result<Vec<RemoteRecord>, String> {
     let mut records = Vec::new();
-    parse(stream, Algorithm::Md5, root.as_bytes(), &mut |r| {
+    parse(stream, Algorithm::Md5, root.as_bytes(), None, &mut |r| {
         records.push(r)
     })?;
     Ok(records)
@@ -33,7 +33,7 @@ fn a_stream_without_its_trailer_is_never_complete() {
         .unwrap_err()
         .contains("incomplete"));
     // Nothing applies: the message says what was looked for.
-    let none = |a| parse(&b"fastsum-remote-none\n"[..], a, b"r", &mut |_| {}).unwrap_err();
+    let none = |a| parse(&b"fastsum-remote-none\n"[..], a, b"r", None, &mut |_| {}).unwrap_err();
     assert!(none(Algorithm::Md5).contains("BSD md5/shasum, perl"));
     assert!(none(Algorithm::Xxh128).contains("only fastsum can"));
 }
@@ -157,17 +157,17 @@ fn a_sorted_stream_is_handed_on_as_it_comes_and_checked_in_order() {
     // Cut after two records: they were handed on, and it is an error.
     let cut = sorted(&[(&d, "r/a"), (&d, "r/b")], b"");
     let mut seen = 0;
-    let result = parse(&cut[..], Algorithm::Md5, b"r", &mut |_| seen += 1);
+    let result = parse(&cut[..], Algorithm::Md5, b"r", None, &mut |_| seen += 1);
     assert_eq!((seen, result.is_err()), (2, true));
     // Unsorted: nothing is handed on before the end.
     let mut seen = 0;
     let unsorted = tagged(&[(&d, "r/b"), (&d, "r/a")], b"");
-    let result = parse(&unsorted[..], Algorithm::Md5, b"r", &mut |_| seen += 1);
+    let result = parse(&unsorted[..], Algorithm::Md5, b"r", None, &mut |_| seen += 1);
     assert_eq!((seen, result.is_err()), (0, true));
 }
 
 fn links(stream: &[u8]) -> Result<u64, String> {
-    parse(stream, Algorithm::Md5, b"r", &mut |_| {}).map(|p| p.symlinks)
+    parse(stream, Algorithm::Md5, b"r", None, &mut |_| {}).map(|p| p.symlinks)
 }
 
 #[test]
@@ -208,4 +208,68 @@ fn the_count_of_links_left_out_is_read_once_and_checked() {
     assert_eq!(links(json.as_bytes()), Ok(2));
     let lying = json.replace("\0fastsum-remote-end\0", "\0fastsum-remote-links\x009\0fastsum-remote-end\0");
     assert!(links(lying.as_bytes()).is_err());
+}
+
+/// A JSON stream of `lines` (each one record) under the root `r`.
+fn json(lines: &[String]) -> Vec<u8> {
+    let mut s = b"fastsum-remote-method fastsum sorted\n".to_vec();
+    for line in lines {
+        s.extend_from_slice(line.as_bytes());
+        s.push(b'\n');
+    }
+    s.extend_from_slice(END);
+    s
+}
+
+fn pruned(stream: &[u8], offers: Option<&Offers>) -> Result<Vec<RemoteRecord>, String> {
+    let mut records = Vec::new();
+    parse(stream, Algorithm::Md5, b"r", offers, &mut |r| records.push(r))?;
+    Ok(records)
+}
+
+#[test]
+fn a_matched_directory_must_be_one_offered_with_its_digest() {
+    let dir = |path: &str, digest: &str| {
+        format!("{{\"path\":\"{path}\",\"algorithm\":\"md5\",\"directory_digest\":\"{digest}\"}}")
+    };
+    let file = |path: &str| format!("{{\"path\":\"{path}\",\"algorithm\":\"md5\",\"digest\":\"{A}\"}}");
+    let mut offers = Offers::new();
+    let d = Algorithm::Md5.hash_bytes(b"d");
+    offers.insert(b"sub".to_vec(), d);
+    offers.insert(Vec::new(), Algorithm::Md5.hash_bytes(b"root"));
+    let hex = d.to_hex();
+    // Offered, same digest: handed on as a directory.
+    let good = json(&[file("r/a"), dir("r/sub/", &hex), file("r/z")]);
+    let records = pruned(&good, Some(&offers)).unwrap();
+    assert_eq!(records.len(), 3);
+    assert!(records[1].directory && records[1].path == b"r/sub/");
+    assert!(!records[0].directory && !records[2].directory);
+    // The root itself.
+    let root = json(&[dir("r/", &Algorithm::Md5.hash_bytes(b"root").to_hex())]);
+    assert!(pruned(&root, Some(&offers)).unwrap()[0].directory);
+    // Lies: never asked, not offered, another digest, outside the root,
+    // a directory record without the separator, two digests in one.
+    let refused = [
+        (pruned(&good, None), "not asked for"),
+        (pruned(&json(&[dir("r/other/", &hex)]), Some(&offers)), "not offered"),
+        (
+            pruned(&json(&[dir("r/sub/", &"0".repeat(32))]), Some(&offers)),
+            "another digest",
+        ),
+        (pruned(&json(&[dir("rsub/", &hex)]), Some(&offers)), "outside"),
+        (pruned(&json(&[dir("r/sub", &hex)]), Some(&offers)), "outside"),
+        (
+            pruned(
+                &json(&[format!(
+                    "{{\"path\":\"r/sub/\",\"digest\":\"{A}\",\"directory_digest\":\"{hex}\"}}"
+                )]),
+                Some(&offers),
+            ),
+            "one digest",
+        ),
+    ];
+    for (result, why) in refused {
+        let said = result.unwrap_err();
+        assert!(said.contains(why), "{said} (wanted {why})");
+    }
 }

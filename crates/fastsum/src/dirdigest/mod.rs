@@ -34,7 +34,11 @@
 //! assert_eq!(digests.len(), 2); // sub/, then the root
 //! ```
 
+mod prune;
+
 use std::path::PathBuf;
+
+pub use prune::{Offers, Pruner};
 
 use crate::algo::{Algorithm, Hasher};
 use crate::digest::Digest;
