@@ -119,23 +119,42 @@ pub fn diff(
     let old_manifest = read_manifest(old, &options.old_root, new, options)?;
     let new_manifest = read_manifest(new, &options.new_root, old, options)?;
     let algorithm = common_algorithm(old, new, &old_manifest, &new_manifest, options)?;
-    // Against a remote host, with the cache: the local tree first, whole,
-    // and only what differs from it fetched (`pruned.rs`).
-    let local = pruned::local_side(old, new, algorithm, options)?;
-    let pruning = local.as_ref().map(|local| {
-        let mut options = options.clone();
-        options.remote.offers = Some(local.offers.clone());
-        options
-    });
-    let options = pruning.as_ref().unwrap_or(options);
-    let locally = |side: &Side, manifest| match (&local, side) {
-        (Some(local), Side::Tree(_)) => Source::listed(local.listed.clone(), options),
-        _ => Source::of(side, manifest, algorithm, options),
+    // Against a remote host, with the cache: only what differs from the
+    // local tree is fetched (`pruned.rs`).
+    let (olds, news) = match pruned::plan(old, new, algorithm, options) {
+        Some(plan) => plan.sources(options, &mut sink)?,
+        None => sources(
+            old,
+            new,
+            old_manifest,
+            new_manifest,
+            algorithm,
+            options,
+            &mut sink,
+        )?,
     };
+    let mut summary = DiffSummary::default();
+    let merged = merge::merge(olds, news, options, &mut summary, &mut sink);
+    let changes = merge::with_moves(merged, move_algorithm(algorithm, options));
+    merge::report(changes, &mut summary, &mut sink);
+    Ok(summary)
+}
+
+/// Both sides' entries as they come: trees hashed or walked, manifests
+/// read, remote listings fetched.
+fn sources(
+    old: &Side,
+    new: &Side,
+    old_manifest: Option<(Algorithm, Vec<Listed>)>,
+    new_manifest: Option<(Algorithm, Vec<Listed>)>,
+    algorithm: Option<Algorithm>,
+    options: &DiffOptions,
+    sink: &mut impl FnMut(DiffEvent),
+) -> Result<(Source, Source)> {
     // Local trees start hashing first; remote listings are fetched
     // meanwhile (both at once if both sides are remote).
-    let mut olds = locally(old, old_manifest);
-    let mut news = locally(new, new_manifest);
+    let mut olds = Source::of(old, old_manifest, algorithm, options);
+    let mut news = Source::of(new, new_manifest, algorithm, options);
     // Against a remote side a local tree hashes on while the listing
     // comes, not only as far as the queue reaches (the remote listing is
     // held whole anyway).
@@ -149,14 +168,9 @@ pub fn diff(
         [(old, &mut olds), (new, &mut news)],
         algorithm,
         options,
-        local.as_ref().map(|l| &l.listed[..]),
-        &mut sink,
+        sink,
     )?;
-    let mut summary = DiffSummary::default();
-    let merged = merge::merge(olds, news, options, &mut summary, &mut sink);
-    let changes = merge::with_moves(merged, move_algorithm(algorithm, options));
-    merge::report(changes, &mut summary, &mut sink);
-    Ok(summary)
+    Ok((olds, news))
 }
 
 /// How a manifest side's paths are re-rooted against the other side.
@@ -225,7 +239,6 @@ fn fetch_remotes(
     sides: [(&Side, &mut Source); 2],
     algorithm: Option<Algorithm>,
     options: &DiffOptions,
-    local: Option<&[Listed]>,
     sink: &mut impl FnMut(DiffEvent),
 ) -> Result<()> {
     let fetch = |side: &Side| match (side, algorithm) {
@@ -245,18 +258,27 @@ fn fetch_remotes(
     });
     for (side, fetched, source) in [(old, old_remote, olds), (new, new_remote, news)] {
         if let (Side::Remote(remote), Some(fetched)) = (side, fetched) {
-            let mut fetched = fetched?;
-            pruned::expand(&mut fetched, local.unwrap_or_default(), &remote.to_string())?;
-            sink(DiffEvent::RemoteMethod {
-                operand: remote.to_string(),
-                method: fetched.method,
-                uploaded: fetched.uploaded,
-                upload_failed: fetched.upload_failed,
-            });
-            *source = Source::listed(fetched.listed, options);
+            let fetched = fetched?;
+            *source = announced(remote, fetched, options, sink);
         }
     }
     Ok(())
+}
+
+/// A remote side's entries, the method that made them reported.
+fn announced(
+    remote: &Remote,
+    fetched: side::Fetched,
+    options: &DiffOptions,
+    sink: &mut impl FnMut(DiffEvent),
+) -> Source {
+    sink(DiffEvent::RemoteMethod {
+        operand: remote.to_string(),
+        method: fetched.method,
+        uploaded: fetched.uploaded,
+        upload_failed: fetched.upload_failed,
+    });
+    Source::listed(fetched.listed, options)
 }
 
 /// The digests moves are found by: the sides' algorithm, the cache's

@@ -1,6 +1,7 @@
 //! A tree against a remote host, with the cache: the local tree is hashed
-//! first (from the cache where stamps are unchanged) with its directory
-//! digests, which go to the host as offers ([`crate::dirdigest::Offers`]);
+//! (from the cache where stamps are unchanged) with its directory digests
+//! while the host is reached, and the digests go to it as offers
+//! ([`crate::dirdigest::Offers`]);
 //! a remote fastsum answers a matching sub-tree with one record instead of
 //! its listing. A matched directory's files are then the local side's own
 //! entries, so the merge sees them unchanged, as it would have from the
@@ -12,35 +13,40 @@
 //! host's standard input, so not with `--upload-self`.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
-use super::side::{key_of, listed_of, Fetched, Listed};
-use super::{DiffOptions, Side};
+use super::merge::Source;
+use super::side::{self, key_of, listed_of, Fetched, Listed};
+use super::{DiffEvent, DiffOptions, Side};
 use crate::algo::Algorithm;
 use crate::dirdigest::{DirectoryDigests, Offers};
 use crate::error::{Error, ErrorKind, Result};
 use crate::pipeline::{Outcome, Record, TreeHasher};
-use crate::stage::Source;
+use crate::remote::Remote;
+use crate::stage::Source as Operand;
 
-/// The local side of a pruned diff: its entries, and the offers made of
-/// its directory digests.
-pub(super) struct Local {
-    pub(super) listed: Vec<Listed>,
-    pub(super) offers: Arc<Offers>,
+/// A diff that can be pruned: a local tree against a remote side.
+pub(super) struct Plan<'a> {
+    root: &'a Path,
+    remote: &'a Remote,
+    algorithm: Algorithm,
+    /// The local tree is the old side.
+    local_is_old: bool,
 }
 
-/// The local tree when `old` and `new` are a tree and a remote side that
-/// can be pruned, hashed whole; `None` when pruning does not apply.
-pub(super) fn local_side(
-    old: &Side,
-    new: &Side,
+/// The plan when `old` and `new` are a tree and a remote side that can
+/// be pruned (see the module's text).
+pub(super) fn plan<'a>(
+    old: &'a Side,
+    new: &'a Side,
     algorithm: Option<Algorithm>,
     options: &DiffOptions,
-) -> Result<Option<Local>> {
-    let root = match (old, new) {
-        (Side::Tree(root), Side::Remote(_)) | (Side::Remote(_), Side::Tree(root)) => root,
-        _ => return Ok(None),
+) -> Option<Plan<'a>> {
+    let (root, remote, local_is_old) = match (old, new) {
+        (Side::Tree(root), Side::Remote(remote)) => (root, remote, true),
+        (Side::Remote(remote), Side::Tree(root)) => (root, remote, false),
+        _ => return None,
     };
     let walk = &options.walk;
     let same_walk = walk.excludes.is_empty()
@@ -48,19 +54,71 @@ pub(super) fn local_side(
         && !walk.follow_links
         && !walk.one_file_system
         && walk.only_top.is_none();
-    let remote = &options.remote;
-    let sendable = remote.upload_self.is_none() && remote.listing.is_none();
-    let Some(algorithm) = algorithm.filter(|a| crate::dirdigest::refusal(*a).is_none()) else {
-        return Ok(None);
-    };
-    if !same_walk || !sendable || options.cache.is_none() {
-        return Ok(None);
+    let sendable = options.remote.upload_self.is_none() && options.remote.listing.is_none();
+    let algorithm = algorithm.filter(|a| crate::dirdigest::refusal(*a).is_none())?;
+    (same_walk && sendable && options.cache.is_some()).then_some(Plan {
+        root,
+        remote,
+        algorithm,
+        local_is_old,
+    })
+}
+
+/// Sets the offers when dropped, empty if none were set (the hashing
+/// failed or panicked): the host, waiting for them, is never left waiting.
+struct Settle<'a>(&'a OnceLock<Offers>);
+
+impl Drop for Settle<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.set(Offers::new());
     }
-    hash_local(root.clone(), algorithm, options).map(Some)
+}
+
+impl Plan<'_> {
+    /// Both sides' entries (old, new): the local tree hashed on a thread
+    /// while the host is reached, its offers sent when ready, and the
+    /// matched directories' files taken from the local side.
+    pub(super) fn sources(
+        self,
+        options: &DiffOptions,
+        sink: &mut impl FnMut(DiffEvent),
+    ) -> Result<(Source, Source)> {
+        let slot = Arc::new(OnceLock::new());
+        let mut remote_options = options.remote.clone();
+        remote_options.offers = Some(slot.clone());
+        let (local, fetched) = std::thread::scope(|s| {
+            let local = s.spawn(|| {
+                let _settle = Settle(&slot);
+                hash_local(self.root, self.algorithm, options).map(|(listed, offers)| {
+                    let _ = slot.set(offers);
+                    listed
+                })
+            });
+            let fetched = side::remote_side(self.remote, self.algorithm, &remote_options);
+            (local.join(), fetched)
+        });
+        let local = local.map_err(|_| {
+            let why = std::io::Error::other("hashing the local tree failed");
+            Error::with_path(self.root, ErrorKind::Io(why))
+        })??;
+        let mut fetched = fetched?;
+        expand(&mut fetched, &local, &self.remote.to_string())?;
+        let remote = super::announced(self.remote, fetched, options, sink);
+        let local = Source::listed(local, options);
+        Ok(match self.local_is_old {
+            true => (local, remote),
+            false => (remote, local),
+        })
+    }
 }
 
 /// Every entry of the tree at `root` and its directories' digests.
-fn hash_local(root: PathBuf, algorithm: Algorithm, options: &DiffOptions) -> Result<Local> {
+fn hash_local(
+    root: &Path,
+    algorithm: Algorithm,
+    options: &DiffOptions,
+) -> Result<(Vec<Listed>, Offers)> {
+    let root = root.to_path_buf();
     let mut walk = options.walk.clone();
     walk.directories = true;
     let mut hasher = TreeHasher::new(algorithm)
@@ -73,7 +131,7 @@ fn hash_local(root: PathBuf, algorithm: Algorithm, options: &DiffOptions) -> Res
     if let Some(progress) = &options.progress {
         hasher = hasher.progress(progress.clone());
     }
-    let operands = [Source::Path(root.clone())];
+    let operands = [Operand::Path(root.clone())];
     let (mut listed, mut offers) = (Vec::new(), Offers::new());
     let sink = |record: Record| match record.outcome {
         Outcome::Directory(Some(digest)) => {
@@ -88,10 +146,7 @@ fn hash_local(root: PathBuf, algorithm: Algorithm, options: &DiffOptions) -> Res
     hasher.run_into(&operands, &mut digests)?;
     digests.finish();
     drop(digests);
-    Ok(Local {
-        listed,
-        offers: Arc::new(offers),
-    })
+    Ok((listed, offers))
 }
 
 /// The remote side with each matched directory's files taken from the

@@ -136,9 +136,10 @@ pub struct RemoteOptions {
     pub listing: Option<std::path::PathBuf>,
     /// Directory digests this side has (relative to the remote path): a
     /// remote fastsum sends a matching directory as one record
-    /// ([`RemoteRecord::directory`]) instead of its files. Sent on the
-    /// host's standard input, so not with `upload_self`.
-    pub offers: Option<std::sync::Arc<crate::dirdigest::Offers>>,
+    /// ([`RemoteRecord::directory`]) instead of its files. Set when they
+    /// are ready: the host is reached meanwhile, and they are sent on its
+    /// standard input (so not with `upload_self`) once set.
+    pub offers: Option<std::sync::Arc<std::sync::OnceLock<crate::dirdigest::Offers>>>,
 }
 
 impl Default for RemoteOptions {
@@ -282,7 +283,7 @@ pub fn hash_remote_each(
         .offers
         .as_ref()
         .filter(|_| upload.is_none())
-        .map(|o| o.to_bytes());
+        .cloned();
     let script = script::build(&[&remote.path], algorithm, options, upload.is_some(), false)
         .map_err(|why| failure(remote, why))?;
     let (program, args) = options
@@ -335,11 +336,14 @@ pub fn hash_remote_each(
     }
     if let (Some(offers), Some(stdin)) = (offers, stdin) {
         // A host that does not read them (another method) closes the pipe.
-        writer = Some(std::thread::spawn(move || write_stdin(stdin, &offers)));
+        writer = Some(std::thread::spawn(move || {
+            write_stdin(stdin, &offers.wait().to_bytes())
+        }));
     }
     let answered = stdout.fill_buf().is_ok_and(|b| !b.is_empty());
     let (path, _) = script::spelled(&remote.path);
-    let offers = options.offers.as_deref();
+    // The host sends nothing before it has the offers.
+    let offers = options.offers.as_deref().map(std::sync::OnceLock::wait);
     let parsed = stream::parse(&mut stdout, algorithm, &path, offers, &mut |mut record| {
         record.path = script::as_given(remote, std::mem::take(&mut record.path));
         sink.borrow_mut().record(record)
