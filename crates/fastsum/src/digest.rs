@@ -112,6 +112,44 @@ impl Digest {
 }
 
 /// The value of one hex digit of either case.
+/// Each byte's value as a hex digit, 0xFF for a byte that is not one.
+const HEX: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The digest `hex` spells (an even number of hex digits, at most
+/// [`MAX_DIGEST_LEN`] bytes' worth): a table lookup a digit, with no
+/// branch a digit (a manifest holds millions of them).
+pub(crate) fn digest_from_hex(hex: &[u8]) -> Option<Digest> {
+    if !hex.len().is_multiple_of(2) || hex.len() > 2 * MAX_DIGEST_LEN {
+        return None;
+    }
+    let mut d = Digest {
+        bytes: [0; MAX_DIGEST_LEN],
+        len: (hex.len() / 2) as u8,
+    };
+    let mut bad = 0u8;
+    for (byte, pair) in d.bytes.iter_mut().zip(hex.chunks_exact(2)) {
+        let [high, low] = pair else { return None };
+        let (high, low) = (HEX[usize::from(*high)], HEX[usize::from(*low)]);
+        bad |= high | low;
+        *byte = (high << 4) | (low & 0x0F);
+    }
+    (bad & 0xF0 == 0).then_some(d)
+}
+
 pub(crate) fn hex_value(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),

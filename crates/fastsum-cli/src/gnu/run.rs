@@ -37,7 +37,7 @@ pub(super) struct Run {
     pub(super) write_error_cause: bool,
     /// `--update`: each file's path and digest as it is written, to say
     /// what changed without reading the new list back.
-    pub(super) written: Option<Vec<(Vec<u8>, fastsum::Digest)>>,
+    pub(super) written: Option<Written>,
 }
 
 /// The cache as `-c` uses it: one session per algorithm met in the lists.
@@ -203,5 +203,28 @@ impl CheckCache {
         let session = Arc::new(self.cache.session(algorithm, &[PathBuf::from("/")]).ok()?);
         self.sessions.push((algorithm, session.clone()));
         Some(session)
+    }
+}
+
+/// The names and digests a run printed (`--update` compares them with
+/// the old list): the names in one buffer, not one allocation each.
+#[derive(Default)]
+pub(super) struct Written {
+    names: Vec<u8>,
+    entries: Vec<(usize, fastsum::Digest)>,
+}
+
+impl Written {
+    pub(super) fn push(&mut self, name: &[u8], digest: fastsum::Digest) {
+        self.names.extend_from_slice(name);
+        self.entries.push((self.names.len(), digest));
+    }
+
+    /// Each (name, digest), in the order printed.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], &fastsum::Digest)> {
+        let starts = std::iter::once(0).chain(self.entries.iter().map(|(end, _)| *end));
+        starts
+            .zip(&self.entries)
+            .map(|(start, (end, digest))| (self.names.get(start..*end).unwrap_or_default(), digest))
     }
 }

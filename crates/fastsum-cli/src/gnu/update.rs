@@ -159,7 +159,7 @@ pub(super) fn run_update(
     if o.hashdeep {
         super::hash::hashdeep_header(run, o, args);
     }
-    run.written = Some(Vec::new());
+    run.written = Some(Default::default());
     let hashed = hash_operands_and_remotes(run, o, operands);
     let new = run.written.take().unwrap_or_default();
     let written = std::mem::replace(&mut run.out, stdout)
@@ -203,27 +203,23 @@ fn aside_of(path: &Path) -> PathBuf {
 
 /// `A\tPATH`, `D\tPATH`, `M\tPATH` in path order on stdout, and the
 /// counts: the old list and the new entries merged in path order.
-fn say_changes(
-    run: &mut Run,
-    old: &Manifest,
-    mut new: Vec<(Vec<u8>, fastsum::Digest)>,
-    path: &Path,
-) {
+fn say_changes(run: &mut Run, old: &Manifest, new: super::run::Written, path: &Path) {
     let mut old: Vec<(&[u8], &fastsum::Digest)> = old
         .entries
         .iter()
         .map(|e| (&e.path[..], &e.digest))
         .collect();
     old.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    new.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut new: Vec<(&[u8], &fastsum::Digest)> = new.iter().collect();
+    new.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut counts = [0u64; 4];
     let mut lines = Vec::new();
     let (mut o, mut n) = (old.iter().peekable(), new.iter().peekable());
     loop {
         let (letter, name) = match (o.peek(), n.peek()) {
             (None, None) => break,
-            (Some(a), Some(b)) if a.0 == &b.0[..] => {
-                let changed = a.1 != &b.1;
+            (Some(a), Some(b)) if a.0 == b.0 => {
+                let changed = a.1 != b.1;
                 let name = a.0;
                 o.next();
                 n.next();
@@ -235,9 +231,9 @@ fn say_changes(
                     }
                 }
             }
-            (Some(a), Some(b)) if a.0 < &b.0[..] => (b'D', o.next().map_or(&[][..], |a| a.0)),
+            (Some(a), Some(b)) if a.0 < b.0 => (b'D', o.next().map_or(&[][..], |a| a.0)),
             (Some(_), None) => (b'D', o.next().map_or(&[][..], |a| a.0)),
-            (_, Some(_)) => (b'A', n.next().map_or(&[][..], |b| &b.0[..])),
+            (_, Some(_)) => (b'A', n.next().map_or(&[][..], |b| b.0)),
         };
         counts[usize::from(letter == b'D') + 2 * usize::from(letter == b'M')] += 1;
         lines.push(letter);

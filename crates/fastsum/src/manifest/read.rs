@@ -46,19 +46,25 @@ pub fn read_manifest(
     reader: impl BufRead,
     algorithm: Option<Algorithm>,
 ) -> Result<Manifest, String> {
-    let mut lines = Vec::new();
-    for line in reader.split(b'\n') {
-        let mut line = line.map_err(|e| crate::error::os_message(&e))?;
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        lines.push(line);
-    }
+    // Read whole, its lines slices of it: one allocation, not one a line.
+    let mut bytes = Vec::new();
+    let mut reader = reader;
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| crate::error::os_message(&e))?;
+    let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let lines: Vec<&[u8]> = match body.is_empty() {
+        true => Vec::new(),
+        false => body
+            .split(|&b| b == b'\n')
+            .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+            .collect(),
+    };
     let first = lines
         .iter()
         .find(|l| l.first().is_some_and(|&b| b != b'#'))
         .ok_or("no entries: the list is empty")?;
-    if first.as_slice() == super::hashdeep::MAGIC {
+    if *first == super::hashdeep::MAGIC {
         read_hashdeep(&lines, algorithm)
     } else if first.starts_with(b"{") {
         read_json(&lines, algorithm)
@@ -68,7 +74,7 @@ pub fn read_manifest(
 }
 
 fn read_lines(
-    lines: &[Vec<u8>],
+    lines: &[&[u8]],
     given: Option<Algorithm>,
     first: &[u8],
 ) -> Result<Manifest, String> {
@@ -143,7 +149,7 @@ fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
     }
 }
 
-fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, String> {
+fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, String> {
     let mut manifest = Manifest {
         algorithm: given.unwrap_or(Algorithm::Md5),
         entries: Vec::new(),
@@ -263,9 +269,9 @@ fn read_json(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, St
 
 /// A hashdeep list: the column of `given` (`-a`), else the first the
 /// header names that fastsum computes; sizes kept.
-fn read_hashdeep(lines: &[Vec<u8>], given: Option<Algorithm>) -> Result<Manifest, String> {
+fn read_hashdeep(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, String> {
     use super::hashdeep;
-    let mut rest = (1u64..).zip(lines).skip_while(|(_, l)| l.as_slice() != hashdeep::MAGIC);
+    let mut rest = (1u64..).zip(lines).skip_while(|(_, l)| **l != hashdeep::MAGIC);
     rest.next();
     let (_, header) = rest.next().ok_or("no column line after %%%% HASHDEEP-1.0")?;
     let columns = hashdeep::columns(header)?;

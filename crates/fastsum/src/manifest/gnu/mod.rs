@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use super::{needs_escape, unescape, write_escaped};
 use crate::algo::Algorithm;
-use crate::digest::{hex_value, Digest};
+use crate::digest::Digest;
 
 mod split;
 
@@ -316,15 +316,7 @@ fn is_white(b: u8) -> bool {
 }
 
 fn parse_hex(hex: &[u8]) -> Option<Digest> {
-    if !hex.len().is_multiple_of(2) || hex.len() > 128 {
-        return None;
-    }
-    let mut bytes = [0u8; 64];
-    for (byte, pair) in bytes.iter_mut().zip(hex.chunks_exact(2)) {
-        let [high, low] = pair else { return None };
-        *byte = hex_value(*high)? << 4 | hex_value(*low)?;
-    }
-    Some(Digest::from_bytes(bytes.get(..hex.len() / 2)?))
+    crate::digest::digest_from_hex(hex)
 }
 
 /// `strtoumax(s, &end, 0)`: optional leading white space and '+', then a
