@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::manifest::json::{write_name, write_string};
 use fastsum::manifest::{needs_escape, write_escaped};
-use fastsum::scrub::{scrub, Finding, ScrubOptions, ScrubSummary};
+use fastsum::scrub::{scrub, scrub_manifest, Finding, ScrubOptions, ScrubSummary};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
@@ -21,12 +21,13 @@ use crate::term::output::{Buffering, Output};
 /// apart ("changed") and recorded again, as are new files; each verified
 /// entry remembers when. Exit status: 0 nothing corrupted, 1 corruption
 /// found, 2 trouble (something could not be read, the cache could not be
-/// used).
+/// used). With --manifest, the stamps and digests of a list written by
+/// `fastsum -r --json --stamps` stand in for the cache.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum scrub", version)]
 struct ScrubArgs {
     /// The trees (or files) to scrub.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "manifest", conflicts_with = "manifest")]
     paths: Vec<PathBuf>,
     /// The algorithm of the recorded digests (as the runs that recorded
     /// them used: `fastsum -r --cache`'s default is md5).
@@ -42,6 +43,10 @@ struct ScrubArgs {
     /// `--cache` uses; PATH only after '=').
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
     cache: Option<Option<PathBuf>>,
+    /// Scrub the files LIST names against its stamps and digests (a list
+    /// written by fastsum -r --json --stamps) instead of the cache's.
+    #[arg(long, value_name = "LIST", conflicts_with_all = ["cache", "resume", "older_than", "exclude", "one_file_system"])]
+    manifest: Option<PathBuf>,
     /// Read at most RATE bytes a second on average (K, M, G suffixes), so
     /// a background scrub leaves the disk to others.
     #[arg(long, value_name = "RATE", value_parser = crate::term::parse_size)]
@@ -88,23 +93,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = args.algorithm;
-    let path = args
-        .cache
-        .clone()
-        .flatten()
-        .or_else(fastsum::cache::Cache::default_path)
-        .unwrap_or_default();
-    let mut cache = match fastsum::cache::Cache::open(&path) {
-        Ok(cache) => cache,
-        Err(e) => {
-            eprintln!("{NAME}: cache: {e}");
-            return 2;
-        }
+    let mut recorded = match recorded(&args) {
+        Ok(recorded) => recorded,
+        Err(status) => return status,
     };
-    if let Some(notice) = cache.take_notice() {
-        eprintln!("{NAME}: cache: {notice}");
-    }
+    let algorithm = match &recorded {
+        Recorded::List(list, _) => list.algorithm,
+        Recorded::Cache(_) => args.algorithm,
+    };
     let counters = Arc::new(fastsum::Progress::default());
     let options = scrub_options(&args, algorithm, counters.clone());
     let display = crate::term::progress::Display::default();
@@ -119,9 +115,16 @@ pub fn run(args: Vec<OsString>) -> i32 {
         if show {
             scope.spawn(|| display.run(&counters));
         }
-        let result = scrub(&mut cache, &args.paths, &options, &mut |path, finding| {
-            printer.finding(path, finding)
-        });
+        let mut sink = |path: &Path, finding: &Finding| printer.finding(path, finding);
+        let result = match &mut recorded {
+            Recorded::Cache(cache) => scrub(cache, &args.paths, &options, &mut sink),
+            Recorded::List(list, problems) => {
+                scrub_manifest(list, &options, &mut sink).map(|mut summary| {
+                    summary.failed += *problems;
+                    summary
+                })
+            }
+        };
         display.finish();
         result
     });
@@ -133,6 +136,45 @@ pub fn run(args: Vec<OsString>) -> i32 {
             2
         }
     }
+}
+
+/// Where the recorded digests are: the cache, or a list with stamps (and
+/// how many of its lines could not be read).
+enum Recorded {
+    Cache(fastsum::cache::Cache),
+    List(fastsum::manifest::read::Manifest, u64),
+}
+
+/// Opens the cache, or reads the list; `Err` is the exit status, said.
+fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
+    if let Some(list) = &args.manifest {
+        let read = std::fs::File::open(list)
+            .map_err(|e| fastsum::error::os_message(&e))
+            .and_then(|f| fastsum::manifest::read::read_manifest(std::io::BufReader::new(f), None));
+        let manifest = read.map_err(|why| {
+            eprintln!("{NAME}: {}: {why}", list.display());
+            2
+        })?;
+        for (line, why) in &manifest.problems {
+            eprintln!("{NAME}: {}: line {line}: {why}", list.display());
+        }
+        let problems = manifest.problems.len() as u64;
+        return Ok(Recorded::List(manifest, problems));
+    }
+    let path = args
+        .cache
+        .clone()
+        .flatten()
+        .or_else(fastsum::cache::Cache::default_path)
+        .unwrap_or_default();
+    let mut cache = fastsum::cache::Cache::open(&path).map_err(|e| {
+        eprintln!("{NAME}: cache: {e}");
+        2
+    })?;
+    if let Some(notice) = cache.take_notice() {
+        eprintln!("{NAME}: cache: {notice}");
+    }
+    Ok(Recorded::Cache(cache))
 }
 
 fn scrub_options(
@@ -173,6 +215,7 @@ fn word(finding: &Finding) -> &'static str {
         Finding::New => "new",
         Finding::NotDue => "not-due",
         Finding::Failed(_) => "unreadable",
+        Finding::Unstamped => "unstamped",
     }
 }
 
@@ -208,18 +251,21 @@ impl Printer<'_> {
             let mut line = Vec::new();
             line.extend_from_slice(
                 format!(
-                    "{{\"summary\":{{\"verified\":{},\"corrupted\":{},\"changed\":{},\"new\":{},\"not_due\":{},\"unreadable\":{},\"resumed_past\":{},\"bytes_read\":{},\"interrupted\":{}}}}}\n",
-                    s.verified, s.corrupted, s.changed, s.new, s.not_due, s.failed, s.resumed_past, s.bytes_read, s.interrupted
+                    "{{\"summary\":{{\"verified\":{},\"corrupted\":{},\"changed\":{},\"new\":{},\"not_due\":{},\"unreadable\":{},\"unstamped\":{},\"resumed_past\":{},\"bytes_read\":{},\"interrupted\":{}}}}}\n",
+                    s.verified, s.corrupted, s.changed, s.new, s.not_due, s.failed, s.unstamped, s.resumed_past, s.bytes_read, s.interrupted
                 )
                 .as_bytes(),
             );
             self.out.out(&line);
         } else {
             let seconds = took.as_secs_f64().max(1e-9);
-            let resumed = match s.resumed_past {
+            let mut resumed = match s.resumed_past {
                 0 => String::new(),
                 n => format!(", {n} passed over (resumed)"),
             };
+            if s.unstamped > 0 {
+                resumed.push_str(&format!(", {} listed without a stamp", s.unstamped));
+            }
             self.out.err_raw(
                 format!(
                     "{NAME}: {} corrupted, {} changed, {} verified, {} new, {} not due, {} unreadable{resumed}; {} bytes read in {:.1} s ({:.0} MB/s)\n",

@@ -55,6 +55,8 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --files0-from=F   hash the NUL-terminated names in F (-: standard\n");
     s.push_str("                          input) instead of FILE operands\n");
     s.push_str("      --json            print one JSON object per file instead of lines\n");
+    s.push_str("      --stamps          with --json: each file's device, inode, mtime and\n");
+    s.push_str("                          ctime too, for fastsum scrub --manifest\n");
     s.push_str("      --no-progress     never show the progress bar\n");
     s.push_str("  -e, --rsh=COMMAND     the transport for HOST:PATH operands (default ssh;\n");
     s.push_str("                          also FASTSUM_RSH)\n");

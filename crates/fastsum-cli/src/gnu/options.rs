@@ -61,6 +61,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "prune-matching", HasArg::Required, "prune-matching"),
             spec(None, "files0-from", HasArg::Required, "files0-from"),
             spec(None, "json", HasArg::No, "json"),
+            spec(None, "stamps", HasArg::No, "stamps"),
             spec(None, "no-progress", HasArg::No, "no-progress"),
             spec(None, "io", HasArg::Required, "io"),
             spec(None, "read-size", HasArg::Required, "read-size"),
@@ -164,6 +165,8 @@ pub(super) struct Options {
     /// `--prune-matching=FILE`: the directories whose records are left
     /// out where their digests match (`prune.rs`).
     pub(super) prune: Option<fastsum::dirdigest::Offers>,
+    /// `--stamps`: JSON records carry each file's stamp (read verified).
+    pub(super) stamps: bool,
     /// How records are printed (set once the settings are resolved).
     pub(super) renderer: fastsum::manifest::render::Renderer,
 }
@@ -206,6 +209,7 @@ impl Options {
             remote: crate::term::remote_options(),
             update: None,
             prune: None,
+            stamps: false,
             verbose: false,
             renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
         }

@@ -157,6 +157,10 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
         "files0-from" => p.files0_from = Some(value),
         "update" => p.update = Some(value),
         "prune-matching" => p.prune = Some(value),
+        "stamps" => {
+            p.o.stamps = true;
+            p.o.tree.verify = true;
+        }
         "dirs" => p.o.tree.walk.directories = true,
         "exclude" => {
             p.o.tree

@@ -79,6 +79,9 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     if let Some(source) = prune {
         super::prune::adopt(run, &mut o, &source, &operands)?;
     }
+    if o.stamps && !o.json {
+        return Err(run.usage_error(Some("--stamps needs --json (a stamp is part of a record)")));
+    }
     o.renderer = renderer(run, &o);
     run.write_error_cause = o.check || !o.tree.algorithm.is_legacy();
     Ok((o, operands))
@@ -244,6 +247,7 @@ fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
         program: run.name.clone(),
         utf8: run.utf8,
         hashdeep: o.hashdeep,
+        stamps_before: o.stamps.then(fastsum::cache::now_ns),
     }
 }
 

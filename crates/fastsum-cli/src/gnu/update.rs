@@ -93,6 +93,9 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     }
     o.tree.algorithm = old.algorithm;
     o.json = shape == Shape::Json;
+    // A list with stamps keeps them (scrub --manifest reads them).
+    o.stamps = o.json && old.entries.iter().any(|e| e.stamp.is_some());
+    o.tree.verify |= o.stamps;
     o.hashdeep = shape == Shape::Hashdeep;
     o.tag = shape == Shape::Tagged && old.algorithm == Algorithm::Md5;
     o.untagged = shape == Shape::Untagged && old.algorithm != Algorithm::Md5;

@@ -137,6 +137,29 @@ fn real_corruption_is_found_and_normal_edits_are_told_apart() {
     settle();
     let first = scrub(&fs.mnt(), &[&cache_arg, "t"]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    // The same record kept in a list instead: each line with its stamp,
+    // as stat gives it.
+    let listed = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "--json", "--stamps", "t"])
+        .current_dir(fs.mnt())
+        .output()
+        .unwrap();
+    let list = fs.dir.path().join("list.json");
+    std::fs::write(&list, &listed.stdout).unwrap();
+    let list_arg = format!("--manifest={}", list.display());
+    let (_, ino, mtime, mtime_ns, ctime, ctime_ns) = recorded(&t.join("victim"));
+    let stamp = format!(
+        "\"inode\":{ino},\"mtime_ns\":{},\"ctime_ns\":{}}}",
+        mtime * 1_000_000_000 + mtime_ns,
+        ctime * 1_000_000_000 + ctime_ns
+    );
+    assert!(stdout(&listed).contains(&stamp), "{}", stdout(&listed));
+    let from_list = scrub(&fs.mnt(), &[&list_arg]);
+    assert!(
+        stderr(&from_list).contains("0 corrupted, 0 changed, 4 verified"),
+        "{}",
+        stderr(&from_list)
+    );
     assert!(stderr(&first).contains("4 new"), "{}", stderr(&first));
     let again = scrub(&fs.mnt(), &[&cache_arg, "t"]);
     assert!(
@@ -182,6 +205,15 @@ fn real_corruption_is_found_and_normal_edits_are_told_apart() {
         stderr(&out).contains("1 corrupted, 2 changed, 1 verified"),
         "{}",
         stderr(&out)
+    );
+    // The list finds the same, by its own stamps and digests.
+    let from_list = scrub(&fs.mnt(), &[&list_arg]);
+    assert_eq!(from_list.status.code(), Some(1), "{}", stderr(&from_list));
+    assert_eq!(stdout(&from_list), stdout(&out));
+    assert!(
+        stderr(&from_list).contains("1 corrupted, 2 changed, 1 verified"),
+        "{}",
+        stderr(&from_list)
     );
     // The corrupted entry is kept: found again, with both digests in JSON.
     let json = scrub(&fs.mnt(), &[&cache_arg, "--json", "t"]);
@@ -284,4 +316,61 @@ fn an_unreadable_file_is_trouble_not_corruption() {
         .stderr_str()
         .contains("0 corrupted, 0 changed, 0 verified, 1 new"));
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_list_without_stamps_or_with_lies_is_never_taken_for_a_verdict() {
+    let env = tempfile::tempdir().unwrap();
+    let dir = env.path();
+    std::fs::create_dir(dir.join("t")).unwrap();
+    for name in ["a", "b", "c"] {
+        std::fs::write(dir.join("t").join(name), name).unwrap();
+    }
+    // Too fresh to stamp: a list made now carries no stamps.
+    let fresh = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "--json", "--stamps", "t"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(!stdout(&fresh).contains("mtime_ns"), "{}", stdout(&fresh));
+    std::fs::write(dir.join("fresh.json"), &fresh.stdout).unwrap();
+    let out = scrub(dir, &["--manifest=fresh.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("0 verified") && stderr(&out).contains("3 listed without a stamp")
+    );
+    settle();
+    let listed = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "--json", "--stamps", "t"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = stdout(&listed);
+    // A list that says another inode: changed, not read; a wrong digest
+    // under the true stamp: corrupted; a line that is not a record: said,
+    // trouble; a file gone: unreadable.
+    let lied = text.replacen("\"inode\":", "\"inode\":1", 1).replacen(
+        &fastsum::Algorithm::Md5.hash_bytes(b"b").to_hex(),
+        &"0".repeat(32),
+        1,
+    ) + "not json\n";
+    std::fs::write(dir.join("lied.json"), lied).unwrap();
+    std::fs::remove_file(dir.join("t/c")).unwrap();
+    let out = scrub(dir, &["--manifest=lied.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "changed\tt/a\ncorrupted\tt/b\n");
+    let said = stderr(&out);
+    assert!(
+        said.contains("t/c: No such file") && said.contains("line 4"),
+        "{said}"
+    );
+    assert!(
+        said.contains("1 corrupted, 1 changed, 0 verified"),
+        "{said}"
+    );
+    // --manifest stands alone.
+    let out = scrub(dir, &["--manifest=lied.json", "--cache=c.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = scrub(dir, &["--manifest=lied.json", "t"]);
+    assert_eq!(out.status.code(), Some(2));
 }

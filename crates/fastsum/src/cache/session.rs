@@ -162,9 +162,13 @@ impl CacheSession {
         }
     }
 
-    pub(super) fn hit(&self, digest: Digest, size: u64) -> Hashed {
+    pub(super) fn hit(&self, digest: Digest, stamp: crate::fs::FileStamp) -> Hashed {
         self.hits.fetch_add(1, Ordering::Relaxed);
-        Hashed::new(digest, size)
+        Hashed {
+            digest,
+            size: stamp.size,
+            stamp: Some(stamp),
+        }
     }
 
     /// The run's counters so far.

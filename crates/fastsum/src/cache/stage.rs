@@ -69,7 +69,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
         let (Some(directory), Some(name)) = (self.directory.directory(), path.file_name()) else {
             let absolute = absolute_in(&self.session.cwd, path);
             return Ok(match self.session.snapshot.lookup(&absolute, &stamp) {
-                Some(digest) => Looked::Hit(self.session.hit(digest, stamp.size)),
+                Some(digest) => Looked::Hit(self.session.hit(digest, stamp)),
                 None => Looked::Miss,
             });
         };
@@ -88,7 +88,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
             .and_then(|entries| entries.get(name.as_encoded_bytes()))
             .and_then(|entry| entry.answer_for(&stamp));
         Ok(match digest {
-            Some(digest) => Looked::Hit(self.session.hit(digest, stamp.size)),
+            Some(digest) => Looked::Hit(self.session.hit(digest, stamp)),
             None => Looked::Miss,
         })
     }

@@ -24,6 +24,18 @@ use crate::pipeline::{Outcome, Record};
 
 /// Appends `record` as one JSON object and a newline to `out`.
 pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
+    write_record_stamped(out, algorithm, record, None);
+}
+
+/// [`write_record`], a hashed file's stamp included (`"device"`,
+/// `"inode"`, `"mtime_ns"`, `"ctime_ns"`) when it has one settled before
+/// `stamps_before` (ns since the epoch).
+pub fn write_record_stamped(
+    out: &mut Vec<u8>,
+    algorithm: Algorithm,
+    record: &Record,
+    stamps_before: Option<i64>,
+) {
     out.push(b'{');
     write_name(out, "path", record.path.as_os_str().as_encoded_bytes());
     out.extend_from_slice(b",\"algorithm\":");
@@ -34,6 +46,15 @@ pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
             out.extend_from_slice(b",\"digest\":\"");
             hashed.digest.push_hex(out);
             let _ = write!(out, "\",\"size\":{}", hashed.size);
+            let settled =
+                |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.is_settled_at(t));
+            if let Some(s) = hashed.stamp.as_ref().filter(settled) {
+                let _ = write!(
+                    out,
+                    ",\"device\":{},\"inode\":{},\"mtime_ns\":{},\"ctime_ns\":{}",
+                    s.dev, s.ino, s.mtime_ns, s.ctime_ns
+                );
+            }
         }
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
             out.extend_from_slice(b",\"error\":");

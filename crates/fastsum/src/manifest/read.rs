@@ -21,6 +21,9 @@ pub struct ManifestEntry {
     pub digest: Digest,
     /// Its size, where the format gives it (fastsum's JSON).
     pub size: Option<u64>,
+    /// The stamp it was hashed under, where the list gives it (`fastsum
+    /// -r --json --stamps`): what `fastsum scrub --manifest` checks.
+    pub stamp: Option<crate::fs::FileStamp>,
 }
 
 /// A manifest read whole.
@@ -113,6 +116,7 @@ fn read_lines(
             path: parsed.name.into_owned(),
             digest: parsed.expected,
             size: None,
+            stamp: None,
         };
         match is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
@@ -244,19 +248,20 @@ fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, Stri
             ));
             continue;
         }
-        let size = fields
-            .iter()
-            .find(|(k, _)| k == "size")
-            .and_then(|(_, v)| match v {
-                Value::Number(n) => n.parse().ok(),
-                _ => None,
-            });
-        match directory && is_directory_name(&path) {
-            true => manifest.directories.push(ManifestEntry { path, digest, size }),
+        let size = json_number(&fields, "size");
+        let stamp = size.and_then(|size| json_stamp(&fields, size));
+        let entry = ManifestEntry {
+            path,
+            digest,
+            size,
+            stamp,
+        };
+        match directory && is_directory_name(&entry.path) {
+            true => manifest.directories.push(entry),
             false if directory => manifest
                 .problems
                 .push((number, "a directory digest for a name without '/'".into())),
-            false => manifest.entries.push(ManifestEntry { path, digest, size }),
+            false => manifest.entries.push(entry),
         }
     }
     if let (Some(given), Some(seen)) = (given, seen) {
@@ -265,6 +270,29 @@ fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, Stri
         }
     }
     finish(manifest, seen)
+}
+
+/// A JSON record's number field, if it has one that fits.
+fn json_number<T: std::str::FromStr>(fields: &[(String, Value)], key: &str) -> Option<T> {
+    fields
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| match v {
+            Value::Number(n) => n.parse().ok(),
+            _ => None,
+        })
+}
+
+/// A JSON record's stamp: all four fields, or none.
+fn json_stamp(fields: &[(String, Value)], size: u64) -> Option<crate::fs::FileStamp> {
+    Some(crate::fs::FileStamp {
+        kind: crate::fs::stat::kind::FILE,
+        size,
+        dev: json_number(fields, "device")?,
+        ino: json_number(fields, "inode")?,
+        mtime_ns: json_number(fields, "mtime_ns")?,
+        ctime_ns: json_number(fields, "ctime_ns")?,
+    })
 }
 
 /// A hashdeep list: the column of `given` (`-a`), else the first the
@@ -304,6 +332,7 @@ fn read_hashdeep(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, 
                 path,
                 digest,
                 size: Some(size),
+                stamp: None,
             }),
             Err(why) => manifest.problems.push((number, why)),
         }

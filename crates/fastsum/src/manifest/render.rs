@@ -34,6 +34,11 @@ pub struct Renderer {
     /// hashdeep's lines (`SIZE,HEX,NAME`, [`super::hashdeep`]) instead of
     /// checksum lines.
     pub hashdeep: bool,
+    /// JSON records carry each file's stamp (device, inode, mtime, ctime)
+    /// where it was settled before this moment (ns since the epoch: the
+    /// run's start), so that `fastsum scrub --manifest` can tell a change
+    /// from corruption; a stamp as recent as the read proves nothing.
+    pub stamps_before: Option<i64>,
 }
 
 /// What a record was, for the caller's counts.
@@ -63,6 +68,7 @@ impl Renderer {
             program: b"fastsum".to_vec(),
             utf8: quote::utf8_locale(),
             hashdeep: false,
+            stamps_before: None,
         }
     }
 
@@ -75,7 +81,7 @@ impl Renderer {
         };
         let name = record.path.as_os_str().as_encoded_bytes();
         if self.json && !matches!(record.outcome, Outcome::Directory(None)) {
-            json::write_record(out, self.algorithm, record);
+            json::write_record_stamped(out, self.algorithm, record, self.stamps_before);
         }
         if done.symlink_left_out {
             return done;

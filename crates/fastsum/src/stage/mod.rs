@@ -119,7 +119,8 @@ pub struct Hashed {
     /// Bytes read.
     pub size: u64,
     /// For a verified read of a regular file: its stamp, the same when it
-    /// was opened and when the read was done.
+    /// was opened and when the read was done; for an answer from the
+    /// cache, the stamp its entry was recorded under (from such a read).
     pub stamp: Option<FileStamp>,
 }
 

@@ -20,6 +20,12 @@
 //! A corrupted file's entry is left as it was: the next scrub finds it
 //! again until someone decides which bytes are right.
 
+mod listed;
+mod place;
+
+pub use listed::scrub_manifest;
+use place::{hex, place_key, unhex};
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -97,6 +103,8 @@ pub enum Finding {
     NotDue,
     /// Could not be read (or changed while it was read).
     Failed(String),
+    /// Listed without a stamp (`scrub_manifest`): nothing to judge it by.
+    Unstamped,
 }
 
 /// What a scrub did, in all.
@@ -114,6 +122,8 @@ pub struct ScrubSummary {
     pub not_due: u64,
     /// Files (and directories) that could not be read.
     pub failed: u64,
+    /// Files listed without a stamp (`scrub_manifest`), not read.
+    pub unstamped: u64,
     /// Files passed over because an earlier scrub had verified them
     /// (`resume`).
     pub resumed_past: u64,
@@ -121,6 +131,48 @@ pub struct ScrubSummary {
     pub bytes_read: u64,
     /// Whether it stopped before the end (`stop`): `resume` goes on.
     pub interrupted: bool,
+}
+
+impl ScrubSummary {
+    /// Counts one finding.
+    fn count(&mut self, finding: &Finding) {
+        match finding {
+            Finding::Verified => self.verified += 1,
+            Finding::Corrupted { .. } => self.corrupted += 1,
+            Finding::Changed => self.changed += 1,
+            Finding::New => self.new += 1,
+            Finding::NotDue => self.not_due += 1,
+            Finding::Failed(_) => self.failed += 1,
+            Finding::Unstamped => self.unstamped += 1,
+        }
+    }
+}
+
+/// The run that reads for a scrub: verified reads, at the pace, on every
+/// core, stopped when asked.
+fn reading_hasher(
+    scrub: &ScrubOptions,
+    pace: Option<Arc<Pace>>,
+    mut options: TreeOptions,
+) -> TreeHasher {
+    options.threads = scrub.threads.max(1);
+    options.verify = true;
+    options.pace = pace;
+    let mut hasher = TreeHasher::with_options(options);
+    if let Some(progress) = &scrub.progress {
+        hasher = hasher.progress(progress.clone());
+    }
+    if let Some(stop) = &scrub.stop {
+        hasher = hasher.stop_when(stop.clone());
+    }
+    hasher
+}
+
+/// The bytes read at once: under a rate limit, half a second's worth.
+fn batch_limit(options: &ScrubOptions) -> u64 {
+    options
+        .limit_rate
+        .map_or(BATCH_BYTES, |rate| (rate / 2).max(1))
 }
 
 /// Files read at once (fewer when a rate limit makes batches small).
@@ -188,36 +240,6 @@ pub fn scrub(
     Ok(run.summary)
 }
 
-/// Where the scrub of these paths with this algorithm keeps its place.
-fn place_key(algorithm: Algorithm, absolute: &[PathBuf]) -> String {
-    let mut paths = Vec::new();
-    for path in absolute {
-        paths.extend_from_slice(name::path_bytes(path));
-        paths.push(0);
-    }
-    format!(
-        "scrub {algorithm} {}",
-        Algorithm::Xxh128.hash_bytes(&paths).to_hex()
-    )
-}
-
-/// A path's bytes as the cache's note keeps them (hex: any bytes).
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A note's path bytes; `None` for a note that is not hex.
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    let digits = text.as_bytes();
-    if !digits.len().is_multiple_of(2) {
-        return None;
-    }
-    digits
-        .chunks(2)
-        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
-        .collect()
-}
-
 /// One scrub under way.
 struct Run<'a> {
     cache: &'a mut Cache,
@@ -273,15 +295,7 @@ impl Run<'_> {
     }
 
     fn found(&mut self, path: &Path, finding: Finding) {
-        let summary = &mut self.summary;
-        match &finding {
-            Finding::Verified => summary.verified += 1,
-            Finding::Corrupted { .. } => summary.corrupted += 1,
-            Finding::Changed => summary.changed += 1,
-            Finding::New => summary.new += 1,
-            Finding::NotDue => summary.not_due += 1,
-            Finding::Failed(_) => summary.failed += 1,
-        }
+        self.summary.count(&finding);
         (self.sink)(path, &finding);
     }
 
@@ -350,25 +364,12 @@ impl Run<'_> {
     /// The bytes read between two saves of the place: under a rate limit,
     /// half a second's worth, so a killed scrub loses little.
     fn batch_limit(&self) -> u64 {
-        self.options
-            .limit_rate
-            .map_or(BATCH_BYTES, |rate| (rate / 2).max(1))
+        batch_limit(self.options)
     }
 
-    /// The run that reads for the scrub: verified reads, at the pace, on
-    /// every core.
-    fn hasher(&self, mut options: TreeOptions) -> TreeHasher {
-        options.threads = self.options.threads.max(1);
-        options.verify = true;
-        options.pace = self.pace.clone();
-        let mut hasher = TreeHasher::with_options(options);
-        if let Some(progress) = &self.options.progress {
-            hasher = hasher.progress(progress.clone());
-        }
-        if let Some(stop) = &self.options.stop {
-            hasher = hasher.stop_when(stop.clone());
-        }
-        hasher
+    /// The run that reads for the scrub.
+    fn hasher(&self, options: TreeOptions) -> TreeHasher {
+        reading_hasher(self.options, self.pace.clone(), options)
     }
 
     /// No file to pass over (no `older_than`, no place to resume from) and

@@ -1,0 +1,111 @@
+//! A scrub against a manifest that carries stamps (`fastsum -r --json
+//! --stamps`) instead of the cache: each listed file is read again,
+//! verified, and if its stamp (size, inode, device, mtime and ctime to the
+//! nanosecond) is still the listed one, a digest that differs is
+//! corruption. A file whose stamp moved was modified normally ("changed");
+//! one listed without a stamp cannot be judged ("unstamped", not read);
+//! one that is gone or not a regular file any more could not be read. The list is
+//! only read, never written (`fastsum -r --update` brings it up to date).
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::{reading_hasher, Finding, ScrubOptions, ScrubSummary};
+use crate::error::Result;
+use crate::fs::{name, FileStamp};
+use crate::manifest::read::{Manifest, ManifestEntry};
+use crate::pipeline::{Outcome, TreeOptions};
+use crate::read::Pace;
+use crate::stage::Source;
+
+/// Whether two stamps are one version of one file (the kind aside: a
+/// list's stamps are of regular files).
+fn same(a: &FileStamp, b: &FileStamp) -> bool {
+    (a.size, a.ino, a.dev, a.mtime_ns, a.ctime_ns) == (b.size, b.ino, b.dev, b.mtime_ns, b.ctime_ns)
+}
+
+/// Scrubs the files `manifest` lists (of `options.algorithm`) against
+/// their listed stamps and digests, handing each finding to `sink` in the
+/// list's order. One verified run reads every stamped file (a file whose
+/// stamp moved is read too, and found changed by the stamp its read was
+/// verified under). `options.walk`, `resume` and `older_than` do not
+/// apply. Errors: the run could not start.
+pub fn scrub_manifest(
+    manifest: &Manifest,
+    options: &ScrubOptions,
+    sink: &mut dyn FnMut(&Path, &Finding),
+) -> Result<ScrubSummary> {
+    let pace = options.limit_rate.map(|rate| Arc::new(Pace::new(rate)));
+    let mut summary = ScrubSummary::default();
+    let entries = &manifest.entries;
+    // The stamped entries are the run's operands, by their place in the list.
+    let stamped: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries.get(i).is_some_and(|e| e.stamp.is_some()))
+        .collect();
+    let operands: Vec<Source> = stamped
+        .iter()
+        .filter_map(|&i| entries.get(i))
+        .map(|e| Source::Path(name::path(&e.path).into_owned()))
+        .collect();
+    let mut next = 0; // the next entry to say
+    let hasher = reading_hasher(options, pace, TreeOptions::new(options.algorithm));
+    hasher.run(&operands, |record| {
+        let (Some(&at), Some(listed)) = (
+            stamped.get(record.operand),
+            stamped.get(record.operand).and_then(|&i| entries.get(i)),
+        ) else {
+            return;
+        };
+        unstamped(entries, &mut next, at, &mut summary, sink);
+        let finding = judge(listed, record.outcome, &mut summary);
+        summary.count(&finding);
+        sink(&record.path, &finding);
+        next = at + 1;
+    })?;
+    let stop = options.stop.as_ref();
+    summary.interrupted = stop.is_some_and(|s| s.load(Ordering::Relaxed));
+    if !summary.interrupted {
+        unstamped(entries, &mut next, entries.len(), &mut summary, sink);
+    }
+    Ok(summary)
+}
+
+/// Says the entries from `next` to `end` (unstamped: not read), and
+/// moves `next` past them.
+fn unstamped(
+    entries: &[ManifestEntry],
+    next: &mut usize,
+    end: usize,
+    summary: &mut ScrubSummary,
+    sink: &mut dyn FnMut(&Path, &Finding),
+) {
+    for entry in entries.get(*next..end).unwrap_or_default() {
+        summary.count(&Finding::Unstamped);
+        sink(&name::path(&entry.path), &Finding::Unstamped);
+    }
+    *next = (*next).max(end);
+}
+
+/// What a listed file's read says against its listed stamp and digest.
+fn judge(listed: &ManifestEntry, outcome: Outcome, summary: &mut ScrubSummary) -> Finding {
+    let Some(stamp) = listed.stamp else {
+        return Finding::Unstamped;
+    };
+    match outcome {
+        Outcome::Hashed(hashed) => {
+            summary.bytes_read += hashed.size;
+            match hashed.stamp {
+                Some(now) if !same(&now, &stamp) => Finding::Changed,
+                Some(_) if hashed.digest == listed.digest => Finding::Verified,
+                Some(_) => Finding::Corrupted {
+                    recorded: listed.digest,
+                    actual: hashed.digest,
+                },
+                None => Finding::Failed("not a regular file".into()),
+            }
+        }
+        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Finding::Failed(kind.to_string()),
+        _ => Finding::Failed("not a regular file".into()),
+    }
+}
