@@ -97,21 +97,12 @@ impl Digest {
     /// Parses hex of either case; the length must be even and at most
     /// `2 * MAX_DIGEST_LEN` characters.
     pub fn from_hex(hex: &str) -> Result<Self, Error> {
-        let hex = hex.as_bytes();
-        if hex.is_empty() || !hex.len().is_multiple_of(2) || hex.len() > 2 * MAX_DIGEST_LEN {
-            return Err(Error::new(ErrorKind::InvalidHex));
-        }
-        let mut bytes = [0u8; MAX_DIGEST_LEN];
-        for (i, pair) in hex.chunks_exact(2).enumerate() {
-            let hi = hex_value(pair[0]).ok_or_else(|| Error::new(ErrorKind::InvalidHex))?;
-            let lo = hex_value(pair[1]).ok_or_else(|| Error::new(ErrorKind::InvalidHex))?;
-            bytes[i] = hi << 4 | lo;
-        }
-        Ok(Self::from_bytes(&bytes[..hex.len() / 2]))
+        digest_from_hex(hex.as_bytes())
+            .filter(|d| !d.is_empty())
+            .ok_or_else(|| Error::new(ErrorKind::InvalidHex))
     }
 }
 
-/// The value of one hex digit of either case.
 /// Each byte's value as a hex digit, 0xFF for a byte that is not one.
 const HEX: [u8; 256] = {
     let mut table = [0xFF; 256];
@@ -150,6 +141,7 @@ pub(crate) fn digest_from_hex(hex: &[u8]) -> Option<Digest> {
     (bad & 0xF0 == 0).then_some(d)
 }
 
+/// The value of one hex digit of either case.
 pub(crate) fn hex_value(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),

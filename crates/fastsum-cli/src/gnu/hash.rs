@@ -111,7 +111,9 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         .collect();
     // The cache, if asked for: loaded in bulk for the operands' paths. A
     // cache that cannot be opened costs a warning, never the run.
-    let session = o.cache.as_ref().and_then(|path| {
+    let answers = o.answers.clone().map(|session| (None, session));
+    let session = answers.or_else(|| {
+        let path = o.cache.as_ref()?;
         let mut cache = open_cache(run, path)?;
         let cwd = std::env::current_dir().unwrap_or_default();
         let prefixes: Vec<PathBuf> = operands
@@ -124,7 +126,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         let loaded = cache.session(o.tree.algorithm, &prefixes);
         say_notice(run, &mut cache);
         match loaded {
-            Ok(session) => Some((cache, Arc::new(session))),
+            Ok(session) => Some((Some(cache), Arc::new(session))),
             Err(e) => {
                 run.error(format!("cache: {e}").as_bytes());
                 None
@@ -169,7 +171,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         run.error(e.to_string().as_bytes());
         return false;
     }
-    if let Some((mut cache, session)) = session {
+    if let Some((Some(mut cache), session)) = session {
         let session = Arc::into_inner(session).expect("the workers are done");
         let finished = session.finish(&mut cache);
         say_notice(run, &mut cache);

@@ -167,6 +167,9 @@ pub(super) struct Options {
     pub(super) prune: Option<fastsum::dirdigest::Offers>,
     /// `--stamps`: JSON records carry each file's stamp (read verified).
     pub(super) stamps: bool,
+    /// Digests known by their stamps without a cache: `--update` of a list
+    /// written with `--stamps` answers unchanged files from the list.
+    pub(super) answers: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
     /// How records are printed (set once the settings are resolved).
     pub(super) renderer: fastsum::manifest::render::Renderer,
 }
@@ -176,6 +179,8 @@ pub(super) struct Options {
 pub(super) struct Update {
     pub(super) path: PathBuf,
     pub(super) algorithm: Algorithm,
+    /// The old list, when it was read whole already (its stamps answer).
+    pub(super) read: std::sync::Mutex<Option<fastsum::manifest::read::Manifest>>,
 }
 
 impl Options {
@@ -210,6 +215,7 @@ impl Options {
             update: None,
             prune: None,
             stamps: false,
+            answers: None,
             verbose: false,
             renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
         }

@@ -99,14 +99,52 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     o.hashdeep = shape == Shape::Hashdeep;
     o.tag = shape == Shape::Tagged && old.algorithm == Algorithm::Md5;
     o.untagged = shape == Shape::Untagged && old.algorithm != Algorithm::Md5;
-    if o.cache.is_none() {
-        o.cache = fastsum::cache::Cache::default_path();
+    let mut read = None;
+    match (o.stamps && o.cache.is_none(), &path) {
+        // The list's own stamps answer for unchanged files.
+        (true, path) => {
+            let (answers, list) = listed_answers(run, path, old.algorithm)?;
+            o.answers = Some(answers);
+            read = Some(list);
+        }
+        (false, _) if o.cache.is_none() => o.cache = fastsum::cache::Cache::default_path(),
+        (false, _) => {}
     }
     o.update = Some(Update {
         path,
         algorithm: old.algorithm,
+        read: std::sync::Mutex::new(read),
     });
     Ok(())
+}
+
+/// The stamped entries of the list at `path` as a cache session's
+/// answers (an entry whose file's stamp moved is read again, as the
+/// cache's would be), and the list. `Err` is the exit status, said.
+fn listed_answers(
+    run: &mut Run,
+    path: &Path,
+    algorithm: Algorithm,
+) -> Result<(std::sync::Arc<fastsum::cache::CacheSession>, Manifest), i32> {
+    let read = std::fs::File::open(path)
+        .map_err(|e| fastsum::error::os_message(&e))
+        .and_then(|f| read_manifest(std::io::BufReader::new(f), Some(algorithm)));
+    let list = match read {
+        Ok(list) => list,
+        Err(why) => {
+            run.error(format!("{}: {why}", path.display()).as_bytes());
+            return Err(1);
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let stamped = list.entries.iter().filter_map(|e| {
+        let file = fastsum::name::path(&e.path);
+        Some((fastsum::cache::absolute_in(&cwd, &file), e.stamp?, e.digest))
+    });
+    let now = fastsum::cache::now_ns();
+    let snapshot = fastsum::cache::Snapshot::of_entries(algorithm, stamped, now);
+    let session = fastsum::cache::CacheSession::new(snapshot, algorithm);
+    Ok((std::sync::Arc::new(session), list))
 }
 
 /// The list's first line that is not a comment (`#`), with its newline;
@@ -151,9 +189,14 @@ pub(super) fn run_update(
             return false;
         }
     };
-    // The old list is read whole while the tree is hashed.
+    // The old list is read whole while the tree is hashed (unless it was
+    // read already).
     let (path, algorithm) = (update.path.clone(), update.algorithm);
+    let read = update.read.lock().ok().and_then(|mut r| r.take());
     let reading = std::thread::spawn(move || {
+        if let Some(list) = read {
+            return Ok(list);
+        }
         std::fs::File::open(&path)
             .map_err(|e| fastsum::error::os_message(&e))
             .and_then(|f| read_manifest(std::io::BufReader::new(f), Some(algorithm)))

@@ -158,3 +158,39 @@ fn a_bad_read_leaves_the_manifest_as_it_was() {
         );
     }
 }
+
+#[test]
+fn a_list_with_stamps_is_its_own_cache() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    for i in 0..5 {
+        env.file(
+            format!("t/f{i}").as_bytes(),
+            format!("file {i}\n").as_bytes(),
+        );
+    }
+    settle();
+    let list = fastsum(&env, &["-r", "--json", "--stamps", "t"]);
+    let text = list.stdout_str();
+    assert_eq!(text.matches("\"mtime_ns\":").count(), 5, "{text}");
+    // The list says f1 holds other bytes under its true stamp: an update
+    // that answers from the list keeps its word (it does not read f1),
+    // while f2, whose stamp moved, is read again.
+    let md5 = |b: &[u8]| fastsum::Algorithm::Md5.hash_bytes(b).to_hex();
+    let told = text.replace(&md5(b"file 1\n"), &md5(b"told\n"));
+    env.file(b"LIST.json", told.as_bytes());
+    std::fs::write(env.path().join("t/f2"), b"changed\n").unwrap();
+    settle();
+    let out = fastsum(&env, &["-r", "--update=LIST.json", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "M\tt/f2\n");
+    let now = std::fs::read_to_string(env.path().join("LIST.json")).unwrap();
+    assert!(now.contains(&md5(b"told\n")), "{now}");
+    assert!(now.contains(&md5(b"changed\n")), "{now}");
+    // Stamps kept, the changed file's new one included.
+    assert_eq!(now.matches("\"mtime_ns\":").count(), 5, "{now}");
+    // With --cache the cache answers instead, and reads f1 (not in it).
+    let out = fastsum(&env, &["-r", "--update=LIST.json", "--cache=c.db", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "M\tt/f1\n");
+}
