@@ -109,30 +109,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
             _ => Source::Path(fastsum::name::path(name).into_owned()),
         })
         .collect();
-    // The cache, if asked for: loaded in bulk for the operands' paths. A
-    // cache that cannot be opened costs a warning, never the run.
-    let answers = o.answers.clone().map(|session| (None, session));
-    let session = answers.or_else(|| {
-        let path = o.cache.as_ref()?;
-        let mut cache = open_cache(run, path)?;
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let prefixes: Vec<PathBuf> = operands
-            .iter()
-            .filter_map(|op| match op {
-                Source::Path(p) => Some(fastsum::cache::absolute_in(&cwd, p)),
-                Source::Stdin => None,
-            })
-            .collect();
-        let loaded = cache.session(o.tree.algorithm, &prefixes);
-        say_notice(run, &mut cache);
-        match loaded {
-            Ok(session) => Some((Some(cache), Arc::new(session))),
-            Err(e) => {
-                run.error(format!("cache: {e}").as_bytes());
-                None
-            }
-        }
-    });
+    let session = session_for(run, o, &operands);
     let progress = Arc::new(Progress::default());
     let display = progress::Display::default();
     let show_progress = run.tool.kind == ToolKind::Fastsum && progress::wanted(o.no_progress);
@@ -182,6 +159,41 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         }
     }
     ok
+}
+
+/// The cache, if asked for: loaded in bulk for the operands' paths (a
+/// cache that cannot be opened costs a warning, never the run); or the
+/// answers a list with stamps gives (`--update`).
+fn session_for(
+    run: &mut Run,
+    o: &Options,
+    operands: &[Source],
+) -> Option<(
+    Option<fastsum::cache::Cache>,
+    Arc<fastsum::cache::CacheSession>,
+)> {
+    let answers = o.answers.clone().map(|session| (None, session));
+    answers.or_else(|| {
+        let path = o.cache.as_ref()?;
+        let mut cache = open_cache(run, path)?;
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let prefixes: Vec<PathBuf> = operands
+            .iter()
+            .filter_map(|op| match op {
+                Source::Path(p) => Some(fastsum::cache::absolute_in(&cwd, p)),
+                Source::Stdin => None,
+            })
+            .collect();
+        let loaded = cache.session(o.tree.algorithm, &prefixes);
+        say_notice(run, &mut cache);
+        match loaded {
+            Ok(session) => Some((Some(cache), Arc::new(session))),
+            Err(e) => {
+                run.error(format!("cache: {e}").as_bytes());
+                None
+            }
+        }
+    })
 }
 
 /// Prints a run's records as they come, and flushes what it holds whenever
