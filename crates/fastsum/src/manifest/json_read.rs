@@ -173,6 +173,29 @@ impl Parser<'_> {
     }
 }
 
+/// The text of the field `key` of a parsed object, if it is text.
+pub fn text_field<'a>(fields: &'a [(String, Value)], key: &str) -> Option<&'a str> {
+    fields
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| match v {
+            Value::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+}
+
+/// The number in the field `key` of a parsed object, if it is one that
+/// fits `T`.
+pub fn number_field<T: std::str::FromStr>(fields: &[(String, Value)], key: &str) -> Option<T> {
+    fields
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| match v {
+            Value::Number(n) => n.parse().ok(),
+            _ => None,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

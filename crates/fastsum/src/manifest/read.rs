@@ -8,7 +8,7 @@
 use std::io::BufRead;
 
 use super::gnu::{CheckParser, TagPolicy};
-use super::json_read::{parse_object, Value};
+use super::json_read::{number_field, parse_object, text_field, Value};
 use crate::algo::Algorithm;
 use crate::digest::{decode_base64, Digest};
 
@@ -177,15 +177,7 @@ fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, Stri
                 continue;
             }
         };
-        let text = |key: &str| {
-            fields
-                .iter()
-                .find(|(k, _)| k == key)
-                .and_then(|(_, v)| match v {
-                    Value::Text(t) => Some(t.as_str()),
-                    _ => None,
-                })
-        };
+        let text = |key: &str| text_field(&fields, key);
         let path = match (text("path_base64"), text("path")) {
             (Some(b64), _) => match decode_base64(b64) {
                 Some(bytes) => bytes,
@@ -248,7 +240,7 @@ fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, Stri
             ));
             continue;
         }
-        let size = json_number(&fields, "size");
+        let size = number_field(&fields, "size");
         let stamp = size.and_then(|size| json_stamp(&fields, size));
         let entry = ManifestEntry {
             path,
@@ -272,26 +264,15 @@ fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, Stri
     finish(manifest, seen)
 }
 
-/// A JSON record's number field, if it has one that fits.
-fn json_number<T: std::str::FromStr>(fields: &[(String, Value)], key: &str) -> Option<T> {
-    fields
-        .iter()
-        .find(|(k, _)| k == key)
-        .and_then(|(_, v)| match v {
-            Value::Number(n) => n.parse().ok(),
-            _ => None,
-        })
-}
-
 /// A JSON record's stamp: all four fields, or none.
 fn json_stamp(fields: &[(String, Value)], size: u64) -> Option<crate::fs::FileStamp> {
     Some(crate::fs::FileStamp {
         kind: crate::fs::stat::kind::FILE,
         size,
-        dev: json_number(fields, "device")?,
-        ino: json_number(fields, "inode")?,
-        mtime_ns: json_number(fields, "mtime_ns")?,
-        ctime_ns: json_number(fields, "ctime_ns")?,
+        dev: number_field(fields, "device")?,
+        ino: number_field(fields, "inode")?,
+        mtime_ns: number_field(fields, "mtime_ns")?,
+        ctime_ns: number_field(fields, "ctime_ns")?,
     })
 }
 

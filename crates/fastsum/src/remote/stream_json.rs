@@ -5,7 +5,7 @@
 use super::{digest_of, shown, Offers, RemoteRecord};
 use crate::algo::Algorithm;
 use crate::digest::decode_base64;
-use crate::manifest::json_read::{parse_object, Value};
+use crate::manifest::json_read::{parse_object, text_field};
 
 /// What one `--json` line holds.
 pub(super) enum Json {
@@ -18,15 +18,7 @@ pub(super) enum Json {
 pub(super) fn json_record(line: &[u8], algorithm: Algorithm) -> Result<Json, String> {
     let text = std::str::from_utf8(line).map_err(|_| "a JSON line that is not UTF-8")?;
     let fields = parse_object(text)?;
-    let get = |k: &str| {
-        fields
-            .iter()
-            .find(|(n, _)| n == k)
-            .and_then(|(_, v)| match v {
-                Value::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-    };
+    let get = |key: &str| text_field(&fields, key);
     if let Some(kind) = get("skipped") {
         let symlink = kind == crate::walk::SpecialKind::Symlink.describe();
         return Ok(Json::Skipped { symlink });
