@@ -139,7 +139,8 @@ fn listed_answers(
     let cwd = std::env::current_dir().unwrap_or_default();
     let stamped = list.entries.iter().filter_map(|e| {
         let file = fastsum::name::path(&e.path);
-        Some((fastsum::cache::absolute_in(&cwd, &file), e.stamp?, e.digest))
+        let stamp = *e.stamp.as_deref()?;
+        Some((fastsum::cache::absolute_in(&cwd, &file), stamp, e.digest))
     });
     let now = fastsum::cache::now_ns();
     let snapshot = fastsum::cache::Snapshot::of_entries(algorithm, stamped, now);

@@ -200,7 +200,8 @@ pub(super) fn listed_of(root: &Path, record: Record, symlinks: bool) -> Option<L
 }
 
 /// A manifest read (from `path`, or standard input), its entries keyed
-/// by re-rooted paths and sorted; bad lines come as problems first.
+/// by re-rooted paths and sorted; bad lines come as problems first. The
+/// entries are moved out of the returned manifest (it keeps the rest).
 pub(super) fn read_side(
     path: Option<&Path>,
     algorithm: Option<Algorithm>,
@@ -209,7 +210,7 @@ pub(super) fn read_side(
     let unreadable = |why: String| ErrorKind::Io(std::io::Error::other(why));
     // A list that cannot be opened keeps its OS error (Python's
     // FileNotFoundError, the CLI's "No such file or directory").
-    let manifest = match path {
+    let mut manifest = match path {
         Some(path) => {
             let file = std::fs::File::open(path).map_err(ErrorKind::Io)?;
             read_manifest(std::io::BufReader::new(file), algorithm).map_err(unreadable)?
@@ -227,11 +228,13 @@ pub(super) fn read_side(
         })
         .collect();
     let prefix = root.prefix_for(&manifest).map_err(unreadable)?;
-    let mut entries: Vec<Found> = manifest
-        .entries
-        .iter()
+    // The entries are taken, not copied: each path becomes its key in
+    // place (a list of millions is not held twice).
+    let taken = std::mem::take(&mut manifest.entries);
+    let mut entries: Vec<Found> = taken
+        .into_iter()
         .map(|e| Found {
-            key: strip(&e.path, &prefix),
+            key: strip(e.path, &prefix),
             path: None,
             kind: EntryKind::File,
             size: e.size,
@@ -345,9 +348,14 @@ fn remote_key(root: &[u8], path: &[u8]) -> Vec<u8> {
 }
 
 /// `path` without the leading `prefix` (bytes).
-fn strip(path: &[u8], prefix: &[u8]) -> Vec<u8> {
-    let path = path.strip_prefix(b"./").unwrap_or(path);
-    path.strip_prefix(prefix).unwrap_or(path).to_vec()
+fn strip(mut path: Vec<u8>, prefix: &[u8]) -> Vec<u8> {
+    if path.starts_with(b"./") {
+        path.drain(..2);
+    }
+    if path.starts_with(prefix) {
+        path.drain(..prefix.len());
+    }
+    path
 }
 
 /// How a manifest's paths become keys (docs/ARCHITECTURE.md, "diff").

@@ -22,8 +22,9 @@ pub struct ManifestEntry {
     /// Its size, where the format gives it (fastsum's JSON).
     pub size: Option<u64>,
     /// The stamp it was hashed under, where the list gives it (`fastsum
-    /// -r --json --stamps`): what `fastsum scrub --manifest` checks.
-    pub stamp: Option<crate::fs::FileStamp>,
+    /// -r --json --stamps`): what `fastsum scrub --manifest` checks. Boxed:
+    /// most lists have none, and a list of millions is held whole.
+    pub stamp: Option<Box<crate::fs::FileStamp>>,
 }
 
 /// A manifest read whole.
@@ -241,7 +242,7 @@ fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, Stri
             continue;
         }
         let size = number_field(&fields, "size");
-        let stamp = size.and_then(|size| json_stamp(&fields, size));
+        let stamp = size.and_then(|size| json_stamp(&fields, size)).map(Box::new);
         let entry = ManifestEntry {
             path,
             digest,

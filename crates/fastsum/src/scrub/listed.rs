@@ -89,7 +89,7 @@ fn unstamped(
 
 /// What a listed file's read says against its listed stamp and digest.
 fn judge(listed: &ManifestEntry, outcome: Outcome, summary: &mut ScrubSummary) -> Finding {
-    let Some(stamp) = listed.stamp else {
+    let Some(stamp) = listed.stamp.as_deref().copied() else {
         return Finding::Unstamped;
     };
     match outcome {
