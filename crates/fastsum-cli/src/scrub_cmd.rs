@@ -98,7 +98,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(status) => return status,
     };
     let algorithm = match &recorded {
-        Recorded::List(list, _) => list.algorithm,
+        Recorded::List(list) => list.algorithm,
         Recorded::Cache(_) => args.algorithm,
     };
     let counters = Arc::new(fastsum::Progress::default());
@@ -118,12 +118,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
         let mut sink = |path: &Path, finding: &Finding| printer.finding(path, finding);
         let result = match &mut recorded {
             Recorded::Cache(cache) => scrub(cache, &args.paths, &options, &mut sink),
-            Recorded::List(list, problems) => {
-                scrub_manifest(list, &options, &mut sink).map(|mut summary| {
-                    summary.failed += *problems;
-                    summary
-                })
-            }
+            Recorded::List(list) => scrub_manifest(list, &options, &mut sink).map(|mut summary| {
+                summary.failed += list.problems.len() as u64;
+                summary
+            }),
         };
         display.finish();
         result
@@ -138,11 +136,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
-/// Where the recorded digests are: the cache, or a list with stamps (and
-/// how many of its lines could not be read).
+/// Where the recorded digests are: the cache, or a list with stamps (its
+/// lines that could not be read count as unreadable).
 enum Recorded {
     Cache(fastsum::cache::Cache),
-    List(fastsum::manifest::read::Manifest, u64),
+    List(fastsum::manifest::read::Manifest),
 }
 
 /// Opens the cache, or reads the list; `Err` is the exit status, said.
@@ -158,8 +156,7 @@ fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
         for (line, why) in &manifest.problems {
             eprintln!("{NAME}: {}: line {line}: {why}", list.display());
         }
-        let problems = manifest.problems.len() as u64;
-        return Ok(Recorded::List(manifest, problems));
+        return Ok(Recorded::List(manifest));
     }
     let path = args
         .cache

@@ -46,9 +46,7 @@ pub(super) fn adopt(
             "--prune-matching needs the whole sorted walk (no --unordered, no --max-depth)",
         ),
     ];
-    if let Some((_, m)) = refused.iter().find(|(given, _)| *given) {
-        return Err(run.usage_error(Some(m)));
-    }
+    run.refuse_first(&refused)?;
     if let Some(why) = fastsum::dirdigest::refusal(o.tree.algorithm) {
         run.error(why.as_bytes());
         return Err(1);

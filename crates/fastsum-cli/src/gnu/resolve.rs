@@ -132,9 +132,7 @@ fn update_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
         (o.tree.walk.directories, "--update and --dirs do not go together"),
         (o.tree.order == Order::Unordered, "--update and --unordered do not go together"),
     ];
-    if let Some((_, m)) = refused.iter().find(|(given, _)| *given) {
-        return Err(run.usage_error(Some(m)));
-    }
+    run.refuse_first(&refused)?;
     Ok(())
 }
 
@@ -155,9 +153,7 @@ fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
             "--format=hashdeep and --tag, --untagged or --zero do not go together",
         ),
     ];
-    if let Some((_, m)) = refused.iter().find(|(given, _)| *given) {
-        return Err(run.usage_error(Some(m)));
-    }
+    run.refuse_first(&refused)?;
     let algorithms = match o.algorithms.len() {
         0 | 1 => vec![o.tree.algorithm],
         _ => o.algorithms.clone(),
@@ -189,9 +185,7 @@ fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
             "--dirs and --max-depth do not go together (a directory cut off has no true digest)",
         ),
     ];
-    if let Some((_, m)) = refused.iter().find(|(given, _)| *given) {
-        return Err(run.usage_error(Some(m)));
-    }
+    run.refuse_first(&refused)?;
     if let Some(why) = fastsum::dirdigest::refusal(o.tree.algorithm) {
         run.error(why.as_bytes());
         return Err(1);

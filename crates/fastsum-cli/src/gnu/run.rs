@@ -106,6 +106,15 @@ impl Run {
     }
 
     /// A usage error: the message, then the "Try" line; exit status 1.
+    /// The first of `refused` that was given, said as a usage error
+    /// (`Err` is the exit status): options that do not go together.
+    pub(super) fn refuse_first(&mut self, refused: &[(bool, &str)]) -> Result<(), i32> {
+        match refused.iter().find(|(given, _)| *given) {
+            Some((_, m)) => Err(self.usage_error(Some(m))),
+            None => Ok(()),
+        }
+    }
+
     pub(super) fn usage_error(&mut self, message: Option<&str>) -> i32 {
         if let Some(m) = message {
             self.error(m.as_bytes());

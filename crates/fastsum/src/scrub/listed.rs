@@ -40,21 +40,19 @@ pub fn scrub_manifest(
     let mut summary = ScrubSummary::default();
     let entries = &manifest.entries;
     // The stamped entries are the run's operands, by their place in the list.
-    let stamped: Vec<usize> = (0..entries.len())
-        .filter(|&i| entries.get(i).is_some_and(|e| e.stamp.is_some()))
+    let stamped: Vec<(usize, &ManifestEntry)> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.stamp.is_some())
         .collect();
     let operands: Vec<Source> = stamped
         .iter()
-        .filter_map(|&i| entries.get(i))
-        .map(|e| Source::Path(name::path(&e.path).into_owned()))
+        .map(|(_, e)| Source::Path(name::path(&e.path).into_owned()))
         .collect();
     let mut next = 0; // the next entry to say
     let hasher = reading_hasher(options, pace, TreeOptions::new(options.algorithm));
     hasher.run(&operands, |record| {
-        let (Some(&at), Some(listed)) = (
-            stamped.get(record.operand),
-            stamped.get(record.operand).and_then(|&i| entries.get(i)),
-        ) else {
+        let Some(&(at, listed)) = stamped.get(record.operand) else {
             return;
         };
         unstamped(entries, &mut next, at, &mut summary, sink);
