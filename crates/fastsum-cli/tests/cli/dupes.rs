@@ -719,17 +719,20 @@ fn reflink_shares_extents_through_the_kernels_comparison() {
 }
 
 /// Issue 36, point 4: a long `dupes` shows the bar `-r` shows on a
-/// terminal's stderr (two 300 MB sparse twins hashed with SM3 take more
-/// than its second), and stdout holds the groups only.
+/// terminal's stderr, and stdout holds the groups only. The work must
+/// outlast the bar's one-second delay on any machine: two 512 MiB sparse
+/// twins hashed with SM3 on one thread take ~4.5 s here (two 300 MB ones
+/// on every core took 1.6 s, and a faster CI machine finished them before
+/// the bar was due).
 #[test]
 fn dupes_shows_the_progress_bar_on_a_terminal() {
     let env = TestEnv::new();
     std::fs::create_dir(env.path().join("d")).unwrap();
     for name in ["a", "b"] {
         let f = std::fs::File::create(env.path().join("d").join(name)).unwrap();
-        f.set_len(300 << 20).unwrap();
+        f.set_len(512 << 20).unwrap();
     }
-    let command = format!("{} dupes -a sm3 d > out", env!("CARGO_BIN_EXE_fastsum"));
+    let command = format!("{} dupes -j1 -a sm3 d > out", env!("CARGO_BIN_EXE_fastsum"));
     let run = |extra: &str| {
         let out = testenv::on_a_terminal(env.path(), &format!("{command} {extra}"));
         assert!(out.status.success(), "{out:?}");
