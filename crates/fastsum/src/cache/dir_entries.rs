@@ -136,6 +136,11 @@ impl DirEntries {
         self.count
     }
 
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.blob.len()
+    }
+
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.count == 0

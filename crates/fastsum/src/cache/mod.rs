@@ -24,11 +24,14 @@
 //! wrong answer.
 //!
 //! The way through the module: `store` (the SQLite file) loads a
-//! [`Snapshot`]; a [`CacheSession`] answers lookups from it and collects
+//! [`Snapshot`], in bulk or (for a run's session, `lazy`) a directory at
+//! a time as the run reaches it, holding a few MiB whatever the tree's
+//! size; a [`CacheSession`] answers lookups from it and collects
 //! what the run read; [`CachingBatchHasher`] is the pipeline stage that
 //! puts the session in front of any other stage.
 
 mod dir_entries;
+mod lazy;
 mod maintenance;
 mod session;
 mod snapshot;

@@ -199,10 +199,17 @@ impl CacheSession {
 
 impl Cache {
     /// A session for a run of `algorithm` over `prefixes` (absolute
-    /// paths): their entries loaded, and only `algorithm`'s digests
-    /// answered and stored by it. The one way a run starts using the cache.
+    /// paths): their entries loaded a directory at a time as the run asks
+    /// (in bulk if the file cannot be opened twice), and only
+    /// `algorithm`'s digests answered and stored by it. The one way a run
+    /// starts using the cache.
     pub fn session(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<CacheSession> {
-        let session = CacheSession::new(self.load(algorithm, prefixes)?, algorithm);
+        let snapshot =
+            match super::lazy::Lazy::open(self.path(), algorithm, super::store::BUSY_TIMEOUT) {
+                Ok(lazy) => Snapshot::lazy(lazy),
+                Err(_) => self.load(algorithm, prefixes)?,
+            };
+        let session = CacheSession::new(snapshot, algorithm);
         // A second connection for the batches stored as the run goes (the
         // file is in WAL mode), opened when the first is due; without one,
         // finish stores everything.

@@ -1,17 +1,52 @@
-//! The entries a run may use, loaded in bulk from the store.
+//! The entries a run may use: loaded in bulk from the store or a list, or
+//! a directory at a time as the run reaches it.
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::dir_entries::{DirEntries, Entry};
+use super::lazy::Lazy;
 use crate::digest::Digest;
 use crate::fs::FileStamp;
 
-/// The entries a run may use, loaded in bulk: absolute directory path
-/// bytes to that directory's entries.
-#[derive(Debug, Default)]
+/// The entries a run may use, by absolute directory path bytes.
+#[derive(Default)]
 pub struct Snapshot {
-    pub(super) directories: HashMap<Vec<u8>, DirEntries>,
+    pub(super) source: Source,
+}
+
+pub(super) enum Source {
+    /// Every directory the run may ask for, loaded before it starts.
+    Loaded(HashMap<Vec<u8>, Arc<DirEntries>>),
+    /// Directories loaded from the store when first asked for.
+    Lazy(Lazy),
+}
+
+impl Source {
+    /// The loader, for a snapshot loaded as asked.
+    #[cfg(test)]
+    pub(super) fn lazy(&self) -> Option<&Lazy> {
+        match self {
+            Source::Lazy(lazy) => Some(lazy),
+            Source::Loaded(_) => None,
+        }
+    }
+}
+
+impl Default for Source {
+    fn default() -> Self {
+        Source::Loaded(HashMap::new())
+    }
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.source {
+            Source::Loaded(directories) => write!(f, "Snapshot({} directories)", directories.len()),
+            Source::Lazy(_) => write!(f, "Snapshot(loaded as asked)"),
+        }
+    }
 }
 
 /// `absolute` split into the directory and name the cache keys it by.
@@ -22,6 +57,19 @@ pub(super) fn split_key(absolute: &Path) -> Option<(&[u8], &[u8])> {
 }
 
 impl Snapshot {
+    pub(super) fn lazy(lazy: Lazy) -> Snapshot {
+        Snapshot {
+            source: Source::Lazy(lazy),
+        }
+    }
+
+    /// Adds a directory loaded in bulk.
+    pub(super) fn insert(&mut self, dir: Vec<u8>, entries: DirEntries) {
+        if let Source::Loaded(directories) = &mut self.source {
+            directories.insert(dir, Arc::new(entries));
+        }
+    }
+
     /// A snapshot of `algorithm`'s digests known some other way (a list
     /// written with stamps): each (absolute path, stamp, digest) as if a
     /// run had recorded it at `recorded_ns`.
@@ -46,15 +94,14 @@ impl Snapshot {
                 .or_default()
                 .insert(name.to_vec(), entry);
         }
-        let directories = by_dir
-            .into_iter()
-            .filter_map(|(dir, entries)| {
-                let blob = DirEntries::encode(&dir, algorithm, &entries);
-                let decoded = DirEntries::decode(&dir, algorithm, blob)?;
-                Some((dir, decoded))
-            })
-            .collect();
-        Snapshot { directories }
+        let mut snapshot = Snapshot::default();
+        for (dir, entries) in by_dir {
+            let blob = DirEntries::encode(&dir, algorithm, &entries);
+            if let Some(decoded) = DirEntries::decode(&dir, algorithm, blob) {
+                snapshot.insert(dir, decoded);
+            }
+        }
+        snapshot
     }
 
     /// The cached digest of the file at the absolute `path`, if its current
@@ -65,16 +112,22 @@ impl Snapshot {
     }
 
     /// The entries of the directory at absolute path `dir`.
-    pub fn directory(&self, dir: &[u8]) -> Option<&DirEntries> {
-        self.directories.get(dir)
+    pub fn directory(&self, dir: &[u8]) -> Option<Arc<DirEntries>> {
+        match &self.source {
+            Source::Loaded(directories) => directories.get(dir).cloned(),
+            Source::Lazy(lazy) => lazy.directory(dir),
+        }
     }
 
-    /// Entries loaded.
+    /// Entries loaded in bulk (0 for one loaded as asked).
     pub fn len(&self) -> usize {
-        self.directories.values().map(DirEntries::len).sum()
+        match &self.source {
+            Source::Loaded(directories) => directories.values().map(|d| d.len()).sum(),
+            Source::Lazy(_) => 0,
+        }
     }
 
-    /// Whether nothing was loaded.
+    /// Whether nothing was loaded in bulk.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

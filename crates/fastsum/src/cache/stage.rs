@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::dir_entries::DirEntries;
 use super::session::{absolute_in, CacheSession, MAX_REREADS};
 use crate::algo::Algorithm;
 use crate::error::ErrorKind;
@@ -26,8 +27,8 @@ pub struct CachingBatchHasher<B: BatchHasher> {
     session: Arc<CacheSession>,
     inner: B,
     directory: DirectoryCursor,
-    /// The cache's key for the cursor's directory: (as spelled, absolute).
-    absolute_directory: Option<(PathBuf, PathBuf)>,
+    /// The cursor's directory as spelled, and its entries in the cache.
+    known_directory: Option<(PathBuf, Option<Arc<DirEntries>>)>,
     /// Re-reads so far of the jobs that changed while read, by `seq`.
     rereads: HashMap<u64, u32>,
 }
@@ -52,7 +53,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
             session,
             inner,
             directory: DirectoryCursor::new(),
-            absolute_directory: None,
+            known_directory: None,
             rereads: HashMap::new(),
         }
     }
@@ -73,18 +74,18 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
                 None => Looked::Miss,
             });
         };
-        let known = self.absolute_directory.as_ref().is_some_and(|(d, _)| {
+        let known = self.known_directory.as_ref().is_some_and(|(d, _)| {
             d.as_os_str().as_encoded_bytes() == directory.as_os_str().as_encoded_bytes()
         });
         if !known {
             let absolute = absolute_in(&self.session.cwd, directory);
-            self.absolute_directory = Some((directory.to_path_buf(), absolute));
+            let entries =
+                (self.session.snapshot).directory(absolute.as_os_str().as_encoded_bytes());
+            self.known_directory = Some((directory.to_path_buf(), entries));
         }
-        let (_, absolute) = self.absolute_directory.as_ref().expect("just set");
-        let digest = self
-            .session
-            .snapshot
-            .directory(absolute.as_os_str().as_encoded_bytes())
+        let (_, entries) = self.known_directory.as_ref().expect("just set");
+        let digest = entries
+            .as_ref()
             .and_then(|entries| entries.get(name.as_encoded_bytes()))
             .and_then(|entry| entry.answer_for(&stamp));
         Ok(match digest {

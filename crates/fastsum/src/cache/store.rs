@@ -1,5 +1,6 @@
 //! The SQLite store: one row per (directory, algorithm), each a checked
-//! blob of that directory's entries; loaded in bulk, written in one
+//! blob of that directory's entries; loaded in bulk (or a directory at a
+//! time, `lazy`), written in one
 //! transaction, moved aside when damaged.
 
 use std::collections::BTreeMap;
@@ -46,7 +47,7 @@ pub struct RunStats {
 }
 
 /// How long a run waits for others holding the cache file.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Why a cache file could not be opened: only a broken file is moved aside;
 /// a busy one is waited for; anything else (permissions, disk) is an error
@@ -302,7 +303,7 @@ impl Cache {
             let dir: Vec<u8> = row.get(0)?;
             let blob: Vec<u8> = row.get(1)?;
             if let Some(entries) = DirEntries::decode(&dir, algorithm, blob) {
-                snapshot.directories.insert(dir, entries);
+                snapshot.insert(dir, entries);
             }
             Ok(())
         };

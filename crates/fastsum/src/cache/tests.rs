@@ -100,3 +100,92 @@ fn a_garbage_file_is_moved_aside_and_rebuilt() {
     let mut again = Cache::open(&path).unwrap();
     assert_eq!(again.take_notice(), None);
 }
+
+/// Entries for `dirs` directories of `per_dir` files each under `root`
+/// (not on disk: stamps made up, stored as settled), and the cache file.
+fn many_directories(root: &Path, dirs: usize, per_dir: usize) -> (PathBuf, Vec<NewEntry>) {
+    let path = root.join("c.sqlite");
+    let mut cache = Cache::open(&path).unwrap();
+    let entries: Vec<NewEntry> = (0..dirs * per_dir)
+        .map(|i| NewEntry {
+            path: root.join(format!("d{}", i / per_dir)).join(format!("f{i}")),
+            stamp: FileStamp {
+                kind: 0o100000,
+                size: 1 + i as u64,
+                ino: 10 + i as u64,
+                dev: 1,
+                mtime_ns: 1_000,
+                ctime_ns: 2_000,
+            },
+            digest: Algorithm::Md5.hash_bytes(&i.to_le_bytes()),
+        })
+        .collect();
+    let stored = cache.store(Algorithm::Md5, &entries, now_ns()).unwrap();
+    assert_eq!(stored, entries.len());
+    (path, entries)
+}
+
+/// Issue 35: a run's entries are loaded a directory at a time and let go
+/// past a budget; every entry still answers after its directory was let go
+/// and loaded again, and only for its own stamp and algorithm.
+#[test]
+fn directories_loaded_as_asked_stay_within_the_budget_and_answer_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, entries) = many_directories(dir.path(), 40, 50);
+    let lazy = lazy::Lazy::with_budget(&path, Algorithm::Md5, store::BUSY_TIMEOUT, 20_000).unwrap();
+    let snapshot = Snapshot::lazy(lazy);
+    for _pass in 0..2 {
+        for e in &entries {
+            assert_eq!(snapshot.lookup(&e.path, &e.stamp), Some(e.digest));
+            let mut other = e.stamp;
+            other.ino += 1;
+            assert_eq!(snapshot.lookup(&e.path, &other), None);
+        }
+    }
+    let Snapshot { source } = &snapshot;
+    let Some(lazy) = source.lazy() else {
+        panic!("loaded in bulk")
+    };
+    let (bytes, held) = lazy.held();
+    assert!(bytes <= 20_000, "{bytes} bytes held");
+    assert!((1..40).contains(&held), "{held} directories held");
+    let other =
+        Snapshot::lazy(lazy::Lazy::open(&path, Algorithm::Sha1, store::BUSY_TIMEOUT).unwrap());
+    assert_eq!(other.lookup(&entries[0].path, &entries[0].stamp), None);
+    assert!(other.directory(b"/nowhere").is_none());
+}
+
+/// A row damaged after the run started is a miss, never another answer.
+#[test]
+fn a_row_damaged_under_a_lazy_snapshot_is_a_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, entries) = many_directories(dir.path(), 2, 3);
+    let snapshot =
+        Snapshot::lazy(lazy::Lazy::open(&path, Algorithm::Md5, store::BUSY_TIMEOUT).unwrap());
+    let cache = Cache::open(&path).unwrap();
+    let d1 = dir.path().join("d1");
+    let blob: Vec<u8> = cache
+        .connection
+        .query_row(
+            "SELECT entries FROM dirs WHERE dir = ?1",
+            [d1.as_os_str().as_encoded_bytes()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut damaged = blob;
+    let at = damaged.len() - 9;
+    damaged[at] ^= 1;
+    cache
+        .connection
+        .execute(
+            "UPDATE dirs SET entries = ?1 WHERE dir = ?2",
+            rusqlite::params![damaged, d1.as_os_str().as_encoded_bytes()],
+        )
+        .unwrap();
+    let (first, last) = (&entries[0], &entries[5]);
+    assert_eq!(
+        snapshot.lookup(&first.path, &first.stamp),
+        Some(first.digest)
+    );
+    assert_eq!(snapshot.lookup(&last.path, &last.stamp), None);
+}
