@@ -8,6 +8,7 @@ use std::sync::{Mutex, Once};
 
 use crossbeam_channel::Sender;
 
+use super::backlog::Backlog;
 use super::prefetch::{self, Item};
 use super::{Order, Outcome, Progress, Record, Records, TreeOptions};
 use crate::fs::device::DiskKind;
@@ -28,17 +29,29 @@ pub(super) struct Prefetchers<'a> {
     pub start: &'a (dyn Fn() + Sync),
 }
 
+/// Where the feeder's numbered work goes: files to the workers, every
+/// other record straight to the collector, and how far ahead it may be.
+pub(super) struct Out<'a> {
+    pub jobs: Sender<Job>,
+    pub results: Sender<Records>,
+    pub backlog: &'a Backlog,
+}
+
 /// The feeder: turns operands into jobs, walking directories, and numbers
 /// every job and walk record in output order.
 pub(super) fn feed(
     options: &TreeOptions,
     operands: &[Source],
     disks: &[DiskKind],
-    jobs: Sender<Job>,
     prefetch: Option<Prefetchers<'_>>,
-    results: Sender<Records>,
+    out: Out<'_>,
     progress: &Progress,
 ) {
+    let Out {
+        jobs,
+        results,
+        backlog,
+    } = out;
     let next_seq = AtomicU64::new(0);
     // Jobs sent so far: the prefetchers compare it with the workers'
     // finished count.
@@ -79,6 +92,7 @@ pub(super) fn feed(
             _ => {
                 progress.files_found.fetch_add(1, Ordering::Relaxed);
                 let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+                backlog.admit(seq, || {});
                 let mut job = Job::new(index, seq, operand.clone());
                 job.may_block |= kind.is_some_and(|k| !k.is_file() && !k.is_dir());
                 job.verify = options.verify;
@@ -100,6 +114,7 @@ pub(super) fn feed(
         };
         let sink = |item: WalkItem| {
             let seq = next_seq.fetch_add(1, Ordering::Relaxed);
+            backlog.admit(seq, flush);
             let (path, outcome) = match item {
                 WalkItem::File { path, ino, .. } => {
                     progress.files_found.fetch_add(1, Ordering::Relaxed);

@@ -30,6 +30,7 @@
 //! at once) can take the place of [`ScalarBatchHasher`](crate::stage::ScalarBatchHasher) without touching the
 //! walk, the ordering or the output.
 
+mod backlog;
 mod feed;
 mod prefetch;
 mod record;
@@ -365,6 +366,8 @@ pub fn hash_operands_with<B: BatchHasher>(
     // A bounded channel fills in every slot when made (16 Ki jobs: 1.5 MiB
     // of RSS), so the gate's queue has room only when there is a gate.
     let (gate_tx, gate_rx) = crossbeam_channel::bounded::<Job>(if gated { JOB_QUEUE } else { 0 });
+    let backlog = backlog::Backlog::new(options.order == Order::Sorted);
+    let backlog = &backlog;
     std::thread::scope(|scope| {
         work::spawn_workers(scope, options, &make_hasher, &job_rx, &result_tx, progress)?;
         drop(job_rx);
@@ -399,9 +402,12 @@ pub fn hash_operands_with<B: BatchHasher>(
                 options,
                 operands,
                 disks,
-                feeder_jobs,
                 items,
-                feeder_results,
+                feed::Out {
+                    jobs: feeder_jobs,
+                    results: feeder_results,
+                    backlog,
+                },
                 progress,
             )
         });
@@ -420,9 +426,9 @@ pub fn hash_operands_with<B: BatchHasher>(
                 shared,
                 paths: drop_tx,
             };
-            reorder::collect(options.order, result_rx, &mut sink);
+            reorder::collect(options.order, result_rx, backlog, &mut sink);
         } else {
-            reorder::collect(options.order, result_rx, &mut sink);
+            reorder::collect(options.order, result_rx, backlog, &mut sink);
         }
         Ok(())
     })

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
+use super::backlog::Backlog;
 use super::{Order, Record, Records, Sink};
 
 /// How long the collector waits for the next batch before it tells the
@@ -30,8 +31,14 @@ fn next_batch(results: &Receiver<Records>, sink: &mut impl Sink) -> Option<Recor
     }
 }
 
-/// The collector: hands records to `sink` in `order`.
-pub(super) fn collect(order: Order, results: Receiver<Records>, sink: &mut impl Sink) {
+/// The collector: hands records to `sink` in `order`, telling `backlog`
+/// how far it got.
+pub(super) fn collect(
+    order: Order,
+    results: Receiver<Records>,
+    backlog: &Backlog,
+    sink: &mut impl Sink,
+) {
     if order == Order::Unordered {
         while let Some(records) = next_batch(&results, sink) {
             records.into_iter().for_each(|r| sink.record(r));
@@ -54,6 +61,7 @@ pub(super) fn collect(order: Order, results: Receiver<Records>, sink: &mut impl 
             sink.record(record);
             next += 1;
         }
+        backlog.handed_out(next);
     }
     // Every number is used once, so nothing is left; should a record be
     // missing, the rest still go out in order.
