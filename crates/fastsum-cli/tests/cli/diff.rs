@@ -442,6 +442,43 @@ fn bad_manifests_say_why() {
     );
 }
 
+/// A path a manifest lists twice (or three times) is a problem at each
+/// repeat, in order or not, and its first line is what is compared; the
+/// other paths are compared as usual (md5sum computes the digests).
+#[test]
+fn a_path_listed_twice_is_a_problem_and_its_first_line_counts() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    for name in ["a", "b", "c"] {
+        env.file(format!("t/{name}").as_bytes(), name.as_bytes());
+    }
+    let md5 = |bytes: &[u8]| testenv::reference_hex("md5sum", bytes);
+    let line = |bytes: &[u8], name: &str| format!("{}  t/{name}\n", md5(bytes));
+    let in_order = [
+        line(b"a", "a"),
+        line(b"old", "a"),
+        line(b"b", "b"),
+        line(b"c", "c"),
+    ]
+    .concat();
+    let shuffled = [
+        line(b"c", "c"),
+        line(b"old", "b"),
+        line(b"a", "a"),
+        line(b"b", "b"),
+        line(b"other", "b"),
+    ]
+    .concat();
+    for (list, modified, repeats) in [(in_order, "", 1), (shuffled, "M\tb\n", 2)] {
+        env.file(b"list", list.as_bytes());
+        let out = diff(&env, &[b"list", b"t"]);
+        assert_eq!(out.status, 2, "{}", out.stderr_str());
+        assert_eq!(out.stdout_str(), modified, "{list}");
+        let said = out.stderr_str().matches("is listed twice").count();
+        assert_eq!(said, repeats, "{}", out.stderr_str());
+    }
+}
+
 /// With --cache, two trees are compared by digests answered from the
 /// cache where stamps are unchanged: the same changes, and a same-size
 /// edit with the mtime put back is still found (ctime moved).

@@ -28,6 +28,7 @@
 //! the diff: half a tree is never reported as the other half removed.
 
 mod compare;
+mod manifest_side;
 mod merge;
 mod pruned;
 mod report;
@@ -41,9 +42,10 @@ use crate::cache::CacheSession;
 use crate::error::{Error, ErrorKind, Result};
 use crate::remote::{Remote, RemoteOptions};
 use crate::walk::WalkOptions;
+use manifest_side::Rooting;
 use merge::Source;
 pub use report::{Change, ChangeKind, DiffEvent, DiffSummary, Entry, EntryKind};
-use side::{Found, Listed, Rooting};
+use side::{Found, Listed};
 
 /// One side of a diff.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -201,11 +203,13 @@ fn read_manifest(
         Side::Manifest(p) => Some(p.as_path()),
         Side::Stdin => None,
     };
-    let (manifest, listed) = side::read_side(path, options.algorithm, &rooting(given, other))
-        .map_err(|kind| {
-            let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
-            Error::with_path(name, kind)
-        })?;
+    let (manifest, listed) =
+        manifest_side::read_side(path, options.algorithm, &rooting(given, other)).map_err(
+            |kind| {
+                let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
+                Error::with_path(name, kind)
+            },
+        )?;
     Ok(Some((manifest.algorithm, listed)))
 }
 

@@ -11,7 +11,8 @@
 //!   reading it back).
 //! * [`render`]: the one renderer of hashing results (lines, JSON,
 //!   messages), for the CLI and the Python package alike.
-//! * [`read`]: any of them read whole into path → digest entries, for
+//! * [`read`]: any of them read, a line at a time, into path → digest
+//!   entries, for
 //!   `fastsum diff`, and [`check`]: such a manifest checked on every core.
 //!
 //! Each parser is a literal port of the reference tool's rules, because a
@@ -22,6 +23,7 @@ parsers! {
     pub mod gnu;
     pub mod hashdeep;
     pub(crate) mod json_read;
+    mod lines;
     pub mod read;
     pub mod xxhsum;
 }

@@ -8,6 +8,7 @@
 use std::io::BufRead;
 
 use super::gnu::{CheckParser, TagPolicy};
+use super::lines::Lines;
 use super::json_read::{number_field, parse_object, text_field, Value};
 use crate::algo::Algorithm;
 use crate::digest::{decode_base64, Digest};
@@ -50,35 +51,31 @@ pub fn read_manifest(
     reader: impl BufRead,
     algorithm: Option<Algorithm>,
 ) -> Result<Manifest, String> {
-    // Read whole, its lines slices of it: one allocation, not one a line.
-    let mut bytes = Vec::new();
-    let mut reader = reader;
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| crate::error::os_message(&e))?;
-    let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-    let lines: Vec<&[u8]> = match body.is_empty() {
-        true => Vec::new(),
-        false => body
-            .split(|&b| b == b'\n')
-            .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-            .collect(),
+    let mut lines = Lines::new(reader);
+    // The lines before the first entry (blank or comments) are kept to be
+    // read again by the format's reader: a few lines, never the list.
+    let first = loop {
+        let Some(line) = lines.read_line()? else {
+            return Err("no entries: the list is empty".into());
+        };
+        let (number, line) = (line.0, line.1.to_vec());
+        if line.first().is_some_and(|&b| b != b'#') {
+            lines.again.push((number, line.clone()));
+            break line;
+        }
+        lines.again.push((number, line));
     };
-    let first = lines
-        .iter()
-        .find(|l| l.first().is_some_and(|&b| b != b'#'))
-        .ok_or("no entries: the list is empty")?;
-    if *first == super::hashdeep::MAGIC {
-        read_hashdeep(&lines, algorithm)
+    if first == super::hashdeep::MAGIC {
+        read_hashdeep(&mut lines, algorithm)
     } else if first.starts_with(b"{") {
-        read_json(&lines, algorithm)
+        read_json(&mut lines, algorithm)
     } else {
-        read_lines(&lines, algorithm, first)
+        read_lines(&mut lines, algorithm, &first)
     }
 }
 
 fn read_lines(
-    lines: &[&[u8]],
+    lines: &mut Lines<impl BufRead>,
     given: Option<Algorithm>,
     first: &[u8],
 ) -> Result<Manifest, String> {
@@ -94,7 +91,7 @@ fn read_lines(
         problems: Vec::new(),
     };
     let mut seen: Option<Algorithm> = None;
-    for (number, line) in (1u64..).zip(lines) {
+    while let Some((number, line)) = lines.next_line()? {
         if line.first().is_none_or(|&b| b == b'#') {
             continue;
         }
@@ -154,7 +151,7 @@ fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
     }
 }
 
-fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, String> {
+fn read_json(lines: &mut Lines<impl BufRead>, given: Option<Algorithm>) -> Result<Manifest, String> {
     let mut manifest = Manifest {
         algorithm: given.unwrap_or(Algorithm::Md5),
         entries: Vec::new(),
@@ -162,7 +159,7 @@ fn read_json(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, Stri
         problems: Vec::new(),
     };
     let mut seen: Option<Algorithm> = None;
-    for (number, line) in (1u64..).zip(lines) {
+    while let Some((number, line)) = lines.next_line()? {
         if line.is_empty() {
             continue;
         }
@@ -279,11 +276,21 @@ fn json_stamp(fields: &[(String, Value)], size: u64) -> Option<crate::fs::FileSt
 
 /// A hashdeep list: the column of `given` (`-a`), else the first the
 /// header names that fastsum computes; sizes kept.
-fn read_hashdeep(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, String> {
+fn read_hashdeep(
+    lines: &mut Lines<impl BufRead>,
+    given: Option<Algorithm>,
+) -> Result<Manifest, String> {
     use super::hashdeep;
-    let mut rest = (1u64..).zip(lines).skip_while(|(_, l)| **l != hashdeep::MAGIC);
-    rest.next();
-    let (_, header) = rest.next().ok_or("no column line after %%%% HASHDEEP-1.0")?;
+    while let Some((_, line)) = lines.next_line()? {
+        if line == hashdeep::MAGIC {
+            break;
+        }
+    }
+    let (_, header) = lines
+        .next_line()?
+        .ok_or("no column line after %%%% HASHDEEP-1.0")?;
+    let header = header.to_vec();
+    let header = header.as_slice();
     let columns = hashdeep::columns(header)?;
     let pick = match given {
         Some(a) => columns.iter().position(|c| *c == Some(a)).ok_or_else(|| {
@@ -305,7 +312,7 @@ fn read_hashdeep(lines: &[&[u8]], given: Option<Algorithm>) -> Result<Manifest, 
         directories: Vec::new(),
         problems: Vec::new(),
     };
-    for (number, line) in rest {
+    while let Some((number, line)) = lines.next_line()? {
         if line.is_empty() || line.starts_with(b"##") || line.starts_with(b"%%%%") {
             continue;
         }
@@ -369,6 +376,40 @@ mod tests {
         assert_eq!(json.entries[0].size, Some(3));
         let escaped = read(&format!("\\{md5}  a\\nb\n"), None).unwrap();
         assert_eq!(escaped.entries[0].path, b"a\nb");
+    }
+
+    /// Lines before the first entry (comments, blank lines) are read
+    /// once to find the format, then read by it with their numbers; a
+    /// list that is only comments is empty. (The first streaming reader
+    /// handed its first comment back forever: found by the fuzz target.)
+    #[test]
+    fn leading_comments_and_blank_lines_are_read_once_in_every_format() {
+        let md5 = "900150983cd24fb0d6963f7d28e17f72";
+        let gnu = read(&format!("# made by hand\n\n#\n{md5}  a\r\n{md5}  b"), None).unwrap();
+        let paths: Vec<&[u8]> = gnu.entries.iter().map(|e| e.path.as_slice()).collect();
+        assert_eq!(paths, [b"a".as_slice(), b"b"]);
+        assert!(gnu.problems.is_empty());
+        // fastsum's JSON has no comments: the line is a problem, numbered.
+        let json = read(
+            &format!("\n# note\n{{\"path\":\"a\",\"algorithm\":\"md5\",\"digest\":\"{md5}\"}}\n"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(json.entries.len(), 1);
+        assert_eq!(json.problems.len(), 1);
+        assert_eq!(json.problems[0].0, 2);
+        let hashdeep = read(
+            &format!("#\n%%%% HASHDEEP-1.0\n%%%% size,md5,filename\n## run\n3,{md5},a\nbad\n"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(hashdeep.entries.len(), 1);
+        assert_eq!(hashdeep.entries[0].size, Some(3));
+        assert_eq!(hashdeep.problems.iter().map(|p| p.0).collect::<Vec<_>>(), [6]);
+        for empty in ["", "# only\n\n# comments\n"] {
+            let e = read(empty, None).unwrap_err();
+            assert!(e.contains("empty"), "{empty:?}: {e}");
+        }
     }
 
     #[test]

@@ -1,0 +1,55 @@
+//! A list's lines as they are read, one at a time.
+
+use std::io::BufRead;
+
+/// A list's lines as it is read, numbered from 1, each without its `\n`
+/// (and a `\r` before it): one line held at a time, not the list (issue
+/// 35: a 1M-line manifest read whole held its 174 MB beside the entries
+/// made of it).
+pub(super) struct Lines<R> {
+    reader: R,
+    line: Vec<u8>,
+    number: u64,
+    /// Lines read ahead to find the format, handed out again first.
+    pub(super) again: Vec<(u64, Vec<u8>)>,
+    replayed: usize,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub(super) fn new(reader: R) -> Self {
+        Lines {
+            reader,
+            line: Vec::new(),
+            number: 0,
+            again: Vec::new(),
+            replayed: 0,
+        }
+    }
+
+    /// The next line and its number; `None` at the end; an error if the
+    /// list could not be read.
+    pub(super) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
+        if self.replayed < self.again.len() {
+            self.replayed += 1;
+            let again = self.again.get(self.replayed - 1);
+            return Ok(again.map(|(number, line)| (*number, line.as_slice())));
+        }
+        self.read_line()
+    }
+
+    /// The next line from the reader itself (the lines to hand out again
+    /// are not looked at).
+    pub(super) fn read_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
+        self.line.clear();
+        let read = self
+            .reader
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| crate::error::os_message(&e))?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+        Ok(Some((self.number, line.strip_suffix(b"\r").unwrap_or(line))))
+    }
+}
