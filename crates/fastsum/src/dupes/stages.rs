@@ -106,7 +106,11 @@ fn walk_operands(
                         problems.add(e.path().unwrap_or(operand), e.kind().to_string())
                     }
                 })?;
-                paths.extend(found.into_inner().expect("not poisoned"));
+                let found = found.into_inner().expect("not poisoned");
+                match paths.is_empty() {
+                    true => paths = found,
+                    false => paths.extend(found),
+                }
             }
             Ok(m) if m.is_file() => paths.push(operand.clone()),
             // FIFOs, sockets, devices: never opened.
@@ -119,46 +123,64 @@ fn walk_operands(
 
 /// Stage 2: each file stat-ed relative to its directory, kept open per thread
 /// (the walk hands a directory's files together: one name looked up, not
-/// a whole path); those in the size range, in path byte order.
+/// a whole path); those in the size range, in path byte order. A block of
+/// paths at a time, so that the stamps are never held apart from their
+/// paths for the whole tree (issue 35: paths, stamps and candidates all
+/// at once were the peak of a 1M-file run).
 fn stat_candidates(
     mut paths: Vec<PathBuf>,
     options: &DupesOptions,
     problems: &Problems,
 ) -> Vec<Candidate> {
     paths.sort_unstable_by(|a, b| path_bytes(a).cmp(path_bytes(b)));
-    let stamps: Vec<Option<FileStamp>> = paths
-        .par_chunks(256)
-        .flat_map_iter(|chunk| {
-            let mut cursor = DirectoryCursor::new();
-            chunk
-                .iter()
-                .map(|path| match cursor.stat(path) {
-                    Ok(st) => Some(st).filter(FileStamp::is_file),
-                    Err(e) => {
-                        problems.add(path, crate::error::ErrorKind::Io(e).to_string());
-                        None
-                    }
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    paths
-        .into_iter()
-        .zip(stamps)
-        .filter_map(|(path, stamp)| {
-            Some(Candidate {
-                path,
-                stamp: stamp?,
+    // Blocks taken from the end, the paths left shrunk as they go, and
+    // the candidates put back in order at the end: the list of paths is
+    // let go as the candidates grow.
+    let mut candidates = Vec::with_capacity(paths.len());
+    while !paths.is_empty() {
+        let block = paths.split_off(paths.len().saturating_sub(STAT_BLOCK));
+        paths.shrink_to_fit();
+        let stamps: Vec<Option<FileStamp>> = block
+            .par_chunks(256)
+            .flat_map_iter(|chunk| {
+                let mut cursor = DirectoryCursor::new();
+                chunk
+                    .iter()
+                    .map(|path| match cursor.stat(path) {
+                        Ok(st) => Some(st).filter(FileStamp::is_file),
+                        Err(e) => {
+                            problems.add(path, crate::error::ErrorKind::Io(e).to_string());
+                            None
+                        }
+                    })
+                    .collect::<Vec<_>>()
             })
-        })
-        .filter(|c| {
-            let size = c.stamp.size;
-            (size > 0 || options.empty)
-                && size >= options.min_size
-                && options.max_size.is_none_or(|max| size <= max)
-        })
-        .collect()
+            .collect();
+        let in_range = |stamp: &FileStamp| {
+            (stamp.size > 0 || options.empty)
+                && stamp.size >= options.min_size
+                && options.max_size.is_none_or(|max| stamp.size <= max)
+        };
+        candidates.extend(
+            block
+                .into_iter()
+                .zip(stamps)
+                .rev()
+                .filter_map(|(path, stamp)| {
+                    Some(Candidate {
+                        path,
+                        stamp: stamp?,
+                    })
+                })
+                .filter(|c| in_range(&c.stamp)),
+        );
+    }
+    candidates.reverse();
+    candidates
 }
+
+/// Paths stat-ed at a time (on every core).
+const STAT_BLOCK: usize = 64 * 1024;
 
 /// Stage 3: one directory entry reached by several paths counts once; where
 /// spellings differ, the one reached through the earlier operand stays.
