@@ -81,11 +81,24 @@ impl DirEntries {
     /// Encodes `entries` (sorted by name, as a `BTreeMap` keeps them) for
     /// the row (`dir`, `algorithm`).
     pub fn encode(dir: &[u8], algorithm: Algorithm, entries: &BTreeMap<Vec<u8>, Entry>) -> Vec<u8> {
-        let mut blob = Vec::with_capacity(4 + entries.len() * (4 + RECORD_FIXED + 48) + 8);
-        blob.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        let sorted = entries
+            .iter()
+            .map(|(name, entry)| (name.as_slice(), *entry));
+        Self::encode_sorted(dir, algorithm, entries.len(), sorted)
+    }
+
+    /// Encodes the `count` `entries`, sorted by name, one per name.
+    pub fn encode_sorted<'a>(
+        dir: &[u8],
+        algorithm: Algorithm,
+        count: usize,
+        entries: impl Iterator<Item = (&'a [u8], Entry)>,
+    ) -> Vec<u8> {
+        let mut blob = Vec::with_capacity(4 + count * (4 + RECORD_FIXED + 48) + 8);
+        blob.extend_from_slice(&(count as u32).to_le_bytes());
         let table = blob.len();
-        blob.resize(table + 4 * entries.len(), 0);
-        for (i, (name, entry)) in entries.iter().enumerate() {
+        blob.resize(table + 4 * count, 0);
+        for (i, (name, entry)) in entries.take(count).enumerate() {
             let offset = blob.len() as u32;
             blob[table + 4 * i..table + 4 * i + 4].copy_from_slice(&offset.to_le_bytes());
             let name = &name[..name.len().min(u16::MAX as usize)];
@@ -106,6 +119,37 @@ impl DirEntries {
         let check = check_of(dir, algorithm, &blob);
         blob.extend_from_slice(&check.to_le_bytes());
         blob
+    }
+
+    /// The row of `dir` with `new` put in: `old`'s entries and `new`'s
+    /// (sorted by name, one per name) merged by name, `new`'s where both
+    /// have a name. Without a map of names: a large directory's row is
+    /// rewritten with one allocation, its blob. Returns the blob and its
+    /// number of entries.
+    pub fn merged(
+        dir: &[u8],
+        algorithm: Algorithm,
+        old: Option<&DirEntries>,
+        new: &[(&[u8], Entry)],
+    ) -> (Vec<u8>, usize) {
+        let merge = || {
+            let mut old = old.into_iter().flat_map(|o| o.iter()).peekable();
+            let mut new = new.iter().copied().peekable();
+            std::iter::from_fn(move || match (old.peek(), new.peek()) {
+                (Some((o, _)), Some((n, _))) => match o.cmp(n) {
+                    std::cmp::Ordering::Less => old.next(),
+                    std::cmp::Ordering::Equal => {
+                        old.next();
+                        new.next()
+                    }
+                    std::cmp::Ordering::Greater => new.next(),
+                },
+                (Some(_), None) => old.next(),
+                (None, _) => new.next(),
+            })
+        };
+        let count = merge().count();
+        (Self::encode_sorted(dir, algorithm, count, merge()), count)
     }
 
     /// The stored `blob` of row (`dir`, `algorithm`), if its check holds
@@ -249,6 +293,42 @@ mod tests {
         assert_eq!(entries.get(b"name-"), None);
         assert_eq!(entries.get(b"zzz"), None);
         assert_eq!(entries.to_map(), map);
+    }
+
+    /// A merge gives what inserting into a map of the old entries gives.
+    #[test]
+    fn a_merge_equals_a_map_updated() {
+        let old_map = sample();
+        let old = DirEntries::decode(
+            b"/d",
+            Algorithm::Sha256,
+            DirEntries::encode(b"/d", Algorithm::Sha256, &old_map),
+        )
+        .unwrap();
+        let mut new: Vec<(Vec<u8>, Entry)> = (40..70u64)
+            .map(|i| {
+                (
+                    format!("name-{}", i * 7919 % 101).into_bytes(),
+                    entry(i + 1000),
+                )
+            })
+            .chain([(b"a".to_vec(), entry(5)), (b"\xff\xff".to_vec(), entry(6))])
+            .collect();
+        new.sort_by(|a, b| a.0.cmp(&b.0));
+        new.dedup_by(|a, b| a.0 == b.0);
+        let borrowed: Vec<(&[u8], Entry)> = new.iter().map(|(n, e)| (n.as_slice(), *e)).collect();
+        let mut expected = old_map.clone();
+        expected.extend(new.iter().cloned());
+        for old in [Some(&old), None] {
+            let (blob, count) = DirEntries::merged(b"/d", Algorithm::Sha256, old, &borrowed);
+            let merged = DirEntries::decode(b"/d", Algorithm::Sha256, blob).unwrap();
+            let want = match old {
+                Some(_) => expected.clone(),
+                None => new.iter().cloned().collect(),
+            };
+            assert_eq!(merged.to_map(), want);
+            assert_eq!(count, want.len());
+        }
     }
 
     #[test]

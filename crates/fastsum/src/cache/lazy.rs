@@ -10,7 +10,8 @@
 //! batches or another run) may be seen, and every entry still answers only
 //! its own settled stamp.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ops::Bound;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -52,9 +53,41 @@ struct Held {
     map: HashMap<Vec<u8>, Option<Arc<DirEntries>>>,
     order: VecDeque<Vec<u8>>,
     bytes: usize,
+    /// Key ranges read whole (start, last key read; `None`: to the end),
+    /// disjoint: a directory inside one and not held has no row, and is
+    /// not asked for again (a first run's directories have none; asking
+    /// each cost it 10%).
+    covered: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
 }
 
 impl Held {
+    /// The start of the range read whole that holds `dir`.
+    fn covering(&self, dir: &[u8]) -> Option<&[u8]> {
+        let (start, end) = self
+            .covered
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(dir)))
+            .next_back()?;
+        end.as_deref().is_none_or(|end| dir <= end).then_some(start)
+    }
+
+    /// Notes that every row from `start` to `end` (inclusive; `None`: to
+    /// the end) was read.
+    fn cover(&mut self, start: &[u8], end: Option<Vec<u8>>) {
+        let upper = match &end {
+            Some(end) => Bound::Included(end.as_slice()),
+            None => Bound::Unbounded,
+        };
+        let inside: Vec<Vec<u8>> = self
+            .covered
+            .range::<[u8], _>((Bound::Included(start), upper))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in inside {
+            self.covered.remove(&key);
+        }
+        self.covered.insert(start.to_vec(), end);
+    }
+
     fn cost(dir: &[u8], entries: &Option<Arc<DirEntries>>) -> usize {
         2 * dir.len() + OVERHEAD + entries.as_ref().map_or(0, |e| e.bytes())
     }
@@ -71,6 +104,10 @@ impl Held {
             };
             if let Some(gone) = self.map.remove(&oldest) {
                 self.bytes -= Self::cost(&oldest, &gone);
+            }
+            // Its range no longer says what is there.
+            if let Some(start) = self.covering(&oldest).map(<[u8]>::to_vec) {
+                self.covered.remove(&start);
             }
         }
         self.bytes += cost;
@@ -120,10 +157,16 @@ impl Lazy {
         let mut reader = self.reader.lock().expect("not poisoned");
         // Workers reach a directory together: the one that waited takes
         // what the other loaded.
-        if let Some(held) = self.held.lock().expect("not poisoned").map.get(dir) {
-            return held.clone();
+        {
+            let held = self.held.lock().expect("not poisoned");
+            if let Some(held) = held.map.get(dir) {
+                return held.clone();
+            }
+            if held.covering(dir).is_some() {
+                return None;
+            }
         }
-        let rows = match reader.as_ref().map(|c| self.load_from(c, dir)) {
+        let (rows, to_the_end) = match reader.as_ref().map(|c| self.load_from(c, dir)) {
             Some(Ok(rows)) => rows,
             // The rest of the run misses (and its stores meet the damage).
             Some(Err(_)) => {
@@ -133,6 +176,11 @@ impl Lazy {
             None => return None,
         };
         let mut held = self.held.lock().expect("not poisoned");
+        let end = match to_the_end {
+            true => None,
+            false => rows.last().map(|(last, _)| last.clone()),
+        };
+        held.cover(dir, end);
         let mut asked = None;
         for (row_dir, entries) in rows {
             if row_dir == dir {
@@ -149,7 +197,8 @@ impl Lazy {
     /// [`READ_AHEAD_ROWS`] or [`READ_AHEAD_BYTES`]: a query costs about
     /// three rows of a scan, and the walk asks for the next ones soon.
     /// A row whose check fails comes back as `None`.
-    fn load_from(&self, connection: &Connection, dir: &[u8]) -> rusqlite::Result<Vec<Row>> {
+    /// Also says whether the rows ran out (no row after the last).
+    fn load_from(&self, connection: &Connection, dir: &[u8]) -> rusqlite::Result<(Vec<Row>, bool)> {
         let mut statement = connection.prepare_cached(
             "SELECT dir, entries FROM dirs WHERE dir >= ?2 AND algorithm = ?1 ORDER BY dir",
         )?;
@@ -162,10 +211,10 @@ impl Lazy {
             let entries = DirEntries::decode(&row_dir, self.algorithm, blob).map(Arc::new);
             loaded.push((row_dir, entries));
             if loaded.len() >= READ_AHEAD_ROWS || bytes >= READ_AHEAD_BYTES {
-                break;
+                return Ok((loaded, false));
             }
         }
-        Ok(loaded)
+        Ok((loaded, true))
     }
 
     /// Bytes held now, and directories (for tests).

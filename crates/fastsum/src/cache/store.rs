@@ -383,21 +383,15 @@ impl Cache {
                 let current: Option<Vec<u8>> = select
                     .query_row(params![dir, algorithm.to_string()], |r| r.get(0))
                     .optional()?;
-                let mut merged = current
-                    .and_then(|blob| DirEntries::decode(dir, algorithm, blob))
-                    .map(|entries| entries.to_map())
-                    .unwrap_or_default();
-                for (name, entry) in new_entries {
-                    merged.insert(name.to_vec(), *entry);
-                    stored += 1;
-                }
-                let blob = DirEntries::encode(dir, algorithm, &merged);
-                insert.execute(params![
-                    dir,
-                    algorithm.to_string(),
-                    merged.len() as i64,
-                    blob
-                ])?;
+                let old = current.and_then(|blob| DirEntries::decode(dir, algorithm, blob));
+                // By name, the batch's last word on a name kept.
+                let mut new = new_entries.clone();
+                new.reverse();
+                new.sort_by(|a, b| a.0.cmp(b.0));
+                new.dedup_by(|a, b| a.0 == b.0);
+                stored += new_entries.len();
+                let (blob, count) = DirEntries::merged(dir, algorithm, old.as_ref(), &new);
+                insert.execute(params![dir, algorithm.to_string(), count as i64, blob])?;
             }
         }
         transaction.commit()?;
