@@ -44,6 +44,8 @@ pub(super) struct Lazy {
     /// rest of the run misses, and its stores meet the damage).
     reader: Mutex<Option<Connection>>,
     held: Mutex<Held>,
+    /// Queries made (for tests).
+    queries: std::sync::atomic::AtomicU64,
 }
 
 /// The directories loaded and not let go yet; `None` for one the store
@@ -146,6 +148,7 @@ impl Lazy {
             budget,
             reader: Mutex::new(Some(connection)),
             held: Mutex::new(Held::default()),
+            queries: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -199,6 +202,8 @@ impl Lazy {
     /// A row whose check fails comes back as `None`.
     /// Also says whether the rows ran out (no row after the last).
     fn load_from(&self, connection: &Connection, dir: &[u8]) -> rusqlite::Result<(Vec<Row>, bool)> {
+        self.queries
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut statement = connection.prepare_cached(
             "SELECT dir, entries FROM dirs WHERE dir >= ?2 AND algorithm = ?1 ORDER BY dir",
         )?;
@@ -217,10 +222,11 @@ impl Lazy {
         Ok((loaded, true))
     }
 
-    /// Bytes held now, and directories (for tests).
+    /// Bytes held now, directories held, and queries made (for tests).
     #[cfg(test)]
-    pub(super) fn held(&self) -> (usize, usize) {
+    pub(super) fn held(&self) -> (usize, usize, u64) {
         let held = self.held.lock().expect("not poisoned");
-        (held.bytes, held.map.len())
+        let queries = self.queries.load(std::sync::atomic::Ordering::Relaxed);
+        (held.bytes, held.map.len(), queries)
     }
 }

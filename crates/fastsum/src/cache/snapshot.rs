@@ -20,7 +20,7 @@ pub(super) enum Source {
     /// Every directory the run may ask for, loaded before it starts.
     Loaded(HashMap<Vec<u8>, Arc<DirEntries>>),
     /// Directories loaded from the store when first asked for.
-    Lazy(Lazy),
+    Lazy(Box<Lazy>),
 }
 
 impl Source {
@@ -59,7 +59,7 @@ pub(super) fn split_key(absolute: &Path) -> Option<(&[u8], &[u8])> {
 impl Snapshot {
     pub(super) fn lazy(lazy: Lazy) -> Snapshot {
         Snapshot {
-            source: Source::Lazy(lazy),
+            source: Source::Lazy(Box::new(lazy)),
         }
     }
 

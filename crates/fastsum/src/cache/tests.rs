@@ -146,7 +146,7 @@ fn directories_loaded_as_asked_stay_within_the_budget_and_answer_alike() {
     let Some(lazy) = source.lazy() else {
         panic!("loaded in bulk")
     };
-    let (bytes, held) = lazy.held();
+    let (bytes, held, _) = lazy.held();
     assert!(bytes <= 20_000, "{bytes} bytes held");
     assert!((1..40).contains(&held), "{held} directories held");
     let other =
@@ -188,4 +188,34 @@ fn a_row_damaged_under_a_lazy_snapshot_is_a_miss() {
         Some(first.digest)
     );
     assert_eq!(snapshot.lookup(&last.path, &last.stamp), None);
+}
+
+/// A range of keys read whole answers for the directories in it that have
+/// no row, without another query: a first run (no rows at all) queries
+/// once; directories between rows are not asked for.
+#[test]
+fn directories_without_a_row_are_not_asked_for_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, entries) = many_directories(dir.path(), 3, 2);
+    let snapshot =
+        Snapshot::lazy(lazy::Lazy::open(&path, Algorithm::Md5, store::BUSY_TIMEOUT).unwrap());
+    let root = dir.path().as_os_str().as_encoded_bytes().to_vec();
+    let asked = |name: &str| {
+        let mut key = root.clone();
+        key.extend_from_slice(name.as_bytes());
+        snapshot.directory(&key).map(|e| e.len())
+    };
+    // Rows d0, d1, d2; one query from /d0 reads them all, to the end.
+    assert_eq!(asked("/d0"), Some(2));
+    for name in ["/d0a", "/d1", "/d15", "/d2", "/d3", "/e"] {
+        let want = ["/d1", "/d2"].contains(&name).then_some(2);
+        assert_eq!(asked(name), want, "{name}");
+    }
+    let Snapshot { source } = &snapshot;
+    assert_eq!(source.lazy().unwrap().held().2, 1);
+    // Before the range: asked, and answered rightly.
+    assert_eq!(asked("/a"), None);
+    assert_eq!(source.lazy().unwrap().held().2, 2);
+    let e = &entries[5];
+    assert_eq!(snapshot.lookup(&e.path, &e.stamp), Some(e.digest));
 }
