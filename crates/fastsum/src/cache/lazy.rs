@@ -63,6 +63,15 @@ struct Held {
 }
 
 impl Held {
+    /// What is known of `dir` without a query: its row (or that it has
+    /// none) if held, that it has none if a range read whole holds it.
+    fn known(&self, dir: &[u8]) -> Option<Option<Arc<DirEntries>>> {
+        match self.map.get(dir) {
+            Some(held) => Some(held.clone()),
+            None => self.covering(dir).map(|_| None),
+        }
+    }
+
     /// The start of the range read whole that holds `dir`.
     fn covering(&self, dir: &[u8]) -> Option<&[u8]> {
         let (start, end) = self
@@ -154,20 +163,14 @@ impl Lazy {
 
     /// The entries of the directory at absolute path `dir`.
     pub(super) fn directory(&self, dir: &[u8]) -> Option<Arc<DirEntries>> {
-        if let Some(held) = self.held.lock().expect("not poisoned").map.get(dir) {
-            return held.clone();
+        if let Some(known) = self.held.lock().expect("not poisoned").known(dir) {
+            return known;
         }
         let mut reader = self.reader.lock().expect("not poisoned");
         // Workers reach a directory together: the one that waited takes
         // what the other loaded.
-        {
-            let held = self.held.lock().expect("not poisoned");
-            if let Some(held) = held.map.get(dir) {
-                return held.clone();
-            }
-            if held.covering(dir).is_some() {
-                return None;
-            }
+        if let Some(known) = self.held.lock().expect("not poisoned").known(dir) {
+            return known;
         }
         let (rows, to_the_end) = match reader.as_ref().map(|c| self.load_from(c, dir)) {
             Some(Ok(rows)) => rows,

@@ -35,7 +35,7 @@ pub(super) fn read_side(
     // their repeats turned into problems where they stand (issue 35: a
     // list of entries, then a second list growing by doubling, held a
     // 1M-line manifest's entries three times over).
-    let taken = std::mem::take(&mut manifest.entries);
+    let mut taken = std::mem::take(&mut manifest.entries);
     let mut listed: Vec<Listed> = Vec::with_capacity(manifest.problems.len() + taken.len());
     listed.extend(manifest.problems.iter().map(|(line, why)| Listed::Problem {
         key: Vec::new(),
@@ -46,7 +46,6 @@ pub(super) fn read_side(
     // Taken from the end, the list they leave shrunk as it goes: the
     // entries are never all held twice (the new list's pages are touched
     // only as it fills).
-    let mut taken = taken;
     while let Some(e) = taken.pop() {
         listed.push(Listed::Entry(Found {
             key: strip(e.path, &prefix),
@@ -67,6 +66,13 @@ pub(super) fn read_side(
     if !entries.is_sorted_by(|a, b| listed_key(a) <= listed_key(b)) {
         entries.sort_by(|a, b| listed_key(a).cmp(listed_key(b)));
     }
+    repeats_made_problems(entries, &name);
+    Ok((manifest, listed))
+}
+
+/// Each entry with the key of the one before it (sorted: a path the list
+/// `name` gives twice) made a problem where it stands; the first counts.
+fn repeats_made_problems(entries: &mut [Listed], name: &Path) {
     for i in 1..entries.len() {
         if listed_key(&entries[i]) != listed_key(&entries[i - 1]) {
             continue;
@@ -76,11 +82,10 @@ pub(super) fn read_side(
             entries[i] = Listed::Problem {
                 error: format!("{} is listed twice", String::from_utf8_lossy(&key)),
                 key,
-                path: name.clone(),
+                path: name.to_path_buf(),
             };
         }
     }
-    Ok((manifest, listed))
 }
 
 /// Entries moved from a manifest's list between shrinks of what is left.

@@ -11,7 +11,7 @@ pub(super) struct Lines<R> {
     line: Vec<u8>,
     number: u64,
     /// Lines read ahead to find the format, handed out again first.
-    pub(super) again: Vec<(u64, Vec<u8>)>,
+    again: Vec<(u64, Vec<u8>)>,
     replayed: usize,
 }
 
@@ -24,6 +24,22 @@ impl<R: BufRead> Lines<R> {
             again: Vec::new(),
             replayed: 0,
         }
+    }
+
+    /// The first line that is neither blank nor a comment (`#`), the one
+    /// a list's format is told by; `None` if there is none. It and the
+    /// lines before it are handed out again by [`Lines::next_line`]: a few
+    /// lines kept, never the list.
+    pub(super) fn first_entry(&mut self) -> Result<Option<Vec<u8>>, String> {
+        while let Some((number, line)) = self.read_line()? {
+            let entry = line.first().is_some_and(|&b| b != b'#');
+            let line = line.to_vec();
+            self.again.push((number, line.clone()));
+            if entry {
+                return Ok(Some(line));
+            }
+        }
+        Ok(None)
     }
 
     /// The next line and its number; `None` at the end; an error if the
@@ -39,7 +55,7 @@ impl<R: BufRead> Lines<R> {
 
     /// The next line from the reader itself (the lines to hand out again
     /// are not looked at).
-    pub(super) fn read_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
+    fn read_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
         self.line.clear();
         let read = self
             .reader

@@ -52,19 +52,9 @@ pub fn read_manifest(
     algorithm: Option<Algorithm>,
 ) -> Result<Manifest, String> {
     let mut lines = Lines::new(reader);
-    // The lines before the first entry (blank or comments) are kept to be
-    // read again by the format's reader: a few lines, never the list.
-    let first = loop {
-        let Some(line) = lines.read_line()? else {
-            return Err("no entries: the list is empty".into());
-        };
-        let (number, line) = (line.0, line.1.to_vec());
-        if line.first().is_some_and(|&b| b != b'#') {
-            lines.again.push((number, line.clone()));
-            break line;
-        }
-        lines.again.push((number, line));
-    };
+    let first = lines
+        .first_entry()?
+        .ok_or("no entries: the list is empty")?;
     if first == super::hashdeep::MAGIC {
         read_hashdeep(&mut lines, algorithm)
     } else if first.starts_with(b"{") {
