@@ -36,7 +36,10 @@ impl Backlog {
     }
 
     fn admits(&self, seq: u64) -> bool {
-        seq < self.handed_out.load(Ordering::SeqCst) + BACKLOG
+        seq < self
+            .handed_out
+            .load(Ordering::SeqCst)
+            .saturating_add(BACKLOG)
     }
 
     /// The feeder, about to number `seq`: waits until the collector is
@@ -62,6 +65,12 @@ impl Backlog {
                 .0;
         }
         self.feeder_waits.store(false, Ordering::SeqCst);
+    }
+
+    /// The collector has gone (the records ended, or the run was told to
+    /// stop): the feeder never waits again.
+    pub(super) fn close(&self) {
+        self.handed_out(u64::MAX);
     }
 
     /// The collector has handed out `count` records in all.
@@ -97,5 +106,18 @@ mod tests {
         });
         let unbounded = Backlog::new(false);
         unbounded.admit(10 * BACKLOG, || panic!("never waits"));
+    }
+
+    #[test]
+    fn a_closed_backlog_lets_a_waiting_feeder_go_for_good() {
+        let backlog = Backlog::new(true);
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| backlog.admit(3 * BACKLOG, || {}));
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(!waiter.is_finished(), "nothing handed out yet");
+            backlog.close();
+            waiter.join().unwrap();
+        });
+        backlog.admit(u64::MAX - 1, || panic!("a closed backlog never waits"));
     }
 }

@@ -235,8 +235,9 @@ impl TreeHasher {
     }
 
     /// Stop early when `flag` is set: the walk reads no more directories,
-    /// the workers take no more jobs, and [`TreeHasher::run`] returns with
-    /// the records handed out so far (the Python binding sets it when a
+    /// the workers take no more jobs, the sink is handed no more records
+    /// (not even those already hashed), and [`TreeHasher::run`] returns
+    /// with the records handed out so far (the Python binding sets it when a
     /// generator is closed or on Ctrl-C).
     pub fn stop_when(mut self, flag: Arc<AtomicBool>) -> Self {
         self.options.walk.stop = Some(flag);
@@ -368,6 +369,7 @@ pub fn hash_operands_with<B: BatchHasher>(
     let (gate_tx, gate_rx) = crossbeam_channel::bounded::<Job>(if gated { JOB_QUEUE } else { 0 });
     let backlog = backlog::Backlog::new(options.order == Order::Sorted);
     let backlog = &backlog;
+    let stopped = || options.walk.stopped();
     std::thread::scope(|scope| {
         work::spawn_workers(scope, options, &make_hasher, &job_rx, &result_tx, progress)?;
         drop(job_rx);
@@ -426,9 +428,9 @@ pub fn hash_operands_with<B: BatchHasher>(
                 shared,
                 paths: drop_tx,
             };
-            reorder::collect(options.order, result_rx, backlog, &mut sink);
+            reorder::collect(options.order, result_rx, backlog, stopped, &mut sink);
         } else {
-            reorder::collect(options.order, result_rx, backlog, &mut sink);
+            reorder::collect(options.order, result_rx, backlog, stopped, &mut sink);
         }
         Ok(())
     })

@@ -32,16 +32,38 @@ fn next_batch(results: &Receiver<Records>, sink: &mut impl Sink) -> Option<Recor
 }
 
 /// The collector: hands records to `sink` in `order`, telling `backlog`
-/// how far it got.
+/// how far it got, until the records end or `stopped` says the run was
+/// told to stop. A stopped run hands out nothing more, even records that
+/// are already in (on a fast machine a small tree is hashed whole before
+/// the sink sees its first record); dropping `results` then ends the
+/// workers, and the backlog is closed so the feeder never waits on a
+/// collector that has gone.
 pub(super) fn collect(
     order: Order,
     results: Receiver<Records>,
     backlog: &Backlog,
+    stopped: impl Fn() -> bool,
+    sink: &mut impl Sink,
+) {
+    hand_out(order, results, backlog, stopped, sink);
+    backlog.close();
+}
+
+fn hand_out(
+    order: Order,
+    results: Receiver<Records>,
+    backlog: &Backlog,
+    stopped: impl Fn() -> bool,
     sink: &mut impl Sink,
 ) {
     if order == Order::Unordered {
         while let Some(records) = next_batch(&results, sink) {
-            records.into_iter().for_each(|r| sink.record(r));
+            for record in records {
+                sink.record(record);
+                if stopped() {
+                    return;
+                }
+            }
         }
         return;
     }
@@ -60,10 +82,18 @@ pub(super) fn collect(
             let record = waiting.pop_front().flatten().expect("front is in");
             sink.record(record);
             next += 1;
+            if stopped() {
+                return;
+            }
         }
         backlog.handed_out(next);
     }
     // Every number is used once, so nothing is left; should a record be
     // missing, the rest still go out in order.
-    waiting.into_iter().flatten().for_each(|r| sink.record(r));
+    for record in waiting.into_iter().flatten() {
+        sink.record(record);
+        if stopped() {
+            return;
+        }
+    }
 }

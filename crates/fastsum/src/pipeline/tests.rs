@@ -334,8 +334,10 @@ fn a_run_told_to_stop_ends_early_and_hands_out_only_true_records() {
                 stop.store(true, Ordering::Relaxed);
             })
             .unwrap();
-        assert!(!seen.is_empty());
-        // 2,000 files; a stopped run reads at most what was queued.
-        assert!(seen.len() < 2000, "{order:?}: {} records", seen.len());
+        // The sink stopped the run at its first record: nothing more is
+        // handed out, even when the whole tree was hashed before it (a
+        // fast machine hashes these 2,000 files before the first record
+        // is out).
+        assert_eq!(seen.len(), 1, "{order:?}: {} records", seen.len());
     }
 }
