@@ -43,6 +43,7 @@ pub enum ErrorKind {
         ancestor: PathBuf,
     },
     /// The checksum cache's database failed (SQLite's own error).
+    #[cfg(feature = "cache")]
     #[error("{source}")]
     Cache {
         /// What SQLite said.
@@ -113,6 +114,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ErrorKind::Io(e) => Some(e),
+            #[cfg(feature = "cache")]
             ErrorKind::Cache { source } => Some(source),
             _ => None,
         }

@@ -21,6 +21,23 @@
 //! let d = hasher.hash_path(Algorithm::Xxh64, &path).unwrap();
 //! assert_eq!(d.to_hex(), "e4c191d091bd8853");
 //! ```
+//!
+//! # Features
+//!
+//! All are on by default. With `default-features = false` the library is
+//! the algorithms, one file or stream at a time ([`Algorithm`], [`Hasher`],
+//! [`FileHasher`]) and the manifest parsers, and builds none of the
+//! walker, thread pools, SQLite or SSH code.
+//!
+//! * `tree`: whole trees on every core (`TreeHasher`, the walk, directory
+//!   digests, `dupes`), and records rendered as manifests;
+//! * `cache`: the SQLite cache of digests (`TreeHasher::cache`) and
+//!   `scrub`; implies `tree`;
+//! * `remote`: other hosts over SSH; implies `tree`;
+//! * `simd`: multi-buffer MD5 and SHA-1 in SIMD lanes; implies `tree`;
+//! * `diff` is there when both `cache` and `remote` are (either side of a
+//!   diff may be a cached tree or a host);
+//! * `fuzzing` (not default): the fuzz harness, for other crates' tests.
 
 /// The parsers of outside input (manifest/ and remote/ declare theirs
 /// through it): nothing in them may panic (no unwrap,
@@ -42,23 +59,34 @@ macro_rules! parsers {
 }
 
 pub mod algo;
+#[cfg(feature = "cache")]
 pub mod cache;
+// Trees, manifests and hosts: a diff takes any of them on either side.
+#[cfg(all(feature = "remote", feature = "cache"))]
 pub mod diff;
 pub mod digest;
+#[cfg(feature = "tree")]
 pub mod dirdigest;
+#[cfg(feature = "tree")]
 pub mod dupes;
 pub mod error;
 pub(crate) mod fs;
-#[cfg(any(test, feature = "fuzzing"))]
+#[cfg(any(all(test, feature = "remote"), feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod manifest;
+#[cfg(feature = "tree")]
 pub mod pipeline;
 pub mod read;
+#[cfg(feature = "remote")]
 pub mod remote;
+#[cfg(feature = "cache")]
 pub mod scrub;
+#[cfg(feature = "simd")]
 pub mod simd;
+#[cfg(feature = "tree")]
 pub mod stage;
+#[cfg(feature = "tree")]
 pub mod walk;
 
 pub use algo::{Algorithm, Hasher, StreamHasher};
@@ -66,6 +94,8 @@ pub use digest::Digest;
 pub use error::{Error, ErrorKind, Result};
 pub use fs::device::DiskKind;
 pub use fs::{name, portable, FileId, FileLen, FileStamp};
+#[cfg(feature = "tree")]
 pub use pipeline::{Order, Outcome, Progress, Record, Sink, TreeHasher, TreeOptions};
 pub use read::{hash_path, FileHasher, ReadStrategy};
+#[cfg(feature = "tree")]
 pub use stage::Source;

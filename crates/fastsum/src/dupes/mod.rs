@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::algo::Algorithm;
+#[cfg(feature = "cache")]
 use crate::cache::CacheSession;
 use crate::digest::Digest;
 use crate::error::Result;
@@ -59,6 +60,7 @@ pub struct DupesOptions {
     /// Compare the bytes of every member with the first's.
     pub verify: bool,
     /// Whole-file digests from and to this cache.
+    #[cfg(feature = "cache")]
     pub cache: Option<Arc<CacheSession>>,
     /// Counters for a progress display: `files_found` counts the files
     /// the walk meets; then, for the whole-file stage, the candidates to
@@ -79,6 +81,7 @@ impl DupesOptions {
             hard_links: false,
             verify: false,
             progress: None,
+            #[cfg(feature = "cache")]
             cache: None,
         }
     }

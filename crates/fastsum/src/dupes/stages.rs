@@ -348,6 +348,7 @@ fn hash_whole(
         } else {
             options.threads
         });
+    #[cfg(feature = "cache")]
     if let Some(session) = &options.cache {
         hasher = hasher.cache(session.clone());
     }

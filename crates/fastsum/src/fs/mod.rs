@@ -12,13 +12,23 @@
 //! (`read_dir`, open by path, `metadata`), so that CI runs the portable
 //! path natively. [`portable`] says which one runs.
 
+// This layer serves every feature (the walk and the pipeline, the cache's
+// stamps, the lanes' open directories): with some of them off, parts of
+// it go unused (without `tree`, all but what reading one file needs).
+#![cfg_attr(
+    not(all(feature = "tree", feature = "cache", feature = "simd")),
+    allow(dead_code)
+)]
+
 pub(crate) mod device;
+#[cfg(feature = "tree")]
 pub(crate) mod dir;
 pub(crate) mod limits;
 pub mod name;
 pub(crate) mod residency;
 pub mod stat;
 
+#[cfg(feature = "cache")]
 pub(crate) use device::generated;
 pub use stat::{FileId, FileLen, FileStamp};
 

@@ -13,6 +13,7 @@
 //! of the bad bytes, for people, and `path_base64` with the exact bytes,
 //! for programs (the choice ripgrep's JSON output makes, as a field).
 
+#[cfg(feature = "tree")]
 use crate::algo::Algorithm;
 
 /// The version of every JSON fastsum writes (`--json` records, `fastsum
@@ -20,9 +21,11 @@ use crate::algo::Algorithm;
 /// a version; renaming, removing or changing the meaning of one bumps it.
 /// `fastsum --version` prints it; `bench --json` carries it as `schema`.
 pub const SCHEMA_VERSION: u32 = 1;
+#[cfg(feature = "tree")]
 use crate::pipeline::{Outcome, Record};
 
 /// Appends `record` as one JSON object and a newline to `out`.
+#[cfg(feature = "tree")]
 pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
     write_record_stamped(out, algorithm, record, None);
 }
@@ -30,6 +33,7 @@ pub fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
 /// [`write_record`], a hashed file's stamp included (`"device"`,
 /// `"inode"`, `"mtime_ns"`, `"ctime_ns"`) when it has one settled before
 /// `stamps_before` (ns since the epoch).
+#[cfg(feature = "tree")]
 pub fn write_record_stamped(
     out: &mut Vec<u8>,
     algorithm: Algorithm,
@@ -128,7 +132,7 @@ fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
     crate::digest::push_base64(bytes, out);
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "tree"))]
 mod tests {
     use super::*;
     use crate::stage::Hashed;

@@ -27,9 +27,11 @@ parsers! {
     pub mod read;
     pub mod xxhsum;
 }
+#[cfg(feature = "tree")]
 pub mod check;
 pub mod json;
 pub mod quote;
+#[cfg(feature = "tree")]
 pub mod render;
 
 use std::borrow::Cow;

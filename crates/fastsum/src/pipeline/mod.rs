@@ -45,6 +45,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::algo::Algorithm;
+#[cfg(feature = "cache")]
 use crate::cache::{CacheSession, CachingBatchHasher};
 use crate::error::Result;
 use crate::fs;
@@ -164,6 +165,7 @@ pub fn available_threads() -> usize {
 #[derive(Clone)]
 pub struct TreeHasher {
     options: TreeOptions,
+    #[cfg(feature = "cache")]
     cache: Option<Arc<CacheSession>>,
     progress: Option<Arc<Progress>>,
 }
@@ -178,6 +180,7 @@ impl TreeHasher {
     pub fn with_options(options: TreeOptions) -> Self {
         TreeHasher {
             options,
+            #[cfg(feature = "cache")]
             cache: None,
             progress: None,
         }
@@ -229,6 +232,7 @@ impl TreeHasher {
     /// Answer from (and feed) this cache session. Prefetching is off with
     /// a cache: most files are answered without reading them, and reading
     /// them ahead would undo that.
+    #[cfg(feature = "cache")]
     pub fn cache(mut self, session: Arc<CacheSession>) -> Self {
         self.cache = Some(session);
         self
@@ -283,18 +287,17 @@ impl TreeHasher {
                     .paced(options.pace.clone()),
             )
         };
-        match &self.cache {
-            None => hash_operands_with(&self.options, operands, progress, sink, files),
-            Some(session) => {
-                let options = TreeOptions {
-                    io_depth: Some(0),
-                    ..self.options.clone()
-                };
-                hash_operands_with(&options, operands, progress, sink, |options| {
-                    CachingBatchHasher::new(session.clone(), files(options))
-                })
-            }
+        #[cfg(feature = "cache")]
+        if let Some(session) = &self.cache {
+            let options = TreeOptions {
+                io_depth: Some(0),
+                ..self.options.clone()
+            };
+            return hash_operands_with(&options, operands, progress, sink, |options| {
+                CachingBatchHasher::new(session.clone(), files(options))
+            });
         }
+        hash_operands_with(&self.options, operands, progress, sink, files)
     }
 }
 

@@ -133,6 +133,7 @@ fn map_window<R>(
 /// Maps `len` bytes of `file` at `offset` (a multiple of the page size),
 /// hands them to `absorb`, and unmaps them; pages fault in as touched (by
 /// the calling thread: several threads can each map their own window).
+#[cfg(feature = "tree")]
 pub fn with_window<R>(
     file: &File,
     offset: u64,
@@ -193,8 +194,8 @@ fn for_each_window_prefetched(
     mut absorb: impl FnMut(&[u8]),
 ) -> Result<bool, ErrorKind> {
     std::thread::scope(|scope| {
-        let (windows_tx, windows_rx) = crossbeam_channel::bounded(0);
-        let (spent_tx, spent_rx) = crossbeam_channel::unbounded::<memmap2::Mmap>();
+        let (windows_tx, windows_rx) = std::sync::mpsc::sync_channel(0);
+        let (spent_tx, spent_rx) = std::sync::mpsc::channel::<memmap2::Mmap>();
         scope.spawn(move || {
             let mut offset = 0u64;
             while offset < len {
@@ -252,7 +253,7 @@ fn for_each_window_prefetched(
             drop(guard);
             let window = map.len() as u64;
             if let Err(unsent) = spent_tx.send(map) {
-                drop(unsent.into_inner());
+                drop(unsent.0);
             }
             if faulted {
                 return Err(ErrorKind::ChangedWhileReading);

@@ -35,7 +35,7 @@ use crate::algo::{Algorithm, StreamHasher};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
 use crate::fs::stat::fstat;
-#[cfg(unix)]
+#[cfg(all(unix, feature = "tree"))]
 pub(crate) mod blake3_tree;
 // Maps only where a truncated map's SIGBUS can be caught (Unix): the
 // portable path reads instead.
@@ -244,7 +244,7 @@ impl FileHasher {
             && len >= PARALLEL_THRESHOLD
             && !matches!(self.strategy, ReadStrategy::Read { .. })
         {
-            #[cfg(unix)]
+            #[cfg(all(unix, feature = "tree"))]
             if !crate::fs::portable() {
                 let digest = blake3_tree::hash_file(file, len, &self.meter)?;
                 return Ok((digest, len));

@@ -1,5 +1,6 @@
 //! The stage a run gets unless told otherwise.
 
+#[cfg(feature = "simd")]
 use super::lanes::MultiBufferHasher;
 use super::{BatchHasher, Job, ScalarBatchHasher, StageResult};
 use crate::algo::Algorithm;
@@ -12,6 +13,7 @@ pub(crate) enum AutoBatchHasher {
     /// One file at a time.
     Scalar(ScalarBatchHasher),
     /// Many files in SIMD lanes.
+    #[cfg(feature = "simd")]
     MultiBuffer(MultiBufferHasher),
 }
 
@@ -27,10 +29,14 @@ impl AutoBatchHasher {
         if matches!(strategy, ReadStrategy::Mmap) {
             return AutoBatchHasher::Scalar(ScalarBatchHasher::new(files));
         }
-        match MultiBufferHasher::for_algorithm(algorithm, threads, files) {
-            Ok(lanes) => AutoBatchHasher::MultiBuffer(lanes),
-            Err(files) => AutoBatchHasher::Scalar(ScalarBatchHasher::new(files)),
-        }
+        #[cfg(feature = "simd")]
+        let files = match MultiBufferHasher::for_algorithm(algorithm, threads, files) {
+            Ok(lanes) => return AutoBatchHasher::MultiBuffer(lanes),
+            Err(files) => files,
+        };
+        #[cfg(not(feature = "simd"))]
+        let _ = (algorithm, threads);
+        AutoBatchHasher::Scalar(ScalarBatchHasher::new(files))
     }
 }
 
@@ -38,6 +44,7 @@ impl BatchHasher for AutoBatchHasher {
     fn max_batch(&self) -> usize {
         match self {
             AutoBatchHasher::Scalar(s) => s.max_batch(),
+            #[cfg(feature = "simd")]
             AutoBatchHasher::MultiBuffer(m) => m.max_batch(),
         }
     }
@@ -50,6 +57,7 @@ impl BatchHasher for AutoBatchHasher {
     ) {
         match self {
             AutoBatchHasher::Scalar(s) => s.hash_batch(algorithm, batch, done),
+            #[cfg(feature = "simd")]
             AutoBatchHasher::MultiBuffer(m) => m.hash_batch(algorithm, batch, done),
         }
     }
@@ -57,6 +65,7 @@ impl BatchHasher for AutoBatchHasher {
     fn in_flight(&self) -> bool {
         match self {
             AutoBatchHasher::Scalar(s) => s.in_flight(),
+            #[cfg(feature = "simd")]
             AutoBatchHasher::MultiBuffer(m) => m.in_flight(),
         }
     }
@@ -64,6 +73,7 @@ impl BatchHasher for AutoBatchHasher {
     fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
         match self {
             AutoBatchHasher::Scalar(s) => s.flush(algorithm, done),
+            #[cfg(feature = "simd")]
             AutoBatchHasher::MultiBuffer(m) => m.flush(algorithm, done),
         }
     }

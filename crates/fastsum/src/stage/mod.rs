@@ -21,6 +21,7 @@
 //! which version of the file the digest is of, whatever stage read it.
 
 pub(crate) mod auto;
+#[cfg(feature = "simd")]
 pub(crate) mod lanes;
 pub(crate) mod scalar;
 

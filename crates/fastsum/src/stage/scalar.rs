@@ -52,7 +52,8 @@ impl ScalarBatchHasher {
         hash_open_with(&mut self.files, algorithm, file, span, verify)
     }
 
-    /// The reader, for a stage layered on this one.
+    /// The reader, for a stage layered on this one (the SIMD lanes).
+    #[cfg(feature = "simd")]
     pub(crate) fn files(&mut self) -> &mut FileHasher {
         &mut self.files
     }
