@@ -6,9 +6,9 @@ use std::str::FromStr;
 use crate::error::{Error, ErrorKind};
 
 /// The largest digest fastsum produces: SHA-512 and BLAKE2b-512, 64 bytes.
-pub const MAX_DIGEST_LEN: usize = 64;
+pub(crate) const MAX_DIGEST_LEN: usize = 64;
 
-/// A message digest of up to [`MAX_DIGEST_LEN`] bytes, kept inline (no
+/// A message digest of up to `MAX_DIGEST_LEN` bytes, kept inline (no
 /// allocation per file).
 ///
 /// Bytes are in the canonical order the reference tools print: big-endian
@@ -23,7 +23,7 @@ impl Digest {
     /// A digest holding a copy of `bytes`.
     ///
     /// # Panics
-    /// If `bytes` is longer than [`MAX_DIGEST_LEN`].
+    /// If `bytes` is longer than `MAX_DIGEST_LEN`.
     pub fn from_bytes(bytes: &[u8]) -> Self {
         assert!(
             bytes.len() <= MAX_DIGEST_LEN,

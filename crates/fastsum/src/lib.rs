@@ -93,7 +93,7 @@ pub use algo::{Algorithm, Hasher, StreamHasher};
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Result};
 pub use fs::device::DiskKind;
-pub use fs::{name, portable, FileId, FileLen, FileStamp};
+pub use fs::{name, portable, FileStamp};
 #[cfg(feature = "tree")]
 pub use pipeline::{Order, Outcome, Progress, Record, Sink, TreeHasher, TreeOptions};
 pub use read::{hash_path, FileHasher, ReadStrategy};

@@ -1,6 +1,6 @@
 //! [`Hasher`]: an incremental hash whose algorithm is chosen at run time,
 //! for callers that hold a hash as a value (the Python binding's
-//! hashlib-style objects), where [`dispatch!`](crate::dispatch) cannot
+//! hashlib-style objects), where `dispatch!` cannot
 //! reach: a state per family in one enum, one `match` per call, never per
 //! byte.
 
@@ -56,7 +56,7 @@ pub struct Hasher {
 impl Hasher {
     /// A fresh hash.
     pub fn new(algorithm: Algorithm) -> Hasher {
-        let state = crate::dispatch!(algorithm, H => State::from(H::new(algorithm)));
+        let state = crate::algo::dispatch!(algorithm, H => State::from(H::new(algorithm)));
         Hasher { algorithm, state }
     }
 

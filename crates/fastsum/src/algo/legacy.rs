@@ -141,6 +141,7 @@ fn with_length(checksum: &[u8], len: u64) -> Digest {
 /// `CRC SIZE` for crc, `%05d %5s` (checksum, 1 KiB blocks rounded up) for
 /// bsd, `%d %s` (checksum, 512-byte blocks rounded up) for sysv. `None` for
 /// the digest algorithms.
+#[cfg(any(test, feature = "tree"))]
 pub fn legacy_fields(algorithm: Algorithm, digest: &Digest) -> Option<String> {
     let bytes = digest.as_bytes();
     let split = bytes.len().checked_sub(8)?;

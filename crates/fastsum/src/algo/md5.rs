@@ -217,7 +217,8 @@ impl Default for Md5 {
 }
 
 impl Md5 {
-    /// The state before any block.
+    /// The state before any block (the lanes start from it).
+    #[cfg(feature = "simd")]
     pub const INITIAL_STATE: [u32; 4] = INIT;
 
     /// Absorbs `bytes`.

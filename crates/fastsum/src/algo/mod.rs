@@ -4,7 +4,7 @@
 //! Each family lives in its own file and implements [`StreamHasher`] for
 //! the well-kept crate that does the work (RustCrypto, `blake3`,
 //! `xxhash-rust`, `crc-fast`). Callers write generic code over `H: StreamHasher` and
-//! enter it through [`dispatch!`](crate::dispatch), so the hot loop is
+//! enter it through `dispatch!`, so the hot loop is
 //! compiled once per algorithm with no virtual call per block.
 
 mod blake;
@@ -22,7 +22,8 @@ use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
 
 pub use dynamic::Hasher;
-pub use legacy::legacy_fields;
+#[cfg(feature = "tree")]
+pub(crate) use legacy::legacy_fields;
 
 /// A hash algorithm, with its output length where that is variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,7 +70,7 @@ pub enum Algorithm {
     /// length beside it: `cksum -a crc32b`.
     Crc32b,
     /// The POSIX CRC-32 with the length appended: `cksum`. Its digest is
-    /// the CRC and the byte count (see [`legacy_fields`]).
+    /// the CRC and the byte count (see `legacy_fields`).
     Crc,
     /// The BSD 16-bit checksum: `sum -r`, `cksum -a bsd`.
     Bsd,
@@ -220,7 +221,7 @@ impl Algorithm {
     }
 
     /// True for `cksum`'s and `sum`'s checksums (crc, crc32b, bsd, sysv):
-    /// printed as numbers with the size (see [`legacy_fields`]), never
+    /// printed as numbers with the size (see `legacy_fields`), never
     /// checked with `-c`.
     pub fn is_legacy(self) -> bool {
         matches!(
@@ -245,7 +246,7 @@ impl Algorithm {
     /// assert_eq!(Algorithm::Md5.hash_bytes(b"abc").to_hex(), "900150983cd24fb0d6963f7d28e17f72");
     /// ```
     pub fn hash_bytes(self, bytes: &[u8]) -> Digest {
-        crate::dispatch!(self, H => H::oneshot(self, bytes))
+        crate::algo::dispatch!(self, H => H::oneshot(self, bytes))
     }
 }
 
@@ -334,7 +335,6 @@ pub trait StreamHasher {
 /// Runs `$body` with the type alias `$H` bound to the [`StreamHasher`] for
 /// `$algorithm`: the single point where a runtime algorithm becomes a
 /// compile-time type.
-#[macro_export]
 macro_rules! dispatch {
     ($algorithm:expr, $H:ident => $body:expr) => {{
         use $crate::algo::hashers as __h;
@@ -427,11 +427,15 @@ macro_rules! dispatch {
     }};
 }
 
-/// The concrete [`StreamHasher`] types, named for [`dispatch!`](crate::dispatch).
-pub mod hashers {
+pub(crate) use dispatch;
+
+/// The concrete [`StreamHasher`] types, named for `dispatch!`.
+pub(crate) mod hashers {
     pub use super::blake::{Blake2b, Blake3};
     pub use super::legacy::{Bsd, Crc, Crc32b, Sysv};
-    pub use super::md5::{compress as md5_compress, Md5};
+    #[cfg(feature = "simd")]
+    pub use super::md5::compress as md5_compress;
+    pub use super::md5::Md5;
     pub use super::rustcrypto::{
         Sha1, Sha224, Sha256, Sha384, Sha3_224, Sha3_256, Sha3_384, Sha3_512, Sha512, Sm3,
     };

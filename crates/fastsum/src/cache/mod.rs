@@ -11,7 +11,7 @@
 //! **Racy entries** (git's racy-git problem): a file written in the same
 //! timestamp tick as it was hashed can change again without its stamp
 //! changing. So an entry is stored only if the file's mtime and ctime are
-//! at least [`RACY_WINDOW`] older than the moment hashing started, and not
+//! at least `RACY_WINDOW` older than the moment hashing started, and not
 //! in the future; a racy file is simply hashed again next time.
 //!
 //! The store is SQLite (WAL mode, a busy timeout so concurrent runs share
@@ -27,7 +27,7 @@
 //! [`Snapshot`], in bulk or (for a run's session, `lazy`) a directory at
 //! a time as the run reaches it, holding a few MiB whatever the tree's
 //! size; a [`CacheSession`] answers lookups from it and collects
-//! what the run read; [`CachingBatchHasher`] is the pipeline stage that
+//! what the run read; `CachingBatchHasher` is the pipeline stage that
 //! puts the session in front of any other stage.
 
 mod dir_entries;
@@ -40,11 +40,11 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub use crate::fs::stat::{now_ns, RACY_WINDOW};
+pub use crate::fs::stat::now_ns;
 pub use crate::fs::FileStamp;
-pub use dir_entries::{DirEntries, Entry};
+pub use dir_entries::Entry;
 pub use maintenance::Summary;
-pub use session::{absolute_in, CacheSession, MAX_REREADS};
+pub use session::{absolute_in, CacheSession};
 pub use snapshot::Snapshot;
-pub use stage::CachingBatchHasher;
-pub use store::{Cache, NewEntry, RunStats, FORMAT_VERSION};
+pub(crate) use stage::CachingBatchHasher;
+pub use store::{Cache, NewEntry, RunStats};

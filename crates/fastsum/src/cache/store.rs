@@ -20,7 +20,7 @@ use crate::fs::FileStamp;
 /// of it (the file is moved aside and rebuilt). 3: rows are keyed by the
 /// algorithm with its parameters (`blake2b-256`, not `blake2b`); format 2
 /// caches could hold another length's or another algorithm's digests.
-pub const FORMAT_VERSION: &str = "3";
+pub(crate) const FORMAT_VERSION: &str = "3";
 
 /// One digest to remember.
 #[derive(Clone, Debug)]

@@ -50,7 +50,7 @@ use crate::walk::SpecialKind;
 
 /// What every directory's hashed input starts with: the specification's
 /// name and version.
-pub const HEADER: &[u8] = b"fastsum directory 1\0";
+pub(crate) const HEADER: &[u8] = b"fastsum directory 1\0";
 
 /// An entry's kind as the specification writes it (one byte).
 fn kind_byte(kind: SpecialKind) -> u8 {

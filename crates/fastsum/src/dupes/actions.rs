@@ -90,7 +90,7 @@ pub struct Acted {
 }
 
 /// The member `keep` chooses.
-pub fn kept_member(group: &Group, keep: Keep) -> &Member {
+pub(crate) fn kept_member(group: &Group, keep: Keep) -> &Member {
     let first = &group.members[0];
     match keep {
         Keep::First => first,

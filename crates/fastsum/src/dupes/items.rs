@@ -15,7 +15,7 @@ use crate::fs::FileStamp;
 /// (docs/BENCHMARKS.md, medians warm / cold): 4 KiB 0.216 / 1.452 s,
 /// 16 KiB 0.209 / 1.429 s, 64 KiB 0.219 / 1.515 s; the corpus's traps
 /// that share their first and last 64 KiB need whole files at any length.
-pub const EDGE: u64 = 4096;
+pub(crate) const EDGE: u64 = 4096;
 
 /// The whole-file stage reads (does not map) in blocks of this size: a
 /// mapped window counts in the resident set, 8 MiB per worker, and on

@@ -27,7 +27,7 @@ pub(super) fn temporary_name(member: &[u8], pid: u32) -> Vec<u8> {
 /// The process id in a name shaped as an action's temporary names are
 /// (`.fastsum-NAME.PID.tmp`), or
 /// `None` for any other name.
-pub fn pid_of(name: &[u8]) -> Option<u32> {
+pub(crate) fn pid_of(name: &[u8]) -> Option<u32> {
     let rest = name.strip_prefix(b".fastsum-")?.strip_suffix(b".tmp")?;
     let dot = rest.iter().rposition(|&b| b == b'.')?;
     let (member, digits) = (&rest[..dot], &rest[dot + 1..]);

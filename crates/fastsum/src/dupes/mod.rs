@@ -8,7 +8,7 @@
 //! 3. **collapse hard links**: paths of one inode are one content, hashed
 //!    once; a group needs two inodes unless `hard_links`;
 //! 4. **prefix**, 5. **suffix**: a short hash of the first and the last
-//!    [`EDGE`] bytes splits most groups of one size without reading whole
+//!    `EDGE` bytes splits most groups of one size without reading whole
 //!    files;
 //! 6. **whole file** in the chosen algorithm (through the pipeline: every
 //!    core, the lanes for MD5/SHA-1, the cache in front when given);
@@ -35,10 +35,6 @@ use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::{FileId, FileStamp};
 use crate::walk::WalkOptions;
-
-/// Bytes hashed at each end of a file before whole files are: see
-/// `items::EDGE` for the measurement.
-pub use items::EDGE;
 
 /// How to look for duplicates.
 #[derive(Clone)]

@@ -30,7 +30,9 @@ pub mod stat;
 
 #[cfg(feature = "cache")]
 pub(crate) use device::generated;
-pub use stat::{FileId, FileLen, FileStamp};
+pub use stat::FileStamp;
+#[cfg(feature = "tree")]
+pub(crate) use stat::{FileId, FileLen};
 
 /// Whether the portable (standard library) path runs: always off Linux,
 /// and on Linux when the environment says `FASTSUM_PORTABLE=1` (read once).

@@ -22,7 +22,7 @@ pub const MAGIC: &[u8] = b"%%%% HASHDEEP-1.0";
 
 /// The algorithms hashdeep names that fastsum computes, by hashdeep's
 /// names (it also knows tiger and whirlpool).
-pub fn algorithm_of(name: &str) -> Option<Algorithm> {
+pub(crate) fn algorithm_of(name: &str) -> Option<Algorithm> {
     match name {
         "md5" => Some(Algorithm::Md5),
         "sha1" => Some(Algorithm::Sha1),

@@ -60,7 +60,7 @@ pub fn write_escaped(name: &[u8], out: &mut Vec<u8>) {
 /// Reverses [`write_escaped`]. `None` if the name ends in a lone backslash,
 /// has a backslash before anything but `\`, `n` or `r`, or holds a NUL
 /// (coreutils' `filename_unescape`).
-pub fn unescape(name: &[u8]) -> Option<Cow<'_, [u8]>> {
+pub(crate) fn unescape(name: &[u8]) -> Option<Cow<'_, [u8]>> {
     if !name.iter().any(|&b| b == b'\\' || b == 0) {
         return Some(Cow::Borrowed(name));
     }

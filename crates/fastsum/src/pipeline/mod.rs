@@ -24,10 +24,10 @@
 //! tree. With `--unordered` the walk is [`walk::walk`], on several
 //! threads.
 //!
-//! The hashing stage is the [`BatchHasher`] trait: a worker hands it a batch
+//! The hashing stage is the `BatchHasher` trait: a worker hands it a batch
 //! of files, not one file, so that a multi-lane hasher (several independent
 //! MD5 streams advanced together in SIMD registers, fed from several files
-//! at once) can take the place of [`ScalarBatchHasher`](crate::stage::ScalarBatchHasher) without touching the
+//! at once) can take the place of `ScalarBatchHasher` without touching the
 //! walk, the ordering or the output.
 
 mod backlog;
@@ -63,14 +63,14 @@ const RESULT_QUEUE: usize = 1024;
 /// Prefetch threads unless told otherwise (`--io-depth`): how many opens
 /// and read-ahead requests may wait on the device at once, apart from the
 /// hashing threads. Chosen by measurement (docs/BENCHMARKS.md, issue 16).
-pub const DEFAULT_IO_DEPTH: usize = 8;
+pub(crate) const DEFAULT_IO_DEPTH: usize = 8;
 
 /// Prefetch threads when an operand is on a rotational disk: one, going
 /// through the files in inode order, so the head sweeps instead of
 /// hopping between several files (on an emulated 7200 rpm disk, 5,000
 /// files: 3.0 s with one, 4.6 s with two, 5.2 s with eight, 26.6 s with
 /// none and two workers reading; docs/BENCHMARKS.md).
-pub const ROTATIONAL_IO_DEPTH: usize = 1;
+pub(crate) const ROTATIONAL_IO_DEPTH: usize = 1;
 
 /// The order results are handed out in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,8 +100,8 @@ pub struct TreeOptions {
     /// How each file is read.
     pub strategy: ReadStrategy,
     /// Prefetch threads reading ahead of the workers when the page cache
-    /// is cold (0: none); `None`: by the device, [`DEFAULT_IO_DEPTH`], or
-    /// [`ROTATIONAL_IO_DEPTH`] when an operand is on a rotational disk.
+    /// is cold (0: none); `None`: by the device, `DEFAULT_IO_DEPTH`, or
+    /// `ROTATIONAL_IO_DEPTH` when an operand is on a rotational disk.
     /// See `prefetch.rs`.
     pub io_depth: Option<usize>,
     /// Drop from the page cache, once hashed, the files that were not in
@@ -304,7 +304,7 @@ impl TreeHasher {
 /// A run with the hashing stage of one's choice (the default stages are
 /// [`TreeHasher`]'s):
 /// `make_hasher` is called once per worker thread.
-pub fn hash_operands_with<B: BatchHasher>(
+pub(crate) fn hash_operands_with<B: BatchHasher>(
     options: &TreeOptions,
     operands: &[Source],
     progress: &Progress,

@@ -33,7 +33,7 @@ pub enum Outcome {
 pub struct Record {
     /// Index of the operand it belongs to.
     pub operand: usize,
-    /// Its place in the output (see [`crate::stage::Job::seq`]).
+    /// Its place in the output (see `crate::stage::Job::seq`).
     pub seq: u64,
     /// The path as the user will see it (`-` for standard input).
     pub path: PathBuf,

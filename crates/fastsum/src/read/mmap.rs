@@ -54,7 +54,7 @@ pub fn hash_mapped(
     if len <= WINDOW as u64 {
         // One window: the one-shot function, which for xxHash beats the
         // streaming state.
-        return crate::dispatch!(algorithm, H => {
+        return crate::algo::dispatch!(algorithm, H => {
             match map_window(file, 0, len as usize, true, |bytes| H::oneshot(algorithm, bytes))? {
                 Window::Unmapped(_) => Ok(None),
                 Window::Absorbed(digest) => {
@@ -67,7 +67,7 @@ pub fn hash_mapped(
             }
         });
     }
-    crate::dispatch!(algorithm, H => {
+    crate::algo::dispatch!(algorithm, H => {
         let mut hasher = H::new(algorithm);
         let mapped = if prefetch {
             for_each_window_prefetched(file, len, meter, |window| hasher.update(window))?
@@ -285,7 +285,7 @@ mod tests {
                         .unwrap();
                 // The streaming state, fed in odd pieces, is the reference
                 // for both the one-window one-shot and the windowed paths.
-                let streamed = crate::dispatch!(algorithm, H => {
+                let streamed = crate::algo::dispatch!(algorithm, H => {
                     let mut h = H::new(algorithm);
                     data[..len].chunks(77_777).for_each(|c| h.update(c));
                     h.finalize()
@@ -305,7 +305,7 @@ mod tests {
         let mut f = tempfile::tempfile().unwrap();
         f.write_all(&data).unwrap();
         for algorithm in [Algorithm::Md5, Algorithm::Xxh3] {
-            let expected = crate::dispatch!(algorithm, H => H::oneshot(algorithm, &data));
+            let expected = crate::algo::dispatch!(algorithm, H => H::oneshot(algorithm, &data));
             use std::sync::atomic::{AtomicU64, Ordering};
             let progress = std::sync::Arc::new(AtomicU64::new(0));
             for prefetch in [true, false] {

@@ -4,7 +4,7 @@
 //! from `scripts/sweep-io` on the standard corpus (one thread, warm cache,
 //! medians), recorded in `docs/BENCHMARKS.md` ("I/O sweep").
 //!
-//! * **Files of at least [`MMAP_THRESHOLD`] (256 KiB) are mapped**, in
+//! * **Files of at least `MMAP_THRESHOLD` (256 KiB) are mapped**, in
 //!   bounded windows, for every algorithm. With MD5 and SHA near 0.8 and
 //!   1.6 GB/s the copy out of the page cache is no longer free: on 256 MiB
 //!   of 256 KiB files, md5 0.376 s read vs 0.366 s mapped, xxh3 0.051 vs
@@ -45,22 +45,23 @@ pub(crate) mod mmap;
 mod sigbus;
 
 /// The read size used unless told otherwise: 256 KiB, so that every file
-/// below [`MMAP_THRESHOLD`] is read in one call (module docs).
+/// below `MMAP_THRESHOLD` is read in one call (module docs).
 pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 
 /// Files at least this large are mapped rather than read (see
 /// `mmap.rs`). Below it, the map set-up and page-table teardown cost
 /// more than the copy they save (module docs).
-pub const MMAP_THRESHOLD: u64 = 256 * 1024;
+pub(crate) const MMAP_THRESHOLD: u64 = 256 * 1024;
 
 /// Files at least this large, hashed with other cores free, have their
 /// next map window populated by a helper thread (issue 6: MD5 of 1 GiB,
 /// 1.417 s without, see docs/BENCHMARKS.md).
-pub const PREFETCH_THRESHOLD: u64 = 64 * 1024 * 1024;
+#[cfg(unix)]
+pub(crate) const PREFETCH_THRESHOLD: u64 = 64 * 1024 * 1024;
 
 /// BLAKE3 files at least this large are hashed by several threads at once
 /// (when [`FileHasher::parallel_large_files`] is on); see `blake3_tree.rs`.
-pub const PARALLEL_THRESHOLD: u64 = 16 * 1024 * 1024;
+pub(crate) const PARALLEL_THRESHOLD: u64 = 16 * 1024 * 1024;
 
 /// How a file's bytes reach the hasher.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -282,7 +283,7 @@ impl FileHasher {
         };
         let meter = &self.meter;
         let buffer = &mut self.buffer;
-        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, file, buffer, meter, known_len))
+        crate::algo::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, file, buffer, meter, known_len))
             .map_err(ErrorKind::from)
     }
 
@@ -314,7 +315,7 @@ impl FileHasher {
         reader: impl Read,
     ) -> io::Result<(Digest, u64)> {
         let meter = &self.meter;
-        crate::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer, meter, None))
+        crate::algo::dispatch!(algorithm, H => hash_reader_with::<H>(algorithm, reader, &mut self.buffer, meter, None))
     }
 
     /// Hashes everything `reader` yields, in reads of the buffer's size.
@@ -375,7 +376,7 @@ impl Read for RangeReader<'_> {
 
 /// Files smaller than this take the short way: `open`, `fstat`, reads to
 /// EOF, `close`; no read-ahead advice and no map (module docs).
-pub const SMALL_FILE_LIMIT: u64 = MMAP_THRESHOLD;
+pub(crate) const SMALL_FILE_LIMIT: u64 = MMAP_THRESHOLD;
 
 /// Whether a memory map beats reads for `algorithm` on a file of at least
 /// [`MMAP_THRESHOLD`] bytes: for every algorithm (module docs).

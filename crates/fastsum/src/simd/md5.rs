@@ -26,7 +26,7 @@
 use crate::algo::md5::K;
 
 /// The most lanes any width has.
-pub const MAX_LANES: usize = 32;
+pub(crate) const MAX_LANES: usize = 32;
 
 /// A SIMD width for [`compress_lanes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -9,13 +9,13 @@
 
 use std::sync::OnceLock;
 
-pub use super::cpu::{cpu, Cpu};
+pub use super::cpu::cpu;
 use super::md5::LaneWidth;
 use super::sha1::Sha1Width;
 
 /// What `FASTSUM_SIMD` allows, narrowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Ceiling {
+pub(crate) enum Ceiling {
     /// No lanes at all.
     Scalar,
     /// Up to SSE2's 4 lanes.
@@ -62,7 +62,7 @@ impl Ceiling {
 /// hardware here, and time under qemu means nothing; two independent
 /// chains keep the SIMD pipes of cores with 2-4 of them busy, as the x86
 /// 2x widths do; instruction counts in docs/BENCHMARKS.md).
-pub fn md5_width(ceiling: Ceiling) -> Option<LaneWidth> {
+pub(crate) fn md5_width(ceiling: Ceiling) -> Option<LaneWidth> {
     [
         (LaneWidth::Avx512x2, Ceiling::Unlimited),
         (LaneWidth::Avx512, Ceiling::Avx512),
@@ -84,7 +84,7 @@ pub fn md5_width(ceiling: Ceiling) -> Option<LaneWidth> {
 /// only where the CPU lacks the ARMv8 SHA instructions (a Raspberry Pi 4's
 /// Cortex-A72): SSE2's lesson, that 4 lanes of plain SIMD lose to a
 /// hardware SHA-1 stream, is taken as NEON's too.
-pub fn sha1_width(ceiling: Ceiling) -> Option<Sha1Width> {
+pub(crate) fn sha1_width(ceiling: Ceiling) -> Option<Sha1Width> {
     let hardware_sha = super::cpu::cpu().sha2_instructions;
     [
         (Sha1Width::Avx512x2, Ceiling::Unlimited),

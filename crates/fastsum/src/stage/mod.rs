@@ -1,10 +1,10 @@
 //! The hashing stage: what a pipeline worker hands a batch of files to.
 //!
-//! The vocabulary every stage shares lives here: a [`Job`] (one file, the
-//! [`Span`] of it to hash, whether to verify the read), its [`Source`], the
-//! [`Hashed`] result and the [`BatchHasher`] trait. Stages:
+//! The vocabulary every stage shares lives here: a `Job` (one file, the
+//! `Span` of it to hash, whether to verify the read), its [`Source`], the
+//! [`Hashed`] result and the `BatchHasher` trait. Stages:
 //!
-//! * [`ScalarBatchHasher`]: one file at a time through a
+//! * `ScalarBatchHasher`: one file at a time through a
 //!   [`FileHasher`](crate::FileHasher);
 //! * `lanes::MultiBufferHasher`: MD5 or SHA-1 of many files at once in
 //!   SIMD lanes;
@@ -14,7 +14,7 @@
 //!   them.
 //!
 //! **Verified reads** are part of the contract: a job with
-//! [`Job::verify`] set is read with the file's stamp taken when it is
+//! `Job::verify` set is read with the file's stamp taken when it is
 //! opened and again, on the same descriptor, when it is done. If they
 //! differ the job fails with [`ErrorKind::ChangedWhileReading`]; if not,
 //! [`Hashed::stamp`] carries the stamp, so a caller (the cache) knows
@@ -33,11 +33,11 @@ use crate::error::ErrorKind;
 use crate::fs::{FileLen, FileStamp};
 
 pub(crate) use auto::AutoBatchHasher;
-pub use scalar::ScalarBatchHasher;
+pub(crate) use scalar::ScalarBatchHasher;
 
 /// The most files a worker hands its hasher at once (a hasher may ask for
 /// fewer through [`BatchHasher::max_batch`]).
-pub const MAX_BATCH_FILES: usize = 64;
+pub(crate) const MAX_BATCH_FILES: usize = 64;
 
 /// Where a job's bytes come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub enum Source {
 /// The bytes of a file a job covers: all of them, or a range (duplicate
 /// finding hashes a prefix, then a suffix, before whole files).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     /// The first byte.
     pub start: FileLen,
     /// How many bytes from `start` (`None`: to the end of the file).
@@ -65,7 +65,9 @@ impl Span {
         len: None,
     };
 
-    /// `len` bytes from `start` (fewer if the file ends first).
+    /// `len` bytes from `start` (fewer if the file ends first; the lanes'
+    /// tests).
+    #[cfg(all(test, feature = "simd"))]
     pub fn range(start: u64, len: u64) -> Span {
         Span {
             start: FileLen(start),
@@ -81,7 +83,7 @@ impl Span {
 
 /// One file to hash.
 #[derive(Debug)]
-pub struct Job {
+pub(crate) struct Job {
     /// Index of the operand it came from.
     pub operand: usize,
     /// Its place in the output (every job and walk record of a run has
@@ -137,7 +139,7 @@ impl Hashed {
 }
 
 /// What a stage reports for one job.
-pub type StageResult = std::result::Result<Hashed, ErrorKind>;
+pub(crate) type StageResult = std::result::Result<Hashed, ErrorKind>;
 
 /// The hashing stage: hashes a batch of files and reports each one.
 ///
@@ -145,7 +147,7 @@ pub type StageResult = std::result::Result<Hashed, ErrorKind>;
 /// implementation may hash them in any order and interleaved (a multi-lane
 /// hasher advances several at once) but must call `done` exactly once per
 /// job, and an error in one file must not affect the others.
-pub trait BatchHasher: Send {
+pub(crate) trait BatchHasher: Send {
     /// The largest batch worth handing over (at most [`MAX_BATCH_FILES`]).
     /// Workers hand over less when the queue is short, so that the last
     /// files of a run are spread over all workers.

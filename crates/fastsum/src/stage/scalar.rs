@@ -12,7 +12,7 @@ use crate::read::FileHasher;
 /// The one-file-at-a-time hasher: a [`FileHasher`] (one read buffer) per
 /// worker, small files by the short way.
 #[derive(Debug)]
-pub struct ScalarBatchHasher {
+pub(crate) struct ScalarBatchHasher {
     files: FileHasher,
 }
 
