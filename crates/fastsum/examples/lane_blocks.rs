@@ -1,5 +1,5 @@
 //! Runs one multi-buffer kernel over BLOCKS 64-byte blocks per lane, for
-//! counting the instructions it executes (scripts/kernel-instructions runs
+//! counting the instructions it executes (scripts/probe/kernel-instructions runs
 //! it under qemu at two block counts; the difference, over the blocks and
 //! the lanes, is the kernel's instructions per block per lane).
 //!

@@ -1,5 +1,5 @@
 //! Known-answer vectors from reference implementations (see
-//! `scripts/make-kat`): every algorithm, lengths around every padding and
+//! `scripts/tests/make-kat`): every algorithm, lengths around every padding and
 //! block boundary (0..=200 bytes, 4 KiB, 64 KiB, 1 MiB), the RFC 1321 and
 //! FIPS 180 strings; hashed in one piece, through the streaming reader with
 //! awkward read sizes, and through the mmap path.

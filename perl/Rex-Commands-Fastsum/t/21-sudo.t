@@ -9,7 +9,7 @@ use lib 't/lib';
 use TestHost qw(write_file read_tree);
 
 chomp( my $sudo = `sh -c 'command -v sudo'` );
-plan skip_all => 'no sudo (scripts/install-peers installs it)' if !$sudo;
+plan skip_all => 'no sudo (scripts/tests/install-peers installs it)' if !$sudo;
 # Rex's sudo must not wait for a password: root, or sudo without one.
 plan skip_all => 'sudo asks for a password here' if system("'$sudo' -n true 2>/dev/null") != 0;
 my $d    = File::Temp->newdir;

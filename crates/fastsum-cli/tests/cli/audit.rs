@@ -17,7 +17,7 @@ fn hashdeep(env: &TestEnv, args: &[&str]) -> (i32, String) {
         .args(args)
         .current_dir(env.path())
         .output()
-        .expect("hashdeep runs (scripts/install-peers installs it)");
+        .expect("hashdeep runs (scripts/tests/install-peers installs it)");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -1,7 +1,7 @@
 //! fastsum's command-line tests, gathered in one test binary (one build
 //! and one link instead of one a file, as ripgrep's tests/ does): each
 //! module is the suite of one command or question, run against the built
-//! `fastsum` and the reference tools scripts/install-peers installs.
+//! `fastsum` and the reference tools scripts/tests/install-peers installs.
 
 // The helpers: each suite uses its own part of them.
 #[allow(dead_code)]

@@ -40,7 +40,7 @@ fn the_man_page_renders_without_warnings_and_lists_every_option() {
         .env("MANPAGER", "cat")
         .env("LC_ALL", "C.UTF-8")
         .output()
-        .expect("man (man-db, installed by scripts/install-peers)");
+        .expect("man (man-db, installed by scripts/tests/install-peers)");
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "man warned");
     let text = String::from_utf8_lossy(&out.stdout).replace('\u{2010}', "-");
@@ -110,7 +110,7 @@ fn zsh_and_fish_load_their_scripts() {
         .args(["-n", "_fastsum"])
         .current_dir(env.path())
         .output();
-    let check = check.expect("zsh (installed by scripts/install-peers)");
+    let check = check.expect("zsh (installed by scripts/tests/install-peers)");
     assert!(
         check.status.success(),
         "{}",
@@ -127,7 +127,7 @@ fn zsh_and_fish_load_their_scripts() {
         .current_dir(env.path())
         .env("HOME", env.path())
         .output()
-        .expect("fish (installed by scripts/install-peers)");
+        .expect("fish (installed by scripts/tests/install-peers)");
     assert!(
         out.status.success(),
         "{}",

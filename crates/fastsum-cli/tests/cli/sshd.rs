@@ -25,7 +25,7 @@ pub fn keygen(path: &Path) {
         .args(["-q", "-t", "ed25519", "-N", "", "-f"])
         .arg(path)
         .status()
-        .expect("ssh-keygen (openssh-client) is installed by scripts/install-peers");
+        .expect("ssh-keygen (openssh-client) is installed by scripts/tests/install-peers");
     assert!(ok.success());
 }
 
@@ -87,7 +87,7 @@ fn try_start_sshd() -> Option<Sshd> {
         .args(["-D", "-e"])
         .stderr(Stdio::null())
         .spawn()
-        .expect("sshd (openssh-server) is installed by scripts/install-peers");
+        .expect("sshd (openssh-server) is installed by scripts/tests/install-peers");
     let mut sshd = Sshd { dir, port, child };
     let until = Instant::now() + Duration::from_secs(20);
     while !answers_ssh(port) {

@@ -235,7 +235,7 @@ pub fn reference_hex(tool: &str, bytes: &[u8]) -> String {
 }
 
 /// The coreutils programs fastsum's personalities follow, as built by
-/// `scripts/gnu-reference` (release 9.10, not the system's).
+/// `scripts/tests/gnu-reference` (release 9.10, not the system's).
 pub const COREUTILS_TOOLS: [&str; 9] = [
     "md5sum",
     "sha1sum",
@@ -249,7 +249,7 @@ pub const COREUTILS_TOOLS: [&str; 9] = [
 ];
 
 /// Where the reference tool lives: coreutils' from `$FASTSUM_GNU_BIN` or
-/// `target/coreutils-9.10/bin` (`scripts/gnu-reference`), the others from
+/// `target/coreutils-9.10/bin` (`scripts/tests/gnu-reference`), the others from
 /// PATH. A missing peer fails the test: CI installs them all (see
 /// .ci/run), and a silently skipped comparison proves nothing.
 pub fn reference_path(tool: &str) -> PathBuf {
@@ -262,7 +262,7 @@ pub fn reference_path(tool: &str) -> PathBuf {
         let candidate = dir.join(tool);
         assert!(
             candidate.is_file(),
-            "coreutils 9.10's {tool} is not built: run scripts/gnu-reference (looked in {})",
+            "coreutils 9.10's {tool} is not built: run scripts/tests/gnu-reference (looked in {})",
             dir.display()
         );
         return candidate;
@@ -316,7 +316,7 @@ pub fn python(script: &str, input: &[u8]) -> String {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("python3 (installed by scripts/install-peers)");
+        .expect("python3 (installed by scripts/tests/install-peers)");
     child
         .stdin
         .take()

@@ -611,7 +611,7 @@ fn several_algorithms_from_one_read_match_one_run_each_and_rhash() {
         .args(["--md5", "--sha256", "-r", "t"])
         .current_dir(env.path())
         .output()
-        .expect("rhash (installed by scripts/install-peers)");
+        .expect("rhash (installed by scripts/tests/install-peers)");
     let mut theirs: Vec<String> = String::from_utf8(rhash.stdout)
         .unwrap()
         .lines()

@@ -22,7 +22,7 @@ use crate::read::FileHasher;
 
 /// Bytes compared per read: 64 KiB buffers stay in the core's cache; on
 /// the corpus's `changes` the floor of reading both trees (open, fstat,
-/// read, close; scripts/read-floor.c with this buffer) is 147 ms at 64 KiB
+/// read, close; scripts/probe/read-floor.c with this buffer) is 147 ms at 64 KiB
 /// and 260 ms at 256 KiB, and mapping the large files instead measured no
 /// better than reading them (docs/BENCHMARKS.md).
 const CHUNK: usize = 64 * 1024;

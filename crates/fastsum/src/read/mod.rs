@@ -1,7 +1,7 @@
 //! How bytes get from disk to the hasher.
 //!
 //! Everything about reading lives here, with the reasons. The figures come
-//! from `scripts/sweep-io` on the standard corpus (one thread, warm cache,
+//! from `scripts/bench/sweep-io` on the standard corpus (one thread, warm cache,
 //! medians), recorded in `docs/BENCHMARKS.md` ("I/O sweep").
 //!
 //! * **Files of at least `MMAP_THRESHOLD` (256 KiB) are mapped**, in
