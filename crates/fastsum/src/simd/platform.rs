@@ -5,7 +5,7 @@
 //! `scalar|neon|neonx2` (aarch64) is a ceiling: the
 //! widest supported width at or below it is taken (`scalar` turns lanes
 //! off, an unknown value is no ceiling). Unset, the fastest width measured
-//! on the CPU is taken (docs/BENCHMARKS.md).
+//! on the CPU is taken (docs/BENCHMARKS-LOG.md).
 
 use std::sync::OnceLock;
 
@@ -61,7 +61,7 @@ impl Ceiling {
 /// interleaved NEON groups, then one (reasoned, not measured: no aarch64
 /// hardware here, and time under qemu means nothing; two independent
 /// chains keep the SIMD pipes of cores with 2-4 of them busy, as the x86
-/// 2x widths do; instruction counts in docs/BENCHMARKS.md).
+/// 2x widths do; instruction counts in docs/BENCHMARKS-LOG.md).
 pub(crate) fn md5_width(ceiling: Ceiling) -> Option<LaneWidth> {
     [
         (LaneWidth::Avx512x2, Ceiling::Unlimited),
@@ -80,7 +80,7 @@ pub(crate) fn md5_width(ceiling: Ceiling) -> Option<LaneWidth> {
 /// The SHA-1 width under `ceiling` on this CPU: AVX-512 2x16 where the CPU
 /// has AVX-512 (1.5x the single 16-lane group), else AVX2 2x8 (1.26x AVX2
 /// x8); SSE2 has no SHA-1 lanes (they lose to SHA-NI). Measured against
-/// the SHA-NI single stream in docs/BENCHMARKS.md. On aarch64, NEON lanes
+/// the SHA-NI single stream in docs/BENCHMARKS-LOG.md. On aarch64, NEON lanes
 /// only where the CPU lacks the ARMv8 SHA instructions (a Raspberry Pi 4's
 /// Cortex-A72): SSE2's lesson, that 4 lanes of plain SIMD lose to a
 /// hardware SHA-1 stream, is taken as NEON's too.

@@ -1,6 +1,6 @@
 //! Multi-buffer SHA-1: independent messages advanced together in SIMD
 //! lanes, as [`super::md5`] does for MD5. Measured against the SHA-NI
-//! single stream in `docs/BENCHMARKS.md` (`cargo bench -p fastsum --bench
+//! single stream in `docs/BENCHMARKS-LOG.md` (`cargo bench -p fastsum --bench
 //! hashing -- sha1_lanes`); `crate::stage::lanes` runs it for `-a sha1`.
 //!
 //! Widths: AVX2 (8 lanes), AVX-512 (16 lanes; three-input logic and
