@@ -41,17 +41,14 @@ struct AuditArgs {
     /// '=').
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
     cache: Option<Option<PathBuf>>,
-    /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
-          value_parser = clap::value_parser!(u16).range(0..=1024))]
-    threads: u16,
+    #[command(flatten)]
+    jobs: crate::term::shared::Threads,
     /// The directory the list's paths start with, when it cannot be told
     /// from the list (what diff's old-root option says).
     #[arg(long, value_name = "PATH")]
     root: Option<PathBuf>,
-    /// Never show the progress bar.
-    #[arg(long)]
-    no_progress: bool,
+    #[command(flatten)]
+    bar: crate::term::shared::ProgressBar,
 }
 
 /// `fastsum audit`'s arguments, for the man page and the completions.
@@ -78,10 +75,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let options = DiffOptions {
         algorithm,
         walk: WalkOptions::default(),
-        threads: match args.threads {
-            0 => fastsum::pipeline::available_threads(),
-            n => usize::from(n),
-        },
+        threads: args.jobs.or_all(),
         all: true,
         old_root: args.root.clone(),
         cache: session.clone(),
@@ -93,7 +87,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         false => Side::Manifest(args.manifest.clone()),
     };
     let display = crate::term::progress::Display::default();
-    let show = crate::term::progress::wanted(args.no_progress);
+    let show = args.bar.shown();
     let mut out = Output::new(Buffering::Line);
     let mut trouble = false;
     let result = std::thread::scope(|scope| {

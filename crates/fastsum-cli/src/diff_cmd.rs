@@ -10,7 +10,6 @@ use clap::{CommandFactory, Parser};
 use fastsum::diff::{diff, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
 use fastsum::manifest::json::write_name;
 use fastsum::manifest::{needs_escape, write_escaped};
-use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
 use crate::term::output::{Buffering, Output};
@@ -37,27 +36,12 @@ struct DiffArgs {
     /// '='); a remote side's fastsum uses its own cache there.
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
     cache: Option<Option<PathBuf>>,
-    /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
-          value_parser = clap::value_parser!(u16).range(0..=1024))]
-    threads: u16,
-    /// Leave out matching paths (gitignore syntax; repeatable).
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
-    /// Never show the progress bar (shown on a terminal's stderr after a
-    /// second otherwise).
-    #[arg(long)]
-    no_progress: bool,
-    /// Go at most N levels below each directory (1: its own files only;
-    /// find's maxdepth).
-    #[arg(long, value_name = "N")]
-    max_depth: Option<usize>,
-    /// Follow symbolic links (compare what they point to).
-    #[arg(short = 'L', long = "follow")]
-    follow: bool,
-    /// Stay on the file system of each tree's root.
-    #[arg(long)]
-    one_file_system: bool,
+    #[command(flatten)]
+    jobs: crate::term::shared::Threads,
+    #[command(flatten)]
+    walk: crate::term::shared::Walk,
+    #[command(flatten)]
+    bar: crate::term::shared::ProgressBar,
     /// Print nothing: the exit status says it.
     #[arg(short = 'q', long)]
     quiet: bool,
@@ -142,7 +126,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         &roots,
     );
     let mut options = diff_options(&args, algorithm, session.clone());
-    let show = crate::term::progress::wanted(args.no_progress);
+    let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
     if show {
         options.progress = Some(counters.clone());
@@ -186,18 +170,8 @@ fn diff_options(
 ) -> DiffOptions {
     DiffOptions {
         algorithm,
-        walk: WalkOptions {
-            follow_links: args.follow,
-            one_file_system: args.one_file_system,
-            excludes: args.exclude.clone(),
-            max_depth: args.max_depth,
-            ..WalkOptions::default()
-        },
-        threads: if args.threads == 0 {
-            fastsum::pipeline::available_threads()
-        } else {
-            usize::from(args.threads)
-        },
+        walk: args.walk.options(),
+        threads: args.jobs.or_all(),
         all: args.all,
         old_root: args.old_root.clone(),
         new_root: args.new_root.clone(),

@@ -9,7 +9,6 @@ use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{act_on_group, Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::leftovers::{self, Cleared};
 use fastsum::dupes::{find_duplicates, DupesOptions, Group};
-use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
 use crate::term::count;
@@ -33,10 +32,8 @@ struct DupesArgs {
     /// first, not their sub-directories again.
     #[arg(long)]
     dirs: bool,
-    /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
-          value_parser = clap::value_parser!(u16).range(0..=1024))]
-    threads: u16,
+    #[command(flatten)]
+    jobs: crate::term::shared::Threads,
     /// Leave out files smaller than this (bytes; K, M, G suffixes).
     #[arg(long, value_name = "SIZE", value_parser = crate::term::parse_size)]
     min_size: Option<u64>,
@@ -49,26 +46,13 @@ struct DupesArgs {
     /// Count paths that share an inode (hard links) as duplicates.
     #[arg(long)]
     hard_links: bool,
-    /// Leave out matching paths (gitignore syntax; repeatable).
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
-    /// Go at most N levels below each directory (1: its own files only;
-    /// find's maxdepth).
-    #[arg(long, value_name = "N")]
-    max_depth: Option<usize>,
-    /// Follow symbolic links.
-    #[arg(short = 'L', long = "follow")]
-    follow: bool,
-    /// Stay on the file system of each directory.
-    #[arg(long)]
-    one_file_system: bool,
+    #[command(flatten)]
+    walk: crate::term::shared::Walk,
     /// Compare the bytes of every member with the first's.
     #[arg(long)]
     verify: bool,
-    /// Never show the progress bar (shown on a terminal's stderr after a
-    /// second otherwise).
-    #[arg(long)]
-    no_progress: bool,
+    #[command(flatten)]
+    bar: crate::term::shared::ProgressBar,
     /// One JSON object per group (JSON Lines, docs/JSON.md).
     #[arg(long)]
     json: bool,
@@ -116,7 +100,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let (cache, session) =
         crate::term::open_cache_session("fastsum dupes", &args.cache, algorithm, &args.paths);
     let mut options = dupes_options(&args, algorithm, session.clone());
-    let found = with_progress(args.no_progress, &mut options, |options| {
+    let found = with_progress(args.bar.shown(), &mut options, |options| {
         find_duplicates(&args.paths, options, args.unique)
     });
     drop(options);
@@ -174,7 +158,7 @@ fn run_dirs(args: &DupesArgs) -> i32 {
             "--min-size and --max-size",
         ),
         (args.empty || args.hard_links, "--empty and --hard-links"),
-        (args.max_depth.is_some(), "--max-depth"),
+        (args.walk.max_depth.is_some(), "--max-depth"),
     ];
     if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
         eprintln!(
@@ -184,22 +168,18 @@ fn run_dirs(args: &DupesArgs) -> i32 {
     }
     let algorithm = args.algorithm.unwrap_or(Algorithm::Blake3);
     let mut options = fastsum::TreeOptions::new(algorithm);
-    if args.threads > 0 {
-        options.threads = usize::from(args.threads);
+    if let Some(threads) = args.jobs.asked() {
+        options.threads = threads;
     }
-    options.walk = WalkOptions {
-        follow_links: args.follow,
-        one_file_system: args.one_file_system,
-        excludes: args.exclude.clone(),
-        ..WalkOptions::default()
-    };
+    // --max-depth was refused above: directories are compared whole.
+    options.walk = args.walk.options();
     crate::dupes_dirs::run(crate::dupes_dirs::DirsRun {
         paths: &args.paths,
         algorithm,
         options,
         cache: &args.cache,
         json: args.json,
-        no_progress: args.no_progress,
+        progress: args.bar.shown(),
     })
 }
 
@@ -210,14 +190,8 @@ fn dupes_options(
 ) -> DupesOptions {
     DupesOptions {
         algorithm,
-        walk: WalkOptions {
-            follow_links: args.follow,
-            one_file_system: args.one_file_system,
-            excludes: args.exclude.clone(),
-            max_depth: args.max_depth,
-            ..WalkOptions::default()
-        },
-        threads: usize::from(args.threads),
+        walk: args.walk.options(),
+        threads: args.jobs.asked().unwrap_or(0),
         min_size: args.min_size.unwrap_or(0),
         max_size: args.max_size,
         empty: args.empty,
@@ -231,11 +205,11 @@ fn dupes_options(
 /// Runs `find` with the progress bar -r shows (files walked, then the
 /// candidates hashed) when stderr is a terminal and it was not refused.
 fn with_progress<R>(
-    refused: bool,
+    shown: bool,
     options: &mut DupesOptions,
     find: impl FnOnce(&DupesOptions) -> R,
 ) -> R {
-    if !crate::term::progress::wanted(refused) {
+    if !shown {
         return find(options);
     }
     let counters = std::sync::Arc::new(fastsum::Progress::default());

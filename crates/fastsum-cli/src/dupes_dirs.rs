@@ -17,7 +17,7 @@ pub struct DirsRun<'a> {
     pub options: TreeOptions,
     pub cache: &'a Option<Option<PathBuf>>,
     pub json: bool,
-    pub no_progress: bool,
+    pub progress: bool,
 }
 
 /// Finds and prints the groups; the exit status (0, 1 when something
@@ -36,7 +36,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
     let display = crate::term::progress::Display::default();
-    let show = crate::term::progress::wanted(r.no_progress);
+    let show = r.progress;
     let found = std::thread::scope(|scope| {
         if show {
             scope.spawn(|| display.run(&counters));

@@ -58,10 +58,8 @@ struct ScrubArgs {
     /// the others are not due.
     #[arg(long, value_name = "DURATION", value_parser = crate::term::parse_duration)]
     older_than: Option<std::time::Duration>,
-    /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
-          value_parser = clap::value_parser!(u16).range(0..=1024))]
-    threads: u16,
+    #[command(flatten)]
+    jobs: crate::term::shared::Threads,
     /// Leave out matching paths (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
     exclude: Vec<String>,
@@ -74,10 +72,8 @@ struct ScrubArgs {
     /// One JSON object per finding, then the summary (docs/JSON.md).
     #[arg(long)]
     json: bool,
-    /// Never show the progress bar (shown on a terminal's stderr after a
-    /// second otherwise).
-    #[arg(long)]
-    no_progress: bool,
+    #[command(flatten)]
+    bar: crate::term::shared::ProgressBar,
 }
 
 /// `fastsum scrub`'s arguments, for the man page and the completions.
@@ -104,7 +100,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let counters = Arc::new(fastsum::Progress::default());
     let options = scrub_options(&args, algorithm, counters.clone());
     let display = crate::term::progress::Display::default();
-    let show = crate::term::progress::wanted(args.no_progress);
+    let show = args.bar.shown();
     let mut printer = Printer {
         args: &args,
         out: Output::new(Buffering::Line),
@@ -180,8 +176,8 @@ fn scrub_options(
     counters: Arc<fastsum::Progress>,
 ) -> ScrubOptions {
     let mut options = ScrubOptions::new(algorithm);
-    if args.threads > 0 {
-        options.threads = usize::from(args.threads);
+    if let Some(threads) = args.jobs.asked() {
+        options.threads = threads;
     }
     options.walk = WalkOptions {
         one_file_system: args.one_file_system,

@@ -40,10 +40,8 @@ struct TreeDigestArgs {
     /// '='): an unchanged tree then costs one walk of its metadata.
     #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
     cache: Option<Option<PathBuf>>,
-    /// Hashing threads (default: all cores).
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
-          value_parser = clap::value_parser!(u16).range(0..=1024))]
-    threads: u16,
+    #[command(flatten)]
+    jobs: crate::term::shared::Threads,
     /// Follow symbolic links (without it a link counts as its target's
     /// text).
     #[arg(short = 'L', long = "follow")]
@@ -58,10 +56,8 @@ struct TreeDigestArgs {
     /// Print one JSON object per tree instead of lines.
     #[arg(long)]
     json: bool,
-    /// Never show the progress bar (shown on a terminal's stderr after a
-    /// second otherwise).
-    #[arg(long)]
-    no_progress: bool,
+    #[command(flatten)]
+    bar: crate::term::shared::ProgressBar,
 }
 
 /// `fastsum tree-digest`'s arguments, for the man page and the completions.
@@ -88,7 +84,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if let Some(session) = &session {
         hasher = hasher.cache(session.clone());
     }
-    let show = crate::term::progress::wanted(args.no_progress);
+    let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
     let display = crate::term::progress::Display::default();
@@ -125,8 +121,8 @@ fn tree_options(args: &TreeDigestArgs, algorithm: Algorithm) -> TreeOptions {
         directories: true,
         ..WalkOptions::default()
     };
-    if args.threads > 0 {
-        options.threads = usize::from(args.threads);
+    if let Some(threads) = args.jobs.asked() {
+        options.threads = threads;
     }
     options
 }

@@ -1,11 +1,13 @@
 //! The terminal side shared by every personality: glibc's option rules
 //! ([`getopt`]), gnulib's quoting of names in messages ([`quote`]), standard
-//! output buffered as the originals buffer it ([`output`]), and the
-//! progress bar ([`progress`]).
+//! output buffered as the originals buffer it ([`output`]), the
+//! progress bar ([`progress`]), and the options several subcommands share
+//! ([`shared`]).
 
 pub mod getopt;
 pub mod output;
 pub mod progress;
+pub mod shared;
 /// Names in messages as coreutils quotes them (the library's, shared
 /// with the Python package's Dask runner).
 pub use fastsum::manifest::quote;

@@ -1,0 +1,75 @@
+//! Options several subcommands share, written once: clap groups that
+//! each subcommand flattens into its own arguments, with the one way to
+//! read them.
+
+use clap::Args;
+use fastsum::walk::WalkOptions;
+
+/// `-j/--threads N` (diff, dupes, audit, scrub, tree-digest).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Threads {
+    /// Hashing threads (default: all cores).
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0, hide_default_value = true,
+          value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: u16,
+}
+
+impl Threads {
+    /// The count asked for; `None` for every core (no `-j`, or `-j 0`).
+    pub fn asked(self) -> Option<usize> {
+        (self.threads > 0).then_some(usize::from(self.threads))
+    }
+
+    /// The count to run with.
+    pub fn or_all(self) -> usize {
+        self.asked()
+            .unwrap_or_else(fastsum::pipeline::available_threads)
+    }
+}
+
+/// `--no-progress`.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct ProgressBar {
+    /// Never show the progress bar (shown on a terminal's stderr after a
+    /// second otherwise).
+    #[arg(long)]
+    no_progress: bool,
+}
+
+impl ProgressBar {
+    /// Whether the bar may show: not asked away, and stderr a terminal.
+    pub fn shown(self) -> bool {
+        super::progress::wanted(self.no_progress)
+    }
+}
+
+/// How the trees are walked (diff, dupes).
+#[derive(Args, Debug, Clone)]
+pub struct Walk {
+    /// Leave out matching paths (gitignore syntax; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Go at most N levels below each directory (1: its own files only;
+    /// find's maxdepth).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
+    /// Follow symbolic links (what they point to is compared).
+    #[arg(short = 'L', long = "follow")]
+    pub follow: bool,
+    /// Stay on the file system of each tree's root.
+    #[arg(long)]
+    pub one_file_system: bool,
+}
+
+impl Walk {
+    /// The walk these options ask for.
+    pub fn options(&self) -> WalkOptions {
+        WalkOptions {
+            follow_links: self.follow,
+            one_file_system: self.one_file_system,
+            excludes: self.exclude.clone(),
+            max_depth: self.max_depth,
+            ..WalkOptions::default()
+        }
+    }
+}
