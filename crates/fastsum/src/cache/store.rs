@@ -49,6 +49,30 @@ pub struct RunStats {
 /// How long a run waits for others holding the cache file.
 pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Entries a directory's row holds from which a run's batches rewrite it
+/// only when they bring a quarter as many again ([`Cache::store_batch`]).
+const LARGE_DIRECTORY: usize = 16 * 1024;
+
+/// New entries by directory: their names and what to store.
+type ByDir<'a> = BTreeMap<&'a [u8], Vec<(&'a [u8], Entry)>>;
+
+/// The settled ones of `entries` (a run that started at `started_ns`)
+/// by directory.
+fn grouped(entries: &[NewEntry], started_ns: i64) -> ByDir<'_> {
+    let mut by_dir: ByDir<'_> = BTreeMap::new();
+    for new in entries.iter().filter(|e| e.stamp.is_settled_at(started_ns)) {
+        if let Some((dir, name)) = split_key(&new.path) {
+            let entry = Entry {
+                stamp: new.stamp,
+                hashed_at_ns: started_ns,
+                digest: new.digest,
+            };
+            by_dir.entry(dir).or_default().push((name, entry));
+        }
+    }
+    by_dir
+}
+
 /// Why a cache file could not be opened: only a broken file is moved aside;
 /// a busy one is waited for; anything else (permissions, disk) is an error
 /// and the run goes on without the cache.
@@ -337,17 +361,64 @@ impl Cache {
         entries: &[NewEntry],
         started_ns: i64,
     ) -> Result<usize> {
-        let mut by_dir: BTreeMap<&[u8], Vec<(&[u8], Entry)>> = BTreeMap::new();
-        for new in entries.iter().filter(|e| e.stamp.is_settled_at(started_ns)) {
-            if let Some((dir, name)) = split_key(&new.path) {
-                let entry = Entry {
-                    stamp: new.stamp,
-                    hashed_at_ns: started_ns,
-                    digest: new.digest,
-                };
-                by_dir.entry(dir).or_default().push((name, entry));
-            }
+        self.store_grouped(algorithm, grouped(entries, started_ns))
+    }
+
+    /// [`Cache::store`] for a batch of a run that goes on: a large
+    /// directory's entries are handed back (to come again with later
+    /// ones) unless they are a quarter of what its row holds. Its row is
+    /// one blob, and rewriting a 300,000-entry row every 4,096 files made
+    /// a first run over 3M files quadratic in that directory (issue 35).
+    /// A run killed meanwhile loses at most a quarter of a large
+    /// directory's entries besides its last batch.
+    pub(super) fn store_batch(
+        &mut self,
+        algorithm: Algorithm,
+        entries: &[NewEntry],
+        started_ns: i64,
+    ) -> Result<(usize, Vec<NewEntry>)> {
+        let mut by_dir = grouped(entries, started_ns);
+        let deferred: Vec<Vec<u8>> = by_dir
+            .iter()
+            .filter(|(dir, new)| {
+                let held = self.count_of(algorithm, dir).unwrap_or(0);
+                held >= LARGE_DIRECTORY && new.len() * 4 < held
+            })
+            .map(|(dir, _)| dir.to_vec())
+            .collect();
+        if deferred.is_empty() {
+            return Ok((self.store_grouped(algorithm, by_dir)?, Vec::new()));
         }
+        by_dir.retain(|dir, _| {
+            deferred
+                .binary_search_by(|d| d.as_slice().cmp(dir))
+                .is_err()
+        });
+        let stored = self.store_grouped(algorithm, by_dir)?;
+        let back = entries
+            .iter()
+            .filter(|e| {
+                split_key(&e.path).is_some_and(|(dir, _)| {
+                    deferred.binary_search_by(|d| d.as_slice().cmp(dir)).is_ok()
+                })
+            })
+            .cloned()
+            .collect();
+        Ok((stored, back))
+    }
+
+    /// How many entries `dir`'s row holds for `algorithm` (0 without one).
+    pub(super) fn count_of(&self, algorithm: Algorithm, dir: &[u8]) -> rusqlite::Result<usize> {
+        use rusqlite::OptionalExtension;
+        let count: Option<i64> = self
+            .connection
+            .prepare_cached("SELECT count FROM dirs WHERE dir = ?1 AND algorithm = ?2")?
+            .query_row(params![dir, algorithm.to_string()], |r| r.get(0))
+            .optional()?;
+        Ok(count.map_or(0, |c| usize::try_from(c).unwrap_or(0)))
+    }
+
+    fn store_grouped(&mut self, algorithm: Algorithm, by_dir: ByDir<'_>) -> Result<usize> {
         if by_dir.is_empty() {
             return Ok(0);
         }
@@ -362,11 +433,7 @@ impl Cache {
         }
     }
 
-    fn store_rows(
-        &mut self,
-        algorithm: Algorithm,
-        by_dir: &BTreeMap<&[u8], Vec<(&[u8], Entry)>>,
-    ) -> rusqlite::Result<usize> {
+    fn store_rows(&mut self, algorithm: Algorithm, by_dir: &ByDir<'_>) -> rusqlite::Result<usize> {
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;

@@ -219,3 +219,82 @@ fn directories_without_a_row_are_not_asked_for_twice() {
     let e = &entries[5];
     assert_eq!(snapshot.lookup(&e.path, &e.stamp), Some(e.digest));
 }
+
+#[test]
+fn a_large_directory_is_rewritten_by_batches_only_when_they_are_worth_it() {
+    // Issue 35: a 300,000-entry directory's row rewritten every 4,096
+    // files made a first run over 3M files quadratic in it. A batch of a
+    // run going on stores a large directory's entries only when they are
+    // a quarter of its row; the rest come back, and a run's end stores
+    // everything.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    std::fs::create_dir(&big).unwrap();
+    // Stamps from long ago: settled for the session below, which starts
+    // now.
+    let mut stamp = stamp_of(dir.path());
+    stamp.mtime_ns -= 60 * 1_000_000_000;
+    stamp.ctime_ns -= 60 * 1_000_000_000;
+    let later = now_ns() + 10 * 1_000_000_000;
+    let digest = Digest::from_hex(MD5_ABC).unwrap();
+    let entries = |range: std::ops::Range<usize>| -> Vec<NewEntry> {
+        range
+            .map(|i| NewEntry {
+                path: big.join(format!("f{i:06}")),
+                stamp,
+                digest,
+            })
+            .collect()
+    };
+    let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
+    let held = 20_000;
+    assert_eq!(
+        cache
+            .store(Algorithm::Md5, &entries(0..held), later)
+            .unwrap(),
+        held
+    );
+    // A small directory beside it is stored at once, whatever the batch.
+    let small = NewEntry {
+        path: dir.path().join("small"),
+        stamp,
+        digest,
+    };
+    let mut batch = entries(held..held + 100);
+    batch.push(small.clone());
+    let (stored, back) = cache.store_batch(Algorithm::Md5, &batch, later).unwrap();
+    assert_eq!((stored, back.len()), (1, 100), "the large directory waits");
+    let count = |cache: &Cache| cache.count_of(Algorithm::Md5, big.as_os_str().as_encoded_bytes());
+    assert_eq!(count(&cache).unwrap(), held);
+    // A quarter of its row: stored.
+    let quarter = entries(held..held + held / 4);
+    let (stored, back) = cache.store_batch(Algorithm::Md5, &quarter, later).unwrap();
+    assert_eq!((stored, back.len()), (held / 4, 0));
+    assert_eq!(count(&cache).unwrap(), held + held / 4);
+    // Through a session: what a batch hands back goes with the next one,
+    // and whatever is left is stored at the end.
+    let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
+    let session = cache
+        .session(Algorithm::Md5, &[dir.path().to_path_buf()])
+        .unwrap();
+    for new in entries(30_000..30_000 + 5_000) {
+        let hashed = crate::stage::Hashed {
+            digest: new.digest,
+            size: new.stamp.size,
+            stamp: Some(new.stamp),
+        };
+        session.note_read(&new.path, &hashed);
+    }
+    // The first 4,096 were a batch, handed back: not a quarter of 25,000.
+    assert_eq!(count(&cache).unwrap(), held + held / 4, "deferred");
+    session.finish(&mut cache).unwrap();
+    assert_eq!(count(&cache).unwrap(), held + held / 4 + 5_000);
+    let snapshot = cache
+        .load(Algorithm::Md5, &[dir.path().to_path_buf()])
+        .unwrap();
+    assert_eq!(snapshot.lookup(&big.join("f034999"), &stamp), Some(digest));
+    assert_eq!(
+        snapshot.lookup(&dir.path().join("small"), &stamp),
+        Some(digest)
+    );
+}

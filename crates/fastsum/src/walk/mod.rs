@@ -314,9 +314,11 @@ impl<'a> Walker<'a> {
                 }
                 continue;
             }
-            let file = name::path_buf(path.clone());
-            let item = match SpecialKind::of_mode(kind) {
-                Some(kind) => WalkItem::Special { path: file, kind },
+            let found_here = match SpecialKind::of_mode(kind) {
+                Some(kind) => Found::Item(WalkItem::Special {
+                    path: name::path_buf(path.clone()),
+                    kind,
+                }),
                 None if kind == file_kind::FILE => {
                     // Sizes only when asked (a stat per file the hashing
                     // does not need): fstatat in the open directory, or
@@ -326,8 +328,7 @@ impl<'a> Walker<'a> {
                         (true, Some(st)) => Some(st.size),
                         (true, None) => listing.stat(&name, false).ok().map(|st| st.size),
                     };
-                    WalkItem::File {
-                        path: file,
+                    Found::File {
                         size,
                         // A followed link's file is the target's inode.
                         ino: link_target.map_or(listed.ino, |st| st.ino),
@@ -335,7 +336,7 @@ impl<'a> Walker<'a> {
                 }
                 None => continue,
             };
-            found(&name, false, Found::Item(item));
+            found(&name, false, found_here);
         }
         Ok(())
     }
@@ -394,26 +395,32 @@ impl<'a> Walker<'a> {
 
 /// One entry of a directory as the walk classifies it.
 pub(super) enum Found {
-    /// Something to report: a file, a special file, an error.
+    /// A regular file of the directory being read: its path is the
+    /// directory's joined with the name handed beside it, made only when
+    /// the file is handed on (a large directory's sorted listing holds
+    /// names, not paths).
+    File {
+        /// As [`WalkItem::File`]'s.
+        size: Option<u64>,
+        /// As [`WalkItem::File`]'s.
+        ino: u64,
+    },
+    /// Something else to report: a special file, an error.
     Item(WalkItem),
     /// A subdirectory to read.
     Directory(Directory),
 }
 
-impl Found {
-    /// The path of the entry (every item the walk makes has one).
-    fn path_bytes(&self) -> &[u8] {
-        let path = match self {
-            Found::Item(
-                WalkItem::File { path, .. }
-                | WalkItem::Special { path, .. }
-                | WalkItem::Directory { path },
-            ) => path,
-            Found::Item(WalkItem::Error(error)) => error.path().unwrap_or(Path::new("")),
-            Found::Directory(directory) => return &directory.path,
-        };
-        name::path_bytes(path)
+/// The path of the entry `child` of the directory at `directory`, as the
+/// walk spells it.
+pub(super) fn child_path(directory: &[u8], child: &[u8]) -> PathBuf {
+    let mut path = Vec::with_capacity(directory.len() + 1 + child.len());
+    path.extend_from_slice(directory);
+    if !path.last().is_some_and(|&b| name::is_separator(b)) {
+        path.push(name::SEPARATOR);
     }
+    path.extend_from_slice(child);
+    name::path_buf(path)
 }
 
 /// `error` as the walk item for `path`.

@@ -78,7 +78,12 @@ impl ParallelWalk<'_> {
             drop(queue);
             let read = self
                 .walker
-                .read(&directory, &mut |_, _, entry| match entry {
+                .read(&directory, &mut |name, _, entry| match entry {
+                    Found::File { size, ino } => (self.sink)(WalkItem::File {
+                        path: super::child_path(&directory.path, name),
+                        size,
+                        ino,
+                    }),
                     Found::Item(item) => (self.sink)(item),
                     Found::Directory(child) => {
                         if self.walker.options.directories {
