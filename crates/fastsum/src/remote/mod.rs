@@ -348,13 +348,24 @@ pub fn hash_remote_each(
         record.path = script::as_given(remote, std::mem::take(&mut record.path));
         sink.borrow_mut().record(record)
     });
-    if parsed.as_ref().is_err_and(|why| why != stream::INCOMPLETE) {
+    let failed_there = parsed.as_ref().is_err_and(|why| stream::host_failed(why));
+    if parsed
+        .as_ref()
+        .is_err_and(|why| why != stream::INCOMPLETE && !failed_there)
+    {
         // Refused part way: whatever it still sends is not read, and it
         // must not block there. (A stream that ended early is at its end:
         // the transport is left to say why, as ssh says "closed".)
         let _ = child.kill();
     }
     drop(stdout);
+    if failed_there {
+        // The host said its method failed: it is finishing, and its
+        // stderr (relayed as the transport ends) says why. Killed, the
+        // reason was lost under load; a host that does not end is killed
+        // after a while.
+        end_within(&mut child, HOST_ENDS_WITHIN);
+    }
     let err = reader.join().unwrap_or_default();
     let written = writer.map(|w| w.join());
     let status = child.wait().map_err(|e| failure(remote, e.to_string()))?;
@@ -379,6 +390,21 @@ pub fn hash_remote_each(
         upload_failed,
         symlinks_left_out: parsed.symlinks,
     })
+}
+
+/// How long a host that sent its failure trailer has to end.
+const HOST_ENDS_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Waits up to `limit` for `child` to end, then kills it.
+fn end_within(child: &mut std::process::Child, limit: std::time::Duration) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if !matches!(child.try_wait(), Ok(None)) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.kill();
 }
 
 /// The transport's complaint with its name in front, once: ssh already

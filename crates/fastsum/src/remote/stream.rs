@@ -89,7 +89,7 @@ impl<R: std::io::BufRead> Stream<R> {
         }
         if word == self::word(FAILED) {
             return Err(format!(
-                "the {} method failed on the remote host: the listing is incomplete",
+                "the {} method failed on the remote host: {HOST_FAILED}",
                 method.name()
             ));
         }
@@ -124,6 +124,16 @@ fn word(marker: &[u8]) -> &[u8] {
 
 pub(crate) const INCOMPLETE: &str =
     "the connection ended before the listing did: the result would be incomplete";
+
+/// How a refusal ends when the host's own trailer said its method failed
+/// (its stderr says why).
+const HOST_FAILED: &str = "the listing is incomplete";
+
+/// The host ended its listing with its failure trailer: it is finishing,
+/// and what it says on stderr is the reason.
+pub(crate) fn host_failed(why: &str) -> bool {
+    why.ends_with(HOST_FAILED)
+}
 
 /// What a whole listing said besides its records.
 #[derive(Debug)]
@@ -304,7 +314,7 @@ fn parse_json<R: std::io::BufRead>(
             Some((last, false)) if last == END => return Ok(links),
             Some((last, false)) if last.starts_with(FAILED) => {
                 return Err(format!(
-                    "the {} method failed on the remote host: the listing is incomplete",
+                    "the {} method failed on the remote host: {HOST_FAILED}",
                     Method::Fastsum.name()
                 ))
             }
@@ -358,7 +368,7 @@ fn marker<R: std::io::BufRead>(stream: &mut Stream<R>, expected: &[u8]) -> Resul
     }
     Err(match marker.as_slice() {
         b"fastsum-remote-failed" => format!(
-            "the {} method failed on the remote host: the listing is incomplete",
+            "the {} method failed on the remote host: {HOST_FAILED}",
             Method::Coreutils.name()
         ),
         _ => "the listing ended early".into(),
