@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crossbeam_channel::Receiver;
 
+use super::manifest_side::{Entries, ManifestSide};
 use super::side::{self, Found, Listed};
 use super::{
     compare, entry_of, path_bytes, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary,
@@ -29,12 +30,16 @@ impl Source {
     /// list empty until it is fetched.
     pub(super) fn of(
         side: &Side,
-        manifest: Option<(Algorithm, Vec<Listed>)>,
+        manifest: Option<ManifestSide>,
         algorithm: Option<Algorithm>,
         options: &DiffOptions,
     ) -> Source {
         match (side, manifest, algorithm) {
-            (_, Some((_, listed)), _) => Source::listed(listed, options),
+            (_, Some(manifest), _) => match manifest.entries {
+                Entries::Held(listed) => Source::listed(listed, options),
+                // Left out past --max-depth as they are read.
+                Entries::Streamed(rx) => Source::Channel(rx),
+            },
             (Side::Tree(dir), None, Some(algorithm)) => {
                 Source::Channel(side::hash_tree(dir.clone(), algorithm, options, false))
             }

@@ -32,6 +32,7 @@ mod manifest_side;
 mod merge;
 mod pruned;
 mod report;
+mod rooting;
 mod side;
 
 use std::path::{Path, PathBuf};
@@ -42,10 +43,11 @@ use crate::cache::CacheSession;
 use crate::error::{Error, ErrorKind, Result};
 use crate::remote::{Remote, RemoteOptions};
 use crate::walk::WalkOptions;
-use manifest_side::Rooting;
+use manifest_side::ManifestSide;
 use merge::Source;
 pub use report::{Change, ChangeKind, DiffEvent, DiffSummary, Entry, EntryKind};
-use side::{Found, Listed};
+use rooting::Rooting;
+use side::Found;
 
 /// One side of a diff.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,8 +149,8 @@ pub fn diff(
 fn sources(
     old: &Side,
     new: &Side,
-    old_manifest: Option<(Algorithm, Vec<Listed>)>,
-    new_manifest: Option<(Algorithm, Vec<Listed>)>,
+    old_manifest: Option<ManifestSide>,
+    new_manifest: Option<ManifestSide>,
     algorithm: Option<Algorithm>,
     options: &DiffOptions,
     sink: &mut impl FnMut(DiffEvent),
@@ -197,20 +199,19 @@ fn read_manifest(
     given: &Option<PathBuf>,
     other: &Side,
     options: &DiffOptions,
-) -> Result<Option<(Algorithm, Vec<Listed>)>> {
+) -> Result<Option<ManifestSide>> {
     let path = match side {
         Side::Tree(_) | Side::Remote(_) => return Ok(None),
         Side::Manifest(p) => Some(p.as_path()),
         Side::Stdin => None,
     };
-    let (manifest, listed) =
-        manifest_side::read_side(path, options.algorithm, &rooting(given, other)).map_err(
-            |kind| {
-                let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
-                Error::with_path(name, kind)
-            },
-        )?;
-    Ok(Some((manifest.algorithm, listed)))
+    let rooting = rooting(given, other);
+    let side = manifest_side::read_side(path, options.algorithm, &rooting, options.walk.max_depth)
+        .map_err(|kind| {
+            let name = path.map_or(PathBuf::from("-"), Path::to_path_buf);
+            Error::with_path(name, kind)
+        })?;
+    Ok(Some(side))
 }
 
 /// The algorithm both sides are compared in: a manifest's (two must
@@ -219,17 +220,21 @@ fn read_manifest(
 fn common_algorithm(
     old: &Side,
     new: &Side,
-    old_manifest: &Option<(Algorithm, Vec<Listed>)>,
-    new_manifest: &Option<(Algorithm, Vec<Listed>)>,
+    old_manifest: &Option<ManifestSide>,
+    new_manifest: &Option<ManifestSide>,
     options: &DiffOptions,
 ) -> Result<Option<Algorithm>> {
-    Ok(match (old_manifest, new_manifest) {
-        (Some((a, _)), Some((b, _))) if a != b => {
+    let algorithms = (
+        old_manifest.as_ref().map(|m| m.algorithm),
+        new_manifest.as_ref().map(|m| m.algorithm),
+    );
+    Ok(match algorithms {
+        (Some(a), Some(b)) if a != b => {
             return Err(Error::new(ErrorKind::Io(std::io::Error::other(format!(
                 "the lists are {a} and {b}: digests of two algorithms cannot be compared"
             )))))
         }
-        (Some((a, _)), _) | (_, Some((a, _))) => Some(*a),
+        (Some(a), _) | (_, Some(a)) => Some(a),
         (None, None) if is_remote(old) || is_remote(new) => {
             Some(options.algorithm.unwrap_or(Algorithm::Md5))
         }

@@ -51,16 +51,30 @@ pub fn read_manifest(
     reader: impl BufRead,
     algorithm: Option<Algorithm>,
 ) -> Result<Manifest, String> {
+    let mut entries = Vec::new();
+    let mut manifest = read_manifest_each(reader, algorithm, &mut |e| entries.push(e))?;
+    manifest.entries = entries;
+    Ok(manifest)
+}
+
+/// [`read_manifest`], each file's entry handed to `on_entry` as it is
+/// read instead of held (the manifest returned has none in `entries`):
+/// a list of millions read in passes (`diff`) without holding it.
+pub fn read_manifest_each(
+    reader: impl BufRead,
+    algorithm: Option<Algorithm>,
+    on_entry: &mut dyn FnMut(ManifestEntry),
+) -> Result<Manifest, String> {
     let mut lines = Lines::new(reader);
     let first = lines
         .first_entry()?
         .ok_or("no entries: the list is empty")?;
     if first == super::hashdeep::MAGIC {
-        read_hashdeep(&mut lines, algorithm)
+        read_hashdeep(&mut lines, algorithm, on_entry)
     } else if first.starts_with(b"{") {
-        read_json(&mut lines, algorithm)
+        read_json(&mut lines, algorithm, on_entry)
     } else {
-        read_lines(&mut lines, algorithm, &first)
+        read_lines(&mut lines, algorithm, &first, on_entry)
     }
 }
 
@@ -68,7 +82,9 @@ fn read_lines(
     lines: &mut Lines<impl BufRead>,
     given: Option<Algorithm>,
     first: &[u8],
+    on_entry: &mut dyn FnMut(ManifestEntry),
 ) -> Result<Manifest, String> {
+    let mut files = 0u64;
     let default = match given {
         Some(a) => a,
         None => untagged_default(first)?,
@@ -108,10 +124,13 @@ fn read_lines(
         };
         match is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
-            false => manifest.entries.push(entry),
+            false => {
+                files += 1;
+                on_entry(entry)
+            }
         }
     }
-    finish(manifest, seen)
+    finish(manifest, seen, files)
 }
 
 /// The algorithm untagged lines mean when `-a` is not given, from the
@@ -141,7 +160,12 @@ fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
     }
 }
 
-fn read_json(lines: &mut Lines<impl BufRead>, given: Option<Algorithm>) -> Result<Manifest, String> {
+fn read_json(
+    lines: &mut Lines<impl BufRead>,
+    given: Option<Algorithm>,
+    on_entry: &mut dyn FnMut(ManifestEntry),
+) -> Result<Manifest, String> {
+    let mut files = 0u64;
     let mut manifest = Manifest {
         algorithm: given.unwrap_or(Algorithm::Md5),
         entries: Vec::new(),
@@ -241,7 +265,10 @@ fn read_json(lines: &mut Lines<impl BufRead>, given: Option<Algorithm>) -> Resul
             false if directory => manifest
                 .problems
                 .push((number, "a directory digest for a name without '/'".into())),
-            false => manifest.entries.push(entry),
+            false => {
+                files += 1;
+                on_entry(entry)
+            }
         }
     }
     if let (Some(given), Some(seen)) = (given, seen) {
@@ -249,7 +276,7 @@ fn read_json(lines: &mut Lines<impl BufRead>, given: Option<Algorithm>) -> Resul
             return Err(format!("its records are {seen}, not the {given} asked for"));
         }
     }
-    finish(manifest, seen)
+    finish(manifest, seen, files)
 }
 
 /// A JSON record's stamp: all four fields, or none.
@@ -269,7 +296,9 @@ fn json_stamp(fields: &[(String, Value)], size: u64) -> Option<crate::fs::FileSt
 fn read_hashdeep(
     lines: &mut Lines<impl BufRead>,
     given: Option<Algorithm>,
+    on_entry: &mut dyn FnMut(ManifestEntry),
 ) -> Result<Manifest, String> {
+    let mut files = 0u64;
     use super::hashdeep;
     while let Some((_, line)) = lines.next_line()? {
         if line == hashdeep::MAGIC {
@@ -307,16 +336,19 @@ fn read_hashdeep(
             continue;
         }
         match hashdeep::parse_line(line, &columns, pick) {
-            Ok((size, digest, path)) => manifest.entries.push(ManifestEntry {
-                path,
-                digest,
-                size: Some(size),
-                stamp: None,
-            }),
+            Ok((size, digest, path)) => {
+                files += 1;
+                on_entry(ManifestEntry {
+                    path,
+                    digest,
+                    size: Some(size),
+                    stamp: None,
+                })
+            }
             Err(why) => manifest.problems.push((number, why)),
         }
     }
-    finish(manifest, Some(algorithm))
+    finish(manifest, Some(algorithm), files)
 }
 
 /// A directory's line names it with a `/` at the end, which no file's
@@ -325,8 +357,8 @@ pub fn is_directory_name(name: &[u8]) -> bool {
     name.last() == Some(&b'/')
 }
 
-fn finish(mut manifest: Manifest, seen: Option<Algorithm>) -> Result<Manifest, String> {
-    if manifest.entries.is_empty() {
+fn finish(mut manifest: Manifest, seen: Option<Algorithm>, files: u64) -> Result<Manifest, String> {
+    if files == 0 {
         return Err(match manifest.problems.first() {
             Some((line, why)) => format!("no properly formatted entries (line {line}: {why})"),
             None => "no entries".to_string(),

@@ -1,0 +1,164 @@
+//! How a manifest's paths become keys: the prefix they share that stands
+//! for the other side's root, chosen from a survey of the paths.
+
+use std::path::PathBuf;
+
+/// How a manifest's paths become keys (docs/ARCHITECTURE.md, "diff").
+pub(super) enum Rooting {
+    /// `--old-root` / `--new-root`: this prefix is the root.
+    Given(Vec<u8>),
+    /// The other side is this directory: as spelled, and absolute.
+    AgainstTree {
+        spelled: Vec<u8>,
+        absolute: Vec<u8>,
+        tree: PathBuf,
+    },
+    /// The other side is a manifest too: the directory every path shares.
+    Shared,
+}
+
+impl Rooting {
+    /// The prefixes that, shared by every path, are the root for certain
+    /// (the tree as spelled, then absolute).
+    fn candidates(&self) -> Vec<Vec<u8>> {
+        match self {
+            Rooting::AgainstTree {
+                spelled, absolute, ..
+            } => vec![with_slash(spelled), with_slash(absolute)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// A survey of a list's paths for [`Rooting::prefix_for`].
+    pub(super) fn survey(&self) -> PathSurvey {
+        PathSurvey {
+            candidates: self.candidates().into_iter().map(|c| (c, true)).collect(),
+            shared: None,
+            sample: Vec::new(),
+        }
+    }
+
+    /// The prefix to strip from every path the survey saw (after `./`),
+    /// or why none can be chosen with confidence.
+    pub(super) fn prefix_for(&self, survey: &PathSurvey) -> Result<Vec<u8>, String> {
+        match self {
+            Rooting::Given(prefix) => Ok(with_slash(prefix)),
+            Rooting::AgainstTree { tree, .. } => {
+                for (candidate, all) in &survey.candidates {
+                    if *all {
+                        return Ok(candidate.clone());
+                    }
+                }
+                // Hashed elsewhere (a copy of the tree at another path):
+                // the shared leading directories, as few as make the
+                // listed files be found in the tree. Found means below the
+                // tree: an absolute path is never looked up where it is.
+                let shared = survey.shared.clone().unwrap_or_default();
+                let sample: Vec<&[u8]> = survey.sample.iter().map(Vec::as_slice).collect();
+                let found_under = |cut: &[u8]| {
+                    sample
+                        .iter()
+                        .filter(|p| {
+                            let mut rest = &p[cut.len()..];
+                            while let Some(r) = rest.strip_prefix(b"/") {
+                                rest = r;
+                            }
+                            !rest.is_empty() && tree.join(crate::fs::name::os_str(rest)).exists()
+                        })
+                        .count()
+                };
+                let mut best = Vec::new();
+                let mut best_found = found_under(b"");
+                for cut in shared {
+                    let found = found_under(&cut);
+                    if found > best_found {
+                        best_found = found;
+                        best = cut;
+                    }
+                }
+                // Fewer than half the files found under any cut: the roots
+                // cannot be matched with confidence, and a guess would be a
+                // confident wrong diff (every file "moved" or "removed").
+                if 2 * best_found < sample.len() {
+                    let example = String::from_utf8_lossy(sample[0]);
+                    return Err(format!(
+                        "its paths ({example} ...) cannot be matched with {}: give \
+                         --old-root or --new-root PREFIX, the directory they start with",
+                        tree.display()
+                    ));
+                }
+                Ok(best)
+            }
+            Rooting::Shared => Ok(survey
+                .shared
+                .as_ref()
+                .and_then(|s| s.last().cloned())
+                .unwrap_or_default()),
+        }
+    }
+}
+
+/// What choosing a list's root needs to know of its paths, learnt one
+/// path at a time (so a list can be surveyed in a pass without being
+/// held).
+pub(super) struct PathSurvey {
+    /// Each certain prefix, and whether every path so far starts with it.
+    candidates: Vec<(Vec<u8>, bool)>,
+    /// The directory prefixes every path so far shares, shortest first
+    /// (`None` before the first).
+    shared: Option<Vec<Vec<u8>>>,
+    /// The first 64 paths: looked up in the tree when no prefix is
+    /// certain.
+    sample: Vec<Vec<u8>>,
+}
+
+impl PathSurvey {
+    /// One more path of the list (as listed; `./` is taken off here).
+    pub(super) fn add(&mut self, path: &[u8]) {
+        let path = path.strip_prefix(b"./").unwrap_or(path);
+        for (candidate, all) in &mut self.candidates {
+            *all = *all && path.starts_with(candidate);
+        }
+        match &mut self.shared {
+            None => self.shared = Some(dir_prefixes(path)),
+            Some(shared) => {
+                let keep = shared
+                    .iter()
+                    .take_while(|p| path.starts_with(p) && path.len() > p.len())
+                    .count();
+                shared.truncate(keep);
+            }
+        }
+        if self.sample.len() < 64 {
+            self.sample.push(path.to_vec());
+        }
+    }
+}
+
+/// `prefix` ending in one `/` (empty stays empty; `./` and `.` are empty).
+fn with_slash(prefix: &[u8]) -> Vec<u8> {
+    let trimmed = prefix.strip_prefix(b"./").unwrap_or(prefix);
+    if trimmed.is_empty() || trimmed == b"." {
+        return Vec::new();
+    }
+    let mut out = trimmed.to_vec();
+    while out.ends_with(b"//") {
+        out.pop();
+    }
+    if !out.ends_with(b"/") {
+        out.push(b'/');
+    }
+    out
+}
+
+/// The directory prefixes of `path` (`a/`, `a/b/` ...), shortest first:
+/// those a list's first path could share with every other.
+fn dir_prefixes(path: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for (i, &b) in path.iter().enumerate() {
+        if b == b'/' && i + 1 < path.len() {
+            out.push(path[..=i].to_vec());
+        }
+    }
+    out
+}
