@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::files::{one_path_per_entry, path_bytes, same_bytes};
 use super::items::{
-    hash_edge, keep_shared, Candidate, Edge, Item, Whole, EDGE, NONE, WHOLE_FILE_READS,
+    hash_edge, keep_shared, Candidates, Edge, Item, Paths, Whole, EDGE, NONE, WHOLE_FILE_READS,
 };
 use super::leftovers::{leftover, Leftover};
 use super::{DupesOptions, DupesReport, Group, Member, Problem};
@@ -77,15 +77,17 @@ fn walk_operands(
     operands: &[PathBuf],
     options: &DupesOptions,
     problems: &Problems,
-) -> Result<(Vec<PathBuf>, Vec<Leftover>)> {
+) -> Result<(Paths, Vec<Leftover>)> {
     let left = Mutex::new(Vec::new());
-    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut paths = Paths::default();
     let mut walk_options = options.walk.clone();
     walk_options.threads = options.threads;
     for operand in operands {
         match std::fs::metadata(operand) {
             Ok(m) if m.is_dir() => {
-                let found = Mutex::new(Vec::new());
+                // Each path copied into the one buffer as it comes, its
+                // own allocation let go at once (and reused for the next).
+                let found = Mutex::new(Paths::default());
                 let counted = options.progress.as_deref();
                 walk::walk(operand, &walk_options, &|item| match item {
                     WalkItem::File { path, .. } => match leftover(&path) {
@@ -94,7 +96,7 @@ fn walk_operands(
                             if let Some(p) = counted {
                                 p.files_found.fetch_add(1, Ordering::Relaxed);
                             }
-                            found.lock().expect("not poisoned").push(path)
+                            found.lock().expect("not poisoned").push(&path)
                         }
                     },
                     WalkItem::Special {
@@ -107,12 +109,12 @@ fn walk_operands(
                     }
                 })?;
                 let found = found.into_inner().expect("not poisoned");
-                match paths.is_empty() {
-                    true => paths = found,
-                    false => paths.extend(found),
+                match paths.len() {
+                    0 => paths = found,
+                    _ => paths.append(found),
                 }
             }
-            Ok(m) if m.is_file() => paths.push(operand.clone()),
+            Ok(m) if m.is_file() => paths.push(operand),
             // FIFOs, sockets, devices: never opened.
             Ok(_) => {}
             Err(e) => problems.add(operand, crate::error::ErrorKind::Io(e).to_string()),
@@ -127,55 +129,46 @@ fn walk_operands(
 /// paths at a time, so that the stamps are never held apart from their
 /// paths for the whole tree (issue 35: paths, stamps and candidates all
 /// at once were the peak of a 1M-file run).
-fn stat_candidates(
-    mut paths: Vec<PathBuf>,
-    options: &DupesOptions,
-    problems: &Problems,
-) -> Vec<Candidate> {
-    paths.sort_unstable_by(|a, b| path_bytes(a).cmp(path_bytes(b)));
-    // Blocks taken from the end, the paths left shrunk as they go, and
-    // the candidates put back in order at the end: the list of paths is
-    // let go as the candidates grow.
-    let mut candidates = Vec::with_capacity(paths.len());
-    while !paths.is_empty() {
-        let block = paths.split_off(paths.len().saturating_sub(STAT_BLOCK));
-        paths.shrink_to_fit();
+fn stat_candidates(paths: Paths, options: &DupesOptions, problems: &Problems) -> Candidates {
+    let order = paths.sorted();
+    let in_range = |stamp: &FileStamp| {
+        (stamp.size > 0 || options.empty)
+            && stamp.size >= options.min_size
+            && options.max_size.is_none_or(|max| stamp.size <= max)
+    };
+    let mut candidates = Candidates {
+        order: Vec::with_capacity(order.len()),
+        stamps: Vec::with_capacity(order.len()),
+        paths: Paths::default(),
+    };
+    for block in order.chunks(STAT_BLOCK) {
         let stamps: Vec<Option<FileStamp>> = block
             .par_chunks(256)
             .flat_map_iter(|chunk| {
                 let mut cursor = DirectoryCursor::new();
                 chunk
                     .iter()
-                    .map(|path| match cursor.stat(path) {
-                        Ok(st) => Some(st).filter(FileStamp::is_file),
-                        Err(e) => {
-                            problems.add(path, crate::error::ErrorKind::Io(e).to_string());
-                            None
+                    .map(|&p| {
+                        let path = paths.path(p as usize);
+                        match cursor.stat(path) {
+                            Ok(st) => Some(st).filter(FileStamp::is_file),
+                            Err(e) => {
+                                problems.add(path, crate::error::ErrorKind::Io(e).to_string());
+                                None
+                            }
                         }
                     })
                     .collect::<Vec<_>>()
             })
             .collect();
-        let in_range = |stamp: &FileStamp| {
-            (stamp.size > 0 || options.empty)
-                && stamp.size >= options.min_size
-                && options.max_size.is_none_or(|max| stamp.size <= max)
-        };
-        candidates.extend(
-            block
-                .into_iter()
-                .zip(stamps)
-                .rev()
-                .filter_map(|(path, stamp)| {
-                    Some(Candidate {
-                        path,
-                        stamp: stamp?,
-                    })
-                })
-                .filter(|c| in_range(&c.stamp)),
-        );
+        for (&p, stamp) in block.iter().zip(stamps) {
+            if let Some(stamp) = stamp.filter(in_range) {
+                candidates.order.push(p);
+                candidates.stamps.push(stamp);
+            }
+        }
     }
-    candidates.reverse();
+    candidates.paths = paths;
     candidates
 }
 
@@ -184,20 +177,21 @@ const STAT_BLOCK: usize = 64 * 1024;
 
 /// Stage 3: one directory entry reached by several paths counts once; where
 /// spellings differ, the one reached through the earlier operand stays.
-fn one_path_per_entry_kept(mut candidates: Vec<Candidate>, operands: &[PathBuf]) -> Vec<Candidate> {
+fn one_path_per_entry_kept(mut candidates: Candidates, operands: &[PathBuf]) -> Candidates {
     let operand_of = |path: &Path| {
         operands
             .iter()
             .position(|o| path_bytes(path).starts_with(path_bytes(o)))
             .unwrap_or(usize::MAX)
     };
-    let ids: Vec<(&Path, FileId)> = candidates
-        .iter()
-        .map(|c| (c.path.as_path(), c.stamp.id()))
+    let ids: Vec<(&Path, FileId)> = (0..candidates.len())
+        .map(|i| (candidates.path(i), candidates.stamps[i].id()))
         .collect();
-    let mut flags = one_path_per_entry(&ids, operand_of).into_iter();
+    let keep = one_path_per_entry(&ids, operand_of);
     drop(ids);
-    candidates.retain(|_| flags.next().unwrap_or(false));
+    if keep.contains(&false) {
+        candidates.retain(&keep);
+    }
     candidates
 }
 
@@ -205,24 +199,24 @@ fn one_path_per_entry_kept(mut candidates: Vec<Candidate>, operands: &[PathBuf])
 /// indices (no maps): the first path of an inode (candidates are in byte
 /// order) stands for it; the second result sends every path of a size
 /// group to its inode's representative ([`NONE`] for the others).
-fn group_by_size_and_inode(candidates: &[Candidate], hard_links: bool) -> (Vec<Item>, Vec<u32>) {
+fn group_by_size_and_inode(candidates: &Candidates, hard_links: bool) -> (Vec<Item>, Vec<u32>) {
     let n = candidates.len();
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by_key(|&i| {
-        let s = &candidates[i as usize].stamp;
+        let s = &candidates.stamps[i as usize];
         (s.size, s.id(), i)
     });
     let mut rep_of: Vec<u32> = vec![NONE; n];
     let mut items: Vec<Item> = Vec::new();
     for same_size in order
-        .chunk_by(|&a, &b| candidates[a as usize].stamp.size == candidates[b as usize].stamp.size)
+        .chunk_by(|&a, &b| candidates.stamps[a as usize].size == candidates.stamps[b as usize].size)
     {
         if same_size.len() < 2 {
             continue;
         }
         let inodes: Vec<&[u32]> = same_size
             .chunk_by(|&a, &b| {
-                candidates[a as usize].stamp.id() == candidates[b as usize].stamp.id()
+                candidates.stamps[a as usize].id() == candidates.stamps[b as usize].id()
             })
             .collect();
         if inodes.len() < 2 && !hard_links {
@@ -236,7 +230,7 @@ fn group_by_size_and_inode(candidates: &[Candidate], hard_links: bool) -> (Vec<I
             items.push(Item {
                 index: rep,
                 links: paths.len() as u32,
-                size: candidates[rep as usize].stamp.size,
+                size: candidates.stamps[rep as usize].size,
                 prefix: 0,
                 suffix: 0,
             });
@@ -249,7 +243,7 @@ fn group_by_size_and_inode(candidates: &[Candidate], hard_links: bool) -> (Vec<I
 /// read in path order so that a worker's files share directories.
 fn group_by_edges(
     mut items: Vec<Item>,
-    candidates: &[Candidate],
+    candidates: &Candidates,
     hard_links: bool,
     problems: &Problems,
 ) -> Vec<Item> {
@@ -258,16 +252,19 @@ fn group_by_edges(
         items.par_chunks_mut(64).for_each(|chunk| {
             let mut cursor = DirectoryCursor::new();
             for item in chunk {
-                let c = &candidates[item.index as usize];
-                if edge == Edge::Suffix && c.stamp.size <= EDGE {
+                let (path, size) = (
+                    candidates.path(item.index as usize),
+                    candidates.stamps[item.index as usize].size,
+                );
+                if edge == Edge::Suffix && size <= EDGE {
                     // The prefix was the whole file.
                     continue;
                 }
-                match hash_edge(&mut cursor, &c.path, c.stamp.size, edge) {
+                match hash_edge(&mut cursor, path, size, edge) {
                     Ok(h) if edge == Edge::Prefix => item.prefix = h,
                     Ok(h) => item.suffix = h,
                     Err(e) => {
-                        problems.add(&c.path, e);
+                        problems.add(path, e);
                         item.links = 0;
                     }
                 }
@@ -287,7 +284,7 @@ fn group_by_edges(
 /// digest already.
 fn group_by_contents(
     mut items: Vec<Item>,
-    candidates: &[Candidate],
+    candidates: &Candidates,
     options: &DupesOptions,
     problems: &Problems,
 ) -> Result<Vec<Whole>> {
@@ -326,7 +323,7 @@ fn group_by_contents(
 /// `None` for a file that could not be read, a problem).
 fn hash_whole(
     need: &[u32],
-    candidates: &[Candidate],
+    candidates: &Candidates,
     options: &DupesOptions,
     problems: &Problems,
 ) -> Result<Vec<Option<Digest>>> {
@@ -336,7 +333,7 @@ fn hash_whole(
     }
     let operands: Vec<Source> = need
         .iter()
-        .map(|&i| Source::Path(candidates[i as usize].path.clone()))
+        .map(|&i| Source::Path(candidates.path(i as usize).to_path_buf()))
         .collect();
     let mut hasher = TreeHasher::new(options.algorithm)
         .order(Order::Sorted)
@@ -373,7 +370,7 @@ fn hash_whole(
 fn groups_of(
     mut whole: Vec<Whole>,
     rep_of: Vec<u32>,
-    candidates: &[Candidate],
+    candidates: &Candidates,
     options: &DupesOptions,
 ) -> Vec<Group> {
     whole.sort_unstable_by(|a, b| {
@@ -404,8 +401,8 @@ fn groups_of(
             let mut reps: Vec<u32> = run.iter().map(|w| w.index).collect();
             if options.verify {
                 let head = reps[0];
-                let first = &candidates[head as usize].path;
-                reps.retain(|&r| r == head || same_bytes(first, &candidates[r as usize].path));
+                let first = candidates.path(head as usize);
+                reps.retain(|&r| r == head || same_bytes(first, candidates.path(r as usize)));
             }
             let mut indices: Vec<u32> = reps.iter().flat_map(|&r| paths_of(r)).collect();
             indices.sort_unstable();
@@ -420,8 +417,8 @@ fn groups_of(
                 members: indices
                     .iter()
                     .map(|&m| Member {
-                        path: candidates[m as usize].path.clone(),
-                        stamp: candidates[m as usize].stamp,
+                        path: candidates.path(m as usize).to_path_buf(),
+                        stamp: candidates.stamps[m as usize],
                     })
                     .collect(),
             })
@@ -431,18 +428,15 @@ fn groups_of(
 
 /// `--unique`: the candidates in no group (candidates are in byte order: a
 /// member is found by its path).
-fn unique_paths(candidates: &[Candidate], groups: &[Group]) -> Vec<PathBuf> {
+fn unique_paths(candidates: &Candidates, groups: &[Group]) -> Vec<PathBuf> {
     let mut grouped = vec![false; candidates.len()];
     for member in groups.iter().flat_map(|g| g.members.iter()) {
-        let at = candidates.binary_search_by(|c| path_bytes(&c.path).cmp(path_bytes(&member.path)));
-        if let Ok(at) = at {
+        if let Some(at) = candidates.find(&member.path) {
             grouped[at] = true;
         }
     }
-    candidates
-        .iter()
-        .zip(grouped)
-        .filter(|(_, grouped)| !grouped)
-        .map(|(c, _)| c.path.clone())
+    (0..candidates.len())
+        .filter(|&i| !grouped[i])
+        .map(|i| candidates.path(i).to_path_buf())
         .collect()
 }
