@@ -81,9 +81,9 @@ fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
 /// next to the single-stream compression on the same bytes ("scalar").
 #[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2", "neon", "neonx2"])]
 fn md5_lanes(bencher: Bencher, width: &str) {
-    use fastsum::simd::md5::{compress_lanes, LaneWidth};
+    use fastsum::simd::{md5::compress_lanes, Width};
     const PER_LANE: usize = 16 * 1024;
-    let Some(width) = LaneWidth::ALL.into_iter().find(|w| w.name() == width) else {
+    let Some(width) = Width::ALL.into_iter().find(|w| w.name() == width) else {
         let data = vec![0x5au8; 32 * PER_LANE];
         return bencher
             .counter(BytesCount::new(data.len()))
@@ -107,9 +107,12 @@ fn md5_lanes(bencher: Bencher, width: &str) {
 /// single stream (SHA-NI where the CPU has it) on the same bytes.
 #[divan::bench(args = ["single", "avx2", "avx2x2", "avx512", "avx512x2", "neon", "neonx2"])]
 fn sha1_lanes(bencher: Bencher, width: &str) {
-    use fastsum::simd::sha1::{compress_lanes, Sha1Width, INIT};
+    use fastsum::simd::sha1::{compress_lanes, supported_widths, INIT};
     const PER_LANE: usize = 16 * 1024;
-    let width = match Sha1Width::ALL.into_iter().find(|w| w.name() == width) {
+    let width = match fastsum::simd::Width::ALL
+        .into_iter()
+        .find(|w| w.name() == width)
+    {
         Some(width) => width,
         None => {
             let data = vec![0x5au8; 16 * PER_LANE];
@@ -118,7 +121,7 @@ fn sha1_lanes(bencher: Bencher, width: &str) {
                 .bench(|| Algorithm::Sha1.hash_bytes(divan::black_box(&data)));
         }
     };
-    if !width.is_supported() {
+    if !supported_widths().contains(&width) {
         return;
     }
     let lanes = width.lanes();

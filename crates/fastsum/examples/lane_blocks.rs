@@ -5,7 +5,7 @@
 //!
 //!     lane_blocks md5|sha1 WIDTH BLOCKS
 
-use fastsum::simd::{md5, sha1};
+use fastsum::simd::{md5, sha1, Width};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -20,20 +20,20 @@ fn main() {
     let slices: Vec<&[u8]> = data.chunks(blocks * 64).collect();
     let folded = match algorithm.as_str() {
         "md5" => {
-            let width = md5::LaneWidth::ALL
+            let width = Width::ALL
                 .into_iter()
                 .find(|w| w.name() == width)
-                .filter(|w| w.is_supported())
+                .filter(|w| md5::supported_widths().contains(w))
                 .expect("a width this CPU runs");
             let mut states = vec![[0u32; 4]; width.lanes()];
             md5::compress_lanes(width, &mut states, &slices, blocks);
             states.iter().flatten().fold(0u32, |a, w| a ^ w)
         }
         "sha1" => {
-            let width = sha1::Sha1Width::ALL
+            let width = Width::ALL
                 .into_iter()
                 .find(|w| w.name() == width)
-                .filter(|w| w.is_supported())
+                .filter(|w| sha1::supported_widths().contains(w))
                 .expect("a width this CPU runs");
             let mut states = vec![sha1::INIT; width.lanes()];
             sha1::compress_lanes(width, &mut states, &slices, blocks);

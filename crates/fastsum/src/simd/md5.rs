@@ -5,18 +5,10 @@
 //! but the same step of *different* messages can run side by side: lane
 //! `i` of every vector register holds message `i`'s state word. Widths:
 //!
-//! | width | lanes | ISA |
-//! |---|---:|---|
-//! | [`LaneWidth::Sse2`] | 4 | SSE2 (every x86-64) |
-//! | [`LaneWidth::Avx2`] | 8 | AVX2 |
-//! | [`LaneWidth::Avx2x2`] | 16 | AVX2, two 8-lane groups interleaved to hide latency |
-//! | [`LaneWidth::Avx512`] | 16 | AVX-512F (rotate and three-input logic in one instruction each) |
-//! | [`LaneWidth::Avx512x2`] | 32 | AVX-512F, two 16-lane groups interleaved |
-//! | [`LaneWidth::Neon`] | 4 | NEON (every aarch64) |
-//! | [`LaneWidth::Neonx2`] | 8 | NEON, two 4-lane groups interleaved |
-//!
-//! The widest the CPU supports is chosen at run time, under the
-//! `FASTSUM_SIMD` ceiling, in [`super::platform`].
+//! MD5 has a kernel at every [`Width`]. The widest the CPU supports is
+//! chosen at run time, under the `FASTSUM_SIMD` ceiling, and run through
+//! the entry points compiled for its instruction set, in
+//! [`super::platform`]: this module is the kernel alone.
 //!
 //! This module only compresses whole blocks: [`compress_lanes`] advances
 //! each lane's state by the same number of 64-byte blocks. Padding, feeding
@@ -25,80 +17,8 @@
 
 use crate::algo::md5::K;
 
-/// The most lanes any width has.
-pub(crate) const MAX_LANES: usize = 32;
-
-/// A SIMD width for [`compress_lanes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum LaneWidth {
-    /// 4 lanes of SSE2.
-    Sse2,
-    /// 8 lanes of AVX2.
-    Avx2,
-    /// 16 lanes: two interleaved 8-lane AVX2 groups.
-    Avx2x2,
-    /// 16 lanes of AVX-512F.
-    Avx512,
-    /// 32 lanes: two interleaved 16-lane AVX-512F groups.
-    Avx512x2,
-    /// 4 lanes of NEON (aarch64).
-    Neon,
-    /// 8 lanes: two interleaved 4-lane NEON groups.
-    Neonx2,
-}
-
-impl LaneWidth {
-    /// Every width, narrowest first.
-    pub const ALL: [LaneWidth; 7] = [
-        LaneWidth::Sse2,
-        LaneWidth::Neon,
-        LaneWidth::Avx2,
-        LaneWidth::Neonx2,
-        LaneWidth::Avx2x2,
-        LaneWidth::Avx512,
-        LaneWidth::Avx512x2,
-    ];
-
-    /// Messages advanced together.
-    pub fn lanes(self) -> usize {
-        match self {
-            LaneWidth::Sse2 | LaneWidth::Neon => 4,
-            LaneWidth::Avx2 | LaneWidth::Neonx2 => 8,
-            LaneWidth::Avx2x2 | LaneWidth::Avx512 => 16,
-            LaneWidth::Avx512x2 => 32,
-        }
-    }
-
-    /// The name `FASTSUM_SIMD` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            LaneWidth::Sse2 => "sse2",
-            LaneWidth::Avx2 => "avx2",
-            LaneWidth::Avx2x2 => "avx2x2",
-            LaneWidth::Avx512 => "avx512",
-            LaneWidth::Avx512x2 => "avx512x2",
-            LaneWidth::Neon => "neon",
-            LaneWidth::Neonx2 => "neonx2",
-        }
-    }
-
-    /// Whether this CPU can run it.
-    pub fn is_supported(self) -> bool {
-        let cpu = super::cpu::cpu();
-        match self {
-            LaneWidth::Sse2 => cpu.sse2,
-            LaneWidth::Avx2 | LaneWidth::Avx2x2 => cpu.avx2,
-            LaneWidth::Avx512 | LaneWidth::Avx512x2 => cpu.avx512f && cpu.avx2,
-            LaneWidth::Neon | LaneWidth::Neonx2 => cpu.neon,
-        }
-    }
-
-    /// Every width this CPU can run, narrowest first (for tests and
-    /// benchmarks).
-    pub fn supported() -> Vec<LaneWidth> {
-        Self::ALL.into_iter().filter(|w| w.is_supported()).collect()
-    }
-}
+use super::platform::Width;
+use super::platform::{self, LaneKernel, Md5Lanes};
 
 /// Advances `states[i]` by the first `blocks` 64-byte blocks of `data[i]`,
 /// for every lane `i < width.lanes()`.
@@ -108,75 +28,46 @@ impl LaneWidth {
 /// If `width` is not supported by this CPU, if there are fewer than
 /// `width.lanes()` states or data slices, or if a slice is shorter than
 /// `blocks * 64` bytes.
-pub fn compress_lanes(width: LaneWidth, states: &mut [[u32; 4]], data: &[&[u8]], blocks: usize) {
-    let lanes = width.lanes();
-    assert!(
-        width.is_supported(),
-        "{} is not supported here",
-        width.name()
-    );
-    assert!(states.len() >= lanes && data.len() >= lanes);
-    assert!(data[..lanes].iter().all(|d| d.len() >= blocks * 64));
-    let mut pointers = [std::ptr::null::<u8>(); MAX_LANES];
-    for (p, d) in pointers.iter_mut().zip(data) {
-        *p = d.as_ptr();
-    }
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    // SAFETY: the CPU supports `width` (asserted above), and every lane's
-    // pointer is valid for `blocks * 64` bytes of reading (asserted above;
-    // the slices outlive this call).
-    unsafe {
-        kernels::compress(width, states, &pointers, blocks)
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    unreachable!("no lane width is supported here");
+pub fn compress_lanes(width: Width, states: &mut [[u32; 4]], data: &[&[u8]], blocks: usize) {
+    platform::compress::<Md5Lanes>(width, states, data, blocks);
 }
 
-// SAFETY (for the whole module): every function here is `unsafe` for one
-// reason only, the ISA it needs, and its body is nothing but that ISA's
-// intrinsics on values and on the lane pointers its caller vouches for.
-// The `Vector` methods run only inlined into the `#[target_feature]` entry
-// points below, which `compress_lanes` calls after checking the CPU and
-// the slices' lengths. Marking each intrinsic call `unsafe` again would
-// repeat that on every line.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[allow(unsafe_op_in_unsafe_fn)]
-mod kernels {
-    #[cfg(target_arch = "aarch64")]
-    use super::super::vector::neon::Neon;
-    #[cfg(target_arch = "x86_64")]
-    use super::super::vector::x86::{Avx2, Avx512, Sse2};
-    use super::super::vector::Vector;
-    use super::{LaneWidth, K};
+/// Every width this CPU runs MD5 at, narrowest first (for tests and
+/// benchmarks).
+pub fn supported_widths() -> Vec<Width> {
+    platform::runnable::<Md5Lanes>()
+}
 
-    /// # Safety
-    /// The CPU supports `width`; `pointers[..width.lanes()]` readable for
-    /// `blocks * 64` bytes; `states` has as many.
-    pub(super) unsafe fn compress(
-        width: LaneWidth,
+impl LaneKernel for Md5Lanes {
+    type State = [u32; 4];
+
+    fn has(_width: Width) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    unsafe fn kernel<V: super::vector::Vector, const G: usize>(
         states: &mut [[u32; 4]],
         pointers: &[*const u8],
         blocks: usize,
     ) {
-        match width {
-            #[cfg(target_arch = "x86_64")]
-            LaneWidth::Sse2 => compress_sse2(states, pointers, blocks),
-            #[cfg(target_arch = "x86_64")]
-            LaneWidth::Avx2 => compress_avx2(states, pointers, blocks),
-            #[cfg(target_arch = "x86_64")]
-            LaneWidth::Avx2x2 => compress_avx2x2(states, pointers, blocks),
-            #[cfg(target_arch = "x86_64")]
-            LaneWidth::Avx512 => compress_avx512(states, pointers, blocks),
-            #[cfg(target_arch = "x86_64")]
-            LaneWidth::Avx512x2 => compress_avx512x2(states, pointers, blocks),
-            #[cfg(target_arch = "aarch64")]
-            LaneWidth::Neon => compress_neon(states, pointers, blocks),
-            #[cfg(target_arch = "aarch64")]
-            LaneWidth::Neonx2 => compress_neonx2(states, pointers, blocks),
-            #[allow(unreachable_patterns)]
-            _ => unreachable!("{} is not an instruction set of this target", width.name()),
-        }
+        // SAFETY: the caller's promise (the trait's), passed on as is.
+        unsafe { kernel::kernel::<V, G>(states, pointers, blocks) }
     }
+}
+
+// SAFETY (for the whole module): the kernel is `unsafe` for one reason
+// only, the ISA its vector type needs, and its body is nothing but that
+// vector's operations on values and on the lane pointers its caller vouches
+// for. It runs only inlined into the platform's `#[target_feature]` entry
+// points, which `compress_lanes` reaches after checking the CPU and the
+// slices' lengths. Marking each operation `unsafe` again would repeat that
+// on every line.
+#[allow(unsafe_op_in_unsafe_fn)]
+mod kernel {
+    use super::super::platform::MAX_LANES;
+    use super::super::vector::Vector;
+    use super::K;
 
     macro_rules! step {
         ($f:ident, $g:expr, $a:ident, $b:ident, $c:ident, $d:ident, $m:ident, $i:expr, $w:expr, $s:expr) => {
@@ -200,13 +91,13 @@ mod kernels {
     /// `G` groups of `V::LANES` lanes, interleaved step by step so that the
     /// groups' chains overlap.
     #[inline(always)]
-    unsafe fn kernel<V: Vector, const G: usize>(
+    pub(super) unsafe fn kernel<V: Vector, const G: usize>(
         states: &mut [[u32; 4]],
         pointers: &[*const u8],
         blocks: usize,
     ) {
         let lanes = V::LANES * G;
-        let mut words = [[0u32; super::MAX_LANES]; 4];
+        let mut words = [[0u32; MAX_LANES]; 4];
         for (lane, state) in states[..lanes].iter().enumerate() {
             for w in 0..4 {
                 words[w][lane] = state[w];
@@ -307,92 +198,6 @@ mod kernels {
             }
         }
     }
-
-    /// # Safety
-    /// `pointers[..4]` readable for `blocks * 64` bytes; `states` has 4.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "sse2")]
-    pub(super) unsafe fn compress_sse2(
-        states: &mut [[u32; 4]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Sse2, 1>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// AVX2 present; `pointers[..8]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn compress_avx2(
-        states: &mut [[u32; 4]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx2, 1>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// AVX2 present; `pointers[..16]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn compress_avx2x2(
-        states: &mut [[u32; 4]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx2, 2>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// AVX-512F and AVX2 present; `pointers[..16]` readable for
-    /// `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2")]
-    pub(super) unsafe fn compress_avx512(
-        states: &mut [[u32; 4]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx512, 1>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// AVX-512F and AVX2 present; `pointers[..32]` readable for
-    /// `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2")]
-    pub(super) unsafe fn compress_avx512x2(
-        states: &mut [[u32; 4]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx512, 2>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// NEON present; `pointers[..4]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "aarch64")]
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn compress_neon(
-        states: &mut [[u32; 4]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Neon, 1>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// NEON present; `pointers[..8]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "aarch64")]
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn compress_neonx2(
-        states: &mut [[u32; 4]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Neon, 2>(states, pointers, blocks)
-    }
 }
 
 #[cfg(test)]
@@ -404,10 +209,10 @@ mod tests {
     fn every_supported_width_matches_the_scalar_compression() {
         // Every CPU of these targets has the narrowest width at least.
         #[cfg(target_arch = "x86_64")]
-        assert!(LaneWidth::Sse2.is_supported());
+        assert!(Width::Sse2.is_supported());
         #[cfg(target_arch = "aarch64")]
-        assert!(LaneWidth::Neon.is_supported() && LaneWidth::Neonx2.is_supported());
-        for width in LaneWidth::supported() {
+        assert!(Width::Neon.is_supported() && Width::Neonx2.is_supported());
+        for width in supported_widths() {
             let lanes = width.lanes();
             for blocks in [0, 1, 2, 5] {
                 let data: Vec<Vec<u8>> = (0..lanes)

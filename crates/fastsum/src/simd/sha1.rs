@@ -3,77 +3,15 @@
 //! single stream in `docs/BENCHMARKS-LOG.md` (`cargo bench -p fastsum --bench
 //! hashing -- sha1_lanes`); `crate::stage::lanes` runs it for `-a sha1`.
 //!
-//! Widths: AVX2 (8 lanes), AVX-512 (16 lanes; three-input logic and
+//! Every [`Width`] but SSE2's (4 lanes of plain SIMD lose to one SHA-NI
+//! stream): AVX2 (8 lanes), AVX-512 (16 lanes; three-input logic and
 //! rotates in one instruction, byte swaps need AVX-512BW) and AVX-512 with
 //! two 16-lane groups interleaved step by step (32 lanes), as MD5's widest;
-//! on aarch64 NEON (4 lanes) and two NEON groups interleaved (8).
+//! on aarch64 NEON (4 lanes) and two NEON groups interleaved (8). The
+//! width is chosen and dispatched in [`super::platform`]: this module is
+//! the kernel alone.
 
-/// A SIMD width for [`compress_lanes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sha1Width {
-    /// 8 lanes of AVX2.
-    Avx2,
-    /// 16 lanes: two interleaved 8-lane AVX2 groups.
-    Avx2x2,
-    /// 16 lanes of AVX-512F/BW.
-    Avx512,
-    /// 32 lanes: two interleaved 16-lane AVX-512F/BW groups.
-    Avx512x2,
-    /// 4 lanes of NEON (aarch64).
-    Neon,
-    /// 8 lanes: two interleaved 4-lane NEON groups.
-    Neonx2,
-}
-
-impl Sha1Width {
-    /// Every width.
-    pub const ALL: [Sha1Width; 6] = [
-        Sha1Width::Neon,
-        Sha1Width::Avx2,
-        Sha1Width::Neonx2,
-        Sha1Width::Avx2x2,
-        Sha1Width::Avx512,
-        Sha1Width::Avx512x2,
-    ];
-
-    /// The name `FASTSUM_SIMD` and the benchmarks take.
-    pub fn name(self) -> &'static str {
-        match self {
-            Sha1Width::Avx2 => "avx2",
-            Sha1Width::Avx2x2 => "avx2x2",
-            Sha1Width::Avx512 => "avx512",
-            Sha1Width::Avx512x2 => "avx512x2",
-            Sha1Width::Neon => "neon",
-            Sha1Width::Neonx2 => "neonx2",
-        }
-    }
-
-    /// Every width this CPU can run.
-    pub fn supported() -> Vec<Sha1Width> {
-        Self::ALL.into_iter().filter(|w| w.is_supported()).collect()
-    }
-
-    /// Messages advanced together.
-    pub fn lanes(self) -> usize {
-        match self {
-            Sha1Width::Neon => 4,
-            Sha1Width::Avx2 | Sha1Width::Neonx2 => 8,
-            Sha1Width::Avx2x2 => 16,
-            Sha1Width::Avx512 => 16,
-            Sha1Width::Avx512x2 => 32,
-        }
-    }
-
-    /// Whether this CPU can run it.
-    pub fn is_supported(self) -> bool {
-        let cpu = super::cpu::cpu();
-        match self {
-            Sha1Width::Avx2 | Sha1Width::Avx2x2 => cpu.avx2,
-            Sha1Width::Avx512 | Sha1Width::Avx512x2 => cpu.avx512f && cpu.avx512bw && cpu.avx2,
-            Sha1Width::Neon | Sha1Width::Neonx2 => cpu.neon,
-        }
-    }
-}
+use super::platform::{self, LaneKernel, Sha1Lanes, Width};
 
 /// SHA-1's initial state.
 pub const INIT: [u32; 5] = [
@@ -89,72 +27,55 @@ pub const INIT: [u32; 5] = [
 ///
 /// # Panics
 ///
-/// If `width` is not supported here, or a lane's data is shorter than
-/// `blocks * 64` bytes.
-pub fn compress_lanes(width: Sha1Width, states: &mut [[u32; 5]], data: &[&[u8]], blocks: usize) {
-    let lanes = width.lanes();
-    assert!(width.is_supported(), "not supported here");
-    assert!(states.len() >= lanes && data.len() >= lanes);
-    assert!(data[..lanes].iter().all(|d| d.len() >= blocks * 64));
-    let mut pointers = [std::ptr::null::<u8>(); 32];
-    for (p, d) in pointers.iter_mut().zip(data) {
-        *p = d.as_ptr();
-    }
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    // SAFETY: the CPU supports `width` and every lane's pointer is valid for
-    // `blocks * 64` bytes (both asserted above).
-    unsafe {
-        kernels::compress(width, states, &pointers, blocks)
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    unreachable!("no lane width is supported here");
+/// If SHA-1 has no lanes at `width` or this CPU cannot run it, or a lane's
+/// data is shorter than `blocks * 64` bytes.
+pub fn compress_lanes(width: Width, states: &mut [[u32; 5]], data: &[&[u8]], blocks: usize) {
+    platform::compress::<Sha1Lanes>(width, states, data, blocks);
 }
 
-// SAFETY (for the whole module): as in `simd::md5`, every function is
-// `unsafe` only for the ISA it needs, runs only inlined into the
-// `#[target_feature]` entry points, which `compress_lanes` calls after
-// checking the CPU and the slices' lengths.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[allow(unsafe_op_in_unsafe_fn)]
-mod kernels {
-    #[cfg(target_arch = "aarch64")]
-    use super::super::vector::neon::Neon;
-    #[cfg(target_arch = "x86_64")]
-    use super::super::vector::x86::{Avx2, Avx512};
-    use super::super::vector::Vector;
-    use super::Sha1Width;
+/// Every width this CPU runs SHA-1 at, narrowest first (for tests and
+/// benchmarks).
+pub fn supported_widths() -> Vec<Width> {
+    platform::runnable::<Sha1Lanes>()
+}
 
-    /// # Safety
-    /// The CPU supports `width`; `pointers[..width.lanes()]` readable for
-    /// `blocks * 64` bytes; `states` has as many.
-    pub(super) unsafe fn compress(
-        width: Sha1Width,
+impl LaneKernel for Sha1Lanes {
+    type State = [u32; 5];
+
+    fn has(width: Width) -> bool {
+        width != Width::Sse2
+    }
+
+    /// NEON lanes only where the CPU lacks the ARMv8 SHA instructions (a
+    /// Raspberry Pi 4's Cortex-A72): SSE2's lesson, that 4 lanes of plain
+    /// SIMD lose to a hardware SHA-1 stream, is taken as NEON's too.
+    fn beats_one_stream(width: Width) -> bool {
+        !(super::cpu::cpu().sha2_instructions && matches!(width, Width::Neon | Width::Neonx2))
+    }
+
+    #[inline(always)]
+    unsafe fn kernel<V: super::vector::Vector, const G: usize>(
         states: &mut [[u32; 5]],
         pointers: &[*const u8],
         blocks: usize,
     ) {
-        match width {
-            #[cfg(target_arch = "x86_64")]
-            Sha1Width::Avx2 => compress_avx2(states, pointers, blocks),
-            #[cfg(target_arch = "x86_64")]
-            Sha1Width::Avx2x2 => compress_avx2x2(states, pointers, blocks),
-            #[cfg(target_arch = "x86_64")]
-            Sha1Width::Avx512 => compress_avx512(states, pointers, blocks),
-            #[cfg(target_arch = "x86_64")]
-            Sha1Width::Avx512x2 => compress_avx512x2(states, pointers, blocks),
-            #[cfg(target_arch = "aarch64")]
-            Sha1Width::Neon => compress_neon(states, pointers, blocks),
-            #[cfg(target_arch = "aarch64")]
-            Sha1Width::Neonx2 => compress_neonx2(states, pointers, blocks),
-            #[allow(unreachable_patterns)]
-            _ => unreachable!("{width:?} is not an instruction set of this target"),
-        }
+        // SAFETY: the caller's promise (the trait's), passed on as is.
+        unsafe { kernel::kernel::<V, G>(states, pointers, blocks) }
     }
+}
+
+// SAFETY (for the whole module): as in `simd::md5`, the kernel is `unsafe`
+// only for the ISA its vector type needs, and runs only inlined into the
+// platform's `#[target_feature]` entry points, which `compress_lanes`
+// reaches after checking the CPU and the slices' lengths.
+#[allow(unsafe_op_in_unsafe_fn)]
+mod kernel {
+    use super::super::vector::Vector;
 
     /// `G` groups of `V::LANES` lanes, interleaved step by step so that the
     /// groups' dependency chains overlap.
     #[inline(always)]
-    unsafe fn kernel<V: Vector, const G: usize>(
+    pub(super) unsafe fn kernel<V: Vector, const G: usize>(
         states: &mut [[u32; 5]],
         pointers: &[*const u8],
         blocks: usize,
@@ -221,80 +142,6 @@ mod kernels {
             }
         }
     }
-
-    /// # Safety
-    /// AVX2 present; `pointers[..8]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn compress_avx2(
-        states: &mut [[u32; 5]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx2, 1>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// AVX2 present; `pointers[..16]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn compress_avx2x2(
-        states: &mut [[u32; 5]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx2, 2>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// AVX-512F/BW and AVX2 present; `pointers[..16]` readable for
-    /// `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,avx2")]
-    pub(super) unsafe fn compress_avx512(
-        states: &mut [[u32; 5]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx512, 1>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// AVX-512F/BW and AVX2 present; `pointers[..32]` readable for
-    /// `blocks * 64` bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,avx2")]
-    pub(super) unsafe fn compress_avx512x2(
-        states: &mut [[u32; 5]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Avx512, 2>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// NEON present; `pointers[..4]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "aarch64")]
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn compress_neon(
-        states: &mut [[u32; 5]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Neon, 1>(states, pointers, blocks)
-    }
-
-    /// # Safety
-    /// NEON present; `pointers[..8]` readable for `blocks * 64` bytes.
-    #[cfg(target_arch = "aarch64")]
-    #[target_feature(enable = "neon")]
-    pub(super) unsafe fn compress_neonx2(
-        states: &mut [[u32; 5]],
-        pointers: &[*const u8],
-        blocks: usize,
-    ) {
-        kernel::<Neon, 2>(states, pointers, blocks)
-    }
 }
 
 #[cfg(test)]
@@ -316,8 +163,8 @@ mod tests {
     #[test]
     fn every_supported_width_matches_the_sha1_crate() {
         #[cfg(target_arch = "aarch64")]
-        assert!(Sha1Width::Neon.is_supported() && Sha1Width::Neonx2.is_supported());
-        for width in Sha1Width::supported() {
+        assert!(Width::Neon.is_supported() && Width::Neonx2.is_supported());
+        for width in supported_widths() {
             for len in [0usize, 55, 56, 64, 119, 1000] {
                 let messages: Vec<Vec<u8>> = (0..width.lanes())
                     .map(|l| (0..len).map(|i| (i * 7 + l * 31) as u8).collect())

@@ -1,17 +1,16 @@
 //! What the lanes compute: an algorithm (MD5 or SHA-1) at a SIMD width.
 
 use crate::algo::Algorithm;
-use crate::simd::md5::{LaneWidth, MAX_LANES};
-use crate::simd::platform;
-use crate::simd::sha1::Sha1Width;
+use crate::simd::platform::{lanes_for, MAX_LANES};
+use crate::simd::Width;
 
 /// The lanes' algorithm and SIMD width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// MD5 at this width.
-    Md5(LaneWidth),
+    Md5(Width),
     /// SHA-1 at this width.
-    Sha1(Sha1Width),
+    Sha1(Width),
 }
 
 impl Kernel {
@@ -19,8 +18,8 @@ impl Kernel {
     /// `FASTSUM_SIMD` does not turn them off (MD5 and SHA-1 only).
     pub fn for_algorithm(algorithm: Algorithm) -> Option<Kernel> {
         match algorithm {
-            Algorithm::Md5 => platform::md5_lanes().map(Kernel::Md5),
-            Algorithm::Sha1 => platform::sha1_lanes().map(Kernel::Sha1),
+            Algorithm::Md5 => lanes_for(algorithm).map(Kernel::Md5),
+            Algorithm::Sha1 => lanes_for(algorithm).map(Kernel::Sha1),
             _ => None,
         }
     }
@@ -35,10 +34,8 @@ impl Kernel {
 
     /// Files advanced together.
     pub fn lanes(self) -> usize {
-        match self {
-            Kernel::Md5(width) => width.lanes(),
-            Kernel::Sha1(width) => width.lanes(),
-        }
+        let (Kernel::Md5(width) | Kernel::Sha1(width)) = self;
+        width.lanes()
     }
 
     pub(super) fn initial_state(self) -> [u32; 5] {

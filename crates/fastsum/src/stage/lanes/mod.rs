@@ -45,7 +45,7 @@ use crate::fs::limits::descriptors_for;
 use crate::fs::stat::fstat;
 use crate::fs::FileStamp;
 use crate::read::FileHasher;
-use crate::simd::md5::MAX_LANES;
+use crate::simd::platform::MAX_LANES;
 
 /// What idle lanes compress (their results are thrown away).
 static ZEROS: [u8; LANE_BUFFER + PADDING_ROOM] = [0; LANE_BUFFER + PADDING_ROOM];

@@ -3,8 +3,7 @@
 
 use super::*;
 use crate::digest::Digest;
-use crate::simd::md5::LaneWidth;
-use crate::simd::sha1::Sha1Width;
+use crate::simd::Width;
 use crate::stage::Span;
 use md5::Digest as _;
 use proptest::prelude::*;
@@ -57,8 +56,10 @@ fn reference_for(kernel: Kernel, data: &[u8]) -> Digest {
 
 /// Every kernel this CPU runs: MD5 at each width, SHA-1 at each width.
 fn kernels() -> Vec<Kernel> {
-    let sha1 = Sha1Width::supported().into_iter().map(Kernel::Sha1);
-    LaneWidth::supported()
+    let sha1 = crate::simd::sha1::supported_widths()
+        .into_iter()
+        .map(Kernel::Sha1);
+    crate::simd::md5::supported_widths()
         .into_iter()
         .map(Kernel::Md5)
         .chain(sha1)
@@ -67,7 +68,7 @@ fn kernels() -> Vec<Kernel> {
 
 /// Hashes `files` (contents) with MD5 at `width`, in batches taken
 /// while earlier ones are in flight; each job's result by index.
-fn run(width: LaneWidth, dir: &std::path::Path, files: &[Vec<u8>]) -> Vec<Result<Hashed, String>> {
+fn run(width: Width, dir: &std::path::Path, files: &[Vec<u8>]) -> Vec<Result<Hashed, String>> {
     let files: Vec<(Vec<u8>, Option<u64>)> = files.iter().map(|f| (f.clone(), None)).collect();
     run_with_failures(Kernel::Md5(width), dir, &files)
 }
@@ -161,7 +162,7 @@ fn the_block_edges_at_every_width() {
         .iter()
         .map(|&n| (0..n).map(|i| (i * 13 + n) as u8).collect())
         .collect();
-    for width in LaneWidth::supported() {
+    for width in crate::simd::md5::supported_widths() {
         for (result, content) in run(width, dir.path(), &files).into_iter().zip(&files) {
             let hashed = result.unwrap();
             assert_eq!(
@@ -197,7 +198,7 @@ fn large_and_small_files_finish_in_any_order_and_refill_lanes() {
             (0..n).map(|j| (j ^ (j >> 9) ^ i) as u8).collect()
         })
         .collect();
-    for width in LaneWidth::supported() {
+    for width in crate::simd::md5::supported_widths() {
         for (result, content) in run(width, dir.path(), &files).into_iter().zip(&files) {
             assert_eq!(
                 result.unwrap().digest,
@@ -212,7 +213,7 @@ fn large_and_small_files_finish_in_any_order_and_refill_lanes() {
 #[test]
 fn a_file_that_fails_fails_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let width = crate::simd::platform::md5_lanes().unwrap_or(LaneWidth::Sse2);
+    let width = crate::simd::lanes_for(Algorithm::Md5).unwrap_or(Width::Sse2);
     let good = dir.path().join("good");
     std::fs::write(&good, b"good bytes").unwrap();
     let mut batch = vec![
@@ -386,7 +387,7 @@ fn spans_hash_exactly_their_bytes_in_either_stage() {
             })
             .collect()
     };
-    let width = crate::simd::platform::md5_lanes().unwrap_or(LaneWidth::Sse2);
+    let width = crate::simd::lanes_for(Algorithm::Md5).unwrap_or(Width::Sse2);
     let stages: Vec<Box<dyn BatchHasher>> = vec![
         Box::new(MultiBufferHasher::new(
             Kernel::Md5(width),
