@@ -35,12 +35,12 @@ mod feed;
 mod prefetch;
 mod record;
 mod reorder;
+mod threads;
 mod work;
 
 use record::Records;
 pub use record::{Outcome, Progress, Record, Sink};
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -48,7 +48,6 @@ use crate::algo::Algorithm;
 #[cfg(feature = "cache")]
 use crate::cache::{CacheSession, CachingBatchHasher};
 use crate::error::Result;
-use crate::fs;
 use crate::fs::device::DiskKind;
 use crate::read::{FileHasher, ReadStrategy};
 use crate::stage::{AutoBatchHasher, BatchHasher, Job, Source};
@@ -304,6 +303,10 @@ impl TreeHasher {
 /// A run with the hashing stage of one's choice (the default stages are
 /// [`TreeHasher`]'s):
 /// `make_hasher` is called once per worker thread.
+///
+/// The stages, each on threads of its own: the workers, the gates (with
+/// `drop_cold`), the feeder (and the prefetchers it starts), then the
+/// collector on the caller's thread until the records end.
 pub(crate) fn hash_operands_with<B: BatchHasher>(
     options: &TreeOptions,
     operands: &[Source],
@@ -312,6 +315,58 @@ pub(crate) fn hash_operands_with<B: BatchHasher>(
     make_hasher: impl Fn(&TreeOptions) -> B + Sync,
 ) -> Result<()> {
     walk::check_excludes(&options.walk.excludes)?;
+    let Resolved {
+        options,
+        disks,
+        io_depth,
+    } = resolve(options, operands);
+    let (options, disks) = (&options, &disks[..]);
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
+    // Bounded, so that a sink that stops taking records (a slow pipe, a
+    // paused Python generator) holds the workers back instead of letting
+    // finished records pile up: the collector takes batches in any order,
+    // so a full queue only waits for the sink, never for a worker.
+    let (result_tx, result_rx) = crossbeam_channel::bounded::<Records>(RESULT_QUEUE);
+    // With --no-cache-pollution, every job passes a gate that probes it
+    // first (prefetch::gate); otherwise the prefetchers follow the jobs
+    // when the files are cold (prefetch::prefetch).
+    let gated = options.drop_cold;
+    let shared = &prefetch::Shared::new(gated);
+    let backlog = &backlog::Backlog::new(options.order == Order::Sorted);
+    std::thread::scope(|scope| {
+        work::spawn_workers(scope, options, &make_hasher, &job_rx, &result_tx, progress)?;
+        drop(job_rx);
+        let jobs = if gated {
+            threads::start_gates(scope, job_tx, shared, progress, io_depth)
+        } else {
+            job_tx
+        };
+        let following = if gated { 0 } else { io_depth };
+        let out = feed::Out {
+            jobs,
+            results: result_tx,
+            backlog,
+        };
+        threads::start_feeder(
+            scope, options, operands, disks, out, shared, progress, following,
+        );
+        threads::collect(scope, options, result_rx, backlog, shared, &mut sink);
+        Ok(())
+    })
+}
+
+/// A run's options as its stages see them, with what the operands decide.
+struct Resolved {
+    options: TreeOptions,
+    /// The kind of disk each operand is on.
+    disks: Vec<DiskKind>,
+    /// Prefetch threads.
+    io_depth: usize,
+}
+
+/// Settles what the options leave open for these operands: threads, walk
+/// threads, each operand's disk and the prefetch depth.
+fn resolve(options: &TreeOptions, operands: &[Source]) -> Resolved {
     let mut options = options.clone();
     // Standard input read by two workers at once would be split between
     // them; one worker reads operands strictly in order, as the GNU tools.
@@ -347,96 +402,11 @@ pub(crate) fn hash_operands_with<B: BatchHasher>(
     } else {
         DiskKind::Solid
     };
-    let options = &options;
-    let disks = &disks;
-
-    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(JOB_QUEUE);
-    // Bounded, so that a sink that stops taking records (a slow pipe, a
-    // paused Python generator) holds the workers back instead of letting
-    // finished records pile up: the collector takes batches in any order,
-    // so a full queue only waits for the sink, never for a worker.
-    let (result_tx, result_rx) = crossbeam_channel::bounded::<Records>(RESULT_QUEUE);
-    // With --no-cache-pollution, every job passes a gate that probes it
-    // first (prefetch::gate); otherwise the prefetchers follow the jobs
-    // when the files are cold (prefetch::prefetch).
-    let gated = options.drop_cold;
-    let following = io_depth > 0 && !gated;
-    let shared = prefetch::Shared::new(gated);
-    let (item_tx, item_rx) = crossbeam_channel::bounded::<Vec<prefetch::Item>>(if following {
-        JOB_QUEUE / prefetch::BATCH
-    } else {
-        0
-    });
-    // A bounded channel fills in every slot when made (16 Ki jobs: 1.5 MiB
-    // of RSS), so the gate's queue has room only when there is a gate.
-    let (gate_tx, gate_rx) = crossbeam_channel::bounded::<Job>(if gated { JOB_QUEUE } else { 0 });
-    let backlog = backlog::Backlog::new(options.order == Order::Sorted);
-    let backlog = &backlog;
-    let stopped = || options.walk.stopped();
-    std::thread::scope(|scope| {
-        work::spawn_workers(scope, options, &make_hasher, &job_rx, &result_tx, progress)?;
-        drop(job_rx);
-        let shared = &shared;
-        let start_prefetchers = move || {
-            for _ in 0..io_depth {
-                let item_rx = item_rx.clone();
-                scope.spawn(move || prefetch::prefetch(item_rx, shared, progress));
-            }
-        };
-        let feeder_jobs = if gated {
-            for _ in 0..io_depth.max(1) {
-                let (gate_rx, job_tx) = (gate_rx.clone(), job_tx.clone());
-                let read_ahead = io_depth > 0;
-                scope.spawn(move || prefetch::gate(gate_rx, job_tx, shared, progress, read_ahead));
-            }
-            // The gates hold the workers' queue now: it closes when they end.
-            drop(job_tx);
-            gate_tx
-        } else {
-            job_tx
-        };
-        drop(gate_rx);
-        let feeder_results = result_tx.clone();
-        scope.spawn(move || {
-            let items = following.then_some(feed::Prefetchers {
-                shared,
-                batches: item_tx,
-                start: &start_prefetchers,
-            });
-            feed::feed(
-                options,
-                operands,
-                disks,
-                items,
-                feed::Out {
-                    jobs: feeder_jobs,
-                    results: feeder_results,
-                    backlog,
-                },
-                progress,
-            )
-        });
-        drop(result_tx);
-        if gated {
-            // Files found cold are dropped from the page cache once their
-            // record is out (hashed), on a thread of their own.
-            let (drop_tx, drop_rx) = crossbeam_channel::unbounded::<PathBuf>();
-            scope.spawn(move || {
-                drop_rx
-                    .into_iter()
-                    .for_each(|p| fs::residency::drop_cached(&p))
-            });
-            let mut sink = prefetch::DroppingSink {
-                inner: &mut sink,
-                shared,
-                paths: drop_tx,
-            };
-            reorder::collect(options.order, result_rx, backlog, stopped, &mut sink);
-        } else {
-            reorder::collect(options.order, result_rx, backlog, stopped, &mut sink);
-        }
-        Ok(())
-    })
+    Resolved {
+        options,
+        disks,
+        io_depth,
+    }
 }
 
 #[cfg(test)]

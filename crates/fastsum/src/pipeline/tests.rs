@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::stage::{ScalarBatchHasher, MAX_BATCH_FILES};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 fn tree() -> tempfile::TempDir {
