@@ -1,7 +1,7 @@
 //! The feeder: operands to jobs, directories walked, everything numbered
 //! in output order.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::sync::{Mutex, Once};
@@ -47,120 +47,163 @@ pub(super) fn feed(
     out: Out<'_>,
     progress: &Progress,
 ) {
-    let Out {
-        jobs,
-        results,
-        backlog,
-    } = out;
-    let next_seq = AtomicU64::new(0);
-    // Jobs sent so far: the prefetchers compare it with the workers'
-    // finished count.
-    let next_index = AtomicU64::new(0);
-    let pending = Mutex::new(Vec::with_capacity(prefetch::BATCH));
-    let started = Once::new();
-    let send = |job: Job, walked: bool| {
-        let index = next_index.fetch_add(1, Ordering::Relaxed);
-        if let (Some(p), Source::Path(path)) = (&prefetch, &job.source) {
-            if !p.shared.wants(index, path, walked) {
-                let _ = jobs.send(job);
-                return;
-            }
-            started.call_once(p.start);
-            let item = Item {
-                index,
-                walked,
-                path: path.clone(),
-            };
-            let mut pending = pending.lock().expect("prefetch batch");
-            pending.push(item);
-            if pending.len() == prefetch::BATCH {
-                let _ = p.batches.send(std::mem::take(&mut *pending));
-            }
-        }
-        let _ = jobs.send(job);
+    let feeder = Feeder {
+        options,
+        prefetch,
+        out,
+        progress,
+        next_seq: AtomicU64::new(0),
+        next_index: AtomicU64::new(0),
+        pending: Mutex::new(Vec::with_capacity(prefetch::BATCH)),
+        started: Once::new(),
     };
     for (index, operand) in operands.iter().enumerate() {
-        // One stat an operand: a directory is walked (with -r); a FIFO,
-        // socket or device is opened and read as md5sum reads it, and may
-        // wait for its writer.
+        feeder.operand(index, operand, disks[index] == DiskKind::Rotational);
+    }
+    feeder.finish();
+}
+
+/// The feeder's state across operands (shared by the walk's threads with
+/// `--unordered`).
+struct Feeder<'a> {
+    options: &'a TreeOptions,
+    prefetch: Option<Prefetchers<'a>>,
+    out: Out<'a>,
+    progress: &'a Progress,
+    /// The next job's or record's place in the output.
+    next_seq: AtomicU64,
+    /// Jobs sent so far: the prefetchers compare it with the workers'
+    /// finished count.
+    next_index: AtomicU64,
+    /// Files for the prefetchers, sent a batch at a time.
+    pending: Mutex<Vec<Item>>,
+    /// The prefetchers have been started.
+    started: Once,
+}
+
+impl Feeder<'_> {
+    /// The next place in the output, once the backlog lets the feeder that
+    /// far ahead (`before_waiting` runs first if it must wait).
+    fn number(&self, before_waiting: impl FnOnce()) -> u64 {
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        self.out.backlog.admit(seq, before_waiting);
+        seq
+    }
+
+    /// A job to the workers; its file to the prefetchers first when they
+    /// want it (started the first time one is wanted).
+    fn send(&self, job: Job, walked: bool) {
+        let index = self.next_index.fetch_add(1, Ordering::Relaxed);
+        if let (Some(p), Source::Path(path)) = (&self.prefetch, &job.source) {
+            if p.shared.wants(index, path, walked) {
+                self.started.call_once(p.start);
+                let item = Item {
+                    index,
+                    walked,
+                    path: path.clone(),
+                };
+                let mut pending = self.pending.lock().expect("prefetch batch");
+                pending.push(item);
+                if pending.len() == prefetch::BATCH {
+                    let _ = p.batches.send(std::mem::take(&mut *pending));
+                }
+            }
+        }
+        let _ = self.out.jobs.send(job);
+    }
+
+    /// One operand, with one stat: a directory is walked (with -r); a
+    /// FIFO, socket or device is opened and read as md5sum reads it, and
+    /// may wait for its writer.
+    fn operand(&self, index: usize, operand: &Source, rotational: bool) {
         let kind = match operand {
             Source::Path(path) => std::fs::metadata(path).ok().map(|m| m.file_type()),
             Source::Stdin => None,
         };
-        let path = match operand {
-            Source::Path(path) if options.recursive && kind.is_some_and(|k| k.is_dir()) => path,
+        match operand {
+            Source::Path(path) if self.options.recursive && kind.is_some_and(|k| k.is_dir()) => {
+                self.walk(index, path, rotational)
+            }
             _ => {
-                progress.files_found.fetch_add(1, Ordering::Relaxed);
-                let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-                backlog.admit(seq, || {});
+                self.progress.files_found.fetch_add(1, Ordering::Relaxed);
+                let seq = self.number(|| {});
                 let mut job = Job::new(index, seq, operand.clone());
                 job.may_block |= kind.is_some_and(|k| !k.is_file() && !k.is_dir());
-                job.verify = options.verify;
-                send(job, false);
-                continue;
+                job.verify = self.options.verify;
+                self.send(job, false);
             }
-        };
-        // On a rotational disk, files go to the workers in inode order, a
-        // window at a time (the collector puts the output back in walk
-        // order).
-        let rotational = disks[index] == DiskKind::Rotational;
+        }
+    }
+
+    /// A directory operand walked, each entry numbered as met: files to
+    /// the workers (on a rotational disk in inode order, a window at a
+    /// time: the collector puts the output back in walk order), anything
+    /// else straight to the collector.
+    fn walk(&self, index: usize, root: &Path, rotational: bool) {
         let window = Mutex::new(Vec::new());
         let flush = || {
             let mut window = window.lock().expect("inode window");
             window.sort_by_key(|&(ino, _)| ino);
             for (_, job) in window.drain(..) {
-                send(job, true);
+                self.send(job, true);
             }
         };
         let sink = |item: WalkItem| {
-            let seq = next_seq.fetch_add(1, Ordering::Relaxed);
-            backlog.admit(seq, flush);
-            let (path, outcome) = match item {
-                WalkItem::File { path, ino, .. } => {
-                    progress.files_found.fetch_add(1, Ordering::Relaxed);
-                    let mut job = Job::new(index, seq, Source::Path(path));
-                    job.verify = options.verify;
-                    if !rotational {
-                        send(job, true);
-                        return;
-                    }
-                    let full = {
-                        let mut window = window.lock().expect("inode window");
-                        window.push((ino, job));
-                        window.len() >= INODE_WINDOW
-                    };
-                    if full {
-                        flush();
-                    }
-                    return;
-                }
-                WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
-                WalkItem::Directory { path } => (path, Outcome::Directory(None)),
-                WalkItem::Error(error) => {
-                    let path = error.path().map(PathBuf::from).unwrap_or_default();
-                    (path, Outcome::WalkFailed(error.into_kind()))
-                }
+            let seq = self.number(flush);
+            let WalkItem::File { path, ino, .. } = item else {
+                let _ = self.out.results.send(vec![walk_record(index, seq, item)]);
+                return;
             };
-            let record = Record {
-                operand: index,
-                seq,
-                path,
-                outcome,
+            self.progress.files_found.fetch_add(1, Ordering::Relaxed);
+            let mut job = Job::new(index, seq, Source::Path(path));
+            job.verify = self.options.verify;
+            if !rotational {
+                return self.send(job, true);
+            }
+            let full = {
+                let mut window = window.lock().expect("inode window");
+                window.push((ino, job));
+                window.len() >= INODE_WINDOW
             };
-            let _ = results.send(vec![record]);
+            if full {
+                flush();
+            }
         };
         // Globs were validated up front, so neither can fail.
-        let _ = match options.order {
-            Order::Sorted => walk::walk_sorted(path, &options.walk, &mut |item| sink(item)),
-            Order::Unordered => walk::walk(path, &options.walk, &sink),
+        let _ = match self.options.order {
+            Order::Sorted => walk::walk_sorted(root, &self.options.walk, &mut |item| sink(item)),
+            Order::Unordered => walk::walk(root, &self.options.walk, &sink),
         };
         flush();
     }
-    if let Some(p) = &prefetch {
-        let last = std::mem::take(&mut *pending.lock().expect("prefetch batch"));
-        if started.is_completed() {
-            let _ = p.batches.send(last);
+
+    /// The last prefetch batch out; every operand is walked.
+    fn finish(&self) {
+        if let Some(p) = &self.prefetch {
+            let last = std::mem::take(&mut *self.pending.lock().expect("prefetch batch"));
+            if self.started.is_completed() {
+                let _ = p.batches.send(last);
+            }
         }
+        self.progress.walk_done.store(true, Ordering::Release);
     }
-    progress.walk_done.store(true, Ordering::Release);
+}
+
+/// The record of a walk entry that is not a file to hash.
+fn walk_record(operand: usize, seq: u64, item: WalkItem) -> Record {
+    let (path, outcome) = match item {
+        WalkItem::File { path, .. } => unreachable!("{path:?}: files are jobs"),
+        WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
+        WalkItem::Directory { path } => (path, Outcome::Directory(None)),
+        WalkItem::Error(error) => {
+            let path = error.path().map(PathBuf::from).unwrap_or_default();
+            (path, Outcome::WalkFailed(error.into_kind()))
+        }
+    };
+    Record {
+        operand,
+        seq,
+        path,
+        outcome,
+    }
 }
