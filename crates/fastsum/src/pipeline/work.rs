@@ -40,6 +40,13 @@ impl Outbox<'_> {
         }
     }
 
+    /// Finishes what `hasher` has in flight and sends everything held;
+    /// false once the collector is gone.
+    fn flush<B: BatchHasher>(&mut self, hasher: &mut B, algorithm: crate::algo::Algorithm) -> bool {
+        hasher.flush(algorithm, &mut |job, result| self.push(job, result));
+        self.send()
+    }
+
     /// Sends what is held; false once the collector is gone.
     fn send(&mut self) -> bool {
         self.since = Instant::now();
@@ -108,8 +115,7 @@ pub(super) fn work<B: BatchHasher>(
             Err(crossbeam_channel::TryRecvError::Empty) if hasher.in_flight() => {
                 // Nothing queued: finish what is in flight rather than
                 // hold it while the walk catches up.
-                hasher.flush(algorithm, &mut |job, result| outbox.push(job, result));
-                if !outbox.send() {
+                if !outbox.flush(&mut hasher, algorithm) {
                     return;
                 }
                 continue;
@@ -119,46 +125,60 @@ pub(super) fn work<B: BatchHasher>(
                 Err(_) => break,
             },
         };
-        if first.may_block {
-            // Standard input or a FIFO may block for as long as its writer
-            // likes: everything before it is finished and sent first, as
-            // md5sum prints a file's line before it reads the next.
-            hasher.flush(algorithm, &mut |job, result| outbox.push(job, result));
-            if !outbox.send() {
-                return;
-            }
-            hasher.hash_batch(algorithm, &mut vec![first], &mut |job, result| {
+        let sent = if first.may_block {
+            hash_alone(&mut hasher, algorithm, first, &mut outbox)
+        } else {
+            batch.push(first);
+            held_back = take_share(&jobs, &mut batch, threads, max_batch);
+            hasher.hash_batch(algorithm, &mut batch, &mut |job, result| {
                 outbox.push(job, result)
             });
-            hasher.flush(algorithm, &mut |job, result| outbox.push(job, result));
-            if !outbox.send() {
-                return;
-            }
-            continue;
-        }
-        batch.push(first);
-        // Take a fair share of what is queued: all workers stay busy to
-        // the end even when the last files are large.
-        let share = (jobs.len() / (2 * threads)).clamp(1, max_batch);
-        while batch.len() < share {
-            match jobs.try_recv() {
-                Ok(job) if job.may_block => {
-                    held_back = Some(job);
-                    break;
-                }
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
-        hasher.hash_batch(algorithm, &mut batch, &mut |job, result| {
-            outbox.push(job, result)
-        });
-        if !outbox.send() {
+            outbox.send()
+        };
+        if !sent {
             return;
         }
     }
-    hasher.flush(algorithm, &mut |job, result| outbox.push(job, result));
-    outbox.send();
+    outbox.flush(&mut hasher, algorithm);
+}
+
+/// Standard input or a FIFO may block for as long as its writer likes:
+/// everything before it is finished and sent first, as md5sum prints a
+/// file's line before it reads the next; then it is hashed alone and sent.
+/// False once the collector is gone.
+fn hash_alone<B: BatchHasher>(
+    hasher: &mut B,
+    algorithm: crate::algo::Algorithm,
+    job: Job,
+    outbox: &mut Outbox<'_>,
+) -> bool {
+    if !outbox.flush(hasher, algorithm) {
+        return false;
+    }
+    hasher.hash_batch(algorithm, &mut vec![job], &mut |job, result| {
+        outbox.push(job, result)
+    });
+    outbox.flush(hasher, algorithm)
+}
+
+/// Fills `batch` up to a fair share of what is queued, so that all workers
+/// stay busy to the end even when the last files are large. A job that may
+/// block is not taken into a batch: it is handed back, to go alone.
+fn take_share(
+    jobs: &Receiver<Job>,
+    batch: &mut Vec<Job>,
+    threads: usize,
+    max_batch: usize,
+) -> Option<Job> {
+    let share = (jobs.len() / (2 * threads)).clamp(1, max_batch);
+    while batch.len() < share {
+        match jobs.try_recv() {
+            Ok(job) if job.may_block => return Some(job),
+            Ok(job) => batch.push(job),
+            Err(_) => break,
+        }
+    }
+    None
 }
 
 /// A finished job as the collector takes it.
