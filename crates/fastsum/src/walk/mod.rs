@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::fs::dir::Listing;
+use crate::fs::dir::{Listed, Listing};
 use crate::fs::name;
 use crate::fs::stat::{kind as file_kind, FileStamp};
 
@@ -266,79 +266,102 @@ impl<'a> Walker<'a> {
             }
             path.truncate(base);
             path.extend_from_slice(&name);
-            let kind = match listed.kind {
-                Some(kind) => kind,
-                None => match listing.stat(&name, false) {
-                    Ok(st) => st.kind,
-                    Err(e) => {
-                        found(&name, false, Found::Item(error_at(&path, e)));
-                        continue;
-                    }
-                },
+            let entry = Entry {
+                listing: &listing,
+                name: &name,
+                path: &path,
+                listed,
             };
-            let (kind, link_target) = if kind == file_kind::SYMLINK {
-                if !self.options.follow_links {
-                    // Reported, not dropped without a word (issue 13): the
-                    // caller says how many were left out, and that -L
-                    // follows them.
-                    if !excludes::is_excluded(self.excludes.as_ref(), &path, false) {
-                        let item = WalkItem::Special {
-                            path: name::path_buf(path.clone()),
-                            kind: SpecialKind::Symlink,
-                        };
-                        found(&name, false, Found::Item(item));
-                    }
-                    continue;
-                }
-                match listing.stat(&name, true) {
-                    Ok(st) => (st.kind, Some(st)),
-                    Err(e) => {
-                        found(&name, false, Found::Item(error_at(&path, e)));
-                        continue;
-                    }
-                }
-            } else {
-                (kind, None)
-            };
-            let is_dir = kind == file_kind::DIRECTORY;
-            if excludes::is_excluded(self.excludes.as_ref(), &path, is_dir) {
-                continue;
+            if let Some((is_dir, item)) = self.classify(entry, directory, deepest) {
+                found(&name, is_dir, item);
             }
-            if is_dir {
-                // Its entries would be deeper than asked: not even opened.
-                if directory.depth + 1 >= deepest {
-                    continue;
-                }
-                if let Some(child) = self.descend(&listing, &name, &path, link_target, directory) {
-                    found(&name, true, child);
-                }
-                continue;
-            }
-            let found_here = match SpecialKind::of_mode(kind) {
-                Some(kind) => Found::Item(WalkItem::Special {
-                    path: name::path_buf(path.clone()),
-                    kind,
-                }),
-                None if kind == file_kind::FILE => {
-                    // Sizes only when asked (a stat per file the hashing
-                    // does not need): fstatat in the open directory, or
-                    // the followed link's stat already taken.
-                    let size = match (self.options.sizes, &link_target) {
-                        (false, _) => None,
-                        (true, Some(st)) => Some(st.size),
-                        (true, None) => listing.stat(&name, false).ok().map(|st| st.size),
-                    };
-                    Found::File {
-                        size,
-                        // A followed link's file is the target's inode.
-                        ino: link_target.map_or(listed.ino, |st| st.ino),
-                    }
-                }
-                None => continue,
-            };
-            found(&name, false, found_here);
         }
         Ok(())
+    }
+
+    /// What one entry is, as the walk hands it on, and whether it is a
+    /// directory to read; `None` for what is left out without a word
+    /// (excluded, deeper than asked, or of no kind a checksum tool reads).
+    fn classify(
+        &self,
+        entry: Entry,
+        directory: &Directory,
+        deepest: usize,
+    ) -> Option<(bool, Found)> {
+        let Entry {
+            listing,
+            name,
+            path,
+            listed,
+        } = entry;
+        let error = |e| Some((false, Found::Item(error_at(path, e))));
+        let kind = match listed.kind {
+            Some(kind) => kind,
+            None => match listing.stat(name, false) {
+                Ok(st) => st.kind,
+                Err(e) => return error(e),
+            },
+        };
+        let (kind, link_target) = if kind != file_kind::SYMLINK {
+            (kind, None)
+        } else if !self.options.follow_links {
+            // Reported, not dropped without a word (issue 13): the caller
+            // says how many were left out, and that -L follows them.
+            let item = WalkItem::Special {
+                path: name::path_buf(path.to_vec()),
+                kind: SpecialKind::Symlink,
+            };
+            let excluded = excludes::is_excluded(self.excludes.as_ref(), path, false);
+            return (!excluded).then_some((false, Found::Item(item)));
+        } else {
+            match listing.stat(name, true) {
+                Ok(st) => (st.kind, Some(st)),
+                Err(e) => return error(e),
+            }
+        };
+        let is_dir = kind == file_kind::DIRECTORY;
+        if excludes::is_excluded(self.excludes.as_ref(), path, is_dir) {
+            return None;
+        }
+        if is_dir {
+            // Its entries would be deeper than asked: not even opened.
+            if directory.depth + 1 >= deepest {
+                return None;
+            }
+            let child = self.descend(listing, name, path, link_target, directory)?;
+            return Some((true, child));
+        }
+        let found = match SpecialKind::of_mode(kind) {
+            Some(kind) => Found::Item(WalkItem::Special {
+                path: name::path_buf(path.to_vec()),
+                kind,
+            }),
+            None if kind == file_kind::FILE => self.file(listing, name, listed.ino, link_target),
+            None => return None,
+        };
+        Some((false, found))
+    }
+
+    /// A regular file: its inode (a followed link's is the target's) and,
+    /// only when asked (a stat per file the hashing does not need), its
+    /// size: `fstatat` in the open directory, or the followed link's stat
+    /// already taken.
+    fn file(
+        &self,
+        listing: &Listing,
+        name: &[u8],
+        ino: u64,
+        link_target: Option<FileStamp>,
+    ) -> Found {
+        let size = match (self.options.sizes, &link_target) {
+            (false, _) => None,
+            (true, Some(st)) => Some(st.size),
+            (true, None) => listing.stat(name, false).ok().map(|st| st.size),
+        };
+        Found::File {
+            size,
+            ino: link_target.map_or(ino, |st| st.ino),
+        }
     }
 
     /// The subdirectory `name` (at `path`) as a directory to read, unless
@@ -391,6 +414,14 @@ impl<'a> Walker<'a> {
             depth: parent.depth + 1,
         }))
     }
+}
+
+/// A directory entry as `readdir` gave it, with its path built.
+struct Entry<'a> {
+    listing: &'a Listing,
+    name: &'a [u8],
+    path: &'a [u8],
+    listed: Listed,
 }
 
 /// One entry of a directory as the walk classifies it.
