@@ -481,12 +481,22 @@ fn an_interrupted_run_keeps_what_it_learnt() {
     settle();
     // The run hashes the tree, then waits on the FIFO: it is interrupted
     // there, with every file of the tree learnt and no end reached.
-    let mut child = env
-        .command("fastsum")
+    let mut command = env.command("fastsum");
+    command
         .args(["--cache=cache.sqlite", "-r", "t", "fifo"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout(std::process::Stdio::piped());
+    // A suite started in the background by a non-interactive shell
+    // inherits SIGINT ignored, and the run would never end: the child
+    // takes SIGINT's default, as at a terminal.
+    // SAFETY: between fork and exec the closure only calls signal(2),
+    // which is async-signal-safe, and touches no memory of the parent.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
     let mut stdout = child.stdout.take().unwrap();
     let mut seen = Vec::new();
     let mut buffer = [0u8; 65536];
