@@ -129,90 +129,111 @@ impl<R: LaneRead> MultiBufferHasher<R> {
     fn run(&mut self, algorithm: Algorithm, drain: bool, done: &mut dyn FnMut(Job, StageResult)) {
         let lane_count = self.lanes.len();
         loop {
-            // 1. Refill idle lanes.
-            for lane in self.lanes.iter_mut().filter(|l| !l.is_busy()) {
-                while let Some(job) = self.pending.pop_front() {
-                    let result = match Self::open(&mut self.directory, &job) {
-                        Ok(Opened::Lane(file, stamp)) => {
-                            let opened = job.verify.then_some(stamp);
-                            lane.start(job, file, stamp.size, self.kernel.initial_state(), opened);
-                            break;
-                        }
-                        Ok(Opened::Scalar(file)) => self
-                            .scalar
-                            .hash_open(algorithm, &file, job.span, job.verify),
-                        Ok(Opened::Stdin) => self.scalar.hash_job(algorithm, &job),
-                        Err(e) => Err(e),
-                    };
-                    done(job, result);
-                }
-            }
+            self.refill(algorithm, done);
             let busy = self.lanes.iter().filter(|l| l.is_busy()).count();
             if self.pending.is_empty() {
                 if busy == 0 || (!drain && busy < lane_count) {
                     return;
                 }
-                // The tail: finish the last few files one stream at a time
-                // (a file not read yet takes the scalar path whole, mapped
-                // if large: a lone 1 GiB file is hashed as it always was).
                 if drain && busy <= tail_threshold(lane_count) {
-                    for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
-                        let result = lane
-                            .finish_scalar(self.kernel, &mut self.reader, self.scalar.files())
-                            .and_then(|hashed| lane.verify(hashed));
-                        let job = lane.clear().expect("busy");
-                        done(job, result);
-                    }
-                    return;
+                    return self.finish_one_stream_at_a_time(done);
                 }
             }
-            // 2. Read where a lane has less than a block.
-            let mut failed = false;
-            for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
-                if lane.ready_blocks() == 0 {
-                    let big_endian = self.kernel.big_endian();
-                    if let Err(e) = lane.fill(&mut self.reader, self.scalar.files(), big_endian) {
-                        let job = lane.clear().expect("busy");
-                        done(job, Err(e.into()));
-                        failed = true;
-                    }
-                }
-            }
-            if failed {
+            if !self.read_where_short(done) {
                 // Refill the failed lanes (or drain) before compressing.
                 continue;
             }
-            // 3. Compress what every busy lane has ready.
-            let blocks = self
-                .lanes
-                .iter()
-                .filter(|l| l.is_busy())
-                .map(Lane::ready_blocks)
-                .min()
-                .unwrap_or(0);
-            let mut states = [[0u32; 5]; MAX_LANES];
-            let mut data: [&[u8]; MAX_LANES] = [&ZEROS[..]; MAX_LANES];
-            for (i, lane) in self.lanes.iter().enumerate() {
-                if lane.is_busy() {
-                    states[i] = lane.state;
-                    data[i] = &lane.buffer[lane.start..lane.end];
-                }
+            self.compress_and_report(done);
+        }
+    }
+
+    /// Gives each idle lane the next pending file; what a lane does not
+    /// take (standard input, a FIFO, a part of a file, an empty file, a
+    /// file that fails to open) is hashed on the scalar path and reported
+    /// at once.
+    fn refill(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
+        for lane in self.lanes.iter_mut().filter(|l| !l.is_busy()) {
+            while let Some(job) = self.pending.pop_front() {
+                let result = match Self::open(&mut self.directory, &job) {
+                    Ok(Opened::Lane(file, stamp)) => {
+                        let opened = job.verify.then_some(stamp);
+                        lane.start(job, file, stamp.size, self.kernel.initial_state(), opened);
+                        break;
+                    }
+                    Ok(Opened::Scalar(file)) => self
+                        .scalar
+                        .hash_open(algorithm, &file, job.span, job.verify),
+                    Ok(Opened::Stdin) => self.scalar.hash_job(algorithm, &job),
+                    Err(e) => Err(e),
+                };
+                done(job, result);
             }
-            self.kernel
-                .compress(&mut states[..lane_count], &data[..lane_count], blocks);
-            // 4. Report the lanes that are done.
-            for (i, lane) in self.lanes.iter_mut().enumerate() {
-                if !lane.is_busy() {
-                    continue;
-                }
-                lane.state = states[i];
-                lane.start += blocks * 64;
-                if lane.is_done() {
-                    let hashed = Hashed::new(lane.digest(self.kernel), lane.read);
-                    let result = lane.verify(hashed);
-                    let job = lane.clear().expect("busy");
-                    done(job, result);
-                }
+        }
+    }
+
+    /// The tail: the last few files finished one stream at a time (a file
+    /// not read yet takes the scalar path whole, mapped if large: a lone
+    /// 1 GiB file is hashed as it always was).
+    fn finish_one_stream_at_a_time(&mut self, done: &mut dyn FnMut(Job, StageResult)) {
+        for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
+            let result = lane
+                .finish_scalar(self.kernel, &mut self.reader, self.scalar.files())
+                .and_then(|hashed| lane.verify(hashed));
+            let job = lane.clear().expect("busy");
+            done(job, result);
+        }
+    }
+
+    /// Reads where a busy lane has less than a block; a lane whose read
+    /// fails is reported and cleared. False if any failed.
+    fn read_where_short(&mut self, done: &mut dyn FnMut(Job, StageResult)) -> bool {
+        let mut ok = true;
+        let big_endian = self.kernel.big_endian();
+        for lane in self.lanes.iter_mut().filter(|l| l.is_busy()) {
+            if lane.ready_blocks() > 0 {
+                continue;
+            }
+            if let Err(e) = lane.fill(&mut self.reader, self.scalar.files(), big_endian) {
+                let job = lane.clear().expect("busy");
+                done(job, Err(e.into()));
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    /// Compresses the blocks every busy lane has ready (as many as the
+    /// shortest has), then reports the lanes whose files are done.
+    fn compress_and_report(&mut self, done: &mut dyn FnMut(Job, StageResult)) {
+        let lane_count = self.lanes.len();
+        let blocks = self
+            .lanes
+            .iter()
+            .filter(|l| l.is_busy())
+            .map(Lane::ready_blocks)
+            .min()
+            .unwrap_or(0);
+        let mut states = [[0u32; 5]; MAX_LANES];
+        let mut data: [&[u8]; MAX_LANES] = [&ZEROS[..]; MAX_LANES];
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if lane.is_busy() {
+                states[i] = lane.state;
+                data[i] = &lane.buffer[lane.start..lane.end];
+            }
+        }
+        self.kernel
+            .compress(&mut states[..lane_count], &data[..lane_count], blocks);
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            if !lane.is_busy() {
+                continue;
+            }
+            lane.state = states[i];
+            lane.start += blocks * 64;
+            if lane.is_done() {
+                let hashed = Hashed::new(lane.digest(self.kernel), lane.read);
+                let result = lane.verify(hashed);
+                let job = lane.clear().expect("busy");
+                done(job, result);
             }
         }
     }
