@@ -174,59 +174,15 @@ fn read_json(
     };
     let mut seen: Option<Algorithm> = None;
     while let Some((number, line)) = lines.next_line()? {
-        if line.is_empty() {
-            continue;
-        }
-        let record = std::str::from_utf8(line)
-            .map_err(|_| "not UTF-8".to_string())
-            .and_then(parse_object);
-        let fields = match record {
-            Ok(fields) => fields,
-            Err(why) => {
-                manifest
-                    .problems
-                    .push((number, format!("not a fastsum --json record: {why}")));
+        let record = match json_record(line) {
+            Ok(Some(record)) => record,
+            Ok(None) => continue,
+            Err(problem) => {
+                manifest.problems.push((number, problem));
                 continue;
             }
         };
-        let text = |key: &str| text_field(&fields, key);
-        let path = match (text("path_base64"), text("path")) {
-            (Some(b64), _) => match decode_base64(b64) {
-                Some(bytes) => bytes,
-                None => {
-                    manifest
-                        .problems
-                        .push((number, "bad path_base64".to_string()));
-                    continue;
-                }
-            },
-            (None, Some(p)) => p.as_bytes().to_vec(),
-            (None, None) => {
-                manifest
-                    .problems
-                    .push((number, "a record without a path".to_string()));
-                continue;
-            }
-        };
-        if text("skipped").is_some() {
-            continue;
-        }
-        if let Some(error) = text("error") {
-            let path = String::from_utf8_lossy(&path);
-            manifest
-                .problems
-                .push((number, format!("{path} was listed as unreadable: {error}")));
-            continue;
-        }
-        let algorithm = match text("algorithm").map(str::parse::<Algorithm>) {
-            Some(Ok(a)) => a,
-            _ => {
-                manifest
-                    .problems
-                    .push((number, "a record without a known algorithm".to_string()));
-                continue;
-            }
-        };
+        let algorithm = record.algorithm;
         match seen {
             Some(a) if a != algorithm => {
                 return Err(format!(
@@ -235,30 +191,12 @@ fn read_json(
             }
             _ => seen = Some(algorithm),
         }
-        let (digest, directory) = match text("directory_digest") {
-            Some(d) => (Some(d), true),
-            None => (text("digest"), false),
-        };
-        let Some(digest) = digest.and_then(|d| Digest::from_hex(d).ok()) else {
-            manifest
-                .problems
-                .push((number, "a record without a digest".to_string()));
-            continue;
-        };
-        if digest.len() != algorithm.output_len() {
-            manifest.problems.push((
-                number,
-                format!("a digest of the wrong length for {algorithm}"),
-            ));
-            continue;
-        }
-        let size = number_field(&fields, "size");
-        let stamp = size.and_then(|size| json_stamp(&fields, size)).map(Box::new);
-        let entry = ManifestEntry {
-            path,
-            digest,
-            size,
-            stamp,
+        let (entry, directory) = match record.digest {
+            Ok(digest) => digest,
+            Err(problem) => {
+                manifest.problems.push((number, problem));
+                continue;
+            }
         };
         match directory && is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
@@ -277,6 +215,75 @@ fn read_json(
         }
     }
     finish(manifest, seen, files)
+}
+
+/// One `--json` record of a known algorithm.
+struct JsonRecord {
+    algorithm: Algorithm,
+    /// Its entry, and whether it is a `directory_digest` record; or the
+    /// problem with its digest (the algorithm still counts: a list that
+    /// mixes two is refused whatever the digests).
+    digest: Result<(ManifestEntry, bool), String>,
+}
+
+/// What one line of a JSON list says: a record of an algorithm, nothing to
+/// compare (a blank line, a special file the run skipped), or the problem
+/// that makes the line unusable (an unreadable file is one).
+fn json_record(line: &[u8]) -> Result<Option<JsonRecord>, String> {
+    if line.is_empty() {
+        return Ok(None);
+    }
+    let fields = std::str::from_utf8(line)
+        .map_err(|_| "not UTF-8".to_string())
+        .and_then(parse_object)
+        .map_err(|why| format!("not a fastsum --json record: {why}"))?;
+    let text = |key: &str| text_field(&fields, key);
+    let path = match (text("path_base64"), text("path")) {
+        (Some(b64), _) => decode_base64(b64).ok_or("bad path_base64")?,
+        (None, Some(p)) => p.as_bytes().to_vec(),
+        (None, None) => return Err("a record without a path".to_string()),
+    };
+    if text("skipped").is_some() {
+        return Ok(None);
+    }
+    if let Some(error) = text("error") {
+        let path = String::from_utf8_lossy(&path);
+        return Err(format!("{path} was listed as unreadable: {error}"));
+    }
+    let Some(Ok(algorithm)) = text("algorithm").map(str::parse::<Algorithm>) else {
+        return Err("a record without a known algorithm".to_string());
+    };
+    let digest = json_digest(&fields, path, algorithm);
+    Ok(Some(JsonRecord { algorithm, digest }))
+}
+
+/// A record's entry (and whether it is a directory's) from its digest,
+/// size and stamp fields.
+fn json_digest(
+    fields: &[(String, Value)],
+    path: Vec<u8>,
+    algorithm: Algorithm,
+) -> Result<(ManifestEntry, bool), String> {
+    let text = |key: &str| text_field(fields, key);
+    let (digest, directory) = match text("directory_digest") {
+        Some(d) => (Some(d), true),
+        None => (text("digest"), false),
+    };
+    let Some(digest) = digest.and_then(|d| Digest::from_hex(d).ok()) else {
+        return Err("a record without a digest".to_string());
+    };
+    if digest.len() != algorithm.output_len() {
+        return Err(format!("a digest of the wrong length for {algorithm}"));
+    }
+    let size = number_field(fields, "size");
+    let stamp = size.and_then(|size| json_stamp(fields, size)).map(Box::new);
+    let entry = ManifestEntry {
+        path,
+        digest,
+        size,
+        stamp,
+    };
+    Ok((entry, directory))
 }
 
 /// A JSON record's stamp: all four fields, or none.
