@@ -14,13 +14,13 @@
 mod captured;
 mod rsh;
 mod script;
+mod session;
 parsers! {
     pub(crate) mod stream;
     pub(crate) mod text;
 }
 
-use std::io::{BufRead, Read, Write};
-use std::process::{Command, Stdio};
+use std::io::BufRead;
 
 use crate::algo::Algorithm;
 use crate::digest::Digest;
@@ -245,20 +245,6 @@ impl<F: FnMut(RemoteRecord)> RemoteSink for F {
     }
 }
 
-/// A reader that says when its caller is about to wait: a `BufReader`
-/// over it reads through only when everything received was consumed.
-struct Notify<R, F> {
-    inner: R,
-    before_wait: F,
-}
-
-impl<R: Read, F: FnMut()> Read for Notify<R, F> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        (self.before_wait)();
-        self.inner.read(buf)
-    }
-}
-
 /// [`hash_remote`], each record handed to `sink` in path order as the
 /// host sends it (memory does not grow with the listing where the host
 /// sorts it). An error can follow records already handed on: a caller
@@ -279,67 +265,20 @@ pub fn hash_remote_each(
         ),
         _ => None,
     };
-    let offers = options
-        .offers
-        .as_ref()
-        .filter(|_| upload.is_none())
-        .cloned();
-    let script = script::build(&[&remote.path], algorithm, options, upload.is_some(), false)
-        .map_err(|why| failure(remote, why))?;
-    let (program, args) = options
-        .rsh
-        .split_first()
-        .ok_or_else(|| failure(remote, "no transport command".into()))?;
-    let mut child = Command::new(program)
-        .args(args)
-        .arg("--")
-        .arg(&remote.host)
-        .arg(crate::fs::name::os_string(script))
-        .stdin(if upload.is_some() || offers.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| failure(remote, format!("cannot run {program}: {e}")))?;
+    let mut host = session::Host::start(remote, algorithm, options, upload.is_some())?;
     let sink = std::cell::RefCell::new(sink);
-    let mut stdout = std::io::BufReader::new(Notify {
-        inner: child.stdout.take().expect("piped"),
+    let mut stdout = std::io::BufReader::new(session::Notify {
+        inner: host.stdout(),
         before_wait: || sink.borrow_mut().idle(),
     });
-    let stderr = child.stderr.take().expect("piped");
-    // What the host says on stderr goes into messages: the first 64 KiB,
-    // the rest read and dropped (a chatty host cannot fill memory).
-    let reader = std::thread::spawn(move || {
-        let mut err = Vec::new();
-        let mut stderr = stderr;
-        let _ = (&mut stderr).take(64 << 10).read_to_end(&mut err);
-        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
-        err
-    });
-    let mut uploaded = false;
-    let mut writer = None;
-    let mut stdin = child.stdin.take();
-    if let Some(binary) = upload {
-        let stdin = stdin.take().expect("piped for the upload");
-        let mut line = Vec::new();
-        let _ = (&mut stdout).take(4096).read_until(b'\n', &mut line);
-        let theirs = line
-            .strip_prefix(b"fastsum-remote-uname ")
-            .map(<[u8]>::trim_ascii);
-        if theirs.is_some_and(|t| t == local_uname().as_bytes()) {
-            uploaded = true;
-            writer = Some(std::thread::spawn(move || write_stdin(stdin, &binary)));
+    let uploaded = match upload {
+        Some(binary) => host.upload_if_it_runs_here(&mut stdout, binary),
+        // The offers go only to a host that has no binary to take first.
+        None => {
+            host.send_offers(options);
+            false
         }
-    }
-    if let (Some(offers), Some(stdin)) = (offers, stdin) {
-        // A host that does not read them (another method) closes the pipe.
-        writer = Some(std::thread::spawn(move || {
-            write_stdin(stdin, &offers.wait().to_bytes())
-        }));
-    }
+    };
     let answered = stdout.fill_buf().is_ok_and(|b| !b.is_empty());
     let (path, _) = script::spelled(&remote.path);
     // The host sends nothing before it has the offers.
@@ -348,117 +287,13 @@ pub fn hash_remote_each(
         record.path = script::as_given(remote, std::mem::take(&mut record.path));
         sink.borrow_mut().record(record)
     });
-    let failed_there = parsed.as_ref().is_err_and(|why| stream::host_failed(why));
-    if parsed
-        .as_ref()
-        .is_err_and(|why| why != stream::INCOMPLETE && !failed_there)
-    {
-        // Refused part way: whatever it still sends is not read, and it
-        // must not block there. (A stream that ended early is at its end:
-        // the transport is left to say why, as ssh says "closed".)
-        let _ = child.kill();
-    }
-    drop(stdout);
-    if failed_there {
-        // The host said its method failed: it is finishing, and its
-        // stderr (relayed as the transport ends) says why. Killed, the
-        // reason was lost under load; a host that does not end is killed
-        // after a while.
-        end_within(&mut child, HOST_ENDS_WITHIN);
-    }
-    let err = reader.join().unwrap_or_default();
-    let written = writer.map(|w| w.join());
-    let status = child.wait().map_err(|e| failure(remote, e.to_string()))?;
-    let said = String::from_utf8_lossy(&err).trim().to_string();
-    let upload_failed = match written.filter(|_| uploaded) {
-        Some(Ok(Err(e))) => Some(format!("uploading fastsum failed: {e}")),
-        _ => None,
-    };
-    let parsed = parsed.map_err(|why| {
-        let why = match (&upload_failed, status.code(), said.is_empty()) {
-            (Some(up), _, _) if !answered => up.clone(),
-            (_, Some(255), false) if !answered => said_by(program, &said),
-            (_, Some(255), false) => format!("{why} ({})", said_by(program, &said)),
-            (_, _, false) => format!("{why} ({said})"),
-            _ => why,
-        };
-        failure(remote, why)
-    })?;
+    let parsed = host.end(remote, parsed, stdout, answered, uploaded)?;
     Ok(RemoteRun {
         method: parsed.method,
         uploaded: uploaded && parsed.method == Method::Fastsum,
-        upload_failed,
+        upload_failed: host.upload_failed,
         symlinks_left_out: parsed.symlinks,
     })
-}
-
-/// How long a host that sent its failure trailer has to end.
-const HOST_ENDS_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Waits up to `limit` for `child` to end, then kills it.
-fn end_within(child: &mut std::process::Child, limit: std::time::Duration) {
-    let start = std::time::Instant::now();
-    while start.elapsed() < limit {
-        if !matches!(child.try_wait(), Ok(None)) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    let _ = child.kill();
-}
-
-/// The transport's complaint with its name in front, once: ssh already
-/// starts its own with "ssh: " (issue 36: "ssh: ssh: Could not resolve").
-fn said_by(program: &str, said: &str) -> String {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    match said.starts_with(&format!("{name}: ")) {
-        true => said.to_string(),
-        false => format!("{program}: {said}"),
-    }
-}
-
-/// Writes the binary to the host's standard input. A host that stops
-/// reading (a full `$TMPDIR`, a closed connection) makes the write fail
-/// with `EPIPE`: SIGPIPE, which the CLI restores to its default, is
-/// blocked in this thread so that it cannot kill the process.
-fn write_stdin(mut stdin: std::process::ChildStdin, binary: &[u8]) -> std::io::Result<()> {
-    #[cfg(unix)]
-    // SAFETY: the set is initialised by sigemptyset before use, and
-    // pthread_sigmask changes only this thread's mask; a SIGPIPE left
-    // pending on this thread is discarded when it ends.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGPIPE);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-    stdin.write_all(binary)
-}
-
-/// Off Unix: the platform's own names, which no `uname -sm` prints, so
-/// this binary is never uploaded to run there.
-#[cfg(not(unix))]
-fn local_uname() -> String {
-    format!("{} {}", std::env::consts::OS, std::env::consts::ARCH)
-}
-
-/// `uname -sm` of this machine, as the remote's is compared with it.
-#[cfg(unix)]
-fn local_uname() -> String {
-    // SAFETY: an all-zero utsname is a valid value of that plain C struct,
-    // and uname fills it with NUL-terminated strings.
-    let mut names: libc::utsname = unsafe { std::mem::zeroed() };
-    // SAFETY: uname writes one utsname through the pointer it is given.
-    if unsafe { libc::uname(&mut names) } != 0 {
-        return String::new();
-    }
-    let text = |field: &[libc::c_char]| {
-        // SAFETY: uname NUL-terminates every field within its array.
-        unsafe { std::ffi::CStr::from_ptr(field.as_ptr()) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    format!("{} {}", text(&names.sysname), text(&names.machine))
 }
 
 #[cfg(test)]
