@@ -94,109 +94,18 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
         return Err("no regular files to benchmark".into());
     }
     if let Some(name) = &args.run_once {
-        // A fresh process measuring one strategy: prints its peak RSS.
-        let algorithm = algorithms[0];
-        let peak = match External::peers(algorithm)
-            .into_iter()
-            .find(|p| p.label == *name)
-        {
-            Some(peer) => {
-                // The tool is spawned from this small process, so the peak
-                // the kernel reports for it is the tool's own (plus this
-                // process's few MiB if the tool is smaller still).
-                let child = peer
-                    .command(&files[..files.len().min(EXTERNAL_FILES_PER_RUN)])
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .map_err(|e| format!("{name}: {e}"))?;
-                let (status, rss) = wait_for_peak_rss(child).map_err(|e| e.to_string())?;
-                if !status.success() {
-                    return Err(format!("{name} exited with {status}"));
-                }
-                rss
-            }
-            None => {
-                let strategy = strategies(algorithm, files.len())
-                    .into_iter()
-                    .find(|s| s.name() == *name)
-                    .ok_or_else(|| format!("unknown strategy {name}"))?;
-                strategy
-                    .digests(algorithm, &files)
-                    .map_err(|e| e.to_string())?;
-                own_peak_rss().map_err(|e| e.to_string())?
-            }
-        };
+        let peak = run_once(name, algorithms[0], &files)?;
         return Ok(crate::term::print_all(
             "fastsum bench",
             format!("{peak}\n").as_bytes(),
             0,
         ));
     }
-    let budget = match args.iterations {
-        Some(n) => Budget::Iterations(n),
-        None => Budget::Time(Duration::from_secs_f64(args.time.max(0.0))),
-    };
     let bytes = total_bytes(&files).map_err(|e| e.to_string())?;
     let mut status = 0;
     for algorithm in algorithms {
-        let mut chosen = strategies(algorithm, files.len());
-        if !args.strategies.is_empty() {
-            let known: Vec<String> = chosen.iter().map(|s| s.name()).collect();
-            for wanted in &args.strategies {
-                if !known.contains(wanted) {
-                    return Err(format!(
-                        "unknown strategy '{wanted}' for {algorithm} (available: {})",
-                        known.join(", ")
-                    ));
-                }
-            }
-            chosen.retain(|s| args.strategies.contains(&s.name()));
-        }
-        let mut cold_failed = false;
-        let mut evict = || {
-            if args.cold && !cold_failed {
-                for file in &files {
-                    if let Err(e) = evict_from_cache(file) {
-                        eprintln!("fastsum bench: --cold: cannot drop the page cache ({e}); measuring warm");
-                        cold_failed = true;
-                        break;
-                    }
-                }
-            }
-        };
-        let mut measurements = Vec::new();
-        let mut results = Vec::new();
-        let show_status = !args.json && crate::term::progress::wanted(false);
-        for strategy in &chosen {
-            if show_status {
-                eprint!(
-                    "\x1b[2Kfastsum bench: {algorithm}: {} ...\r",
-                    strategy.name()
-                );
-            }
-            let (times, digests) = run_strategy(
-                strategy.as_ref(),
-                algorithm,
-                &files,
-                budget,
-                !args.cold,
-                &mut SystemClock::default(),
-                &mut evict,
-            )
-            .map_err(|e| format!("{}: {e}", strategy.name()))?;
-            let peak_rss = peak_rss(strategy.as_ref(), algorithm, &args.paths);
-            measurements.push(Measurement {
-                name: strategy.name(),
-                times,
-                peak_rss,
-            });
-            results.push((strategy.name(), digests));
-        }
-        if show_status {
-            eprint!("\x1b[2K");
-        }
+        let chosen = chosen_strategies(algorithm, files.len(), &args.strategies)?;
+        let (measurements, results, cold) = measure(&args, algorithm, &chosen, &files)?;
         let report = Report {
             algorithm,
             files: files.len() as u64,
@@ -211,32 +120,153 @@ fn bench_main(args: BenchArgs) -> Result<i32, String> {
                 files.len(),
                 if files.len() == 1 { "" } else { "s" },
                 bytes,
-                if args.cold && !cold_failed {
-                    ", cold cache"
-                } else {
-                    ", warm cache"
-                },
+                if cold { ", cold cache" } else { ", warm cache" },
                 render_table(&report, crate::term::stdout_width())
             )
         };
         if crate::term::print_all("fastsum bench", text.as_bytes(), 0) != 0 {
             return Ok(1);
         }
-        for d in disagreements(&files, &results) {
-            let hex =
-                |digest: Option<fastsum::Digest>| digest.map_or("(none)".into(), |d| d.to_hex());
-            eprintln!(
-                "fastsum bench: DIGESTS DISAGREE on {}: {} says {}, {} says {}",
-                d.path.display(),
-                d.other.0,
-                hex(d.other.1),
-                d.reference.0,
-                hex(d.reference.1)
-            );
+        if !say_disagreements(&files, &results) {
             status = 1;
         }
     }
     Ok(status)
+}
+
+/// `--run-once NAME`: a fresh process measuring one strategy or peer
+/// tool; its peak RSS.
+fn run_once(name: &str, algorithm: Algorithm, files: &[PathBuf]) -> Result<u64, String> {
+    let Some(peer) = External::peers(algorithm)
+        .into_iter()
+        .find(|p| p.label == *name)
+    else {
+        let strategy = strategies(algorithm, files.len())
+            .into_iter()
+            .find(|s| s.name() == *name)
+            .ok_or_else(|| format!("unknown strategy {name}"))?;
+        strategy
+            .digests(algorithm, files)
+            .map_err(|e| e.to_string())?;
+        return own_peak_rss().map_err(|e| e.to_string());
+    };
+    // The tool is spawned from this small process, so the peak the kernel
+    // reports for it is the tool's own (plus this process's few MiB if
+    // the tool is smaller still).
+    let child = peer
+        .command(&files[..files.len().min(EXTERNAL_FILES_PER_RUN)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{name}: {e}"))?;
+    let (status, rss) = wait_for_peak_rss(child).map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("{name} exited with {status}"));
+    }
+    Ok(rss)
+}
+
+/// The strategies `--strategy` names (all with none), each known.
+fn chosen_strategies(
+    algorithm: Algorithm,
+    files: usize,
+    wanted: &[String],
+) -> Result<Vec<Box<dyn Strategy>>, String> {
+    let mut chosen = strategies(algorithm, files);
+    if wanted.is_empty() {
+        return Ok(chosen);
+    }
+    let known: Vec<String> = chosen.iter().map(|s| s.name()).collect();
+    if let Some(unknown) = wanted.iter().find(|w| !known.contains(w)) {
+        return Err(format!(
+            "unknown strategy '{unknown}' for {algorithm} (available: {})",
+            known.join(", ")
+        ));
+    }
+    chosen.retain(|s| wanted.contains(&s.name()));
+    Ok(chosen)
+}
+
+/// Each strategy's times and peak RSS, and the digests each gave (for
+/// the agreement check); whether the runs were cold (`--cold`, unless the
+/// page cache could not be dropped).
+#[allow(clippy::type_complexity)] // measurements, digests, cold: one run's results
+fn measure(
+    args: &BenchArgs,
+    algorithm: Algorithm,
+    chosen: &[Box<dyn Strategy>],
+    files: &[PathBuf],
+) -> Result<(Vec<Measurement>, Vec<(String, Vec<fastsum::Digest>)>, bool), String> {
+    let budget = match args.iterations {
+        Some(n) => Budget::Iterations(n),
+        None => Budget::Time(Duration::from_secs_f64(args.time.max(0.0))),
+    };
+    let mut cold_failed = false;
+    let mut evict = || {
+        if args.cold && !cold_failed {
+            for file in files {
+                if let Err(e) = evict_from_cache(file) {
+                    eprintln!(
+                        "fastsum bench: --cold: cannot drop the page cache ({e}); measuring warm"
+                    );
+                    cold_failed = true;
+                    break;
+                }
+            }
+        }
+    };
+    let mut measurements = Vec::new();
+    let mut results = Vec::new();
+    let show_status = !args.json && crate::term::progress::wanted(false);
+    for strategy in chosen {
+        if show_status {
+            eprint!(
+                "\x1b[2Kfastsum bench: {algorithm}: {} ...\r",
+                strategy.name()
+            );
+        }
+        let (times, digests) = run_strategy(
+            strategy.as_ref(),
+            algorithm,
+            files,
+            budget,
+            !args.cold,
+            &mut SystemClock::default(),
+            &mut evict,
+        )
+        .map_err(|e| format!("{}: {e}", strategy.name()))?;
+        let peak_rss = peak_rss(strategy.as_ref(), algorithm, &args.paths);
+        measurements.push(Measurement {
+            name: strategy.name(),
+            times,
+            peak_rss,
+        });
+        results.push((strategy.name(), digests));
+    }
+    if show_status {
+        eprint!("\x1b[2K");
+    }
+    Ok((measurements, results, args.cold && !cold_failed))
+}
+
+/// Says every file on which two strategies gave different digests; false
+/// if any did.
+fn say_disagreements(files: &[PathBuf], results: &[(String, Vec<fastsum::Digest>)]) -> bool {
+    let mut agree = true;
+    for d in disagreements(files, results) {
+        let hex = |digest: Option<fastsum::Digest>| digest.map_or("(none)".into(), |d| d.to_hex());
+        eprintln!(
+            "fastsum bench: DIGESTS DISAGREE on {}: {} says {}, {} says {}",
+            d.path.display(),
+            d.other.0,
+            hex(d.other.1),
+            d.reference.0,
+            hex(d.reference.1)
+        );
+        agree = false;
+    }
+    agree
 }
 
 /// The strategies for `algorithm`: fastsum's default first (the reference
