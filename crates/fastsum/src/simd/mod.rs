@@ -13,4 +13,4 @@ pub(crate) mod platform;
 pub mod sha1;
 mod vector;
 
-pub use platform::{lanes_for, Width};
+pub use platform::Width;

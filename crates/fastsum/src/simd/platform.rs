@@ -343,7 +343,7 @@ pub(crate) fn choose<K: LaneKernel>(ceiling: Ceiling) -> Option<Width> {
 
 /// The width this process hashes `algorithm` at (`None`: one stream at a
 /// time, or an algorithm without lanes), chosen once.
-pub fn lanes_for(algorithm: Algorithm) -> Option<Width> {
+pub(crate) fn lanes_for(algorithm: Algorithm) -> Option<Width> {
     static MD5: OnceLock<Option<Width>> = OnceLock::new();
     static SHA1: OnceLock<Option<Width>> = OnceLock::new();
     match algorithm {

@@ -213,7 +213,7 @@ fn large_and_small_files_finish_in_any_order_and_refill_lanes() {
 #[test]
 fn a_file_that_fails_fails_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let width = crate::simd::lanes_for(Algorithm::Md5).unwrap_or(Width::Sse2);
+    let width = crate::simd::platform::lanes_for(Algorithm::Md5).unwrap_or(Width::Sse2);
     let good = dir.path().join("good");
     std::fs::write(&good, b"good bytes").unwrap();
     let mut batch = vec![
@@ -387,7 +387,7 @@ fn spans_hash_exactly_their_bytes_in_either_stage() {
             })
             .collect()
     };
-    let width = crate::simd::lanes_for(Algorithm::Md5).unwrap_or(Width::Sse2);
+    let width = crate::simd::platform::lanes_for(Algorithm::Md5).unwrap_or(Width::Sse2);
     let stages: Vec<Box<dyn BatchHasher>> = vec![
         Box::new(MultiBufferHasher::new(
             Kernel::Md5(width),
