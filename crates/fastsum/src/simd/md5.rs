@@ -8,7 +8,7 @@
 //! MD5 has a kernel at every [`Width`]. The widest the CPU supports is
 //! chosen at run time, under the `FASTSUM_SIMD` ceiling, and run through
 //! the entry points compiled for its instruction set, in
-//! [`super::platform`]: this module is the kernel alone.
+//! `simd/platform.rs`: this module is the kernel alone.
 //!
 //! This module only compresses whole blocks: [`compress_lanes`] advances
 //! each lane's state by the same number of 64-byte blocks. Padding, feeding

@@ -8,7 +8,7 @@
 //! rotates in one instruction, byte swaps need AVX-512BW) and AVX-512 with
 //! two 16-lane groups interleaved step by step (32 lanes), as MD5's widest;
 //! on aarch64 NEON (4 lanes) and two NEON groups interleaved (8). The
-//! width is chosen and dispatched in [`super::platform`]: this module is
+//! width is chosen and dispatched in `simd/platform.rs`: this module is
 //! the kernel alone.
 
 use super::platform::{self, LaneKernel, Sha1Lanes, Width};
