@@ -150,9 +150,12 @@ impl Feeder<'_> {
         };
         let sink = |item: WalkItem| {
             let seq = self.number(flush);
-            let WalkItem::File { path, ino, .. } = item else {
-                let _ = self.out.results.send(vec![walk_record(index, seq, item)]);
-                return;
+            let (path, ino) = match walked(index, seq, item) {
+                Walked::File { path, ino } => (path, ino),
+                Walked::Record(record) => {
+                    let _ = self.out.results.send(vec![record]);
+                    return;
+                }
             };
             self.progress.files_found.fetch_add(1, Ordering::Relaxed);
             let mut job = Job::new(index, seq, Source::Path(path));
@@ -189,10 +192,18 @@ impl Feeder<'_> {
     }
 }
 
-/// The record of a walk entry that is not a file to hash.
-fn walk_record(operand: usize, seq: u64, item: WalkItem) -> Record {
+/// A walk entry as the feeder takes it: a file to hash, or a record
+/// straight to the collector.
+enum Walked {
+    File { path: PathBuf, ino: u64 },
+    Record(Record),
+}
+
+/// Sorts a walk entry: a file becomes a job; anything else (a special
+/// file left out, a directory, an error) is its record at `seq`.
+fn walked(operand: usize, seq: u64, item: WalkItem) -> Walked {
     let (path, outcome) = match item {
-        WalkItem::File { path, .. } => unreachable!("{path:?}: files are jobs"),
+        WalkItem::File { path, ino, .. } => return Walked::File { path, ino },
         WalkItem::Special { path, kind } => (path, Outcome::Skipped(kind)),
         WalkItem::Directory { path } => (path, Outcome::Directory(None)),
         WalkItem::Error(error) => {
@@ -200,10 +211,10 @@ fn walk_record(operand: usize, seq: u64, item: WalkItem) -> Record {
             (path, Outcome::WalkFailed(error.into_kind()))
         }
     };
-    Record {
+    Walked::Record(Record {
         operand,
         seq,
         path,
         outcome,
-    }
+    })
 }
