@@ -12,6 +12,12 @@
 //! `s` and `e` items: the special kind, or the error's message). Shards
 //! are runs of consecutive items, so their outputs, concatenated in
 //! order, are the single-host output.
+//!
+//! A shard task borrows the listing's bytes from Python (no copy: a
+//! listing of a million paths is 70 MB, and copying it into every shard
+//! cost more than hashing the shard) and starts at the byte offset of its
+//! first path, which `_cuts` gives, so a shard's cost follows its own
+//! size, not the listing's.
 
 use std::ffi::OsString;
 
@@ -21,6 +27,7 @@ use fastsum::walk::{SpecialKind, WalkItem, WalkOptions};
 use fastsum::{Algorithm, ErrorKind, Outcome, Record, Source, TreeHasher};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::errors;
@@ -28,11 +35,13 @@ use crate::errors;
 /// A note on a special file or walk error: (index, what, errno).
 type Note = (usize, String, Option<i32>);
 
-/// A listing as Python passes it back: (paths, kinds, sizes, notes).
-type RawListing = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<Note>);
+/// A listing as Python passes it back: (paths, kinds, sizes, notes),
+/// borrowed from Python's bytes objects.
+type RawListing = (PyBackedBytes, PyBackedBytes, PyBackedBytes, Vec<Note>);
 
-/// A shard: (start, end, first path, last path).
-type Cut = (usize, usize, Vec<u8>, Vec<u8>);
+/// A shard: (start, end, first path, last path, byte offset of the first
+/// path in the listing's paths).
+type Cut = (usize, usize, Vec<u8>, Vec<u8>, usize);
 
 /// A listing as Rust holds it.
 #[derive(Default)]
@@ -53,9 +62,54 @@ impl Listing {
         self.kinds.push(kind);
         self.sizes.extend_from_slice(&size.to_le_bytes());
     }
+}
 
+/// A listing Python passed back, its bytes borrowed.
+struct View<'a> {
+    paths: &'a [u8],
+    kinds: &'a [u8],
+    sizes: &'a [u8],
+    notes: &'a [Note],
+}
+
+impl View<'_> {
     fn size(&self, i: usize) -> u64 {
-        u64::from_le_bytes(self.sizes[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+        let mut le = [0; 8];
+        le.copy_from_slice(&self.sizes[8 * i..8 * i + 8]);
+        u64::from_le_bytes(le)
+    }
+
+    /// The paths of items `range`, the first starting at byte `offset`:
+    /// None unless `offset` starts a path and the run holds one per item.
+    fn paths_from(&self, offset: usize, range: &std::ops::Range<usize>) -> Option<Vec<&[u8]>> {
+        if offset > self.paths.len() || (offset > 0 && self.paths[offset - 1] != 0) {
+            return None;
+        }
+        let paths: Vec<&[u8]> = self.paths[offset..]
+            .split(|&b| b == 0)
+            .take(range.len())
+            .collect();
+        let complete = paths.len() == range.len()
+            && (range.is_empty() || {
+                let last = paths[paths.len() - 1];
+                let end = last.as_ptr() as usize - self.paths.as_ptr() as usize + last.len();
+                self.paths.get(end) == Some(&0)
+            });
+        complete.then_some(paths)
+    }
+
+    /// The byte offset of item `index`'s path (a scan: for callers that
+    /// did not keep `_cuts`'s offset).
+    fn offset_of(&self, index: usize) -> Option<usize> {
+        if index == 0 {
+            return Some(0);
+        }
+        self.paths
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == 0)
+            .nth(index - 1)
+            .map(|(at, _)| at + 1)
     }
 }
 
@@ -124,13 +178,17 @@ pub fn _list<'py>(
         .into_pyobject(py)
 }
 
-/// The listing Python passed back.
-fn listing_of(listing: RawListing) -> PyResult<Listing> {
+/// The listing Python passed back, checked for shape (the paths' NULs
+/// are counted where a shard reads them).
+fn view_of(listing: &RawListing) -> PyResult<View<'_>> {
     let (paths, kinds, sizes, notes) = listing;
-    if sizes.len() != 8 * kinds.len() || paths.iter().filter(|&&b| b == 0).count() != kinds.len() {
-        return Err(PyValueError::new_err("not a listing made by _list"));
+    if sizes.len() != 8 * kinds.len()
+        || paths.last().is_some_and(|&b| b != 0)
+        || !notes.is_sorted_by_key(|n| n.0)
+    {
+        return Err(not_a_listing());
     }
-    Ok(Listing {
+    Ok(View {
         paths,
         kinds,
         sizes,
@@ -138,21 +196,40 @@ fn listing_of(listing: RawListing) -> PyResult<Listing> {
     })
 }
 
-/// `_cuts(listing, shard_bytes, shard_files) -> [(start, end, first, last)]`:
-/// consecutive runs of items, each within the byte and file budget (a
-/// file larger than the budget is a shard of its own), with the first and
-/// last path of each (to name a shard that could not be done).
+fn not_a_listing() -> PyErr {
+    PyValueError::new_err("not a listing made by _list")
+}
+
+/// `_cuts(listing, shard_bytes, shard_files) -> [(start, end, first, last,
+/// offset)]`: consecutive runs of items, each within the byte and file
+/// budget (a file larger than the budget is a shard of its own), with the
+/// first and last path of each (to name a shard that could not be done)
+/// and the byte offset of the first path (where its shard task starts).
 #[pyfunction]
 pub fn _cuts(listing: RawListing, shard_bytes: u64, shard_files: u64) -> PyResult<Vec<Cut>> {
-    let l = listing_of(listing)?;
-    let paths: Vec<&[u8]> = l.paths.split(|&b| b == 0).take(l.kinds.len()).collect();
+    let l = view_of(&listing)?;
+    // Where each item's path starts, and one past its end.
+    let mut bounds = Vec::with_capacity(l.kinds.len());
+    let mut at = 0;
+    for path in l.paths.split(|&b| b == 0).take(l.kinds.len()) {
+        bounds.push((at, at + path.len()));
+        at += path.len() + 1;
+    }
+    if bounds.len() != l.kinds.len() || at != l.paths.len() {
+        return Err(not_a_listing());
+    }
+    let cut = |start: usize, end: usize| -> Cut {
+        let (first, last) = (bounds[start], bounds[end - 1]);
+        let path = |(from, to): (usize, usize)| l.paths[from..to].to_vec();
+        (start, end, path(first), path(last), first.0)
+    };
     let mut cuts = Vec::new();
     let (mut start, mut bytes, mut files) = (0, 0u64, 0u64);
     for (i, &kind) in l.kinds.iter().enumerate() {
         if kind == b'f' {
             let size = l.size(i);
             if i > start && (bytes + size > shard_bytes || files + 1 > shard_files) {
-                cuts.push((start, i, paths[start].to_vec(), paths[i - 1].to_vec()));
+                cuts.push(cut(start, i));
                 (start, bytes, files) = (i, 0, 0);
             }
             bytes += size;
@@ -160,12 +237,7 @@ pub fn _cuts(listing: RawListing, shard_bytes: u64, shard_files: u64) -> PyResul
         }
     }
     if start < l.kinds.len() {
-        cuts.push((
-            start,
-            l.kinds.len(),
-            paths[start].to_vec(),
-            paths[l.kinds.len() - 1].to_vec(),
-        ));
+        cuts.push(cut(start, l.kinds.len()));
     }
     Ok(cuts)
 }
@@ -182,13 +254,15 @@ fn special_kind(name: &str) -> Option<SpecialKind> {
     .find(|k| k.describe() == name)
 }
 
-/// `_hash_shard(listing, start, end, algorithm, json, threads) -> (stdout,
-/// stderr, failures, symlinks)`: items `start..end` of a listing, as
-/// `fastsum -r` writes them (md5 untagged, other algorithms tagged, GNU
+/// `_hash_shard(listing, start, end, algorithm, json, threads, offset) ->
+/// (stdout, stderr, failures, symlinks)`: items `start..end` of a listing,
+/// as `fastsum -r` writes them (md5 untagged, other algorithms tagged, GNU
 /// escaping; `--json` records), its error messages, how many files failed,
-/// and how many symlinks were left out.
+/// and how many symlinks were left out. `offset` is where item `start`'s
+/// path begins (the cut's last value); without it the paths are scanned
+/// from the listing's start.
 #[pyfunction]
-#[pyo3(signature = (listing, start, end, algorithm = "md5", json = false, threads = None))]
+#[pyo3(signature = (listing, start, end, algorithm = "md5", json = false, threads = None, offset = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn _hash_shard<'py>(
     py: Python<'py>,
@@ -198,6 +272,7 @@ pub fn _hash_shard<'py>(
     algorithm: &str,
     json: bool,
     threads: Option<usize>,
+    offset: Option<usize>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let algorithm = errors::algorithm(algorithm)?;
     if algorithm.is_legacy() {
@@ -205,12 +280,17 @@ pub fn _hash_shard<'py>(
             "{algorithm}: the Dask runner writes digest manifests (not cksum's or sum's lines)"
         )));
     }
-    let l = listing_of(listing)?;
+    let l = view_of(&listing)?;
     if start > end || end > l.kinds.len() {
         return Err(PyValueError::new_err("shard out of the listing's range"));
     }
+    let range = start..end;
+    let paths = offset
+        .or_else(|| l.offset_of(start))
+        .and_then(|at| l.paths_from(at, &range))
+        .ok_or_else(not_a_listing)?;
     let (out, err, failures, symlinks) =
-        py.detach(|| shard_output(&l, start..end, algorithm, json, threads));
+        py.detach(|| shard_output(&l, &paths, range, algorithm, json, threads));
     (
         PyBytes::new(py, &out),
         PyBytes::new(py, &err),
@@ -221,17 +301,17 @@ pub fn _hash_shard<'py>(
 }
 
 fn shard_output(
-    l: &Listing,
+    l: &View<'_>,
+    paths: &[&[u8]],
     range: std::ops::Range<usize>,
     algorithm: Algorithm,
     json: bool,
     threads: Option<usize>,
 ) -> (Vec<u8>, Vec<u8>, u64, u64) {
-    let paths: Vec<&[u8]> = l.paths.split(|&b| b == 0).take(l.kinds.len()).collect();
     let files: Vec<Source> = range
         .clone()
         .filter(|&i| l.kinds[i] == b'f')
-        .map(|i| Source::Path(fastsum::name::path_buf(paths[i].to_vec())))
+        .map(|i| Source::Path(fastsum::name::path_buf(paths[i - range.start].to_vec())))
         .collect();
     let mut hashed: Vec<Option<Record>> = (0..files.len()).map(|_| None).collect();
     let mut hasher = TreeHasher::new(algorithm).order(Order::Unordered);
@@ -245,12 +325,15 @@ fn shard_output(
         })
         .expect("no excludes, so no error");
     let mut hashed = hashed.into_iter();
-    let note = |i: usize| l.notes.iter().find(|n| n.0 == i);
+    let note = |i: usize| {
+        let at = l.notes.binary_search_by_key(&i, |n| n.0).ok()?;
+        l.notes.get(at)
+    };
     let (mut out, mut err, mut failures, mut symlinks) = (Vec::new(), Vec::new(), 0, 0);
     // The library's renderer: the lines, JSON and messages the CLI prints.
     let renderer = manifest::render::Renderer::fastsum(algorithm, json);
-    for i in range {
-        let path = paths[i];
+    for i in range.clone() {
+        let path = paths[i - range.start];
         let outcome = match l.kinds[i] {
             b'f' => hashed.next().flatten().expect("a record per file").outcome,
             b's' => Outcome::Skipped(

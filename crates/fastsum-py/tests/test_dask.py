@@ -112,6 +112,42 @@ def test_a_file_that_goes_away_after_listing_is_an_error_line(cluster, odd_tree)
     assert str(victim).encode() + b": No such file or directory" in got[2]
 
 
+def test_a_shard_starts_at_its_cut_and_refuses_an_offset_that_lies(odd_tree):
+    """A shard task reads its paths from the byte offset its cut gives; an
+    offset inside a path, past the end, or notes out of order is refused,
+    never a manifest of other paths."""
+    from fastsum import _fastsum
+
+    listing = _fastsum._list(os.fsencode(odd_tree), None, [], False)
+    cuts = _fastsum._cuts(listing, 1 << 40, 7)
+    assert len(cuts) > 3
+    paths = listing[0].split(b"\0")
+    whole = b""
+    for start, end, first, last, offset in cuts:
+        assert listing[0][offset:].startswith(first + b"\0")
+        assert (paths[start], paths[end - 1]) == (first, last)
+        given = _fastsum._hash_shard(listing, start, end, "md5", False, 1, offset)
+        scanned = _fastsum._hash_shard(listing, start, end, "md5", False, 1)
+        assert given == scanned
+        whole += given[0]
+    assert whole == run_cli("-r", odd_tree)[1]
+    start, end, _, _, offset = cuts[2]
+    for bad in (offset + 1, len(listing[0]) + 5, len(listing[0])):
+        with pytest.raises(ValueError, match="not a listing"):
+            _fastsum._hash_shard(listing, start, end, "md5", False, 1, bad)
+    # The last cut's offset given to a shard of more items than remain.
+    last_start, _, _, _, last_offset = cuts[-1]
+    with pytest.raises(ValueError, match="not a listing"):
+        _fastsum._hash_shard(listing, cuts[1][0], cuts[-1][1], "md5", False, 1, last_offset)
+    notes = listing[3]
+    assert len(notes) >= 2
+    shuffled = (listing[0], listing[1], listing[2], list(reversed(notes)))
+    with pytest.raises(ValueError, match="not a listing"):
+        _fastsum._hash_shard(shuffled, start, end, "md5", False, 1, offset)
+    with pytest.raises(ValueError, match="not a listing"):
+        _fastsum._cuts((listing[0][:-1], listing[1], listing[2], notes), 1 << 40, 7)
+
+
 def test_an_unknown_algorithm_is_refused_before_any_task(cluster, odd_tree):
     with pytest.raises(ValueError, match="valid"):
         run_dask(cluster, str(odd_tree), "md6")

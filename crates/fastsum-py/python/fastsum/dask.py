@@ -48,14 +48,14 @@ def _cuts_task(listing, shard_bytes, shard_files):
     return _fastsum._cuts(listing, shard_bytes, shard_files)
 
 
-def _shard_task(listing, start, end, algorithm, json, threads):
+def _shard_task(listing, start, end, algorithm, json, threads, offset):
     # A test hook: tests slow shards down to kill a worker mid-run.
     delay = float(os.environ.get("FASTSUM_DASK_SHARD_DELAY", "0") or 0)
     if delay:
         import time
 
         time.sleep(delay)
-    return _fastsum._hash_shard(listing, start, end, algorithm, json, threads)
+    return _fastsum._hash_shard(listing, start, end, algorithm, json, threads, offset)
 
 
 def _sort_key(name, is_dir):
@@ -121,9 +121,9 @@ def hash_tree(root, client=None, algorithm="md5", *, exclude=(), follow=False, j
     if _after_listing:
         _after_listing()  # tests change the tree between listing and hashing
     for listing, ranges in planned:
-        for start, end, first, last in ranges:
+        for start, end, first, last, offset in ranges:
             future = client.submit(_shard_task, listing, start, end, algorithm, json, threads,
-                                   pure=False, retries=retries)
+                                   offset, pure=False, retries=retries)
             shards.append((future, first, last))
     failures = symlinks = 0
     missing = []
