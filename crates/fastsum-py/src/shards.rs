@@ -314,7 +314,11 @@ fn shard_output(
         .map(|i| Source::Path(fastsum::name::path_buf(paths[i - range.start].to_vec())))
         .collect();
     let mut hashed: Vec<Option<Record>> = (0..files.len()).map(|_| None).collect();
-    let mut hasher = TreeHasher::new(algorithm).order(Order::Unordered);
+    // Files the listing found: hashed as a walk's, not stat'ed again, and
+    // one that is a FIFO now is an error, not a wait for a writer.
+    let mut hasher = TreeHasher::new(algorithm)
+        .order(Order::Unordered)
+        .listed(true);
     if let Some(n) = threads.filter(|&n| n > 0) {
         hasher = hasher.threads(n);
     }

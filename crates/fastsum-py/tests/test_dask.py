@@ -148,6 +148,25 @@ def test_a_shard_starts_at_its_cut_and_refuses_an_offset_that_lies(odd_tree):
         _fastsum._cuts((listing[0][:-1], listing[1], listing[2], notes), 1 << 40, 7)
 
 
+def test_a_file_that_becomes_a_fifo_after_listing_is_an_error_not_a_wait(cluster, odd_tree):
+    """Between listing and hashing a file is replaced by a FIFO with no
+    writer: its shard must not wait for one (the worker would hang) nor
+    answer the empty digest: the line is an error and the run ends."""
+    target = odd_tree / "a.txt"
+
+    def swap():
+        target.unlink()
+        os.mkfifo(target)
+
+    status, out, err = run_dask(cluster, odd_tree, _after_listing=swap)
+    assert status == 1
+    assert b"a.txt: not a regular file any more" in err
+    assert b" a.txt\n" not in out and b"/a.txt\n" not in out
+    status_cli, out_cli, _ = run_cli("-r", odd_tree)
+    # Everything else is the CLI's (the CLI now skips the FIFO).
+    assert out == out_cli
+
+
 def test_an_unknown_algorithm_is_refused_before_any_task(cluster, odd_tree):
     with pytest.raises(ValueError, match="valid"):
         run_dask(cluster, str(odd_tree), "md6")

@@ -119,7 +119,7 @@ thread_local! {
 fn compare_files(old: &mut Found, new: &mut Found) -> Verdict {
     let open = |cursor: &mut DirectoryCursor, entry: &Found| -> io::Result<(File, u64)> {
         let path = entry.path.as_deref().expect("a tree entry has a path");
-        let file = cursor.open(path)?;
+        let file = cursor.open(path, true)?;
         let st = crate::fs::stat::fstat(&file)?;
         if !st.is_file() {
             return Err(io::Error::other("not a regular file any more"));

@@ -6,10 +6,17 @@ use std::path::{Path, PathBuf};
 
 use crate::fs::FileId;
 
-/// Whether two files hold the same bytes.
+/// Whether two files hold the same bytes (both regular files: what took
+/// a walked file's place since is opened without waiting and is never
+/// the same).
 pub(super) fn same_bytes(a: &Path, b: &Path) -> bool {
     use std::io::Read;
-    let (Ok(mut x), Ok(mut y)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+    let open = |path| {
+        crate::fs::residency::open_nonblocking(path)
+            .ok()
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))
+    };
+    let (Some(mut x), Some(mut y)) = (open(a), open(b)) else {
         return false;
     };
     let (mut bx, mut by) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);

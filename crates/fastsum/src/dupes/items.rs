@@ -183,7 +183,7 @@ pub(super) fn hash_edge(
     edge: Edge,
 ) -> std::result::Result<u128, String> {
     let io = |e| crate::error::ErrorKind::Io(e).to_string();
-    let file = cursor.open(path).map_err(io)?;
+    let file = cursor.open(path, true).map_err(io)?;
     let start = match edge {
         Edge::Prefix => 0,
         Edge::Suffix => size.saturating_sub(EDGE),

@@ -51,14 +51,19 @@ pub(super) fn dedupe(kept: &Path, member: &Path, size: u64) -> Result<(), Refuse
             "this file system cannot make reflinks (copy-on-write clones); --link makes hard links",
         ))
     };
-    let src = std::fs::File::open(kept).map_err(Refused::Io)?;
+    // Opened without waiting: a FIFO in a file's place since the check
+    // opens at once, and the kernel refuses to share its range.
+    use std::os::unix::fs::OpenOptionsExt;
+    let nonblocking = libc::O_NONBLOCK | libc::O_NOCTTY;
+    let src = crate::fs::residency::open_nonblocking(kept).map_err(Refused::Io)?;
     // Write access is what the kernel asks of the destination; a file we
     // may not open for writing but own is accepted read-only.
     let dest = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
+        .custom_flags(nonblocking)
         .open(member)
-        .or_else(|_| std::fs::File::open(member))
+        .or_else(|_| crate::fs::residency::open_nonblocking(member))
         .map_err(Refused::Io)?;
     let mut offset = 0u64;
     while offset < size {

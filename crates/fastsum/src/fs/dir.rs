@@ -94,17 +94,24 @@ impl DirectoryCursor {
         None
     }
 
-    /// Opens `path` for reading, as `File::open` does (following symlinks).
-    pub fn open(&mut self, path: &Path) -> io::Result<File> {
+    /// Opens `path` for reading, as `File::open` does (following symlinks);
+    /// with `listed`, without waiting (a FIFO opens at once, for the
+    /// caller to refuse: see [`crate::read::not_regular`]).
+    pub fn open(&mut self, path: &Path, listed: bool) -> io::Result<File> {
         #[cfg(target_os = "linux")]
         if let Some((directory, name)) = self.resolve(path) {
+            let flags = if listed {
+                libc::O_NONBLOCK | libc::O_NOCTTY
+            } else {
+                0
+            };
             // SAFETY: `directory` is an open descriptor we own, `name` is
             // NUL-terminated; openat returns a new descriptor or -1.
             let fd = unsafe {
                 libc::openat(
                     directory.as_raw_fd(),
                     name.as_ptr(),
-                    libc::O_RDONLY | libc::O_CLOEXEC,
+                    libc::O_RDONLY | libc::O_CLOEXEC | flags,
                 )
             };
             if fd < 0 {
@@ -113,6 +120,9 @@ impl DirectoryCursor {
             // SAFETY: `fd` was just returned by openat and is owned by no
             // one else.
             return Ok(unsafe { File::from_raw_fd(fd) });
+        }
+        if listed {
+            return super::residency::open_nonblocking(path);
         }
         File::open(path)
     }
@@ -329,16 +339,16 @@ mod tests {
             let path = dir.path().join(name);
             let mut text = String::new();
             cursor
-                .open(&path)
+                .open(&path, false)
                 .unwrap()
                 .read_to_string(&mut text)
                 .unwrap();
             assert_eq!(text, content);
             assert_eq!(cursor.stat(&path).unwrap().size as usize, content.len());
         }
-        let missing = cursor.open(&dir.path().join("a/none")).unwrap_err();
+        let missing = cursor.open(&dir.path().join("a/none"), false).unwrap_err();
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
-        let no_dir = cursor.open(&dir.path().join("nodir/x")).unwrap_err();
+        let no_dir = cursor.open(&dir.path().join("nodir/x"), false).unwrap_err();
         assert_eq!(no_dir.kind(), io::ErrorKind::NotFound);
         assert_eq!(
             cursor.stat(&dir.path().join("nodir/x")).unwrap_err().kind(),
@@ -364,6 +374,6 @@ mod tests {
         let doubled = PathBuf::from(format!("{}/a//one", dir.path().display()));
         assert_eq!(cursor.stat(&doubled).unwrap().size, 1);
         let file_as_dir = PathBuf::from(format!("{}/a/one/", dir.path().display()));
-        assert!(cursor.open(&file_as_dir).is_err());
+        assert!(cursor.open(&file_as_dir, false).is_err());
     }
 }

@@ -116,6 +116,9 @@ impl Feeder<'_> {
     /// FIFO, socket or device is opened and read as md5sum reads it, and
     /// may wait for its writer.
     fn operand(&self, index: usize, operand: &Source, rotational: bool) {
+        if let (true, Source::Path(_)) = (self.options.listed, operand) {
+            return self.listed(index, operand);
+        }
         let kind = match operand {
             Source::Path(path) => std::fs::metadata(path).ok().map(|m| m.file_type()),
             Source::Stdin => None,
@@ -133,6 +136,17 @@ impl Feeder<'_> {
                 self.send(job, false);
             }
         }
+    }
+
+    /// A file a listing found: to the workers as a walk's file goes, with
+    /// no stat (the worker's open says what it is now).
+    fn listed(&self, index: usize, operand: &Source) {
+        self.progress.files_found.fetch_add(1, Ordering::Relaxed);
+        let seq = self.number(|| {});
+        let mut job = Job::new(index, seq, operand.clone());
+        job.listed = true;
+        job.verify = self.options.verify;
+        self.send(job, true);
     }
 
     /// A directory operand walked, each entry numbered as met: files to
@@ -159,6 +173,7 @@ impl Feeder<'_> {
             };
             self.progress.files_found.fetch_add(1, Ordering::Relaxed);
             let mut job = Job::new(index, seq, Source::Path(path));
+            job.listed = true;
             job.verify = self.options.verify;
             if !rotational {
                 return self.send(job, true);

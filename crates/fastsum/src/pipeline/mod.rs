@@ -118,6 +118,10 @@ pub struct TreeOptions {
     pub verify: bool,
     /// Holds every read of the run to a rate ([`crate::read::Pace`]).
     pub pace: Option<Arc<crate::read::Pace>>,
+    /// The operands are regular files a listing found (the Dask runner's
+    /// shards): each is hashed as a walk's file is, not stat'ed first,
+    /// never waited on, and an error if something else took its place.
+    pub listed: bool,
 }
 
 impl TreeOptions {
@@ -135,6 +139,7 @@ impl TreeOptions {
             disk: DiskKind::Auto,
             verify: false,
             pace: None,
+            listed: false,
         }
     }
 }
@@ -188,6 +193,13 @@ impl TreeHasher {
     /// Hashing threads (at least 1).
     pub fn threads(mut self, threads: usize) -> Self {
         self.options.threads = threads;
+        self
+    }
+
+    /// The operands are regular files a listing found
+    /// ([`TreeOptions::listed`]).
+    pub fn listed(mut self, on: bool) -> Self {
+        self.options.listed = on;
         self
     }
 

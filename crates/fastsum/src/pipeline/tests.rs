@@ -341,3 +341,66 @@ fn a_run_told_to_stop_ends_early_and_hands_out_only_true_records() {
         assert_eq!(seen.len(), 1, "{order:?}: {} records", seen.len());
     }
 }
+
+/// A listing's files (the Dask runner's shards) are hashed as a walk's:
+/// one that became a FIFO, a directory or nothing since is an error in its
+/// place, never waited on (a FIFO with no writer) and never read as empty;
+/// the regular ones beside them are hashed as usual, on the scalar stage
+/// and on the lanes alike.
+#[cfg(unix)]
+#[test]
+fn listed_files_that_changed_kind_are_errors_and_never_waited_on() {
+    let dir = tree();
+    let root = dir.path();
+    std::fs::remove_file(root.join("c")).unwrap();
+    nix_mkfifo(&root.join("c"));
+    std::fs::remove_file(root.join("a.txt")).unwrap();
+    std::fs::create_dir(root.join("a.txt")).unwrap();
+    std::fs::remove_file(root.join("b/z")).unwrap();
+    let names = ["a.txt", "a/b", "b/z", "c", "a b/c"];
+    let operands: Vec<Source> = names.iter().map(|n| Source::Path(root.join(n))).collect();
+    for algorithm in [Algorithm::Md5, Algorithm::Sha256, Algorithm::Xxh3] {
+        for verify in [false, true] {
+            let mut options = TreeOptions::new(algorithm);
+            options.listed = true;
+            options.verify = verify;
+            let (done, wait) = std::sync::mpsc::channel();
+            let (options2, operands2) = (options.clone(), operands.clone());
+            std::thread::spawn(move || done.send(run(&options2, &operands2)));
+            let got = wait
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a listed FIFO made the run wait");
+            let what: Vec<&str> = got.iter().map(|(_, w)| w.as_str()).collect();
+            let changed = "not a regular file any more";
+            assert!(
+                what[0].starts_with("error: ") && what[0].contains(changed),
+                "{what:?}"
+            );
+            let whole =
+                algorithm.hash_bytes(&(0..4_000_000).map(|i| (i % 251) as u8).collect::<Vec<_>>());
+            assert_eq!(what[1], whole.to_hex());
+            assert!(
+                what[2].starts_with("error: ") && what[2].contains("No such file"),
+                "{what:?}"
+            );
+            assert!(
+                what[3].starts_with("error: ") && what[3].contains(changed),
+                "{what:?}"
+            );
+            assert_eq!(
+                what[4],
+                algorithm
+                    .hash_bytes(&(0..7).map(|i| i as u8).collect::<Vec<_>>())
+                    .to_hex()
+            );
+        }
+    }
+}
+
+#[cfg(unix)]
+fn nix_mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}

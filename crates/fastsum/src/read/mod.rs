@@ -48,6 +48,16 @@ mod sigbus;
 /// below `MMAP_THRESHOLD` is read in one call (module docs).
 pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 
+/// A file a walk or a listing found as a regular file that is something
+/// else now (a FIFO, a directory...): an error, never read, so a FIFO put
+/// in its place cannot make a run wait for a writer or answer the digest
+/// of bytes that were not the file's.
+pub(crate) fn not_regular() -> ErrorKind {
+    ErrorKind::Io(std::io::Error::other(
+        "not a regular file any more (it changed since it was listed)",
+    ))
+}
+
 /// Files at least this large are mapped rather than read (see
 /// `mmap.rs`). Below it, the map set-up and page-table teardown cost
 /// more than the copy they save (module docs).
@@ -236,8 +246,22 @@ impl FileHasher {
         algorithm: Algorithm,
         file: &File,
     ) -> Result<(Digest, u64), ErrorKind> {
+        self.hash_counted(algorithm, file, false)
+    }
+
+    /// [`FileHasher::hash_file_counted`]; with `regular_only`, anything
+    /// but a regular file is [`not_regular`] and is not read.
+    pub(crate) fn hash_counted(
+        &mut self,
+        algorithm: Algorithm,
+        file: &File,
+        regular_only: bool,
+    ) -> Result<(Digest, u64), ErrorKind> {
         let st = fstat(file)?;
         let is_file = st.is_file();
+        if regular_only && !is_file {
+            return Err(not_regular());
+        }
         let len = st.size;
         if is_file
             && self.parallel_large_files

@@ -98,6 +98,10 @@ pub(crate) struct Job {
     /// Its open or read may wait on another process (standard input, a
     /// FIFO, a device operand): what came before it is sent out first.
     pub may_block: bool,
+    /// Found as a regular file by a walk or a listing: it is opened
+    /// without waiting (it may have become a FIFO since), and anything
+    /// but a regular file in its place is an error, never read.
+    pub listed: bool,
 }
 
 impl Job {
@@ -105,6 +109,7 @@ impl Job {
     pub fn new(operand: usize, seq: u64, source: Source) -> Job {
         Job {
             may_block: source == Source::Stdin,
+            listed: false,
             operand,
             seq,
             source,

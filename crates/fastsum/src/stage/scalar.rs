@@ -6,8 +6,7 @@ use super::{BatchHasher, Hashed, Job, Source, Span, StageResult};
 use crate::algo::Algorithm;
 use crate::error::ErrorKind;
 use crate::fs::stat::fstat;
-use crate::fs::FileStamp;
-use crate::read::FileHasher;
+use crate::read::{not_regular, FileHasher};
 
 /// The one-file-at-a-time hasher: a [`FileHasher`] (one read buffer) per
 /// worker, small files by the short way.
@@ -33,6 +32,17 @@ impl ScalarBatchHasher {
                     .map_err(ErrorKind::Io)?;
                 Ok(Hashed::new(digest, size))
             }
+            Source::Path(path) if job.listed => {
+                let file = crate::fs::residency::open_nonblocking(path)?;
+                hash_open_with(
+                    &mut self.files,
+                    algorithm,
+                    &file,
+                    job.span,
+                    job.verify,
+                    true,
+                )
+            }
             Source::Path(path) => {
                 let file = File::open(path)?;
                 self.hash_open(algorithm, &file, job.span, job.verify)
@@ -49,7 +59,7 @@ impl ScalarBatchHasher {
         span: Span,
         verify: bool,
     ) -> StageResult {
-        hash_open_with(&mut self.files, algorithm, file, span, verify)
+        hash_open_with(&mut self.files, algorithm, file, span, verify, false)
     }
 
     /// The reader, for a stage layered on this one (the SIMD lanes).
@@ -83,21 +93,27 @@ impl BatchHasher for ScalarBatchHasher {
 }
 
 /// Hashes `span` of the open `file`; with `verify`, its stamp before
-/// and after must agree (see [`crate::stage`]).
+/// and after must agree (see [`crate::stage`]); with `listed`, anything
+/// but a regular file is an error ([`not_regular`]), not read.
 pub(crate) fn hash_open_with(
     files: &mut FileHasher,
     algorithm: Algorithm,
     file: &File,
     span: Span,
     verify: bool,
+    listed: bool,
 ) -> StageResult {
-    let before = if verify {
-        Some(fstat(file)?).filter(FileStamp::is_file)
+    let before = if verify || (listed && !span.is_whole()) {
+        let stamp = fstat(file)?;
+        if listed && !stamp.is_file() {
+            return Err(not_regular());
+        }
+        Some(stamp).filter(|s| verify && s.is_file())
     } else {
         None
     };
     let (digest, size) = if span.is_whole() {
-        files.hash_file_counted(algorithm, file)?
+        files.hash_counted(algorithm, file, listed)?
     } else {
         let len = span.len.map_or(u64::MAX, |l| l.get());
         files.hash_range_counted(algorithm, file, span.start.get(), len)?

@@ -44,7 +44,7 @@ use crate::fs::dir::DirectoryCursor;
 use crate::fs::limits::descriptors_for;
 use crate::fs::stat::fstat;
 use crate::fs::FileStamp;
-use crate::read::FileHasher;
+use crate::read::{not_regular, FileHasher};
 use crate::simd::platform::MAX_LANES;
 
 /// What idle lanes compress (their results are thrown away).
@@ -115,8 +115,11 @@ impl<R: LaneRead> MultiBufferHasher<R> {
         let Source::Path(path) = &job.source else {
             return Ok(Opened::Stdin);
         };
-        let file = directory.open(path)?;
+        let file = directory.open(path, job.listed)?;
         let stamp = fstat(&file)?;
+        if job.listed && !stamp.is_file() {
+            return Err(not_regular());
+        }
         if !stamp.is_file() || stamp.size == 0 || !job.span.is_whole() {
             return Ok(Opened::Scalar(file));
         }
