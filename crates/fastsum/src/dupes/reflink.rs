@@ -20,6 +20,25 @@ pub(super) fn dedupe(_kept: &Path, _member: &Path, _size: u64) -> Result<(), Ref
     )))
 }
 
+/// `kept` to read and `member` to share into, opened without waiting: a
+/// FIFO in a file's place since the check opens at once, and the kernel
+/// refuses to share its range. Write access is what the kernel asks of
+/// the destination; a file we may not open for writing but own is
+/// accepted read-only.
+#[cfg(target_os = "linux")]
+fn open_pair(kept: &Path, member: &Path) -> Result<(std::fs::File, std::fs::File), Refused> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let src = crate::fs::residency::open_nonblocking(kept).map_err(Refused::Io)?;
+    let dest = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(member)
+        .or_else(|_| crate::fs::residency::open_nonblocking(member))
+        .map_err(Refused::Io)?;
+    Ok((src, dest))
+}
+
 /// Shares `member`'s extents with `kept`'s through `ioctl(FIDEDUPERANGE)`:
 /// the kernel locks both files, compares their bytes and shares them only
 /// where they are equal (unlike `FICLONE`, which copies whatever is there
@@ -51,20 +70,7 @@ pub(super) fn dedupe(kept: &Path, member: &Path, size: u64) -> Result<(), Refuse
             "this file system cannot make reflinks (copy-on-write clones); --link makes hard links",
         ))
     };
-    // Opened without waiting: a FIFO in a file's place since the check
-    // opens at once, and the kernel refuses to share its range.
-    use std::os::unix::fs::OpenOptionsExt;
-    let nonblocking = libc::O_NONBLOCK | libc::O_NOCTTY;
-    let src = crate::fs::residency::open_nonblocking(kept).map_err(Refused::Io)?;
-    // Write access is what the kernel asks of the destination; a file we
-    // may not open for writing but own is accepted read-only.
-    let dest = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(nonblocking)
-        .open(member)
-        .or_else(|_| crate::fs::residency::open_nonblocking(member))
-        .map_err(Refused::Io)?;
+    let (src, dest) = open_pair(kept, member)?;
     let mut offset = 0u64;
     while offset < size {
         let mut range = DedupeRange {
