@@ -5,6 +5,7 @@ use std::fs::File;
 use super::{BatchHasher, Hashed, Job, Source, Span, StageResult};
 use crate::algo::Algorithm;
 use crate::error::ErrorKind;
+use crate::fs::dir::DirectoryCursor;
 use crate::fs::stat::fstat;
 use crate::read::{not_regular, FileHasher};
 
@@ -13,12 +14,18 @@ use crate::read::{not_regular, FileHasher};
 #[derive(Debug)]
 pub(crate) struct ScalarBatchHasher {
     files: FileHasher,
+    /// A walk's or a listing's files are opened by name in their open
+    /// directory (the last one stays open), not by their whole path.
+    directory: DirectoryCursor,
 }
 
 impl ScalarBatchHasher {
     /// A hasher that reads through `files`.
     pub fn new(files: FileHasher) -> Self {
-        ScalarBatchHasher { files }
+        ScalarBatchHasher {
+            files,
+            directory: DirectoryCursor::new(),
+        }
     }
 
     /// Hashes one job: standard input, or the span of the file at a path,
@@ -33,7 +40,7 @@ impl ScalarBatchHasher {
                 Ok(Hashed::new(digest, size))
             }
             Source::Path(path) if job.listed => {
-                let file = crate::fs::residency::open_nonblocking(path)?;
+                let file = self.directory.open(path, true)?;
                 hash_open_with(
                     &mut self.files,
                     algorithm,
