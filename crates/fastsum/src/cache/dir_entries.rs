@@ -50,10 +50,13 @@ impl Entry {
 const RECORD_FIXED: usize = 4 + 8 * 6 + 1;
 
 /// A directory's entries as stored: checked once when loaded, then read in
-/// place.
+/// place; held (`Vec<u8>`, the default) or borrowed from SQLite's row
+/// (`&[u8]`, while a store merges into it: a large directory's row is not
+/// copied once more for that).
 #[derive(Clone, Debug)]
-pub struct DirEntries {
-    blob: Vec<u8>,
+pub struct DirEntries<B = Vec<u8>> {
+    /// The body: the blob without its check.
+    blob: B,
     count: usize,
 }
 
@@ -126,10 +129,10 @@ impl DirEntries {
     /// have a name. Without a map of names: a large directory's row is
     /// rewritten with one allocation, its blob. Returns the blob and its
     /// number of entries.
-    pub fn merged(
+    pub fn merged<B: AsRef<[u8]>>(
         dir: &[u8],
         algorithm: Algorithm,
-        old: Option<&DirEntries>,
+        old: Option<&DirEntries<B>>,
         new: &[(&[u8], Entry)],
     ) -> (Vec<u8>, usize) {
         let merge = || {
@@ -155,14 +158,28 @@ impl DirEntries {
     /// The stored `blob` of row (`dir`, `algorithm`), if its check holds
     /// and every record lies inside it; `None` means damaged: use nothing.
     pub fn decode(dir: &[u8], algorithm: Algorithm, mut blob: Vec<u8>) -> Option<DirEntries> {
+        let (body_len, count) = {
+            let view = DirEntries::decode_ref(dir, algorithm, &blob)?;
+            (view.blob.len(), view.count)
+        };
+        blob.truncate(body_len);
+        Some(DirEntries { blob, count })
+    }
+
+    /// [`DirEntries::decode`] of a blob read in place.
+    pub fn decode_ref<'a>(
+        dir: &[u8],
+        algorithm: Algorithm,
+        blob: &'a [u8],
+    ) -> Option<DirEntries<&'a [u8]>> {
         let body_len = blob.len().checked_sub(8)?;
-        let check = u64_at(&blob, body_len)?;
-        if check != check_of(dir, algorithm, &blob[..body_len]) {
+        let check = u64_at(blob, body_len)?;
+        let body = blob.get(..body_len)?;
+        if check != check_of(dir, algorithm, body) {
             return None;
         }
-        blob.truncate(body_len);
-        let count = u32_at(&blob, 0)? as usize;
-        let entries = DirEntries { blob, count };
+        let count = u32_at(body, 0)? as usize;
+        let entries = DirEntries { blob: body, count };
         // The check makes damage unlikely; the bounds make it harmless; a
         // digest of another length is another algorithm's: the row is not
         // this algorithm's to answer from.
@@ -174,7 +191,9 @@ impl DirEntries {
             })
             .then_some(entries)
     }
+}
 
+impl<B: AsRef<[u8]>> DirEntries<B> {
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.count
@@ -182,7 +201,7 @@ impl DirEntries {
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        self.blob.len()
+        self.blob.as_ref().len()
     }
 
     /// Whether there are none.
@@ -191,7 +210,7 @@ impl DirEntries {
     }
 
     fn record(&self, i: usize) -> Option<(&[u8], Entry)> {
-        let b = &self.blob;
+        let b = self.blob.as_ref();
         let at = u32_at(b, 4 + 4 * i)? as usize;
         let name_len = u16_at(b, at)? as usize;
         let name = b.get(at + 2..at + 2 + name_len)?;
@@ -222,9 +241,10 @@ impl DirEntries {
     }
 
     fn record_name(&self, i: usize) -> Option<&[u8]> {
-        let at = u32_at(&self.blob, 4 + 4 * i)? as usize;
-        let name_len = u16_at(&self.blob, at)? as usize;
-        self.blob.get(at + 2..at + 2 + name_len)
+        let b = self.blob.as_ref();
+        let at = u32_at(b, 4 + 4 * i)? as usize;
+        let name_len = u16_at(b, at)? as usize;
+        b.get(at + 2..at + 2 + name_len)
     }
 
     /// The entry for `name`.

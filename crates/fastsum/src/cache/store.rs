@@ -418,26 +418,39 @@ impl Cache {
         Ok(count.map_or(0, |c| usize::try_from(c).unwrap_or(0)))
     }
 
-    fn store_grouped(&mut self, algorithm: Algorithm, by_dir: ByDir<'_>) -> Result<usize> {
+    fn store_grouped(&mut self, algorithm: Algorithm, mut by_dir: ByDir<'_>) -> Result<usize> {
         if by_dir.is_empty() {
             return Ok(0);
         }
+        let stored = by_dir.values().map(Vec::len).sum();
+        // By name, the batch's last word on a name kept (a stable sort of
+        // the reversed batch puts it first of its name).
+        for new in by_dir.values_mut() {
+            new.reverse();
+            new.sort_by(|a, b| a.0.cmp(b.0));
+            new.dedup_by(|a, b| a.0 == b.0);
+        }
         match self.store_rows(algorithm, &by_dir) {
-            Ok(stored) => Ok(stored),
+            Ok(()) => Ok(stored),
             Err(e) if is_damage(&e) => {
                 self.rebuild(&e)?;
                 self.store_rows(algorithm, &by_dir)
-                    .map_err(|e| cache_error(&self.path, e))
+                    .map_err(|e| cache_error(&self.path, e))?;
+                Ok(stored)
             }
             Err(e) => Err(cache_error(&self.path, e)),
         }
     }
 
-    fn store_rows(&mut self, algorithm: Algorithm, by_dir: &ByDir<'_>) -> rusqlite::Result<usize> {
+    /// Each directory's row rewritten with its new entries (sorted by
+    /// name, one per name) merged in. The old row is merged as SQLite
+    /// read it, not copied out first.
+    fn store_rows(&mut self, algorithm: Algorithm, by_dir: &ByDir<'_>) -> rusqlite::Result<()> {
+        use rusqlite::types::ValueRef;
+        use rusqlite::OptionalExtension;
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let mut stored = 0;
         {
             let mut select = transaction
                 .prepare("SELECT entries FROM dirs WHERE dir = ?1 AND algorithm = ?2")?;
@@ -445,24 +458,23 @@ impl Cache {
                 "INSERT OR REPLACE INTO dirs (dir, algorithm, count, entries)
                  VALUES (?1, ?2, ?3, ?4)",
             )?;
-            for (dir, new_entries) in by_dir {
-                use rusqlite::OptionalExtension;
-                let current: Option<Vec<u8>> = select
-                    .query_row(params![dir, algorithm.to_string()], |r| r.get(0))
+            for (dir, new) in by_dir {
+                let merged = select
+                    .query_row(params![dir, algorithm.to_string()], |r| {
+                        let old = match r.get_ref(0)? {
+                            ValueRef::Blob(blob) => DirEntries::decode_ref(dir, algorithm, blob),
+                            _ => None,
+                        };
+                        Ok(DirEntries::merged(dir, algorithm, old.as_ref(), new))
+                    })
                     .optional()?;
-                let old = current.and_then(|blob| DirEntries::decode(dir, algorithm, blob));
-                // By name, the batch's last word on a name kept.
-                let mut new = new_entries.clone();
-                new.reverse();
-                new.sort_by(|a, b| a.0.cmp(b.0));
-                new.dedup_by(|a, b| a.0 == b.0);
-                stored += new_entries.len();
-                let (blob, count) = DirEntries::merged(dir, algorithm, old.as_ref(), &new);
+                let (blob, count) = merged.unwrap_or_else(|| {
+                    DirEntries::merged::<Vec<u8>>(dir, algorithm, None, new)
+                });
                 insert.execute(params![dir, algorithm.to_string(), count as i64, blob])?;
             }
         }
-        transaction.commit()?;
-        Ok(stored)
+        transaction.commit()
     }
 
     /// Remembers a run's hits and misses for `fastsum cache stats`.
