@@ -468,9 +468,8 @@ impl Cache {
                         Ok(DirEntries::merged(dir, algorithm, old.as_ref(), new))
                     })
                     .optional()?;
-                let (blob, count) = merged.unwrap_or_else(|| {
-                    DirEntries::merged::<Vec<u8>>(dir, algorithm, None, new)
-                });
+                let (blob, count) = merged
+                    .unwrap_or_else(|| DirEntries::merged::<Vec<u8>>(dir, algorithm, None, new));
                 insert.execute(params![dir, algorithm.to_string(), count as i64, blob])?;
             }
         }
