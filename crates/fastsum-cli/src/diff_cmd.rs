@@ -314,7 +314,7 @@ fn check_listing(args: &DiffArgs) -> Result<(), String> {
     if args.remote_listing.is_none() {
         return Ok(());
     }
-    let remote = |p: &Path| fastsum::remote::Remote::parse(fastsum::name::bytes(p.as_os_str()));
+    let remote = |p: &Path| fastsum::remote::Remote::parse(fastsum::name::path_bytes(p));
     match (remote(&args.old), remote(&args.new)) {
         (Some(_), Some(_)) => {
             Err("--remote-listing stands for one remote side; both are remote".into())

@@ -20,6 +20,7 @@ mod tree_digest_cmd;
 mod xxhsum;
 
 use std::ffi::OsString;
+use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -43,7 +44,7 @@ fn run() -> anyhow::Result<u8> {
     }
     let argv: Vec<OsString> = std::env::args_os().collect();
     let program =
-        fastsum::name::bytes(argv.first().map_or("fastsum".as_ref(), |p| p.as_os_str())).to_vec();
+        fastsum::name::path_bytes(argv.first().map_or("fastsum".as_ref(), Path::new)).to_vec();
     let base = program_base(&program);
     // Messages start with the program's name: GNU's is argv[0] as typed;
     // Windows passes the full path of the .exe, so its base is used there.
@@ -55,7 +56,7 @@ fn run() -> anyhow::Result<u8> {
     let args: Vec<Vec<u8>> = argv
         .iter()
         .skip(1)
-        .map(|a| fastsum::name::bytes(a).to_vec())
+        .map(|a| fastsum::name::path_bytes(Path::new(a)).to_vec())
         .collect();
     let status = if let Some(tool) = personality::Tool::from_program_name(&base) {
         gnu::run(tool, program, &args)
@@ -153,7 +154,7 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 10] = [
 
 fn as_bytes(args: Vec<OsString>) -> Vec<Vec<u8>> {
     args.iter()
-        .map(|a| fastsum::name::bytes(a).to_vec())
+        .map(|a| fastsum::name::path_bytes(Path::new(a)).to_vec())
         .collect()
 }
 
@@ -161,7 +162,7 @@ fn as_bytes(args: Vec<OsString>) -> Vec<Vec<u8>> {
 /// last component of `argv[0]`, without Windows' `.exe`.
 fn program_base(program: &[u8]) -> String {
     let base = program
-        .rsplit(|&b| fastsum::name::is_separator(b))
+        .rsplit(|&b| std::path::is_separator(char::from(b)))
         .next()
         .unwrap_or(program);
     let base = String::from_utf8_lossy(base).into_owned();

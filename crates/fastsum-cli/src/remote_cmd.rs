@@ -74,7 +74,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let paths: Vec<&[u8]> = args
         .paths
         .iter()
-        .map(|p| fastsum::name::bytes(p.as_os_str()))
+        .map(|p| fastsum::name::path_bytes(p))
         .collect();
     let mut command = match remote_command(&paths, algorithm, &options, args.text) {
         Ok(command) => command,

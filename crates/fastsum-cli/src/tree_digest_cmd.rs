@@ -154,9 +154,9 @@ impl<'a> RootPrinter<'a> {
                     let mut bytes = fastsum::name::path_bytes(p).to_vec();
                     let ends = bytes
                         .last()
-                        .is_some_and(|&b| fastsum::name::is_separator(b));
+                        .is_some_and(|&b| std::path::is_separator(char::from(b)));
                     if p.is_dir() && !ends {
-                        bytes.push(fastsum::name::SEPARATOR);
+                        bytes.push(std::path::MAIN_SEPARATOR as u8);
                     }
                     bytes
                 }

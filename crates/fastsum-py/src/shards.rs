@@ -126,12 +126,12 @@ pub fn _list<'py>(
     exclude: Vec<String>,
     follow: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let root = fastsum::name::path_buf(root);
+    let root = fastsum::name::path(&root).into_owned();
     let tops: Vec<Option<OsString>> = match names {
         None => vec![None],
         Some(names) => names
             .into_iter()
-            .map(|n| Some(fastsum::name::os_string(n)))
+            .map(|n| Some(fastsum::name::path(&n).into_owned().into_os_string()))
             .collect(),
     };
     let listed = py.detach(|| {
@@ -311,7 +311,7 @@ fn shard_output(
     let files: Vec<Source> = range
         .clone()
         .filter(|&i| l.kinds[i] == b'f')
-        .map(|i| Source::Path(fastsum::name::path_buf(paths[i - range.start].to_vec())))
+        .map(|i| Source::Path(fastsum::name::path(paths[i - range.start]).into_owned()))
         .collect();
     let mut hashed: Vec<Option<Record>> = (0..files.len()).map(|_| None).collect();
     // Files the listing found: hashed as a walk's, not stat'ed again, and
@@ -356,7 +356,7 @@ fn shard_output(
         let record = Record {
             operand: 0,
             seq: i as u64,
-            path: fastsum::name::path_buf(path.to_vec()),
+            path: fastsum::name::path(path).into_owned(),
             outcome,
         };
         let rendered = renderer.render(&record, &mut out, &mut err);

@@ -79,6 +79,7 @@ fn md5_implementation<const N: usize>(bencher: Bencher, which: &str) {
 /// The multi-buffer MD5 kernel at every width this CPU runs, one core,
 /// lanes × 16 KiB in memory per call: bytes per second across all lanes,
 /// next to the single-stream compression on the same bytes ("scalar").
+#[cfg(feature = "bench-internals")]
 #[divan::bench(args = ["scalar", "sse2", "avx2", "avx2x2", "avx512", "avx512x2", "neon", "neonx2"])]
 fn md5_lanes(bencher: Bencher, width: &str) {
     use fastsum::simd::{md5::compress_lanes, Width};
@@ -105,6 +106,7 @@ fn md5_lanes(bencher: Bencher, width: &str) {
 
 /// The multi-buffer SHA-1 kernel at each width, next to the
 /// single stream (SHA-NI where the CPU has it) on the same bytes.
+#[cfg(feature = "bench-internals")]
 #[divan::bench(args = ["single", "avx2", "avx2x2", "avx512", "avx512x2", "neon", "neonx2"])]
 fn sha1_lanes(bencher: Bencher, width: &str) {
     use fastsum::simd::sha1::{compress_lanes, supported_widths, INIT};

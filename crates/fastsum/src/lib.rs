@@ -37,7 +37,9 @@
 //! * `simd`: multi-buffer MD5 and SHA-1 in SIMD lanes; implies `tree`;
 //! * `diff` is there when both `cache` and `remote` are (either side of a
 //!   diff may be a cached tree or a host);
-//! * `fuzzing` (not default): the fuzz harness, for other crates' tests.
+//! * `fuzzing` (not default): the fuzz harness, for other crates' tests;
+//! * `bench-internals` (not default): the SIMD lane kernels, public for
+//!   this crate's benches and examples only (no stability promised).
 
 /// The parsers of outside input (manifest/ and remote/ declare theirs
 /// through it): nothing in them may panic (no unwrap,
@@ -82,8 +84,12 @@ pub mod read;
 pub mod remote;
 #[cfg(feature = "cache")]
 pub mod scrub;
-#[cfg(feature = "simd")]
+// The lane kernels are the library's own: public only to its benches and
+// examples (`bench-internals`), never part of the API.
+#[cfg(all(feature = "simd", feature = "bench-internals"))]
 pub mod simd;
+#[cfg(all(feature = "simd", not(feature = "bench-internals")))]
+pub(crate) mod simd;
 #[cfg(feature = "tree")]
 pub mod stage;
 #[cfg(feature = "tree")]

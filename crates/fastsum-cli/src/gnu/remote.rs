@@ -130,7 +130,7 @@ impl RemoteSink for RemotePrinter<'_> {
         let record = Record {
             operand: 0,
             seq: self.seq,
-            path: fastsum::name::path_buf(path),
+            path: fastsum::name::path(&path).into_owned(),
             outcome,
         };
         self.seq += 1;

@@ -1,5 +1,8 @@
 //! File names as bytes, on every platform.
 //!
+//! Two conversions are public: [`path`] (bytes to a path) and
+//! [`path_bytes`] (a path to its bytes); the rest serve the library.
+//!
 //! fastsum matches, sorts, escapes and prints names as bytes. On Unix a
 //! name is its bytes. Elsewhere (Windows: UTF-16) the bytes are the
 //! standard library's encoding of the name (`as_encoded_bytes`, WTF-8 on
@@ -13,7 +16,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 /// The bytes of a name.
-pub fn bytes(name: &OsStr) -> &[u8] {
+pub(crate) fn bytes(name: &OsStr) -> &[u8] {
     name.as_encoded_bytes()
 }
 
@@ -23,7 +26,7 @@ pub fn path_bytes(path: &Path) -> &[u8] {
 }
 
 /// The name made of `bytes`.
-pub fn os_str(bytes: &[u8]) -> Cow<'_, OsStr> {
+pub(crate) fn os_str(bytes: &[u8]) -> Cow<'_, OsStr> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -39,7 +42,7 @@ pub fn os_str(bytes: &[u8]) -> Cow<'_, OsStr> {
 }
 
 /// The name made of `bytes`, owned.
-pub fn os_string(bytes: Vec<u8>) -> OsString {
+pub(crate) fn os_string(bytes: Vec<u8>) -> OsString {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStringExt;
@@ -63,17 +66,17 @@ pub fn path(bytes: &[u8]) -> Cow<'_, Path> {
 }
 
 /// The path made of `bytes`, owned.
-pub fn path_buf(bytes: Vec<u8>) -> PathBuf {
+pub(crate) fn path_buf(bytes: Vec<u8>) -> PathBuf {
     PathBuf::from(os_string(bytes))
 }
 
 /// Whether `byte` separates path components here (`/`; on Windows `\` too).
-pub fn is_separator(byte: u8) -> bool {
+pub(crate) fn is_separator(byte: u8) -> bool {
     byte == b'/' || (cfg!(windows) && byte == b'\\')
 }
 
 /// The separator a walk puts between a directory and its entries.
-pub const SEPARATOR: u8 = std::path::MAIN_SEPARATOR as u8;
+pub(crate) const SEPARATOR: u8 = std::path::MAIN_SEPARATOR as u8;
 
 #[cfg(test)]
 mod tests {

@@ -32,6 +32,7 @@ pub fn compress_lanes(width: Width, states: &mut [[u32; 4]], data: &[&[u8]], blo
     platform::compress::<Md5Lanes>(width, states, data, blocks);
 }
 
+#[cfg(any(test, feature = "bench-internals"))]
 /// Every width this CPU runs MD5 at, narrowest first (for tests and
 /// benchmarks).
 pub fn supported_widths() -> Vec<Width> {

@@ -40,6 +40,7 @@ pub enum Width {
 }
 
 impl Width {
+    #[cfg(any(test, feature = "bench-internals"))]
     /// Every width, narrowest first.
     pub const ALL: [Width; 7] = [
         Width::Sse2,
@@ -123,6 +124,7 @@ pub(crate) struct Md5Lanes;
 /// The SHA-1 lanes (`super::sha1`).
 pub(crate) struct Sha1Lanes;
 
+#[cfg(any(test, feature = "bench-internals"))]
 /// Every width `K` has a kernel for and this CPU runs, narrowest first.
 pub(crate) fn runnable<K: LaneKernel>() -> Vec<Width> {
     Width::ALL

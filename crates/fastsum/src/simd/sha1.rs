@@ -33,6 +33,7 @@ pub fn compress_lanes(width: Width, states: &mut [[u32; 5]], data: &[&[u8]], blo
     platform::compress::<Sha1Lanes>(width, states, data, blocks);
 }
 
+#[cfg(any(test, feature = "bench-internals"))]
 /// Every width this CPU runs SHA-1 at, narrowest first (for tests and
 /// benchmarks).
 pub fn supported_widths() -> Vec<Width> {
