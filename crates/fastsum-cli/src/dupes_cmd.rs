@@ -286,42 +286,33 @@ fn act(
     };
     let mut all_done = true;
     for group in &report.groups {
-        act_on_group(
-            group,
-            action,
-            keep,
-            args.dry_run,
-            &mut |_, _| {},
-            &mut |acted| {
-                let (member, kept) = (acted.member.display(), acted.kept.display());
-                match &acted.outcome {
-                    ActOutcome::Done if action == Action::Remove => {
-                        out.out(format!("{verb}: {member}\n").as_bytes())
-                    }
-                    ActOutcome::Done => out.out(format!("{verb}: {member} -> {kept}\n").as_bytes()),
-                    ActOutcome::SameFile => out.err_raw(
-                        format!(
-                            "fastsum dupes: {member}: left as it is: it is {kept} by another name \
-                         (the same inode)\n"
-                        )
-                        .as_bytes(),
-                    ),
-                    ActOutcome::Skipped(why) => {
-                        all_done = false;
-                        out.err_raw(
-                            format!("fastsum dupes: {member}: skipped: {why}\n").as_bytes(),
-                        );
-                    }
-                    ActOutcome::Failed(why) => {
-                        all_done = false;
-                        let name = action.name();
-                        out.err_raw(
-                            format!("fastsum dupes: {member}: {name} failed: {why}\n").as_bytes(),
-                        );
-                    }
+        act_on_group(group, action, keep, args.dry_run, &mut |acted| {
+            let (member, kept) = (acted.member.display(), acted.kept.display());
+            match &acted.outcome {
+                ActOutcome::Done if action == Action::Remove => {
+                    out.out(format!("{verb}: {member}\n").as_bytes())
                 }
-            },
-        );
+                ActOutcome::Done => out.out(format!("{verb}: {member} -> {kept}\n").as_bytes()),
+                ActOutcome::SameFile => out.err_raw(
+                    format!(
+                        "fastsum dupes: {member}: left as it is: it is {kept} by another name \
+                         (the same inode)\n"
+                    )
+                    .as_bytes(),
+                ),
+                ActOutcome::Skipped(why) => {
+                    all_done = false;
+                    out.err_raw(format!("fastsum dupes: {member}: skipped: {why}\n").as_bytes());
+                }
+                ActOutcome::Failed(why) => {
+                    all_done = false;
+                    let name = action.name();
+                    out.err_raw(
+                        format!("fastsum dupes: {member}: {name} failed: {why}\n").as_bytes(),
+                    );
+                }
+            }
+        });
     }
     all_done
 }

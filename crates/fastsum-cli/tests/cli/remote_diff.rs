@@ -10,7 +10,7 @@ use crate::testenv;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fastsum::remote::sh_quote;
+use crate::sshd::sh_quote;
 use testenv::{as_expected, changes_corpus, TestEnv};
 
 /// A transport command line as `-e` takes it (each word single-quoted).

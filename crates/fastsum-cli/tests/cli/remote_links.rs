@@ -11,7 +11,7 @@ use crate::testenv::TestEnv;
 use std::os::unix::fs::symlink;
 use std::process::{Command, Output, Stdio};
 
-use fastsum::remote::sh_quote;
+use crate::sshd::sh_quote;
 
 /// The links the tree below holds.
 const LINKS: usize = 5;

@@ -11,7 +11,7 @@ use crate::testenv::TestEnv;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use fastsum::remote::sh_quote;
+use crate::sshd::sh_quote;
 
 const FASTSUM: &str = env!("CARGO_BIN_EXE_fastsum");
 

@@ -206,3 +206,18 @@ pub fn shim(dir: &Path, name: &str, body: &str) {
     std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// `bytes` quoted for POSIX `sh` (single quotes, each `'` as `'\''`): the
+/// tests' own, written apart from the library's.
+#[allow(dead_code)]
+pub fn sh_quote(bytes: &[u8]) -> Vec<u8> {
+    let mut out = b"'".to_vec();
+    for part in bytes.split(|&b| b == b'\'').enumerate() {
+        if part.0 > 0 {
+            out.extend_from_slice(b"'\\''");
+        }
+        out.extend_from_slice(part.1);
+    }
+    out.push(b'\'');
+    out
+}

@@ -113,7 +113,7 @@ pub(crate) fn kept_member(group: &Group, keep: Keep) -> &Member {
 
 /// The moments of one member's turn that a test can step into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Moment {
+pub(crate) enum Moment {
     /// Before the member and the kept file are stat-ed again.
     BeforeCheck,
     /// After their bytes compared equal, before the second stat.
@@ -121,10 +121,21 @@ pub enum Moment {
 }
 
 /// Applies `action` to every member of `group` but the kept one, calling
-/// `hook` at each [`Moment`] of a member's turn (a test's seam; the CLI
-/// passes a no-op) and `report` for each. With `dry_run`, nothing is
-/// touched: each report says what would be done.
+/// `report` for each. With `dry_run`, nothing is touched: each report says
+/// what would be done.
 pub fn act_on_group(
+    group: &Group,
+    action: Action,
+    keep: Keep,
+    dry_run: bool,
+    report: &mut dyn FnMut(Acted),
+) {
+    act_on_group_hooked(group, action, keep, dry_run, &mut |_, _| {}, report);
+}
+
+/// [`act_on_group`], calling `hook` at each [`Moment`] of a member's turn:
+/// the tests' seam for changing a file between the check and the act.
+pub(crate) fn act_on_group_hooked(
     group: &Group,
     action: Action,
     keep: Keep,
@@ -305,7 +316,7 @@ mod tests {
                 std::fs::write(path, b"SAME BYTES").unwrap();
             }
         };
-        act_on_group(
+        act_on_group_hooked(
             &found[0],
             Action::Remove,
             Keep::First,
@@ -332,7 +343,7 @@ mod tests {
         }
         let found = groups(dir.path());
         let mut acted = Vec::new();
-        act_on_group(
+        act_on_group_hooked(
             &found[0],
             Action::Link,
             Keep::Newest,
@@ -381,7 +392,7 @@ mod tests {
                     f.write_all(b"NEW").unwrap();
                 }
             };
-            act_on_group(&found[0], action, Keep::First, false, &mut hook, &mut |a| {
+            act_on_group_hooked(&found[0], action, Keep::First, false, &mut hook, &mut |a| {
                 acted.push(a)
             });
             assert!(
@@ -423,7 +434,7 @@ mod tests {
             Action::Reflink,
         ] {
             let mut acted = Vec::new();
-            act_on_group(
+            act_on_group_hooked(
                 &group,
                 action,
                 Keep::First,

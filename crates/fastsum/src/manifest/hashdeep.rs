@@ -93,7 +93,7 @@ pub fn columns(header: &[u8]) -> Result<Vec<Option<Algorithm>>, String> {
 
 /// One file line under `columns`: its size, the digest of column `pick`,
 /// and its name; `Err` says what is wrong with it.
-pub fn parse_line(
+pub(crate) fn parse_line(
     line: &[u8],
     columns: &[Option<Algorithm>],
     pick: usize,

@@ -82,6 +82,8 @@ pub(crate) fn unescape(name: &[u8]) -> Option<Cow<'_, [u8]>> {
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests {
     use super::*;
 

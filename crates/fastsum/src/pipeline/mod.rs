@@ -117,7 +117,7 @@ pub struct TreeOptions {
     /// recorded one by (`scrub`).
     pub verify: bool,
     /// Holds every read of the run to a rate ([`crate::read::Pace`]).
-    pub pace: Option<Arc<crate::read::Pace>>,
+    pub(crate) pace: Option<Arc<crate::read::Pace>>,
     /// The operands are regular files a listing found (the Dask runner's
     /// shards): each is hashed as a walk's file is, not stat'ed first,
     /// never waited on, and an error if something else took its place.

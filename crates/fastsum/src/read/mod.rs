@@ -114,7 +114,7 @@ pub struct FileHasher {
 /// read's bytes are taken as they go, and a read ahead of the rate waits
 /// until its bytes are due (`fastsum scrub --limit-rate`).
 #[derive(Debug)]
-pub struct Pace {
+pub(crate) struct Pace {
     rate: u64,
     start: std::time::Instant,
     bytes: AtomicU64,
@@ -212,7 +212,7 @@ impl FileHasher {
 
     /// Holds every read to `pace`'s rate (as the bytes go, so a large file
     /// is read at the rate too, not in one burst).
-    pub fn paced(mut self, pace: Option<Arc<Pace>>) -> Self {
+    pub(crate) fn paced(mut self, pace: Option<Arc<Pace>>) -> Self {
         self.meter.pace = pace;
         self
     }

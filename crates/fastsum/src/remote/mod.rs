@@ -28,7 +28,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub use captured::remote_command;
 pub use rsh::split_command;
-pub use script::sh_quote;
+pub(crate) use script::sh_quote;
 
 /// A remote operand: `[user@]host:path`.
 #[derive(Clone, Debug, PartialEq, Eq)]

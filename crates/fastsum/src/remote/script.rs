@@ -10,7 +10,7 @@ use crate::algo::Algorithm;
 /// Nothing inside single quotes is special to the shell, so any name
 /// (quotes, `$(...)`, backticks, `;`, newlines, bytes that are not UTF-8)
 /// arrives as data.
-pub fn sh_quote(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn sh_quote(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len() + 2);
     out.push(b'\'');
     for &b in bytes {

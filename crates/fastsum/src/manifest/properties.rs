@@ -1,8 +1,10 @@
 //! Property tests for the check-line parsers: they never panic on any
 //! bytes, and what the writers print reads back as what was written.
+//! (Here, not in tests/: the line parsers and writers are the library's
+//! own, not its API.)
 
-use fastsum::manifest::{b3sum, gnu, xxhsum};
-use fastsum::Algorithm;
+use super::{b3sum, gnu, xxhsum};
+use crate::Algorithm;
 use proptest::prelude::*;
 
 fn algorithm() -> impl Strategy<Value = Algorithm> {
