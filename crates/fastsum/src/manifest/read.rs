@@ -60,7 +60,7 @@ pub fn read_manifest(
 /// [`read_manifest`], each file's entry handed to `on_entry` as it is
 /// read instead of held (the manifest returned has none in `entries`):
 /// a list of millions read in passes (`diff`) without holding it.
-pub fn read_manifest_each(
+pub(crate) fn read_manifest_each(
     reader: impl BufRead,
     algorithm: Option<Algorithm>,
     on_entry: &mut dyn FnMut(ManifestEntry),
