@@ -122,6 +122,8 @@ pub(crate) struct Pace {
 
 impl Pace {
     /// At most `rate` bytes a second on average, from now.
+    // Only scrub (the `cache` feature) sets a pace.
+    #[cfg_attr(not(feature = "cache"), allow(dead_code))]
     pub fn new(rate: u64) -> Pace {
         Pace {
             rate: rate.max(1),
@@ -212,6 +214,8 @@ impl FileHasher {
 
     /// Holds every read to `pace`'s rate (as the bytes go, so a large file
     /// is read at the rate too, not in one burst).
+    // The pipeline (the `tree` feature) is the one caller.
+    #[cfg_attr(not(feature = "tree"), allow(dead_code))]
     pub(crate) fn paced(mut self, pace: Option<Arc<Pace>>) -> Self {
         self.meter.pace = pace;
         self
