@@ -8,7 +8,7 @@
 //! says which on its first line, streams NUL-separated records, and ends
 //! with a trailer. A stream without the trailer is a dropped connection,
 //! never a shorter tree. Paths reach the remote shell only inside single
-//! quotes ([`sh_quote`]) and come back NUL-separated, so no file name is
+//! quotes (`sh_quote`) and come back NUL-separated, so no file name is
 //! ever read as shell syntax.
 
 mod captured;
