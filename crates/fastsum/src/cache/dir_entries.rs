@@ -1,11 +1,22 @@
-//! One directory's cache entries as SQLite stores them: a single blob per
-//! (directory, algorithm), so a run loads a tree's entries with one row per
-//! directory instead of one per file, and looks a name up by binary search
-//! in the blob as loaded, without decoding it.
+//! A part of one directory's cache entries as SQLite stores it: a row per
+//! (algorithm, directory, part), each a blob of the entries whose names
+//! lie in the part's range, so a run loads a tree's entries with about one
+//! row per directory instead of one per file, and looks a name up by binary
+//! search in the blob as loaded, without decoding it.
+//!
+//! A directory's parts cover its names: the first starts at the empty
+//! name, and each ends where the next starts. A part holds at most
+//! [`ROW_MAX`] entries; a store that would make it larger splits it. So a
+//! row's cost is bounded whatever the directory's size (issue 35: one row
+//! of a 300,000-entry directory cost SQLite four copies of 27 MB at every
+//! store, and a run that loaded it held it whole).
 //!
 //! Layout (little-endian):
 //!
 //! ```text
+//! u16 lo_len, lo bytes         the first name of the range (the row's key)
+//! u32 hi_tag, hi bytes         0: to the end; else hi_len + 1, and the
+//!                              first name after the range
 //! u32 count
 //! u32 offset[count]            where each record starts, sorted by name
 //! record[count]:
@@ -16,9 +27,10 @@
 //! u64 check                    XXH3-64 of (directory, algorithm, all above)
 //! ```
 //!
-//! The check covers the row's key too, so a damaged page can only make an
-//! entry vanish (a miss, then a re-read), never hand one file's digest to
-//! another.
+//! The check covers the row's key too (its directory, its algorithm and,
+//! inside the blob, its range's start, compared with the key when loaded),
+//! so a damaged page can only make entries vanish (a miss, then a re-read),
+//! never hand one file's digest to another.
 
 use std::collections::BTreeMap;
 
@@ -47,17 +59,32 @@ impl Entry {
     }
 }
 
+/// Entries a row holds at most; a store that would make one larger splits
+/// it into rows of about equal counts.
+pub(super) const ROW_MAX: usize = 2048;
+
 const RECORD_FIXED: usize = 4 + 8 * 6 + 1;
 
-/// A directory's entries as stored: checked once when loaded, then read in
-/// place; held (`Vec<u8>`, the default) or borrowed from SQLite's row
-/// (`&[u8]`, while a store merges into it: a large directory's row is not
-/// copied once more for that).
+/// One part of a directory's entries as stored: checked once when loaded,
+/// then read in place; held (`Vec<u8>`, the default) or borrowed from
+/// SQLite's row (`&[u8]`, while a store merges into it).
 #[derive(Clone, Debug)]
 pub struct DirEntries<B = Vec<u8>> {
     /// The body: the blob without its check.
     blob: B,
     count: usize,
+    /// Where the name after the range lies in the body, if it has one.
+    hi: Option<(usize, usize)>,
+    /// Where the offset table starts.
+    table: usize,
+}
+
+/// A row to write: its range's start (its key), its blob, its count.
+#[derive(Debug)]
+pub struct Row {
+    pub lo: Vec<u8>,
+    pub blob: Vec<u8>,
+    pub count: usize,
 }
 
 fn check_of(dir: &[u8], algorithm: Algorithm, body: &[u8]) -> u64 {
@@ -80,31 +107,65 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
+/// A name as stored: at most `u16::MAX` bytes (no file system allows
+/// more than 255).
+fn clipped(name: &[u8]) -> &[u8] {
+    &name[..name.len().min(u16::MAX as usize)]
+}
+
+/// The key of `dir`'s row or name `part`, ordered as the store orders
+/// (directory, part): a path holds no NUL byte, so the directory's end
+/// sorts before any longer directory's.
+pub(super) fn row_key(dir: &[u8], part: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(dir.len() + 1 + part.len());
+    key.extend_from_slice(dir);
+    key.push(0);
+    key.extend_from_slice(part);
+    key
+}
+
+/// Whether `key` (a [`row_key`]) is one of `dir`'s.
+pub(super) fn is_row_of(key: &[u8], dir: &[u8]) -> bool {
+    key.len() > dir.len() && key.starts_with(dir) && key[dir.len()] == 0
+}
+
 impl DirEntries {
-    /// Encodes `entries` (sorted by name, as a `BTreeMap` keeps them) for
-    /// the row (`dir`, `algorithm`).
-    pub fn encode(dir: &[u8], algorithm: Algorithm, entries: &BTreeMap<Vec<u8>, Entry>) -> Vec<u8> {
+    /// Encodes `entries` (sorted by name, as a `BTreeMap` keeps them) as
+    /// the row of `dir`'s names from `lo` to `hi`, however many.
+    pub fn encode(
+        dir: &[u8],
+        algorithm: Algorithm,
+        (lo, hi): (&[u8], Option<&[u8]>),
+        entries: &BTreeMap<Vec<u8>, Entry>,
+    ) -> Vec<u8> {
         let sorted = entries
             .iter()
             .map(|(name, entry)| (name.as_slice(), *entry));
-        Self::encode_sorted(dir, algorithm, entries.len(), sorted)
+        Self::encode_sorted(dir, algorithm, (lo, hi), entries.len(), sorted)
     }
 
     /// Encodes the `count` `entries`, sorted by name, one per name.
     pub fn encode_sorted<'a>(
         dir: &[u8],
         algorithm: Algorithm,
+        (lo, hi): (&[u8], Option<&[u8]>),
         count: usize,
         entries: impl Iterator<Item = (&'a [u8], Entry)>,
     ) -> Vec<u8> {
-        let mut blob = Vec::with_capacity(4 + count * (4 + RECORD_FIXED + 48) + 8);
+        let (lo, hi) = (clipped(lo), hi.map(clipped));
+        let mut blob = Vec::with_capacity(16 + count * (4 + RECORD_FIXED + 48) + 8);
+        blob.extend_from_slice(&(lo.len() as u16).to_le_bytes());
+        blob.extend_from_slice(lo);
+        let hi_tag = hi.map_or(0, |hi| hi.len() as u32 + 1);
+        blob.extend_from_slice(&hi_tag.to_le_bytes());
+        blob.extend_from_slice(hi.unwrap_or_default());
         blob.extend_from_slice(&(count as u32).to_le_bytes());
         let table = blob.len();
         blob.resize(table + 4 * count, 0);
         for (i, (name, entry)) in entries.take(count).enumerate() {
             let offset = blob.len() as u32;
             blob[table + 4 * i..table + 4 * i + 4].copy_from_slice(&offset.to_le_bytes());
-            let name = &name[..name.len().min(u16::MAX as usize)];
+            let name = clipped(name);
             blob.extend_from_slice(&(name.len() as u16).to_le_bytes());
             blob.extend_from_slice(name);
             let s = entry.stamp;
@@ -124,52 +185,81 @@ impl DirEntries {
         blob
     }
 
-    /// The row of `dir` with `new` put in: `old`'s entries and `new`'s
-    /// (sorted by name, one per name) merged by name, `new`'s where both
-    /// have a name. Without a map of names: a large directory's row is
-    /// rewritten with one allocation, its blob. Returns the blob and its
-    /// number of entries.
+    /// The rows that replace `dir`'s row of names from `lo` to `hi` (whose
+    /// entries are `old`, if it held any) once `new` (sorted by name, one
+    /// per name, all in the range) is put in: merged by name, `new`'s
+    /// where both have a name, and split into rows of about equal counts
+    /// if there are more than [`ROW_MAX`]. The first row keeps `lo`; each
+    /// other starts at its first name.
     pub fn merged<B: AsRef<[u8]>>(
         dir: &[u8],
         algorithm: Algorithm,
+        (lo, hi): (&[u8], Option<&[u8]>),
         old: Option<&DirEntries<B>>,
         new: &[(&[u8], Entry)],
-    ) -> (Vec<u8>, usize) {
-        let merge = || {
-            let mut old = old.into_iter().flat_map(|o| o.iter()).peekable();
-            let mut new = new.iter().copied().peekable();
-            std::iter::from_fn(move || match (old.peek(), new.peek()) {
-                (Some((o, _)), Some((n, _))) => match o.cmp(n) {
-                    std::cmp::Ordering::Less => old.next(),
-                    std::cmp::Ordering::Equal => {
-                        old.next();
-                        new.next()
-                    }
-                    std::cmp::Ordering::Greater => new.next(),
-                },
-                (Some(_), None) => old.next(),
-                (None, _) => new.next(),
+    ) -> Vec<Row> {
+        let mut old = old.into_iter().flat_map(|o| o.iter()).peekable();
+        let mut new = new.iter().copied().peekable();
+        let all: Vec<(&[u8], Entry)> = std::iter::from_fn(|| match (old.peek(), new.peek()) {
+            (Some((o, _)), Some((n, _))) => match o.cmp(n) {
+                std::cmp::Ordering::Less => old.next(),
+                std::cmp::Ordering::Equal => {
+                    old.next();
+                    new.next()
+                }
+                std::cmp::Ordering::Greater => new.next(),
+            },
+            (Some(_), None) => old.next(),
+            (None, _) => new.next(),
+        })
+        .collect();
+        let rows = all.len().div_ceil(ROW_MAX).max(1);
+        let bounds: Vec<usize> = (0..=rows).map(|r| r * all.len() / rows).collect();
+        bounds
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                let row_lo = if start == 0 { lo } else { all[start].0 };
+                let row_hi = match all.get(end) {
+                    Some((name, _)) => Some(*name),
+                    None => hi,
+                };
+                let part = all[start..end].iter().copied();
+                Row {
+                    lo: row_lo.to_vec(),
+                    blob: Self::encode_sorted(dir, algorithm, (row_lo, row_hi), end - start, part),
+                    count: end - start,
+                }
             })
-        };
-        let count = merge().count();
-        (Self::encode_sorted(dir, algorithm, count, merge()), count)
+            .collect()
     }
 
-    /// The stored `blob` of row (`dir`, `algorithm`), if its check holds
-    /// and every record lies inside it; `None` means damaged: use nothing.
-    pub fn decode(dir: &[u8], algorithm: Algorithm, mut blob: Vec<u8>) -> Option<DirEntries> {
-        let (body_len, count) = {
-            let view = DirEntries::decode_ref(dir, algorithm, &blob)?;
-            (view.blob.len(), view.count)
+    /// The stored `blob` of `dir`'s row keyed `lo`, if its check holds and
+    /// every record lies inside it; `None` means damaged: use nothing.
+    pub fn decode(
+        dir: &[u8],
+        algorithm: Algorithm,
+        lo: &[u8],
+        mut blob: Vec<u8>,
+    ) -> Option<DirEntries> {
+        let (body_len, count, hi, table) = {
+            let view = DirEntries::decode_ref(dir, algorithm, lo, &blob)?;
+            (view.blob.len(), view.count, view.hi, view.table)
         };
         blob.truncate(body_len);
-        Some(DirEntries { blob, count })
+        Some(DirEntries {
+            blob,
+            count,
+            hi,
+            table,
+        })
     }
 
     /// [`DirEntries::decode`] of a blob read in place.
     pub fn decode_ref<'a>(
         dir: &[u8],
         algorithm: Algorithm,
+        lo: &[u8],
         blob: &'a [u8],
     ) -> Option<DirEntries<&'a [u8]>> {
         let body_len = blob.len().checked_sub(8)?;
@@ -178,8 +268,24 @@ impl DirEntries {
         if check != check_of(dir, algorithm, body) {
             return None;
         }
-        let count = u32_at(body, 0)? as usize;
-        let entries = DirEntries { blob: body, count };
+        let lo_len = u16_at(body, 0)? as usize;
+        // Another row's blob under this key is not this row.
+        if body.get(2..2 + lo_len)? != clipped(lo) {
+            return None;
+        }
+        let hi_tag = u32_at(body, 2 + lo_len)? as usize;
+        let hi = hi_tag.checked_sub(1).map(|len| (2 + lo_len + 4, len));
+        let count_at = 2 + lo_len + 4 + hi.map_or(0, |(_, len)| len);
+        if let Some((at, len)) = hi {
+            body.get(at..at + len)?;
+        }
+        let count = u32_at(body, count_at)? as usize;
+        let entries = DirEntries {
+            blob: body,
+            count,
+            hi,
+            table: count_at + 4,
+        };
         // The check makes damage unlikely; the bounds make it harmless; a
         // digest of another length is another algorithm's: the row is not
         // this algorithm's to answer from.
@@ -204,14 +310,29 @@ impl<B: AsRef<[u8]>> DirEntries<B> {
         self.blob.as_ref().len()
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
+    /// The first name of the range.
+    pub fn lo(&self) -> &[u8] {
+        let b = self.blob.as_ref();
+        let len = u16_at(b, 0).unwrap_or(0) as usize;
+        b.get(2..2 + len).unwrap_or_default()
+    }
+
+    /// The first name after the range, if it does not run to the end.
+    pub fn hi(&self) -> Option<&[u8]> {
+        self.hi.map(|(at, len)| &self.blob.as_ref()[at..at + len])
+    }
+
+    /// Whether `name` lies in the range: the row answers for it, with an
+    /// entry or without one.
+    pub fn covers(&self, name: &[u8]) -> bool {
+        // Most rows hold a whole directory: no comparison at all.
+        let lo = self.lo();
+        (lo.is_empty() || name >= lo) && self.hi().is_none_or(|hi| name < hi)
     }
 
     fn record(&self, i: usize) -> Option<(&[u8], Entry)> {
         let b = self.blob.as_ref();
-        let at = u32_at(b, 4 + 4 * i)? as usize;
+        let at = u32_at(b, self.table + 4 * i)? as usize;
         let name_len = u16_at(b, at)? as usize;
         let name = b.get(at + 2..at + 2 + name_len)?;
         let f = at + 2 + name_len;
@@ -242,7 +363,7 @@ impl<B: AsRef<[u8]>> DirEntries<B> {
 
     fn record_name(&self, i: usize) -> Option<&[u8]> {
         let b = self.blob.as_ref();
-        let at = u32_at(b, 4 + 4 * i)? as usize;
+        let at = u32_at(b, self.table + 4 * i)? as usize;
         let name_len = u16_at(b, at)? as usize;
         b.get(at + 2..at + 2 + name_len)
     }
@@ -273,111 +394,5 @@ impl<B: AsRef<[u8]>> DirEntries<B> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(i: u64) -> Entry {
-        Entry {
-            stamp: FileStamp {
-                kind: 0o100000,
-                size: i,
-                ino: 1000 + i,
-                dev: 7,
-                mtime_ns: -5,
-                ctime_ns: i as i64 * 3,
-            },
-            hashed_at_ns: 10_000_000_000,
-            digest: Algorithm::Sha256.hash_bytes(&i.to_le_bytes()),
-        }
-    }
-
-    fn sample() -> BTreeMap<Vec<u8>, Entry> {
-        (0..50u64)
-            .map(|i| (format!("name-{}", i * 7919 % 101).into_bytes(), entry(i)))
-            .chain([
-                (b"\xff\xfe odd".to_vec(), entry(77)),
-                (Vec::new(), entry(78)),
-            ])
-            .collect()
-    }
-
-    #[test]
-    fn encoded_entries_come_back_by_name() {
-        let map = sample();
-        let blob = DirEntries::encode(b"/d", Algorithm::Sha256, &map);
-        let entries = DirEntries::decode(b"/d", Algorithm::Sha256, blob).unwrap();
-        assert_eq!(entries.len(), map.len());
-        for (name, entry) in &map {
-            assert_eq!(entries.get(name), Some(*entry), "{name:?}");
-        }
-        assert_eq!(entries.get(b"name-"), None);
-        assert_eq!(entries.get(b"zzz"), None);
-        assert_eq!(entries.to_map(), map);
-    }
-
-    /// A merge gives what inserting into a map of the old entries gives.
-    #[test]
-    fn a_merge_equals_a_map_updated() {
-        let old_map = sample();
-        let old = DirEntries::decode(
-            b"/d",
-            Algorithm::Sha256,
-            DirEntries::encode(b"/d", Algorithm::Sha256, &old_map),
-        )
-        .unwrap();
-        let mut new: Vec<(Vec<u8>, Entry)> = (40..70u64)
-            .map(|i| {
-                (
-                    format!("name-{}", i * 7919 % 101).into_bytes(),
-                    entry(i + 1000),
-                )
-            })
-            .chain([(b"a".to_vec(), entry(5)), (b"\xff\xff".to_vec(), entry(6))])
-            .collect();
-        new.sort_by(|a, b| a.0.cmp(&b.0));
-        new.dedup_by(|a, b| a.0 == b.0);
-        let borrowed: Vec<(&[u8], Entry)> = new.iter().map(|(n, e)| (n.as_slice(), *e)).collect();
-        let mut expected = old_map.clone();
-        expected.extend(new.iter().cloned());
-        for old in [Some(&old), None] {
-            let (blob, count) = DirEntries::merged(b"/d", Algorithm::Sha256, old, &borrowed);
-            let merged = DirEntries::decode(b"/d", Algorithm::Sha256, blob).unwrap();
-            let want = match old {
-                Some(_) => expected.clone(),
-                None => new.iter().cloned().collect(),
-            };
-            assert_eq!(merged.to_map(), want);
-            assert_eq!(count, want.len());
-        }
-    }
-
-    #[test]
-    fn any_damage_or_another_key_is_rejected() {
-        let blob = DirEntries::encode(b"/d", Algorithm::Sha256, &sample());
-        assert!(DirEntries::decode(b"/e", Algorithm::Sha256, blob.clone()).is_none());
-        assert!(DirEntries::decode(b"/d", Algorithm::Sha512, blob.clone()).is_none());
-        for at in [0, 5, blob.len() / 2, blob.len() - 1] {
-            let mut damaged = blob.clone();
-            damaged[at] ^= 0x10;
-            assert!(DirEntries::decode(b"/d", Algorithm::Sha256, damaged).is_none());
-        }
-        for len in [0, 3, 8, blob.len() - 1] {
-            let cut = blob[..len].to_vec();
-            assert!(DirEntries::decode(b"/d", Algorithm::Sha256, cut).is_none());
-        }
-    }
-
-    #[test]
-    fn an_entry_answers_only_its_own_settled_stamp() {
-        let e = entry(3);
-        assert_eq!(e.answer_for(&e.stamp), Some(e.digest));
-        let mut other = e.stamp;
-        other.ino += 1;
-        assert_eq!(e.answer_for(&other), None);
-        let racy = Entry {
-            hashed_at_ns: e.stamp.ctime_ns,
-            ..e
-        };
-        assert_eq!(racy.answer_for(&racy.stamp), None);
-    }
-}
+#[path = "dir_entries_tests.rs"]
+mod tests;

@@ -1,42 +1,43 @@
-//! A run's entries loaded a directory at a time, as the walk reaches them,
-//! and let go once a budget of bytes is held: a run's memory follows its
-//! largest directories, not the tree (issue 35: loading every entry under
-//! the roots up front held ~128 bytes a file, 122 MiB at 1M files).
+//! A run's entries loaded a row at a time, as the walk reaches them, and
+//! let go once a budget of bytes is held: a run's memory is bounded, not
+//! the tree's (issue 35: loading every entry under the roots up front held
+//! ~128 bytes a file, 122 MiB at 1M files; holding a directory's entries
+//! whole held 27 MB for one of 300,000 files).
 //!
 //! The walk is sorted and the workers stay close together in it, so the
-//! directories held are let go oldest first; one asked for again after it
-//! was let go is loaded again (a cost, never a wrong answer). Each load is
-//! its own read of the store: rows stored meanwhile (by this run's own
-//! batches or another run) may be seen, and every entry still answers only
-//! its own settled stamp.
+//! rows held are let go oldest first; one asked for again after it was let
+//! go is loaded again (a cost, never a wrong answer). Each load is its own
+//! read of the store: rows stored meanwhile (by this run's own batches or
+//! another run) may be seen, and every entry still answers only its own
+//! name and settled stamp.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OpenFlags};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
-use super::dir_entries::DirEntries;
+use super::dir_entries::{is_row_of, row_key, DirEntries};
 use crate::algo::Algorithm;
 
-/// Bytes of loaded directories held before the oldest are let go.
+/// Bytes of loaded rows held before the oldest are let go.
 const BUDGET: usize = 4 << 20;
 
 /// Rows read from the store in one query, at most.
 const READ_AHEAD_ROWS: usize = 64;
 const READ_AHEAD_BYTES: usize = 512 << 10;
 
-/// A directory's row as loaded: its path and its entries, if its check
+/// A row as loaded: its key ([`row_key`]) and its entries, if its check
 /// held.
 type Row = (Vec<u8>, Option<Arc<DirEntries>>);
 
-/// What a held directory costs beside its blob: its key twice (map and
-/// queue) and the bookkeeping.
+/// What a held row costs beside its blob: its key twice (map and queue)
+/// and the bookkeeping.
 const OVERHEAD: usize = 96;
 
-/// Directories loaded on demand from the cache file.
+/// Rows loaded on demand from the cache file.
 pub(super) struct Lazy {
     algorithm: Algorithm,
     budget: usize,
@@ -48,37 +49,46 @@ pub(super) struct Lazy {
     queries: std::sync::atomic::AtomicU64,
 }
 
-/// The directories loaded and not let go yet; `None` for one the store
-/// has no (good) row for.
+/// The rows loaded and not let go yet, by [`row_key`]; `None` for one
+/// whose check failed.
 #[derive(Default)]
 struct Held {
-    map: HashMap<Vec<u8>, Option<Arc<DirEntries>>>,
+    map: BTreeMap<Vec<u8>, Option<Arc<DirEntries>>>,
     order: VecDeque<Vec<u8>>,
     bytes: usize,
     /// Key ranges read whole (start, last key read; `None`: to the end),
-    /// disjoint: a directory inside one and not held has no row, and is
-    /// not asked for again (a first run's directories have none; asking
-    /// each cost it 10%).
+    /// disjoint: a name inside one that no held row's range holds has no
+    /// entry, and is not asked for again (a first run's directories have
+    /// no rows; asking for each cost it 10%).
     covered: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
 }
 
 impl Held {
-    /// What is known of `dir` without a query: its row (or that it has
-    /// none) if held, that it has none if a range read whole holds it.
-    fn known(&self, dir: &[u8]) -> Option<Option<Arc<DirEntries>>> {
-        match self.map.get(dir) {
-            Some(held) => Some(held.clone()),
-            None => self.covering(dir).map(|_| None),
+    /// What is known of `dir`'s `name` without a query: the row whose
+    /// range holds it, or that no row does (`Some(None)`).
+    fn known(&self, dir: &[u8], name: &[u8]) -> Option<Option<Arc<DirEntries>>> {
+        let key = row_key(dir, name);
+        let below = self.map.range(..=key.clone()).next_back();
+        if let Some((row_of, Some(row))) = below {
+            if is_row_of(row_of, dir) && row.covers(name) {
+                return Some(Some(row.clone()));
+            }
         }
+        let start = self.covering(&key)?;
+        // Every row from `start` to the name is held: the one below it
+        // does not hold it, or none of the directory's starts before it.
+        let none = below.is_some_and(|(row_of, _)| row_of.as_slice() >= start)
+            || start <= row_key(dir, b"").as_slice();
+        none.then_some(None)
     }
 
-    /// The start of the range read whole that holds `dir`.
-    fn covering(&self, dir: &[u8]) -> Option<&[u8]> {
+    /// The start of the range read whole that holds `key`.
+    fn covering(&self, key: &[u8]) -> Option<&[u8]> {
         let (start, end) = self
             .covered
-            .range::<[u8], _>((Bound::Unbounded, Bound::Included(dir)))
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(key)))
             .next_back()?;
-        end.as_deref().is_none_or(|end| dir <= end).then_some(start)
+        end.as_deref().is_none_or(|end| key <= end).then_some(start)
     }
 
     /// Notes that every row from `start` to `end` (inclusive; `None`: to
@@ -99,16 +109,16 @@ impl Held {
         self.covered.insert(start.to_vec(), end);
     }
 
-    fn cost(dir: &[u8], entries: &Option<Arc<DirEntries>>) -> usize {
-        2 * dir.len() + OVERHEAD + entries.as_ref().map_or(0, |e| e.bytes())
+    fn cost(key: &[u8], entries: &Option<Arc<DirEntries>>) -> usize {
+        2 * key.len() + OVERHEAD + entries.as_ref().map_or(0, |e| e.bytes())
     }
 
-    /// Holds `entries` for `dir`, letting the oldest go while over budget.
-    fn hold(&mut self, dir: &[u8], entries: Option<Arc<DirEntries>>, budget: usize) {
-        if self.map.contains_key(dir) {
+    /// Holds the row `key`, letting the oldest go while over budget.
+    fn hold(&mut self, key: &[u8], entries: Option<Arc<DirEntries>>, budget: usize) {
+        if self.map.contains_key(key) {
             return;
         }
-        let cost = Self::cost(dir, &entries);
+        let cost = Self::cost(key, &entries);
         while self.bytes + cost > budget {
             let Some(oldest) = self.order.pop_front() else {
                 break;
@@ -122,8 +132,8 @@ impl Held {
             }
         }
         self.bytes += cost;
-        self.order.push_back(dir.to_vec());
-        self.map.insert(dir.to_vec(), entries);
+        self.order.push_back(key.to_vec());
+        self.map.insert(key.to_vec(), entries);
     }
 }
 
@@ -161,19 +171,21 @@ impl Lazy {
         })
     }
 
-    /// The entries of the directory at absolute path `dir`.
-    pub(super) fn directory(&self, dir: &[u8]) -> Option<Arc<DirEntries>> {
-        if let Some(known) = self.held.lock().expect("not poisoned").known(dir) {
+    /// The row whose range holds `name` of the directory at absolute
+    /// path `dir`, if there is one.
+    pub(super) fn row_holding(&self, dir: &[u8], name: &[u8]) -> Option<Arc<DirEntries>> {
+        if let Some(known) = self.held.lock().expect("not poisoned").known(dir, name) {
             return known;
         }
         let mut reader = self.reader.lock().expect("not poisoned");
-        // Workers reach a directory together: the one that waited takes
-        // what the other loaded.
-        if let Some(known) = self.held.lock().expect("not poisoned").known(dir) {
+        // Workers reach a row together: the one that waited takes what
+        // the other loaded.
+        if let Some(known) = self.held.lock().expect("not poisoned").known(dir, name) {
             return known;
         }
-        let (rows, to_the_end) = match reader.as_ref().map(|c| self.load_from(c, dir)) {
-            Some(Ok(rows)) => rows,
+        let (start, rows, to_the_end) = match reader.as_ref().map(|c| self.load_from(c, dir, name))
+        {
+            Some(Ok(loaded)) => loaded,
             // The rest of the run misses (and its stores meet the damage).
             Some(Err(_)) => {
                 *reader = None;
@@ -181,51 +193,78 @@ impl Lazy {
             }
             None => return None,
         };
+        let key = row_key(dir, name);
+        let asked = rows
+            .iter()
+            .rev()
+            .find(|(row_of, _)| *row_of <= key)
+            .filter(|(row_of, row)| {
+                is_row_of(row_of, dir) && row.as_ref().is_some_and(|r| r.covers(name))
+            })
+            .cloned();
         let mut held = self.held.lock().expect("not poisoned");
         let end = match to_the_end {
             true => None,
             false => rows.last().map(|(last, _)| last.clone()),
         };
-        held.cover(dir, end);
-        let mut asked = None;
-        for (row_dir, entries) in rows {
-            if row_dir == dir {
-                asked = entries.clone();
-            }
-            held.hold(&row_dir, entries, self.budget);
+        held.cover(&start, end);
+        for (row_of, entries) in rows {
+            held.hold(&row_of, entries, self.budget);
         }
-        held.hold(dir, asked.clone(), self.budget);
-        asked
+        let (row_of, row) = asked?;
+        held.hold(&row_of, row.clone(), self.budget);
+        row
     }
 
-    /// The row of `dir` and the rows after it in the store's order (the
+    /// The row whose range holds `dir`'s `name` (or, if there is none, the
+    /// directory's first) and the rows after it in the store's order (the
     /// walk's order but for names holding bytes below `/`), up to
     /// [`READ_AHEAD_ROWS`] or [`READ_AHEAD_BYTES`]: a query costs about
     /// three rows of a scan, and the walk asks for the next ones soon.
-    /// A row whose check fails comes back as `None`.
-    /// Also says whether the rows ran out (no row after the last).
-    fn load_from(&self, connection: &Connection, dir: &[u8]) -> rusqlite::Result<(Vec<Row>, bool)> {
+    /// A row whose check fails comes back as `None`. Also says where the
+    /// read started (a [`row_key`]), and whether the rows ran out.
+    fn load_from(
+        &self,
+        connection: &Connection,
+        dir: &[u8],
+        name: &[u8],
+    ) -> rusqlite::Result<(Vec<u8>, Vec<Row>, bool)> {
         self.queries
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let algorithm = self.algorithm.to_string();
+        let floor: Option<Vec<u8>> = connection
+            .prepare_cached(
+                "SELECT max(part) FROM dirs WHERE algorithm = ?1 AND dir = ?2 AND part <= ?3",
+            )?
+            .query_row(params![algorithm, dir, name], |r| r.get(0))
+            .optional()?
+            .flatten();
+        let floor = floor.unwrap_or_default();
+        // A row value: SQLite seeks to it in the key (with `dir >= ?2 AND
+        // (dir > ?2 OR ...)` it scanned from the directory's first row,
+        // reading a 300,000-entry directory's rows 24 times over).
         let mut statement = connection.prepare_cached(
-            "SELECT dir, entries FROM dirs WHERE dir >= ?2 AND algorithm = ?1 ORDER BY dir",
+            "SELECT dir, part, entries FROM dirs
+             WHERE algorithm = ?1 AND (dir, part) >= (?2, ?3)
+             ORDER BY dir, part",
         )?;
-        let mut rows = statement.query(params![self.algorithm.to_string(), dir])?;
+        let mut rows = statement.query(params![algorithm, dir, floor])?;
         let (mut loaded, mut bytes) = (Vec::new(), 0);
         while let Some(row) = rows.next()? {
             let row_dir: Vec<u8> = row.get(0)?;
-            let blob: Vec<u8> = row.get(1)?;
+            let part: Vec<u8> = row.get(1)?;
+            let blob: Vec<u8> = row.get(2)?;
             bytes += blob.len();
-            let entries = DirEntries::decode(&row_dir, self.algorithm, blob).map(Arc::new);
-            loaded.push((row_dir, entries));
+            let entries = DirEntries::decode(&row_dir, self.algorithm, &part, blob).map(Arc::new);
+            loaded.push((row_key(&row_dir, &part), entries));
             if loaded.len() >= READ_AHEAD_ROWS || bytes >= READ_AHEAD_BYTES {
-                return Ok((loaded, false));
+                return Ok((row_key(dir, &floor), loaded, false));
             }
         }
-        Ok((loaded, true))
+        Ok((row_key(dir, &floor), loaded, true))
     }
 
-    /// Bytes held now, directories held, and queries made (for tests).
+    /// Bytes held now, rows held, and queries made (for tests).
     #[cfg(test)]
     pub(super) fn held(&self) -> (usize, usize, u64) {
         let held = self.held.lock().expect("not poisoned");

@@ -57,13 +57,16 @@ impl Cache {
     /// returns how many entries were dropped.
     pub fn prune(&mut self) -> Result<u64> {
         let error = |path: &Path, e: rusqlite::Error| cache_error(path, e);
-        let rows: Vec<(Vec<u8>, String, i64, Vec<u8>)> = {
+        type Stored = (Vec<u8>, Vec<u8>, String, i64, Vec<u8>);
+        let rows: Vec<Stored> = {
             let mut statement = self
                 .connection
-                .prepare("SELECT dir, algorithm, count, entries FROM dirs")
+                .prepare("SELECT dir, part, algorithm, count, entries FROM dirs")
                 .map_err(|e| error(&self.path, e))?;
             let rows = statement
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .query_map([], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })
                 .map_err(|e| error(&self.path, e))?;
             rows.collect::<rusqlite::Result<_>>()
                 .map_err(|e| error(&self.path, e))?
@@ -73,19 +76,19 @@ impl Cache {
             .transaction()
             .map_err(|e| error(&self.path, e))?;
         let mut removed = 0;
-        for (dir, algorithm_name, count, blob) in rows {
+        for (dir, part, algorithm_name, count, blob) in rows {
             let entries = algorithm_name
                 .parse::<Algorithm>()
                 .ok()
                 .and_then(|algorithm| {
-                    Some((algorithm, DirEntries::decode(&dir, algorithm, blob)?))
+                    Some((algorithm, DirEntries::decode(&dir, algorithm, &part, blob)?))
                 });
             let Some((algorithm, entries)) = entries else {
                 removed += count.max(0) as u64;
                 transaction
                     .execute(
-                        "DELETE FROM dirs WHERE dir = ?1 AND algorithm = ?2",
-                        params![dir, algorithm_name],
+                        "DELETE FROM dirs WHERE dir = ?1 AND algorithm = ?2 AND part = ?3",
+                        params![dir, algorithm_name, part],
                     )
                     .map_err(|e| error(&self.path, e))?;
                 continue;
@@ -100,23 +103,21 @@ impl Cache {
                 continue;
             }
             removed += (before - kept.len()) as u64;
-            if kept.is_empty() {
-                transaction.execute(
-                    "DELETE FROM dirs WHERE dir = ?1 AND algorithm = ?2",
-                    params![dir, algorithm_name],
-                )
-            } else {
-                transaction.execute(
-                    "UPDATE dirs SET count = ?3, entries = ?4 WHERE dir = ?1 AND algorithm = ?2",
+            // An emptied row stays: its range is still the directory's.
+            let range = (entries.lo(), entries.hi());
+            transaction
+                .execute(
+                    "UPDATE dirs SET count = ?4, entries = ?5
+                     WHERE dir = ?1 AND algorithm = ?2 AND part = ?3",
                     params![
                         dir,
                         algorithm_name,
+                        part,
                         kept.len() as i64,
-                        DirEntries::encode(&dir, algorithm, &kept)
+                        DirEntries::encode(&dir, algorithm, range, &kept)
                     ],
                 )
-            }
-            .map_err(|e| error(&self.path, e))?;
+                .map_err(|e| error(&self.path, e))?;
         }
         transaction.commit().map_err(|e| error(&self.path, e))?;
         Ok(removed)

@@ -15,17 +15,18 @@
 //! in the future; a racy file is simply hashed again next time.
 //!
 //! The store is SQLite (WAL mode, a busy timeout so concurrent runs share
-//! it), one row per (directory, algorithm) holding that directory's entries
-//! as one checked blob (`dir_entries`): a run over a tree loads one row
-//! per directory, and writes back only the directories where it read
-//! something, in one transaction. A cache that cannot be read, or was
+//! it), rows keyed (algorithm, directory, part), each holding the entries
+//! of a range of the directory's names (at most 2,048) as one checked blob
+//! (`dir_entries`): a run over a tree loads about one row per directory,
+//! and writes back only the rows where it read something, in one
+//! transaction; no row's cost grows with its directory. A cache that cannot be read, or was
 //! written by another format version, is moved aside and rebuilt; a row
 //! whose check fails is ignored: the cache can cost a re-read, never a
 //! wrong answer.
 //!
 //! The way through the module: `store` (the SQLite file) loads a
-//! [`Snapshot`], in bulk or (for a run's session, `lazy`) a directory at
-//! a time as the run reaches it, holding a few MiB whatever the tree's
+//! [`Snapshot`], in bulk or (for a run's session, `lazy`) a row at a time
+//! as the run reaches it, holding a few MiB whatever the tree's
 //! size; a [`CacheSession`] answers lookups from it and collects
 //! what the run read; `CachingBatchHasher` is the pipeline stage that
 //! puts the session in front of any other stage.

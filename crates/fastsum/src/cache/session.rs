@@ -50,9 +50,8 @@ pub const MAX_REREADS: u32 = 2;
 
 /// What a run stores at a time while it goes on: so many entries, or what
 /// a second brought. A run killed (Ctrl-C, SIGTERM, SIGKILL) loses at most
-/// one batch, and a quarter of a large directory's entries
-/// ([`Cache::store_batch`] holds them back until they are worth its row's
-/// rewrite).
+/// one batch; a batch rewrites only the rows its names fall in, each of a
+/// bounded count, however large their directory.
 const STORE_EVERY: usize = 4096;
 const STORE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -68,9 +67,6 @@ enum Writer {
 /// Entries learnt and not stored yet.
 struct Pending {
     entries: Vec<NewEntry>,
-    /// Entries of large directories the last batch handed back: they go
-    /// with the next batch, and do not make one due by themselves.
-    held: Vec<NewEntry>,
     since: std::time::Instant,
 }
 
@@ -85,7 +81,6 @@ impl CacheSession {
             started_ns: now_ns(),
             new_entries: Mutex::new(Pending {
                 entries: Vec::new(),
-                held: Vec::new(),
                 since: std::time::Instant::now(),
             }),
             writer: Mutex::new(Writer::Closed(None)),
@@ -131,9 +126,7 @@ impl CacheSession {
                 return;
             }
             pending.since = std::time::Instant::now();
-            let mut batch = std::mem::take(&mut pending.held);
-            batch.append(&mut pending.entries);
-            batch
+            std::mem::take(&mut pending.entries)
         };
         self.store_now(&batch);
     }
@@ -150,15 +143,9 @@ impl CacheSession {
             };
         }
         let stored = match &mut *writer {
-            Writer::Open(cache) => cache.store_batch(self.algorithm, batch, self.started_ns),
-            _ => Ok((0, Vec::new())),
+            Writer::Open(cache) => cache.store(self.algorithm, batch, self.started_ns),
+            _ => Ok(0),
         };
-        if let Ok((_, back)) = &stored {
-            if !back.is_empty() {
-                let mut pending = self.new_entries.lock().expect("not poisoned");
-                pending.held.extend_from_slice(back);
-            }
-        }
         let open = matches!(*writer, Writer::Open(_));
         if !open || stored.is_err() {
             if let Err(e) = stored {
@@ -201,8 +188,7 @@ impl CacheSession {
     pub fn finish(self, cache: &mut Cache) -> Result<RunStats> {
         let stats = self.stats();
         drop(self.writer);
-        let mut pending = self.new_entries.into_inner().expect("not poisoned");
-        pending.entries.append(&mut pending.held);
+        let pending = self.new_entries.into_inner().expect("not poisoned");
         cache.store(self.algorithm, &pending.entries, self.started_ns)?;
         if let Some(e) = self.write_error.into_inner().expect("not poisoned") {
             return Err(e);

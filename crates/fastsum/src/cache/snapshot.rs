@@ -1,25 +1,26 @@
 //! The entries a run may use: loaded in bulk from the store or a list, or
-//! a directory at a time as the run reaches it.
+//! a row at a time as the run reaches it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::dir_entries::{DirEntries, Entry};
+use super::dir_entries::{is_row_of, row_key, DirEntries, Entry};
 use super::lazy::Lazy;
 use crate::digest::Digest;
 use crate::fs::FileStamp;
 
-/// The entries a run may use, by absolute directory path bytes.
+/// The entries a run may use, by absolute directory path bytes and name.
 #[derive(Default)]
 pub struct Snapshot {
     pub(super) source: Source,
 }
 
 pub(super) enum Source {
-    /// Every directory the run may ask for, loaded before it starts.
-    Loaded(HashMap<Vec<u8>, Arc<DirEntries>>),
-    /// Directories loaded from the store when first asked for.
+    /// Every row the run may ask for, loaded before it starts, by
+    /// [`row_key`].
+    Loaded(BTreeMap<Vec<u8>, Arc<DirEntries>>),
+    /// Rows loaded from the store when first asked for.
     Lazy(Box<Lazy>),
 }
 
@@ -36,17 +37,28 @@ impl Source {
 
 impl Default for Source {
     fn default() -> Self {
-        Source::Loaded(HashMap::new())
+        Source::Loaded(BTreeMap::new())
     }
 }
 
 impl std::fmt::Debug for Snapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.source {
-            Source::Loaded(directories) => write!(f, "Snapshot({} directories)", directories.len()),
+            Source::Loaded(rows) => write!(f, "Snapshot({} rows)", rows.len()),
             Source::Lazy(_) => write!(f, "Snapshot(loaded as asked)"),
         }
     }
+}
+
+/// The row of `rows` (by [`row_key`]) whose range holds `dir`'s `name`.
+pub(super) fn row_holding<'a>(
+    rows: &'a BTreeMap<Vec<u8>, Arc<DirEntries>>,
+    dir: &[u8],
+    name: &[u8],
+) -> Option<(&'a Vec<u8>, &'a Arc<DirEntries>)> {
+    rows.range(..=row_key(dir, name))
+        .next_back()
+        .filter(|(key, row)| is_row_of(key, dir) && row.covers(name))
 }
 
 /// `absolute` split into the directory and name the cache keys it by.
@@ -63,10 +75,10 @@ impl Snapshot {
         }
     }
 
-    /// Adds a directory loaded in bulk.
-    pub(super) fn insert(&mut self, dir: Vec<u8>, entries: DirEntries) {
-        if let Source::Loaded(directories) = &mut self.source {
-            directories.insert(dir, Arc::new(entries));
+    /// Adds a row of `dir` loaded in bulk.
+    pub(super) fn insert(&mut self, dir: &[u8], entries: DirEntries) {
+        if let Source::Loaded(rows) = &mut self.source {
+            rows.insert(row_key(dir, entries.lo()), Arc::new(entries));
         }
     }
 
@@ -96,9 +108,9 @@ impl Snapshot {
         }
         let mut snapshot = Snapshot::default();
         for (dir, entries) in by_dir {
-            let blob = DirEntries::encode(&dir, algorithm, &entries);
-            if let Some(decoded) = DirEntries::decode(&dir, algorithm, blob) {
-                snapshot.insert(dir, decoded);
+            let blob = DirEntries::encode(&dir, algorithm, (b"", None), &entries);
+            if let Some(decoded) = DirEntries::decode(&dir, algorithm, b"", blob) {
+                snapshot.insert(&dir, decoded);
             }
         }
         snapshot
@@ -107,22 +119,29 @@ impl Snapshot {
     /// The cached digest of the file at the absolute `path`, if its current
     /// `stamp` is the one recorded and the entry was settled when recorded.
     pub fn lookup(&self, path: &Path, stamp: &FileStamp) -> Option<Digest> {
-        let (dir, name) = split_key(path)?;
-        self.directory(dir)?.get(name)?.answer_for(stamp)
+        self.entry(path)?.answer_for(stamp)
     }
 
-    /// The entries of the directory at absolute path `dir`.
-    pub fn directory(&self, dir: &[u8]) -> Option<Arc<DirEntries>> {
+    /// What is recorded for the file at the absolute `path`, whatever its
+    /// stamp now.
+    pub(crate) fn entry(&self, path: &Path) -> Option<Entry> {
+        let (dir, name) = split_key(path)?;
+        self.row_holding(dir, name)?.get(name)
+    }
+
+    /// The row whose range holds `name` of the directory at absolute path
+    /// `dir`, if there is one.
+    pub(super) fn row_holding(&self, dir: &[u8], name: &[u8]) -> Option<Arc<DirEntries>> {
         match &self.source {
-            Source::Loaded(directories) => directories.get(dir).cloned(),
-            Source::Lazy(lazy) => lazy.directory(dir),
+            Source::Loaded(rows) => row_holding(rows, dir, name).map(|(_, row)| row.clone()),
+            Source::Lazy(lazy) => lazy.row_holding(dir, name),
         }
     }
 
     /// Entries loaded in bulk (0 for one loaded as asked).
     pub fn len(&self) -> usize {
         match &self.source {
-            Source::Loaded(directories) => directories.values().map(|d| d.len()).sum(),
+            Source::Loaded(rows) => rows.values().map(|d| d.len()).sum(),
             Source::Lazy(_) => 0,
         }
     }

@@ -27,10 +27,21 @@ pub struct CachingBatchHasher<B: BatchHasher> {
     session: Arc<CacheSession>,
     inner: B,
     directory: DirectoryCursor,
-    /// The cursor's directory as spelled, and its entries in the cache.
-    known_directory: Option<(PathBuf, Option<Arc<DirEntries>>)>,
+    /// The cursor's directory as the cache knows it, and the row last
+    /// looked up in it.
+    known_directory: Option<KnownDirectory>,
     /// Re-reads so far of the jobs that changed while read, by `seq`.
     rereads: HashMap<u64, u32>,
+}
+
+/// A directory the worker looks names up in.
+struct KnownDirectory {
+    /// As spelled.
+    spelled: PathBuf,
+    /// The cache's key for it: absolute.
+    absolute: PathBuf,
+    /// The row last looked up: most names that follow are in its range.
+    row: Option<Arc<DirEntries>>,
 }
 
 /// What the cache says of a path.
@@ -74,19 +85,24 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
                 None => Looked::Miss,
             });
         };
-        let known = self.known_directory.as_ref().is_some_and(|(d, _)| {
-            d.as_os_str().as_encoded_bytes() == directory.as_os_str().as_encoded_bytes()
+        let known = self.known_directory.as_ref().is_some_and(|d| {
+            d.spelled.as_os_str().as_encoded_bytes() == directory.as_os_str().as_encoded_bytes()
         });
         if !known {
-            let absolute = absolute_in(&self.session.cwd, directory);
-            let entries =
-                (self.session.snapshot).directory(absolute.as_os_str().as_encoded_bytes());
-            self.known_directory = Some((directory.to_path_buf(), entries));
+            self.known_directory = Some(KnownDirectory {
+                spelled: directory.to_path_buf(),
+                absolute: absolute_in(&self.session.cwd, directory),
+                row: None,
+            });
         }
-        let (_, entries) = self.known_directory.as_ref().expect("just set");
-        let digest = entries
-            .as_ref()
-            .and_then(|entries| entries.get(name.as_encoded_bytes()))
+        let known = self.known_directory.as_mut().expect("just set");
+        let name = name.as_encoded_bytes();
+        if !known.row.as_ref().is_some_and(|row| row.covers(name)) {
+            let dir = known.absolute.as_os_str().as_encoded_bytes();
+            known.row = self.session.snapshot.row_holding(dir, name);
+        }
+        let digest = (known.row.as_ref())
+            .and_then(|row| row.get(name))
             .and_then(|entry| entry.answer_for(&stamp));
         Ok(match digest {
             Some(digest) => Looked::Hit(self.session.hit(digest, stamp)),

@@ -1,7 +1,7 @@
-//! The SQLite store: one row per (directory, algorithm), each a checked
-//! blob of that directory's entries; loaded in bulk (or a directory at a
-//! time, `lazy`), written in one
-//! transaction, moved aside when damaged.
+//! The SQLite store: rows keyed (algorithm, directory, part), each a
+//! checked blob of the entries of a range of that directory's names
+//! (`dir_entries`); loaded in bulk (or a row at a time, `lazy`), written in
+//! one transaction, moved aside when damaged.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,8 @@ use crate::fs::FileStamp;
 /// of it (the file is moved aside and rebuilt). 3: rows are keyed by the
 /// algorithm with its parameters (`blake2b-256`, not `blake2b`); format 2
 /// caches could hold another length's or another algorithm's digests.
-pub(crate) const FORMAT_VERSION: &str = "3";
+/// 4: a directory's entries are split into rows of a bounded count.
+pub(crate) const FORMAT_VERSION: &str = "4";
 
 /// One digest to remember.
 #[derive(Clone, Debug)]
@@ -48,10 +49,6 @@ pub struct RunStats {
 
 /// How long a run waits for others holding the cache file.
 pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Entries a directory's row holds from which a run's batches rewrite it
-/// only when they bring a quarter as many again ([`Cache::store_batch`]).
-const LARGE_DIRECTORY: usize = 16 * 1024;
 
 /// New entries by directory: their names and what to store.
 type ByDir<'a> = BTreeMap<&'a [u8], Vec<(&'a [u8], Entry)>>;
@@ -269,9 +266,9 @@ impl Cache {
                 "BEGIN IMMEDIATE;
                  CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
                  CREATE TABLE IF NOT EXISTS dirs(
-                     dir BLOB NOT NULL, algorithm TEXT NOT NULL,
+                     algorithm TEXT NOT NULL, dir BLOB NOT NULL, part BLOB NOT NULL,
                      count INTEGER NOT NULL, entries BLOB NOT NULL,
-                     PRIMARY KEY(dir, algorithm)) WITHOUT ROWID;
+                     PRIMARY KEY(algorithm, dir, part)) WITHOUT ROWID;
                  INSERT OR IGNORE INTO meta(key, value) VALUES('format', '{FORMAT_VERSION}');
                  COMMIT;"
             ))?;
@@ -317,17 +314,18 @@ impl Cache {
 
     fn load_rows(&self, algorithm: Algorithm, prefixes: &[PathBuf]) -> rusqlite::Result<Snapshot> {
         let mut below = self.connection.prepare_cached(
-            "SELECT dir, entries FROM dirs WHERE algorithm = ?1 AND dir >= ?2 AND dir < ?3",
+            "SELECT dir, part, entries FROM dirs WHERE algorithm = ?1 AND dir >= ?2 AND dir < ?3",
         )?;
-        let mut exact = self
-            .connection
-            .prepare_cached("SELECT dir, entries FROM dirs WHERE algorithm = ?1 AND dir = ?2")?;
+        let mut exact = self.connection.prepare_cached(
+            "SELECT dir, part, entries FROM dirs WHERE algorithm = ?1 AND dir = ?2",
+        )?;
         let mut snapshot = Snapshot::default();
         let mut add = |row: &rusqlite::Row| -> rusqlite::Result<()> {
             let dir: Vec<u8> = row.get(0)?;
-            let blob: Vec<u8> = row.get(1)?;
-            if let Some(entries) = DirEntries::decode(&dir, algorithm, blob) {
-                snapshot.insert(dir, entries);
+            let part: Vec<u8> = row.get(1)?;
+            let blob: Vec<u8> = row.get(2)?;
+            if let Some(entries) = DirEntries::decode(&dir, algorithm, &part, blob) {
+                snapshot.insert(&dir, entries);
             }
             Ok(())
         };
@@ -364,60 +362,6 @@ impl Cache {
         self.store_grouped(algorithm, grouped(entries, started_ns))
     }
 
-    /// [`Cache::store`] for a batch of a run that goes on: a large
-    /// directory's entries are handed back (to come again with later
-    /// ones) unless they are a quarter of what its row holds. Its row is
-    /// one blob, and rewriting a 300,000-entry row every 4,096 files made
-    /// a first run over 3M files quadratic in that directory (issue 35).
-    /// A run killed meanwhile loses at most a quarter of a large
-    /// directory's entries besides its last batch.
-    pub(super) fn store_batch(
-        &mut self,
-        algorithm: Algorithm,
-        entries: &[NewEntry],
-        started_ns: i64,
-    ) -> Result<(usize, Vec<NewEntry>)> {
-        let mut by_dir = grouped(entries, started_ns);
-        let deferred: Vec<Vec<u8>> = by_dir
-            .iter()
-            .filter(|(dir, new)| {
-                let held = self.count_of(algorithm, dir).unwrap_or(0);
-                held >= LARGE_DIRECTORY && new.len() * 4 < held
-            })
-            .map(|(dir, _)| dir.to_vec())
-            .collect();
-        if deferred.is_empty() {
-            return Ok((self.store_grouped(algorithm, by_dir)?, Vec::new()));
-        }
-        by_dir.retain(|dir, _| {
-            deferred
-                .binary_search_by(|d| d.as_slice().cmp(dir))
-                .is_err()
-        });
-        let stored = self.store_grouped(algorithm, by_dir)?;
-        let back = entries
-            .iter()
-            .filter(|e| {
-                split_key(&e.path).is_some_and(|(dir, _)| {
-                    deferred.binary_search_by(|d| d.as_slice().cmp(dir)).is_ok()
-                })
-            })
-            .cloned()
-            .collect();
-        Ok((stored, back))
-    }
-
-    /// How many entries `dir`'s row holds for `algorithm` (0 without one).
-    pub(super) fn count_of(&self, algorithm: Algorithm, dir: &[u8]) -> rusqlite::Result<usize> {
-        use rusqlite::OptionalExtension;
-        let count: Option<i64> = self
-            .connection
-            .prepare_cached("SELECT count FROM dirs WHERE dir = ?1 AND algorithm = ?2")?
-            .query_row(params![dir, algorithm.to_string()], |r| r.get(0))
-            .optional()?;
-        Ok(count.map_or(0, |c| usize::try_from(c).unwrap_or(0)))
-    }
-
     fn store_grouped(&mut self, algorithm: Algorithm, mut by_dir: ByDir<'_>) -> Result<usize> {
         if by_dir.is_empty() {
             return Ok(0);
@@ -442,35 +386,21 @@ impl Cache {
         }
     }
 
-    /// Each directory's row rewritten with its new entries (sorted by
-    /// name, one per name) merged in. The old row is merged as SQLite
-    /// read it, not copied out first.
+    /// Each directory's new entries (sorted by name, one per name) merged
+    /// into the rows whose ranges hold them: a row is read (in place, not
+    /// copied out) and rewritten, split if it grew past its bound.
     fn store_rows(&mut self, algorithm: Algorithm, by_dir: &ByDir<'_>) -> rusqlite::Result<()> {
-        use rusqlite::types::ValueRef;
-        use rusqlite::OptionalExtension;
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
-            let mut select = transaction
-                .prepare("SELECT entries FROM dirs WHERE dir = ?1 AND algorithm = ?2")?;
-            let mut insert = transaction.prepare(
-                "INSERT OR REPLACE INTO dirs (dir, algorithm, count, entries)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?;
+            let mut rows = RowWriter::new(&transaction, algorithm)?;
             for (dir, new) in by_dir {
-                let merged = select
-                    .query_row(params![dir, algorithm.to_string()], |r| {
-                        let old = match r.get_ref(0)? {
-                            ValueRef::Blob(blob) => DirEntries::decode_ref(dir, algorithm, blob),
-                            _ => None,
-                        };
-                        Ok(DirEntries::merged(dir, algorithm, old.as_ref(), new))
-                    })
-                    .optional()?;
-                let (blob, count) = merged
-                    .unwrap_or_else(|| DirEntries::merged::<Vec<u8>>(dir, algorithm, None, new));
-                insert.execute(params![dir, algorithm.to_string(), count as i64, blob])?;
+                let mut rest: &[(&[u8], Entry)] = new;
+                while !rest.is_empty() {
+                    let taken = rows.put(dir, rest)?;
+                    rest = &rest[taken..];
+                }
             }
         }
         transaction.commit()
@@ -485,5 +415,85 @@ impl Cache {
             )
             .map_err(|e| cache_error(&self.path, e))?;
         Ok(())
+    }
+}
+
+/// Writes new entries into the rows whose ranges hold them.
+struct RowWriter<'c> {
+    algorithm: String,
+    kind: Algorithm,
+    holding: rusqlite::CachedStatement<'c>,
+    first: rusqlite::CachedStatement<'c>,
+    insert: rusqlite::CachedStatement<'c>,
+}
+
+impl<'c> RowWriter<'c> {
+    fn new(connection: &'c Connection, algorithm: Algorithm) -> rusqlite::Result<Self> {
+        Ok(RowWriter {
+            algorithm: algorithm.to_string(),
+            kind: algorithm,
+            // The row whose range holds a name, and where the next starts.
+            holding: connection.prepare_cached(
+                "SELECT part, entries, (SELECT min(n.part) FROM dirs n
+                     WHERE n.algorithm = ?1 AND n.dir = ?2 AND n.part > o.part)
+                 FROM dirs o WHERE o.algorithm = ?1 AND o.dir = ?2 AND o.part <= ?3
+                 ORDER BY o.part DESC LIMIT 1",
+            )?,
+            first: connection
+                .prepare_cached("SELECT min(part) FROM dirs WHERE algorithm = ?1 AND dir = ?2")?,
+            insert: connection.prepare_cached(
+                "INSERT OR REPLACE INTO dirs (algorithm, dir, part, count, entries)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?,
+        })
+    }
+
+    /// Puts the first of `new` (sorted by name) and those after it that
+    /// share its row into that row; returns how many it put.
+    fn put(&mut self, dir: &[u8], new: &[(&[u8], Entry)]) -> rusqlite::Result<usize> {
+        use rusqlite::types::ValueRef;
+        use rusqlite::OptionalExtension;
+        let algorithm = self.kind;
+        let within = |hi: Option<&[u8]>| new.partition_point(|(n, _)| hi.is_none_or(|hi| *n < hi));
+        let merged = self
+            .holding
+            .query_row(params![self.algorithm, dir, new[0].0], |r| {
+                let lo: Vec<u8> = r.get(0)?;
+                let hi: Option<Vec<u8>> = r.get(2)?;
+                // A damaged row's entries are lost, its range kept.
+                let old = match r.get_ref(1)? {
+                    ValueRef::Blob(blob) => DirEntries::decode_ref(dir, algorithm, &lo, blob),
+                    _ => None,
+                };
+                let taken = within(hi.as_deref());
+                let range = (lo.as_slice(), hi.as_deref());
+                Ok((
+                    DirEntries::merged(dir, algorithm, range, old.as_ref(), &new[..taken]),
+                    taken,
+                ))
+            })
+            .optional()?;
+        let (rows, taken) = match merged {
+            Some(merged) => merged,
+            // No row starts at or before the first name: a new directory
+            // (or one whose first row `prune` emptied); the first row
+            // starts at the empty name.
+            None => {
+                let hi: Option<Vec<u8>> = self
+                    .first
+                    .query_row(params![self.algorithm, dir], |r| r.get(0))?;
+                let taken = within(hi.as_deref());
+                let range = (&b""[..], hi.as_deref());
+                let rows =
+                    DirEntries::merged::<Vec<u8>>(dir, algorithm, range, None, &new[..taken]);
+                (rows, taken)
+            }
+        };
+        for row in rows {
+            let count = row.count as i64;
+            self.insert
+                .execute(params![self.algorithm, dir, row.lo, count, row.blob])?;
+        }
+        Ok(taken.max(1))
     }
 }

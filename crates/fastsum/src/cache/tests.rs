@@ -152,7 +152,7 @@ fn directories_loaded_as_asked_stay_within_the_budget_and_answer_alike() {
     let other =
         Snapshot::lazy(lazy::Lazy::open(&path, Algorithm::Sha1, store::BUSY_TIMEOUT).unwrap());
     assert_eq!(other.lookup(&entries[0].path, &entries[0].stamp), None);
-    assert!(other.directory(b"/nowhere").is_none());
+    assert!(other.row_holding(b"/nowhere", b"f").is_none());
 }
 
 /// A row damaged after the run started is a miss, never another answer.
@@ -203,7 +203,7 @@ fn directories_without_a_row_are_not_asked_for_twice() {
     let asked = |name: &str| {
         let mut key = root.clone();
         key.extend_from_slice(name.as_bytes());
-        snapshot.directory(&key).map(|e| e.len())
+        snapshot.row_holding(&key, b"f").map(|e| e.len())
     };
     // Rows d0, d1, d2; one query from /d0 reads them all, to the end.
     assert_eq!(asked("/d0"), Some(2));
@@ -220,81 +220,152 @@ fn directories_without_a_row_are_not_asked_for_twice() {
     assert_eq!(snapshot.lookup(&e.path, &e.stamp), Some(e.digest));
 }
 
+/// Entries named `f000000`... in `dir`, stamped long ago (settled).
+fn named_entries(dir: &Path, range: std::ops::Range<usize>, salt: u64) -> Vec<NewEntry> {
+    range
+        .map(|i| NewEntry {
+            path: dir.join(format!("f{i:06}")),
+            stamp: FileStamp {
+                kind: 0o100000,
+                size: i as u64,
+                ino: 100 + i as u64,
+                dev: 1,
+                mtime_ns: 1_000,
+                ctime_ns: 2_000,
+            },
+            digest: Algorithm::Md5.hash_bytes(&(i as u64 ^ salt).to_le_bytes()),
+        })
+        .collect()
+}
+
+/// Each row of `dir`: its key, count and decoded entries, in order.
+fn rows_of(cache: &Cache, dir: &Path) -> Vec<(Vec<u8>, i64, dir_entries::DirEntries)> {
+    let dir = dir.as_os_str().as_encoded_bytes();
+    let mut statement = cache
+        .connection
+        .prepare("SELECT part, count, entries FROM dirs WHERE dir = ?1 ORDER BY part")
+        .unwrap();
+    let rows = statement
+        .query_map([dir], |r| {
+            let part: Vec<u8> = r.get(0)?;
+            let blob: Vec<u8> = r.get(2)?;
+            let entries = dir_entries::DirEntries::decode(dir, Algorithm::Md5, &part, blob);
+            Ok((part, r.get(1)?, entries.expect("check holds")))
+        })
+        .unwrap();
+    rows.collect::<rusqlite::Result<_>>().unwrap()
+}
+
+/// Issue 35: a directory's entries are kept in rows of at most ROW_MAX,
+/// whose ranges tile its names, whatever order its batches come in; a
+/// batch rewrites the rows its names fall in, an update replaces, and
+/// every entry answers from a bulk snapshot and from one loaded as asked
+/// within its budget.
 #[test]
-fn a_large_directory_is_rewritten_by_batches_only_when_they_are_worth_it() {
-    // Issue 35: a 300,000-entry directory's row rewritten every 4,096
-    // files made a first run over 3M files quadratic in it. A batch of a
-    // run going on stores a large directory's entries only when they are
-    // a quarter of its row; the rest come back, and a run's end stores
-    // everything.
+fn a_large_directory_is_kept_in_rows_of_a_bounded_count() {
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big");
-    std::fs::create_dir(&big).unwrap();
-    // Stamps from long ago: settled for the session below, which starts
-    // now.
-    let mut stamp = stamp_of(dir.path());
-    stamp.mtime_ns -= 60 * 1_000_000_000;
-    stamp.ctime_ns -= 60 * 1_000_000_000;
+    let n = 20_000;
+    let mut entries = named_entries(&big, 0..n, 0);
+    // Batches in no order of names: every row is met again.
+    let order: Vec<usize> = (0..n).map(|i| i * 7919 % n).collect();
+    let shuffled: Vec<NewEntry> = order.iter().map(|&i| entries[i].clone()).collect();
+    let path = dir.path().join("c.sqlite");
+    let mut cache = Cache::open(&path).unwrap();
     let later = now_ns() + 10 * 1_000_000_000;
-    let digest = Digest::from_hex(MD5_ABC).unwrap();
-    let entries = |range: std::ops::Range<usize>| -> Vec<NewEntry> {
-        range
-            .map(|i| NewEntry {
-                path: big.join(format!("f{i:06}")),
-                stamp,
-                digest,
-            })
-            .collect()
-    };
-    let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
-    let held = 20_000;
-    assert_eq!(
-        cache
-            .store(Algorithm::Md5, &entries(0..held), later)
-            .unwrap(),
-        held
-    );
-    // A small directory beside it is stored at once, whatever the batch.
-    let small = NewEntry {
-        path: dir.path().join("small"),
-        stamp,
-        digest,
-    };
-    let mut batch = entries(held..held + 100);
-    batch.push(small.clone());
-    let (stored, back) = cache.store_batch(Algorithm::Md5, &batch, later).unwrap();
-    assert_eq!((stored, back.len()), (1, 100), "the large directory waits");
-    let count = |cache: &Cache| cache.count_of(Algorithm::Md5, big.as_os_str().as_encoded_bytes());
-    assert_eq!(count(&cache).unwrap(), held);
-    // A quarter of its row: stored.
-    let quarter = entries(held..held + held / 4);
-    let (stored, back) = cache.store_batch(Algorithm::Md5, &quarter, later).unwrap();
-    assert_eq!((stored, back.len()), (held / 4, 0));
-    assert_eq!(count(&cache).unwrap(), held + held / 4);
-    // Through a session: what a batch hands back goes with the next one,
-    // and whatever is left is stored at the end.
-    let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
-    let session = cache
-        .session(Algorithm::Md5, &[dir.path().to_path_buf()])
-        .unwrap();
-    for new in entries(30_000..30_000 + 5_000) {
-        let hashed = crate::stage::Hashed {
-            digest: new.digest,
-            size: new.stamp.size,
-            stamp: Some(new.stamp),
-        };
-        session.note_read(&new.path, &hashed);
+    for batch in shuffled.chunks(4096) {
+        assert_eq!(
+            cache.store(Algorithm::Md5, batch, later).unwrap(),
+            batch.len()
+        );
     }
-    // The first 4,096 were a batch, handed back: not a quarter of 25,000.
-    assert_eq!(count(&cache).unwrap(), held + held / 4, "deferred");
-    session.finish(&mut cache).unwrap();
-    assert_eq!(count(&cache).unwrap(), held + held / 4 + 5_000);
-    let snapshot = cache
+    // Half of them again with other digests: replaced, not added.
+    let changed = named_entries(&big, 0..n / 2, 0xabc);
+    cache.store(Algorithm::Md5, &changed, later).unwrap();
+    entries[..n / 2].clone_from_slice(&changed);
+    let rows = rows_of(&cache, &big);
+    assert!(
+        rows.len() >= n / dir_entries::ROW_MAX,
+        "{} rows",
+        rows.len()
+    );
+    assert_eq!(rows.iter().map(|r| r.1).sum::<i64>(), n as i64);
+    assert_eq!(cache.summary().unwrap().entries, n as u64);
+    assert_eq!(rows[0].0, b"");
+    for (part, count, decoded) in &rows {
+        assert!(*count as usize <= dir_entries::ROW_MAX, "{count}");
+        assert_eq!(
+            (decoded.lo(), decoded.len()),
+            (part.as_slice(), *count as usize)
+        );
+    }
+    for pair in rows.windows(2) {
+        assert_eq!(pair[0].2.hi(), Some(pair[1].0.as_slice()));
+    }
+    assert_eq!(rows.last().unwrap().2.hi(), None);
+    let bulk = cache
         .load(Algorithm::Md5, &[dir.path().to_path_buf()])
         .unwrap();
-    assert_eq!(snapshot.lookup(&big.join("f034999"), &stamp), Some(digest));
-    assert_eq!(
-        snapshot.lookup(&dir.path().join("small"), &stamp),
-        Some(digest)
+    let budget = 600_000;
+    let lazy = lazy::Lazy::with_budget(&path, Algorithm::Md5, store::BUSY_TIMEOUT, budget);
+    let lazy = Snapshot::lazy(lazy.unwrap());
+    for e in &entries {
+        assert_eq!(bulk.lookup(&e.path, &e.stamp), Some(e.digest));
+        assert_eq!(lazy.lookup(&e.path, &e.stamp), Some(e.digest));
+    }
+    let (bytes, _, queries) = lazy.source.lazy().unwrap().held();
+    assert!(bytes <= budget, "{bytes} bytes held");
+    assert!(
+        queries < rows.len() as u64,
+        "{queries} queries for {} rows",
+        rows.len()
     );
+    // Names between and beyond the stored ones: misses, never answers.
+    for name in ["f", "f0000005", "g", "e"] {
+        assert_eq!(lazy.lookup(&big.join(name), &entries[5].stamp), None);
+    }
+}
+
+/// A row put under another row's key (a damaged page, or a lying file)
+/// answers nothing: its range's start is checked against its key.
+#[test]
+fn a_row_under_another_key_answers_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    let entries = named_entries(&big, 0..5_000, 0);
+    let path = dir.path().join("c.sqlite");
+    let mut cache = Cache::open(&path).unwrap();
+    cache
+        .store(Algorithm::Md5, &entries, now_ns() + 10_000_000_000)
+        .unwrap();
+    let rows = rows_of(&cache, &big);
+    assert!(rows.len() >= 3);
+    // The last row's blob under the second row's key.
+    let last: Vec<u8> = cache
+        .connection
+        .query_row(
+            "SELECT entries FROM dirs WHERE part = ?1",
+            [&rows.last().unwrap().0],
+            |r| r.get(0),
+        )
+        .unwrap();
+    cache
+        .connection
+        .execute(
+            "UPDATE dirs SET entries = ?1 WHERE part = ?2",
+            rusqlite::params![last, rows[1].0],
+        )
+        .unwrap();
+    let bulk = cache
+        .load(Algorithm::Md5, &[dir.path().to_path_buf()])
+        .unwrap();
+    let lazy =
+        Snapshot::lazy(lazy::Lazy::open(&path, Algorithm::Md5, store::BUSY_TIMEOUT).unwrap());
+    let second = rows[1].1 as usize;
+    for (i, e) in entries.iter().enumerate() {
+        let in_second = (rows[0].1 as usize..rows[0].1 as usize + second).contains(&i);
+        let want = (!in_second).then_some(e.digest);
+        assert_eq!(bulk.lookup(&e.path, &e.stamp), want, "{i}");
+        assert_eq!(lazy.lookup(&e.path, &e.stamp), want, "{i}");
+    }
 }

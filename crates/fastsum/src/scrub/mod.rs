@@ -446,10 +446,7 @@ impl Run<'_> {
 
 /// What the cache holds for the file at `absolute`.
 fn recorded(snapshot: &Snapshot, absolute: &Path) -> Option<Entry> {
-    let bytes = name::path_bytes(absolute);
-    let cut = bytes.iter().rposition(|&b| name::is_separator(b))?;
-    let dir = if cut == 0 { &bytes[..1] } else { &bytes[..cut] };
-    snapshot.directory(dir)?.get(&bytes[cut + 1..])
+    snapshot.entry(absolute)
 }
 
 /// A read's finding, and the entry to record (all but a corrupted file's
