@@ -393,6 +393,51 @@ impl<B: AsRef<[u8]>> DirEntries<B> {
     }
 }
 
+/// Decodes `body` sealed with a check that holds, as a lying cache file
+/// would hand it over, and uses every entry it yields: the fuzz target
+/// `cache-rows`. A row that decodes merges with a new entry into rows
+/// that decode again and hold it.
+/// Returns how many times it decoded.
+#[cfg(test)]
+pub(crate) fn fuzz_row(body: &[u8]) -> usize {
+    let mut decoded = 0;
+    let (dir, algorithm) = (&b"/d"[..], Algorithm::Md5);
+    let mut blob = body.to_vec();
+    blob.extend_from_slice(&check_of(dir, algorithm, body).to_le_bytes());
+    // The key the row says it has, and the empty one.
+    let lo_len = u16_at(body, 0).unwrap_or(0) as usize;
+    let lo = body.get(2..2 + lo_len).unwrap_or_default();
+    for lo in [lo, b""] {
+        let Some(row) = DirEntries::decode_ref(dir, algorithm, lo, &blob) else {
+            continue;
+        };
+        decoded += 1;
+        let names: Vec<&[u8]> = row.iter().map(|(name, _)| name).collect();
+        for name in &names {
+            let _ = (row.get(name), row.covers(name));
+        }
+        let new_name = [row.lo(), b"~"].concat();
+        let entry = Entry {
+            stamp: FileStamp {
+                kind: 0o100000,
+                size: 0,
+                ino: 1,
+                dev: 1,
+                mtime_ns: 0,
+                ctime_ns: 0,
+            },
+            hashed_at_ns: 0,
+            digest: algorithm.hash_bytes(b""),
+        };
+        let range = (row.lo(), row.hi());
+        for new in DirEntries::merged(dir, algorithm, range, Some(&row), &[(&new_name, entry)]) {
+            let again = DirEntries::decode(dir, algorithm, &new.lo, new.blob);
+            assert!(again.is_some(), "a merged row decodes");
+        }
+    }
+    decoded
+}
+
 #[cfg(test)]
 #[path = "dir_entries_tests.rs"]
 mod tests;

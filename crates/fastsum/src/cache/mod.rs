@@ -43,6 +43,8 @@ mod tests;
 
 pub use crate::fs::stat::now_ns;
 pub use crate::fs::FileStamp;
+#[cfg(test)]
+pub(crate) use dir_entries::fuzz_row;
 pub use dir_entries::Entry;
 pub use maintenance::Summary;
 pub use session::{absolute_in, CacheSession};
