@@ -43,7 +43,8 @@ mod tests;
 
 pub use crate::fs::stat::now_ns;
 pub use crate::fs::FileStamp;
-#[cfg(test)]
+// The fuzz targets run with the fuzz harness: in tests with `remote`.
+#[cfg(all(test, feature = "remote"))]
 pub(crate) use dir_entries::fuzz_row;
 pub use dir_entries::Entry;
 pub use maintenance::Summary;
