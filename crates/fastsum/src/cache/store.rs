@@ -420,8 +420,9 @@ impl Cache {
 
 /// Writes new entries into the rows whose ranges hold them.
 struct RowWriter<'c> {
-    algorithm: String,
-    kind: Algorithm,
+    algorithm: Algorithm,
+    /// The algorithm as the key spells it.
+    name: String,
     holding: rusqlite::CachedStatement<'c>,
     first: rusqlite::CachedStatement<'c>,
     insert: rusqlite::CachedStatement<'c>,
@@ -430,8 +431,8 @@ struct RowWriter<'c> {
 impl<'c> RowWriter<'c> {
     fn new(connection: &'c Connection, algorithm: Algorithm) -> rusqlite::Result<Self> {
         Ok(RowWriter {
-            algorithm: algorithm.to_string(),
-            kind: algorithm,
+            algorithm,
+            name: algorithm.to_string(),
             // The row whose range holds a name, and where the next starts.
             holding: connection.prepare_cached(
                 "SELECT part, entries, (SELECT min(n.part) FROM dirs n
@@ -453,11 +454,11 @@ impl<'c> RowWriter<'c> {
     fn put(&mut self, dir: &[u8], new: &[(&[u8], Entry)]) -> rusqlite::Result<usize> {
         use rusqlite::types::ValueRef;
         use rusqlite::OptionalExtension;
-        let algorithm = self.kind;
+        let algorithm = self.algorithm;
         let within = |hi: Option<&[u8]>| new.partition_point(|(n, _)| hi.is_none_or(|hi| *n < hi));
         let merged = self
             .holding
-            .query_row(params![self.algorithm, dir, new[0].0], |r| {
+            .query_row(params![self.name, dir, new[0].0], |r| {
                 let lo: Vec<u8> = r.get(0)?;
                 let hi: Option<Vec<u8>> = r.get(2)?;
                 // A damaged row's entries are lost, its range kept.
@@ -476,12 +477,11 @@ impl<'c> RowWriter<'c> {
         let (rows, taken) = match merged {
             Some(merged) => merged,
             // No row starts at or before the first name: a new directory
-            // (or one whose first row `prune` emptied); the first row
-            // starts at the empty name.
+            // (its first row starts at the empty name).
             None => {
                 let hi: Option<Vec<u8>> = self
                     .first
-                    .query_row(params![self.algorithm, dir], |r| r.get(0))?;
+                    .query_row(params![self.name, dir], |r| r.get(0))?;
                 let taken = within(hi.as_deref());
                 let range = (&b""[..], hi.as_deref());
                 let rows =
@@ -492,8 +492,11 @@ impl<'c> RowWriter<'c> {
         for row in rows {
             let count = row.count as i64;
             self.insert
-                .execute(params![self.algorithm, dir, row.lo, count, row.blob])?;
+                .execute(params![self.name, dir, row.lo, count, row.blob])?;
         }
+        // The row holding `new[0]` takes it: its range starts at or before
+        // it and the next starts after it. At least one, so the caller's
+        // loop ends whatever the store holds.
         Ok(taken.max(1))
     }
 }
