@@ -421,8 +421,7 @@ impl Cache {
 /// Writes new entries into the rows whose ranges hold them.
 struct RowWriter<'c> {
     algorithm: Algorithm,
-    /// The algorithm as the key spells it.
-    name: String,
+    name: String, // as the key spells it
     holding: rusqlite::CachedStatement<'c>,
     first: rusqlite::CachedStatement<'c>,
     insert: rusqlite::CachedStatement<'c>,
@@ -494,9 +493,7 @@ impl<'c> RowWriter<'c> {
             self.insert
                 .execute(params![self.name, dir, row.lo, count, row.blob])?;
         }
-        // The row holding `new[0]` takes it: its range starts at or before
-        // it and the next starts after it. At least one, so the caller's
-        // loop ends whatever the store holds.
+        // The row holding `new[0]` takes it; at least one ends the loop.
         Ok(taken.max(1))
     }
 }
