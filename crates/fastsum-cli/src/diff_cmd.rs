@@ -290,7 +290,7 @@ impl Printer<'_> {
 fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
     let mut options = crate::term::remote_options();
     if let Some(rsh) = &args.rsh {
-        options.rsh = fastsum::remote::split_command(rsh);
+        options.set_transport(rsh);
     }
     options.method = args
         .remote_method

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser};
-use fastsum::remote::{remote_command, Method, RemoteOptions};
+use fastsum::remote::{Method, RemoteOptions};
 use fastsum::Algorithm;
 
 /// Print the command that lists and hashes the tree at PATH on a remote
@@ -76,7 +76,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .iter()
         .map(|p| fastsum::name::path_bytes(p))
         .collect();
-    let mut command = match remote_command(&paths, algorithm, &options, args.text) {
+    let mut command = match options.command(&paths, algorithm, args.text) {
         Ok(command) => command,
         Err(why) => {
             eprintln!("fastsum remote-command: {why}");

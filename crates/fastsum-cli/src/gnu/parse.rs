@@ -207,7 +207,7 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
 /// `HOST:PATH` operands: the transport and the remote method.
 fn remote_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Result<bool, i32> {
     match key {
-        "e" => p.o.remote.rsh = fastsum::remote::split_command(&String::from_utf8_lossy(&value)),
+        "e" => p.o.remote.set_transport(&String::from_utf8_lossy(&value)),
         "remote-method" => match std::str::from_utf8(&value)
             .ok()
             .and_then(fastsum::remote::Method::from_name)

@@ -15,14 +15,14 @@ pub use fastsum::manifest::quote;
 /// How `HOST:PATH` operands are reached: `FASTSUM_RSH` (as rsync's
 /// `RSYNC_RSH`) or `ssh`, until `-e` says otherwise.
 pub fn remote_options() -> fastsum::remote::RemoteOptions {
-    fastsum::remote::RemoteOptions {
-        rsh: std::env::var("FASTSUM_RSH")
-            .ok()
-            .map(|v| fastsum::remote::split_command(&v))
-            .filter(|words| !words.is_empty())
-            .unwrap_or_else(|| vec!["ssh".into()]),
-        ..Default::default()
+    let mut options = fastsum::remote::RemoteOptions::default();
+    if let Ok(command) = std::env::var("FASTSUM_RSH") {
+        options.set_transport(&command);
+        if options.rsh.is_empty() {
+            options.rsh = vec!["ssh".into()];
+        }
     }
+    options
 }
 
 /// `n` and the noun agreeing with it: "1 hit", "2 hits".

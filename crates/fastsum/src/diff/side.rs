@@ -206,15 +206,15 @@ pub(super) fn remote_side(
     algorithm: Algorithm,
     options: &RemoteOptions,
 ) -> crate::error::Result<Fetched> {
-    let listing = hash_remote(remote, algorithm, options)?;
+    let mut records = Vec::new();
+    let listing = hash_remote(remote, algorithm, options, &mut |r| records.push(r))?;
     let shown = |path: &[u8]| {
         let mut name = format!("{}:", remote.host).into_bytes();
         name.extend_from_slice(path);
         crate::fs::name::path_buf(name)
     };
     let mut matched = Vec::new();
-    let mut listed: Vec<Listed> = listing
-        .records
+    let mut listed: Vec<Listed> = records
         .into_iter()
         .filter(|record| {
             if record.directory {

@@ -1,5 +1,5 @@
 //! The remote side run by someone else: the command a deploy tool sends
-//! over its own connection ([`remote_command`]), and the listing it
+//! over its own connection ([`RemoteOptions::command`]), and the listing it
 //! captured, read back and checked as one from the transport is.
 
 use std::io::Read;
@@ -10,17 +10,8 @@ use super::{
 use crate::algo::Algorithm;
 use crate::error::{Error, ErrorKind, Result};
 
-/// The command that lists and hashes the tree at each of `paths` on a
-/// host, for a caller that runs it there over its own connection (the
-/// stable interface a deploy tool uses: docs/REMOTE.md). It is one line of
-/// text for the host's login shell (`sh -c '...'`), whatever that shell
-/// is. With `text`, everything it prints is printable ASCII lines (a
-/// header, hex, a marker, hex), so a runner that reads lines, turns `\n`
-/// into `\r\n` or gives it a terminal loses nothing; several paths (text
-/// only) give one such listing after another, in their order. Read its output back with
-/// [`RemoteOptions::listing`]. `options.upload_self` does not apply (the
-/// runner's channel carries no binary).
-pub fn remote_command(
+/// [`RemoteOptions::command`].
+pub(super) fn remote_command(
     paths: &[&[u8]],
     algorithm: Algorithm,
     options: &RemoteOptions,
@@ -39,7 +30,7 @@ pub fn remote_command(
     }
 }
 
-/// A listing captured from [`remote_command`]'s output (raw or text),
+/// A listing captured from [`RemoteOptions::command`]'s output (raw or text),
 /// read from `file` (`-`: standard input) and checked as one from the
 /// transport is: complete, under the root, each path once.
 pub(super) fn read_listing(

@@ -26,8 +26,6 @@ use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
 
-pub use captured::remote_command;
-pub use rsh::split_command;
 pub(crate) use script::sh_quote;
 
 /// A remote operand: `[user@]host:path`.
@@ -131,7 +129,7 @@ pub struct RemoteOptions {
     /// moved is read again.
     pub cache: bool,
     /// Read the listing from this file (`-`: standard input) instead of
-    /// running the transport: the output of [`remote_command`] run on the
+    /// running the transport: the output of [`RemoteOptions::command`] run on the
     /// host by someone else (a deploy tool over its own connection).
     pub listing: Option<std::path::PathBuf>,
     /// Directory digests this side has (relative to the remote path): a
@@ -140,6 +138,37 @@ pub struct RemoteOptions {
     /// are ready: the host is reached meanwhile, and they are sent on its
     /// standard input (so not with `upload_self`) once set.
     pub offers: Option<std::sync::Arc<std::sync::OnceLock<crate::dirdigest::Offers>>>,
+}
+
+impl RemoteOptions {
+    /// Reach the host through `command` as `-e` / `FASTSUM_RSH` give it
+    /// (`ssh -p 2222`): words split at white space, as rsync splits `-e`,
+    /// where single quotes keep text whole, double quotes too (a backslash
+    /// escapes `"` and `\` in them), and a backslash outside quotes
+    /// escapes the next character.
+    pub fn set_transport(&mut self, command: &str) {
+        self.rsh = rsh::split_command(command);
+    }
+
+    /// The command that lists and hashes the tree at each of `paths` on a
+    /// host, for a caller that runs it there over its own connection (the
+    /// stable interface a deploy tool uses: docs/REMOTE.md). It is one
+    /// line of text for the host's login shell (`sh -c '...'`), whatever
+    /// that shell is. With `text`, everything it prints is printable ASCII
+    /// lines (a header, hex, a marker, hex), so a runner that reads lines,
+    /// turns `\n` into `\r\n` or gives it a terminal loses nothing; several
+    /// paths (text only) give one such listing after another, in their
+    /// order. Read its output back with [`RemoteOptions::listing`].
+    /// `upload_self` does not apply (the runner's channel carries no
+    /// binary).
+    pub fn command(
+        &self,
+        paths: &[&[u8]],
+        algorithm: Algorithm,
+        text: bool,
+    ) -> std::result::Result<Vec<u8>, String> {
+        captured::remote_command(paths, algorithm, self, text)
+    }
 }
 
 impl Default for RemoteOptions {
@@ -169,49 +198,11 @@ pub struct RemoteRecord {
     pub directory: bool,
 }
 
-/// What a remote run answered.
-#[derive(Debug)]
-pub struct RemoteListing {
-    /// The method that ran.
-    pub method: Method,
-    /// Whether it ran the fastsum uploaded for this run.
-    pub uploaded: bool,
-    /// Every regular file under the path, sorted by path bytes.
-    pub records: Vec<RemoteRecord>,
-    /// The symbolic links under the path it left out (as `-r` does
-    /// without `-L`).
-    pub symlinks_left_out: u64,
-    /// Why `--upload-self` could not send this fastsum (the host went on
-    /// with another method).
-    pub upload_failed: Option<String>,
-}
-
 fn failure(remote: &Remote, why: String) -> Error {
     Error::with_path(
         remote.to_string(),
         ErrorKind::Io(std::io::Error::other(why)),
     )
-}
-
-/// Hashes every regular file under `remote` on its host. Errors: the
-/// transport failed (unreachable host, refused authentication), no method
-/// applies, or the stream ended before its trailer (a dropped connection:
-/// a partial listing is never returned as complete). A missing remote
-/// path is an error naming it.
-pub fn hash_remote(
-    remote: &Remote,
-    algorithm: Algorithm,
-    options: &RemoteOptions,
-) -> Result<RemoteListing> {
-    let mut records = Vec::new();
-    let run = hash_remote_each(remote, algorithm, options, &mut |r| records.push(r))?;
-    Ok(RemoteListing {
-        method: run.method,
-        uploaded: run.uploaded,
-        records,
-        symlinks_left_out: run.symlinks_left_out,
-        upload_failed: run.upload_failed,
-    })
 }
 
 /// How a remote listing was made.
@@ -245,11 +236,17 @@ impl<F: FnMut(RemoteRecord)> RemoteSink for F {
     }
 }
 
-/// [`hash_remote`], each record handed to `sink` in path order as the
-/// host sends it (memory does not grow with the listing where the host
-/// sorts it). An error can follow records already handed on: a caller
-/// that must not act on part of a listing holds them until `Ok`.
-pub fn hash_remote_each(
+/// Hashes every regular file under `remote` on its host, each record
+/// handed to `sink` in path order as the host sends it (memory does not
+/// grow with the listing where the host sorts it).
+///
+/// Errors: the transport failed (unreachable host, refused
+/// authentication), no method applies, or the stream ended before its
+/// trailer (a dropped connection: a partial listing is never complete). A
+/// missing remote path is an error naming it. An error can follow records
+/// already handed on: a caller that must not act on part of a listing
+/// holds them until `Ok`.
+pub fn hash_remote(
     remote: &Remote,
     algorithm: Algorithm,
     options: &RemoteOptions,

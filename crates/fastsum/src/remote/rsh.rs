@@ -5,7 +5,7 @@
 /// words split at white space, as rsync splits `-e`, where single quotes
 /// keep text whole, double quotes too (a backslash escapes `"` and `\`
 /// in them), and a backslash outside quotes escapes the next character.
-pub fn split_command(command: &str) -> Vec<String> {
+pub(super) fn split_command(command: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = command.chars();

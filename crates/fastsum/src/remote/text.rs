@@ -1,4 +1,4 @@
-//! The listing in text: what [`super::remote_command`] with `text` makes
+//! The listing in text: what [`super::RemoteOptions::command`] with `text` makes
 //! the host send when the channel between is not clean for bytes (a
 //! deploy tool's command runner that reads lines, normalises line ends or
 //! runs the command on a terminal). The host writes a header line, its
