@@ -174,7 +174,7 @@ impl Run {
 
     /// b3sum's `check_one_line`; true when the line checks out.
     fn check_line(&mut self, line: &str) -> bool {
-        let parsed = match manifest::parse_line(line) {
+        let parsed = match manifest::B3Line::parse(line) {
             Ok(p) => p,
             Err(e) => {
                 self.out.err_raw(format!("{NAME}: {e}\n").as_bytes());

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::dupes::actions::{act_on_group, Action, Keep, Outcome as ActOutcome};
-use fastsum::dupes::leftovers::{self, Cleared};
+use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
+use fastsum::dupes::leftovers::Cleared;
 use fastsum::dupes::{find_duplicates, DupesOptions, Group};
 use fastsum::Algorithm;
 
@@ -251,7 +251,7 @@ fn clear_leftovers(
             left.pid
         );
         let line = match action {
-            Some(_) if !dry_run => match leftovers::clear(left) {
+            Some(_) if !dry_run => match left.clear() {
                 Cleared::Removed => {
                     format!("{what}: removed (a link; its bytes are kept elsewhere)\n")
                 }
@@ -286,7 +286,7 @@ fn act(
     };
     let mut all_done = true;
     for group in &report.groups {
-        act_on_group(group, action, keep, args.dry_run, &mut |acted| {
+        group.act(action, keep, args.dry_run, &mut |acted| {
             let (member, kept) = (acted.member.display(), acted.kept.display());
             match &acted.outcome {
                 ActOutcome::Done if action == Action::Remove => {

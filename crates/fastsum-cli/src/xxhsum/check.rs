@@ -110,7 +110,7 @@ fn check_line(
     settings: &Settings,
     tally: &mut Tally,
 ) {
-    let Some(entry) = manifest::parse_line(line, settings.little_endian) else {
+    let Some(entry) = manifest::XxhLine::parse(line, settings.little_endian) else {
         tally.improper += 1;
         if settings.warn {
             run.log(

@@ -120,20 +120,16 @@ pub(crate) enum Moment {
     Compared,
 }
 
-/// Applies `action` to every member of `group` but the kept one, calling
-/// `report` for each. With `dry_run`, nothing is touched: each report says
-/// what would be done.
-pub fn act_on_group(
-    group: &Group,
-    action: Action,
-    keep: Keep,
-    dry_run: bool,
-    report: &mut dyn FnMut(Acted),
-) {
-    act_on_group_hooked(group, action, keep, dry_run, &mut |_, _| {}, report);
+impl Group {
+    /// Applies `action` to every member but the kept one, calling `report`
+    /// for each. With `dry_run`, nothing is touched: each report says what
+    /// would be done.
+    pub fn act(&self, action: Action, keep: Keep, dry_run: bool, report: &mut dyn FnMut(Acted)) {
+        act_on_group_hooked(self, action, keep, dry_run, &mut |_, _| {}, report);
+    }
 }
 
-/// [`act_on_group`], calling `hook` at each [`Moment`] of a member's turn:
+/// [`Group::act`], calling `hook` at each [`Moment`] of a member's turn:
 /// the tests' seam for changing a file between the check and the act.
 pub(crate) fn act_on_group_hooked(
     group: &Group,
@@ -204,7 +200,7 @@ pub(crate) fn act_on_group_hooked(
 }
 
 /// The checks, then the action, for one member (never the kept file's
-/// inode: [`act_on_group`] leaves those out).
+/// inode: [`Group::act`] leaves those out).
 fn act_on(
     member: &Member,
     kept: &Member,

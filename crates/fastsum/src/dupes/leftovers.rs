@@ -59,9 +59,15 @@ pub enum Cleared {
     Kept(String),
 }
 
-/// Removes `leftover` if it is provably an interrupted run's and holds no
-/// byte that only it holds.
-pub fn clear(leftover: &Leftover) -> Cleared {
+impl Leftover {
+    /// Removes it if it is provably an interrupted run's and holds no byte
+    /// that only it holds.
+    pub fn clear(&self) -> Cleared {
+        clear(self)
+    }
+}
+
+fn clear(leftover: &Leftover) -> Cleared {
     if process_alive(leftover.pid) {
         return Cleared::Kept(format!("process {} is still running", leftover.pid));
     }

@@ -17,9 +17,16 @@ pub struct B3Line {
     pub expected: Digest,
 }
 
-/// Parses one line (its trailing `\r`/`\n` are trimmed here). On failure
-/// returns b3sum's own message for it.
-pub fn parse_line(line: &str) -> Result<B3Line, &'static str> {
+impl B3Line {
+    /// Parses one line (its trailing `\r`/`\n` are trimmed here). On
+    /// failure returns b3sum's own message for it.
+    pub fn parse(line: &str) -> Result<B3Line, &'static str> {
+        parse_line(line)
+    }
+}
+
+/// [`B3Line::parse`].
+pub(crate) fn parse_line(line: &str) -> Result<B3Line, &'static str> {
     let line = line.trim_end_matches(['\r', '\n']);
     if line.is_empty() {
         return Err("Empty line");

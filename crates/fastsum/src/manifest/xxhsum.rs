@@ -19,10 +19,18 @@ pub struct XxhLine<'a> {
     pub name: &'a [u8],
 }
 
-/// Parses a line (without its `\n`). `little_endian` is xxhsum's
-/// `--little-endian` flag, which applies to untagged lines; tagged lines say
-/// their order with `_LE`. `None` for an improperly formatted line.
-pub fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
+impl XxhLine<'_> {
+    /// Parses a line (without its `\n`). `little_endian` is xxhsum's
+    /// `--little-endian` flag, which applies to untagged lines; tagged
+    /// lines say their order with `_LE`. `None` for an improperly
+    /// formatted line.
+    pub fn parse(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
+        parse_line(line, little_endian)
+    }
+}
+
+/// [`XxhLine::parse`].
+pub(crate) fn parse_line(line: &[u8], little_endian: bool) -> Option<XxhLine<'_>> {
     // xxhsum works on C strings.
     let line = line.split(|&b| b == 0).next().unwrap_or(line);
     let first_space = line.iter().position(|&b| b == b' ')?;
