@@ -395,8 +395,10 @@ pub(super) fn hashdeep_header(run: &mut Run, o: &Options, args: &[Vec<u8>]) {
         command.push(b' ');
         command.extend(arg.iter().map(|&b| if b == b'\n' { b' ' } else { b }));
     }
-    let header =
-        fastsum::manifest::hashdeep::header(&algorithms, fastsum::name::path_bytes(&cwd), &command);
-    run.out.stdout_buf().extend_from_slice(&header);
+    // The algorithms were checked when the options were resolved.
+    if let Ok(columns) = fastsum::manifest::hashdeep::Columns::new(&algorithms) {
+        let header = columns.header(fastsum::name::path_bytes(&cwd), &command);
+        run.out.stdout_buf().extend_from_slice(&header);
+    }
     run.out.commit();
 }

@@ -177,7 +177,8 @@ fn print(
     };
     if o.hashdeep {
         let digests: Vec<&Digest> = digests.iter().collect();
-        match fastsum::manifest::hashdeep::line(size, &digests, name) {
+        let columns = fastsum::manifest::hashdeep::Columns::new(&o.algorithms);
+        match columns.ok().and_then(|c| c.line(size, &digests, name)) {
             Some(line) => run.out.stdout_buf().extend_from_slice(&line),
             None => {
                 let why = "a name with a newline cannot be written in hashdeep's format";

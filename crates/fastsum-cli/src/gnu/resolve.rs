@@ -158,10 +158,7 @@ fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
         0 | 1 => vec![o.tree.algorithm],
         _ => o.algorithms.clone(),
     };
-    if let Some(a) = algorithms
-        .iter()
-        .find(|a| fastsum::manifest::hashdeep::name_of(**a).is_none())
-    {
+    if let Err(a) = fastsum::manifest::hashdeep::Columns::new(&algorithms) {
         let m = format!("hashdeep's format has no {a} (md5, sha1 and sha256 only)");
         return Err(run.usage_error(Some(&m)));
     }

@@ -32,7 +32,7 @@ enum Shape {
 
 /// The shape of a list from its first line that is not a comment.
 fn shape_of(first: &[u8]) -> Shape {
-    if first.starts_with(fastsum::manifest::hashdeep::MAGIC) {
+    if first.starts_with(fastsum::manifest::hashdeep::Columns::MAGIC) {
         return Shape::Hashdeep;
     }
     if first.starts_with(b"{") {
@@ -163,7 +163,7 @@ fn first_line(reader: &mut impl BufRead) -> Vec<u8> {
 /// How many digest columns a hashdeep list's header names.
 fn columns_in(head: &[u8]) -> usize {
     let header = head.split(|&b| b == b'\n').nth(1).unwrap_or_default();
-    fastsum::manifest::hashdeep::columns(header).map_or(0, |c| c.len())
+    fastsum::manifest::hashdeep::Columns::read(header).map_or(0, |c| c.len())
 }
 
 /// Hashes `operands` into a new list beside the old one, and puts it in

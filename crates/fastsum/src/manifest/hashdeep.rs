@@ -18,7 +18,50 @@ use crate::algo::Algorithm;
 use crate::digest::Digest;
 
 /// The first line of every hashdeep file.
-pub const MAGIC: &[u8] = b"%%%% HASHDEEP-1.0";
+pub(crate) const MAGIC: &[u8] = b"%%%% HASHDEEP-1.0";
+
+/// The digest columns of a hashdeep list: algorithms hashdeep has a name
+/// for, in their order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Columns {
+    algorithms: Vec<Algorithm>,
+}
+
+impl Columns {
+    /// The first line of every hashdeep file.
+    pub const MAGIC: &'static [u8] = MAGIC;
+
+    /// Columns for `algorithms`; `Err` is the first that hashdeep's format
+    /// has no name for (of fastsum's, it names md5, sha1 and sha256).
+    pub fn new(algorithms: &[Algorithm]) -> Result<Columns, Algorithm> {
+        match algorithms.iter().find(|a| name_of(**a).is_none()) {
+            Some(a) => Err(*a),
+            None => Ok(Columns {
+                algorithms: algorithms.to_vec(),
+            }),
+        }
+    }
+
+    /// The columns a hashdeep file's second header line names: the
+    /// algorithms in order (`None` for one fastsum does not compute).
+    pub fn read(header: &[u8]) -> Result<Vec<Option<Algorithm>>, String> {
+        columns(header)
+    }
+
+    /// The header, written from the directory `cwd` by `command`.
+    pub fn header(&self, cwd: &[u8], command: &[u8]) -> Vec<u8> {
+        header(&self.algorithms, cwd, command)
+    }
+
+    /// One file's line, its digests in the columns' order; `None` for a
+    /// name hashdeep's format cannot hold (a newline or a carriage return
+    /// in it) or digests that are not one a column.
+    pub fn line(&self, size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8>> {
+        let fits = digests.len() == self.algorithms.len()
+            && digests.iter().zip(&self.algorithms).all(|(d, a)| d.len() == a.output_len());
+        line(size, digests, name).filter(|_| fits)
+    }
+}
 
 /// The algorithms hashdeep names that fastsum computes, by hashdeep's
 /// names (it also knows tiger and whirlpool).
@@ -32,7 +75,7 @@ pub(crate) fn algorithm_of(name: &str) -> Option<Algorithm> {
 }
 
 /// hashdeep's name for `algorithm`, if it has one.
-pub fn name_of(algorithm: Algorithm) -> Option<&'static str> {
+fn name_of(algorithm: Algorithm) -> Option<&'static str> {
     match algorithm {
         Algorithm::Md5 => Some("md5"),
         Algorithm::Sha1 => Some("sha1"),
@@ -43,7 +86,7 @@ pub fn name_of(algorithm: Algorithm) -> Option<&'static str> {
 
 /// The header for `algorithms` (each with a hashdeep name), written from
 /// the directory `cwd` by `command`.
-pub fn header(algorithms: &[Algorithm], cwd: &[u8], command: &[u8]) -> Vec<u8> {
+fn header(algorithms: &[Algorithm], cwd: &[u8], command: &[u8]) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     out.extend_from_slice(b"\n%%%% size,");
     for algorithm in algorithms {
@@ -60,7 +103,7 @@ pub fn header(algorithms: &[Algorithm], cwd: &[u8], command: &[u8]) -> Vec<u8> {
 
 /// One file's line; `None` for a name hashdeep's format cannot hold (a
 /// newline or a carriage return in it).
-pub fn line(size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn line(size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8>> {
     if name.iter().any(|&b| b == b'\n' || b == b'\r') {
         return None;
     }
@@ -77,7 +120,7 @@ pub fn line(size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8>> {
 
 /// The columns a hashdeep file's second header line names: the
 /// algorithms in order (`None` for one fastsum does not compute).
-pub fn columns(header: &[u8]) -> Result<Vec<Option<Algorithm>>, String> {
+pub(crate) fn columns(header: &[u8]) -> Result<Vec<Option<Algorithm>>, String> {
     let text = std::str::from_utf8(header).map_err(|_| "a header that is not UTF-8")?;
     let fields = text
         .strip_prefix("%%%% ")
@@ -145,5 +188,20 @@ mod tests {
         for bad in [&b"size,md5,filename"[..], b"%%%% md5,filename", b"%%%% size,filename"] {
             assert!(columns(bad).is_err(), "{}", String::from_utf8_lossy(bad));
         }
+    }
+
+    #[test]
+    fn columns_take_only_hashdeep_algorithms_and_digests_that_fit_them() {
+        assert_eq!(Columns::new(&[Algorithm::Md5, Algorithm::Blake3]), Err(Algorithm::Blake3));
+        let columns = Columns::new(&[Algorithm::Md5, Algorithm::Sha256]).unwrap();
+        let head = columns.header(b"/srv", b"fastsum -r x");
+        let second = head.split(|&b| b == b'\n').nth(1).unwrap();
+        assert_eq!(Columns::read(second).unwrap(), [Some(Algorithm::Md5), Some(Algorithm::Sha256)]);
+        assert!(head.starts_with(Columns::MAGIC));
+        let md5 = Algorithm::Md5.hash_bytes(b"abc");
+        let sha = Algorithm::Sha256.hash_bytes(b"abc");
+        assert!(columns.line(3, &[&md5, &sha], b"a").is_some());
+        assert!(columns.line(3, &[&sha, &md5], b"a").is_none());
+        assert!(columns.line(3, &[&md5], b"a").is_none());
     }
 }

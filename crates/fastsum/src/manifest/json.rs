@@ -120,14 +120,6 @@ pub fn write_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-/// `bytes` in standard base64 (RFC 4648, with padding), as the `_base64`
-/// fields carry names that are not UTF-8.
-pub fn base64(bytes: &[u8]) -> String {
-    let mut out = Vec::new();
-    write_base64(&mut out, bytes);
-    String::from_utf8(out).expect("base64 is ASCII")
-}
-
 /// Standard base64 (RFC 4648, with padding).
 fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
     crate::digest::push_base64(bytes, out);
