@@ -385,10 +385,7 @@ fn hwcap_allowed(hwcap: &str) -> bool {
 
 /// `--format=hashdeep`'s header: the columns, where and how it was made.
 pub(super) fn hashdeep_header(run: &mut Run, o: &Options, args: &[Vec<u8>]) {
-    let algorithms = match o.algorithms.len() {
-        0 | 1 => vec![o.tree.algorithm],
-        _ => o.algorithms.clone(),
-    };
+    let algorithms = o.hashdeep_algorithms();
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut command = b"fastsum".to_vec();
     for arg in args {

@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::{self, Read};
 
 use fastsum::manifest::gnu::{write_line, Encoding, LineStyle};
+use fastsum::manifest::hashdeep::Columns;
 use fastsum::manifest::json::{write_name, write_string};
 use fastsum::walk::{SpecialKind, WalkItem};
 use fastsum::{Algorithm, Digest, ErrorKind, Hasher};
@@ -35,6 +36,12 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     let mut ok = true;
     let mut inputs: Vec<Input> = Vec::new();
     let mut symlinks = 0u64;
+    // hashdeep's columns, once a run: the algorithms hashed here (checked
+    // when the options were resolved).
+    let columns = o
+        .hashdeep
+        .then(|| Columns::new(&o.algorithms).ok())
+        .flatten();
     for name in names {
         let path = fastsum::name::path(name).into_owned();
         if name == b"-" {
@@ -76,7 +83,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
                 .map(|input| digests_of(input, &o.algorithms))
                 .collect();
             for (input, result) in batch.iter().zip(results) {
-                ok &= print(run, o, input, result);
+                ok &= print(run, o, columns.as_ref(), input, result);
             }
         }
         inputs.clear();
@@ -161,6 +168,7 @@ fn hash_threaded(name: &[u8], algorithms: &[Algorithm]) -> Result<(Vec<Digest>, 
 fn print(
     run: &mut Run,
     o: &Options,
+    columns: Option<&Columns>,
     input: &Input,
     result: Result<(Vec<Digest>, u64), ErrorKind>,
 ) -> bool {
@@ -177,8 +185,7 @@ fn print(
     };
     if o.hashdeep {
         let digests: Vec<&Digest> = digests.iter().collect();
-        let columns = fastsum::manifest::hashdeep::Columns::new(&o.algorithms);
-        match columns.ok().and_then(|c| c.line(size, &digests, name)) {
+        match columns.and_then(|c| c.line(size, &digests, name)) {
             Some(line) => run.out.stdout_buf().extend_from_slice(&line),
             None => {
                 let why = "a name with a newline cannot be written in hashdeep's format";

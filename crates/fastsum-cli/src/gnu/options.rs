@@ -184,6 +184,15 @@ pub(super) struct Update {
 }
 
 impl Options {
+    /// The columns of a `--format=hashdeep` list: the algorithm, or each
+    /// of several `-a`.
+    pub(super) fn hashdeep_algorithms(&self) -> Vec<Algorithm> {
+        match self.algorithms.len() {
+            0 | 1 => vec![self.tree.algorithm],
+            _ => self.algorithms.clone(),
+        }
+    }
+
     /// The defaults: `algorithm`, and nothing else asked for.
     pub(super) fn new(algorithm: Algorithm) -> Options {
         Options {

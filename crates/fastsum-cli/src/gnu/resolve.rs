@@ -154,10 +154,7 @@ fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
         ),
     ];
     run.refuse_first(&refused)?;
-    let algorithms = match o.algorithms.len() {
-        0 | 1 => vec![o.tree.algorithm],
-        _ => o.algorithms.clone(),
-    };
+    let algorithms = o.hashdeep_algorithms();
     if let Err(a) = fastsum::manifest::hashdeep::Columns::new(&algorithms) {
         let m = format!("hashdeep's format has no {a} (md5, sha1 and sha256 only)");
         return Err(run.usage_error(Some(&m)));
