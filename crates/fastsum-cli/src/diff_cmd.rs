@@ -9,7 +9,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::diff::{diff, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
 use fastsum::manifest::json::write_name;
-use fastsum::manifest::{needs_escape, write_escaped};
+use fastsum::manifest::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::output::{Buffering, Output};
@@ -340,26 +340,12 @@ fn write_line(buf: &mut Vec<u8>, change: &Change) {
         ChangeKind::Added => vec![bytes(change.new.as_ref())],
         _ => vec![bytes(change.old.as_ref())],
     };
-    let escape = names.iter().any(|n| needs_escape(n) || n.contains(&b'\t'));
-    if escape {
-        buf.push(b'\\');
-    }
-    buf.push(change.kind.letter() as u8);
+    let letter = [change.kind.letter() as u8];
+    let mut parts = vec![LinePart::Text(&letter)];
     for name in names {
-        buf.push(b'\t');
-        if escape {
-            for &b in name {
-                if b == b'\t' {
-                    buf.extend_from_slice(b"\\t");
-                } else {
-                    write_escaped(&[b], buf);
-                }
-            }
-        } else {
-            buf.extend_from_slice(name);
-        }
+        parts.extend([LinePart::Text(b"\t"), LinePart::Name(name)]);
     }
-    buf.push(b'\n');
+    fastsum::manifest::write_line_of_names(buf, &parts, true);
 }
 
 fn bytes(entry: Option<&fastsum::diff::Entry>) -> &[u8] {

@@ -24,7 +24,7 @@ pub struct DirsRun<'a> {
 /// could not be read, 2 when the run could not be made).
 pub fn run(r: DirsRun<'_>) -> i32 {
     const NAME: &str = "fastsum dupes";
-    if let Some(why) = fastsum::dirdigest::refusal(r.algorithm) {
+    if let Some(why) = r.algorithm.directory_digest_refusal() {
         eprintln!("{NAME}: {why}");
         return 2;
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::manifest::json::{write_name, write_string};
-use fastsum::manifest::{needs_escape, write_escaped};
+use fastsum::manifest::LinePart;
 use fastsum::scrub::{scrub, scrub_manifest, Finding, ScrubOptions, ScrubSummary};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
@@ -283,20 +283,12 @@ impl Printer<'_> {
 /// `corrupted\tPATH` (names escaped as fastsum's lines escape them: a
 /// leading `\` when a name holds `\`, a tab, a newline or a CR).
 fn text_line(line: &mut Vec<u8>, name: &[u8], finding: &Finding) {
-    let escape = needs_escape(name) || name.contains(&b'\t');
-    if escape {
-        line.push(b'\\');
-    }
-    line.extend_from_slice(word(finding).as_bytes());
-    line.push(b'\t');
-    for &b in name {
-        match (escape, b) {
-            (true, b'\t') => line.extend_from_slice(b"\\t"),
-            (true, _) => write_escaped(&[b], line),
-            (false, _) => line.push(b),
-        }
-    }
-    line.push(b'\n');
+    let parts = [
+        LinePart::Text(word(finding).as_bytes()),
+        LinePart::Text(b"\t"),
+        LinePart::Name(name),
+    ];
+    fastsum::manifest::write_line_of_names(line, &parts, true);
 }
 
 /// `{"path":…,"status":"corrupted","recorded":…,"actual":…}`.

@@ -74,7 +74,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(status) => return status,
     };
     let algorithm = args.algorithm;
-    if let Some(why) = fastsum::dirdigest::refusal(algorithm) {
+    if let Some(why) = algorithm.directory_digest_refusal() {
         eprintln!("{NAME}: {why}");
         return 2;
     }

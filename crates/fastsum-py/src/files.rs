@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use fastsum::cache::{absolute_in, Cache, CacheSession};
+use fastsum::cache::{Cache, CacheSession};
 use fastsum::pipeline::Order;
 use fastsum::walk::WalkOptions;
 use fastsum::{FileHasher, Outcome, Record, Source, TreeHasher};
@@ -232,7 +232,12 @@ pub fn hash_tree(
 ) -> PyResult<TreeIterator> {
     let algorithm = errors::algorithm(algorithm)?;
     let (root, bytes_paths) = paths::from_python(root)?;
-    fastsum::walk::check_excludes(&exclude).map_err(|e| errors::to_err(py, &e, false))?;
+    fastsum::walk::WalkOptions {
+        excludes: exclude.clone(),
+        ..Default::default()
+    }
+    .check_excludes()
+    .map_err(|e| errors::to_err(py, &e, false))?;
     let mut hasher = TreeHasher::new(algorithm)
         .threads(self::threads(threads))
         .recursive(true)
@@ -244,8 +249,7 @@ pub fn hash_tree(
     let mut opened = None;
     if let Some(cache) = cache {
         let (cache_path, _) = paths::from_python(cache)?;
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let prefixes: Vec<PathBuf> = vec![absolute_in(&cwd, &root)];
+        let prefixes: Vec<PathBuf> = vec![root.clone()];
         let loaded = py.detach(|| {
             let mut cache = Cache::open(&cache_path)?;
             let session = cache.session(algorithm, &prefixes)?;

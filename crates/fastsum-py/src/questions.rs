@@ -223,7 +223,12 @@ pub fn diff(
     let algorithm = algorithm.map(errors::algorithm).transpose()?;
     let (old, old_bytes) = paths::from_python(old)?;
     let (new, new_bytes) = paths::from_python(new)?;
-    fastsum::walk::check_excludes(&exclude).map_err(|e| errors::to_err(py, &e, false))?;
+    fastsum::walk::WalkOptions {
+        excludes: exclude.clone(),
+        ..Default::default()
+    }
+    .check_excludes()
+    .map_err(|e| errors::to_err(py, &e, false))?;
     let mut options = DiffOptions {
         algorithm,
         walk: WalkOptions {

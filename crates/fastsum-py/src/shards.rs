@@ -144,7 +144,7 @@ pub fn _list<'py>(
                 sizes: true,
                 ..WalkOptions::default()
             };
-            fastsum::walk::walk_sorted(&root, &options, &mut |item| match item {
+            options.walk_sorted(&root, &mut |item| match item {
                 WalkItem::File { path, size, .. } => listing.push(
                     b'f',
                     fastsum::name::path_bytes(&path),

@@ -47,7 +47,7 @@ fn lookup_store_run<const STORES_PER_LOOKUP: usize>(bencher: Bencher) {
     let dir = tempfile::tempdir().unwrap();
     let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
     let existing: Vec<NewEntry> = (0..10_000).map(entry).collect();
-    let now = fastsum::cache::now_ns();
+    let now = now_ns();
     cache.store(Algorithm::Md5, &existing, now).unwrap();
     let root = [PathBuf::from("/bench/root")];
     // The same new keys each time (replaced), so the cache does not grow
@@ -80,7 +80,7 @@ fn cache_of(entries: usize) -> std::path::PathBuf {
     let dir = made.entry(entries).or_insert_with(|| {
         let dir = tempfile::tempdir().unwrap();
         let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
-        let now = fastsum::cache::now_ns();
+        let now = now_ns();
         // Stored a directory's worth at a time, as runs store them.
         let mut batch = Vec::with_capacity(100 * PER_DIRECTORY);
         for i in 0..entries {
@@ -121,7 +121,7 @@ fn store_lookup_run_in_a_cache_of<const LOOKUPS_PER_STORE: usize>(
 ) {
     const STORES: usize = 100;
     let mut cache = Cache::open(&cache_of(entries)).unwrap();
-    let now = fastsum::cache::now_ns();
+    let now = now_ns();
     let root = [PathBuf::from("/bench/spread/d00000")];
     let fresh: Vec<NewEntry> = (0..STORES)
         .map(|j| NewEntry {
@@ -144,4 +144,11 @@ fn store_lookup_run_in_a_cache_of<const LOOKUPS_PER_STORE: usize>(
             assert_eq!(hits, lookups);
             cache.store(Algorithm::Md5, &fresh, now).unwrap();
         });
+}
+
+/// Now, in ns since the epoch: when the stored entries were hashed.
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
 }

@@ -102,6 +102,6 @@ pub use fs::device::DiskKind;
 pub use fs::{name, portable, FileStamp};
 #[cfg(feature = "tree")]
 pub use pipeline::{Order, Outcome, Progress, Record, Sink, TreeHasher, TreeOptions};
-pub use read::{hash_path, FileHasher, ReadStrategy};
+pub use read::{FileHasher, ReadStrategy};
 #[cfg(feature = "tree")]
 pub use stage::Source;

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{CommandFactory, Parser};
-use fastsum::walk::{self, WalkItem, WalkOptions};
+use fastsum::walk::{WalkItem, WalkOptions};
 use fastsum::Algorithm;
 
 mod export;
@@ -283,7 +283,7 @@ fn strategies(algorithm: Algorithm, files: usize) -> Vec<Box<dyn Strategy>> {
         4 << 10,
         32 << 10,
         128 << 10,
-        fastsum::read::DEFAULT_BUFFER_SIZE,
+        fastsum::ReadStrategy::DEFAULT_BUFFER_SIZE,
         1 << 20,
     ] {
         list.push(Box::new(Streamed(size)));
@@ -332,12 +332,13 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             files.push(path.clone());
         } else if metadata.is_dir() {
             let found = Mutex::new(Vec::new());
-            walk::walk(path, &WalkOptions::default(), &|item| match item {
-                WalkItem::File { path, .. } => found.lock().expect("not poisoned").push(path),
-                WalkItem::Special { .. } | WalkItem::Directory { .. } => {}
-                WalkItem::Error(e) => eprintln!("fastsum bench: {e}"),
-            })
-            .map_err(|e| e.to_string())?;
+            WalkOptions::default()
+                .walk(path, &|item| match item {
+                    WalkItem::File { path, .. } => found.lock().expect("not poisoned").push(path),
+                    WalkItem::Special { .. } | WalkItem::Directory { .. } => {}
+                    WalkItem::Error(e) => eprintln!("fastsum bench: {e}"),
+                })
+                .map_err(|e| e.to_string())?;
             let mut found = found.into_inner().expect("not poisoned");
             found.sort();
             files.extend(found);

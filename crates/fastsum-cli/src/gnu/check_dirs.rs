@@ -70,8 +70,7 @@ fn walk(run: &mut Run, o: &Options, algorithm: Algorithm, name: &[u8], made: &mu
     }
     let root = fastsum::name::path(name).into_owned();
     let mut first_problem = None;
-    let walked = fastsum::dirdigest::tree_digests(
-        hasher,
+    let walked = hasher.tree_digests(
         root,
         &mut |path, digest| {
             let key = (algorithm, fastsum::name::path_bytes(path).to_vec());

@@ -125,7 +125,7 @@ fn hashed_in_the_pipeline(run: &Run, name: &[u8]) -> bool {
 /// Whether the line naming `name` is a directory's (fastsum's own mode
 /// only: the GNU tools read every name as a file's).
 pub(super) fn is_directory_line(run: &Run, name: &[u8]) -> bool {
-    run.tool.kind == ToolKind::Fastsum && fastsum::manifest::read::is_directory_name(name)
+    run.tool.kind == ToolKind::Fastsum && fastsum::manifest::read::Manifest::is_directory_name(name)
 }
 
 /// Whether the chunk names so few files, so small, that they are hashed in

@@ -176,11 +176,10 @@ fn session_for(
     answers.or_else(|| {
         let path = o.cache.as_ref()?;
         let mut cache = open_cache(run, path)?;
-        let cwd = std::env::current_dir().unwrap_or_default();
         let prefixes: Vec<PathBuf> = operands
             .iter()
             .filter_map(|op| match op {
-                Source::Path(p) => Some(fastsum::cache::absolute_in(&cwd, p)),
+                Source::Path(p) => Some(p.clone()),
                 Source::Stdin => None,
             })
             .collect();

@@ -47,7 +47,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         if name == b"-" {
             inputs.push(Input::Stdin);
         } else if o.tree.recursive && path.is_dir() {
-            let walked = fastsum::walk::walk_sorted(&path, &o.tree.walk, &mut |item| match item {
+            let walked = o.tree.walk.walk_sorted(&path, &mut |item| match item {
                 WalkItem::File { path, .. } => {
                     inputs.push(Input::File(fastsum::name::path_bytes(&path).to_vec()))
                 }

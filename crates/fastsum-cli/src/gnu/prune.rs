@@ -47,7 +47,7 @@ pub(super) fn adopt(
         ),
     ];
     run.refuse_first(&refused)?;
-    if let Some(why) = fastsum::dirdigest::refusal(o.tree.algorithm) {
+    if let Some(why) = o.tree.algorithm.directory_digest_refusal() {
         run.error(why.as_bytes());
         return Err(1);
     }

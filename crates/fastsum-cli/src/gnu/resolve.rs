@@ -45,7 +45,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     o.tree.strategy = match (io_mode.as_str(), read_size) {
         ("mmap", _) => ReadStrategy::Mmap,
         ("read", size) | ("auto", size @ Some(_)) => ReadStrategy::Read {
-            buffer_size: size.unwrap_or(fastsum::read::DEFAULT_BUFFER_SIZE),
+            buffer_size: size.unwrap_or(fastsum::ReadStrategy::DEFAULT_BUFFER_SIZE),
         },
         _ => ReadStrategy::Auto,
     };
@@ -180,7 +180,7 @@ fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
         ),
     ];
     run.refuse_first(&refused)?;
-    if let Some(why) = fastsum::dirdigest::refusal(o.tree.algorithm) {
+    if let Some(why) = o.tree.algorithm.directory_digest_refusal() {
         run.error(why.as_bytes());
         return Err(1);
     }
@@ -221,7 +221,7 @@ fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
             binary: o.binary == 1,
         }
     };
-    fastsum::manifest::render::Renderer {
+    let renderer = fastsum::manifest::render::Renderer {
         algorithm: o.tree.algorithm,
         json: o.json,
         style,
@@ -235,7 +235,11 @@ fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
         program: run.name.clone(),
         utf8: run.utf8,
         hashdeep: o.hashdeep,
-        stamps_before: o.stamps.then(fastsum::cache::now_ns),
+        stamps_before: None,
+    };
+    match o.stamps {
+        true => renderer.with_stamps(),
+        false => renderer,
     }
 }
 

@@ -136,14 +136,12 @@ fn listed_answers(
             return Err(1);
         }
     };
-    let cwd = std::env::current_dir().unwrap_or_default();
     let stamped = list.entries.iter().filter_map(|e| {
         let file = fastsum::name::path(&e.path);
         let stamp = *e.stamp.as_deref()?;
-        Some((fastsum::cache::absolute_in(&cwd, &file), stamp, e.digest))
+        Some((file.into_owned(), stamp, e.digest))
     });
-    let now = fastsum::cache::now_ns();
-    let snapshot = fastsum::cache::Snapshot::of_entries(algorithm, stamped, now);
+    let snapshot = fastsum::cache::Snapshot::of_entries(algorithm, stamped);
     let session = fastsum::cache::CacheSession::new(snapshot, algorithm);
     Ok((std::sync::Arc::new(session), list))
 }

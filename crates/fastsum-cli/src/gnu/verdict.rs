@@ -6,7 +6,7 @@
 use std::io::Write as _;
 
 use fastsum::manifest::json::{write_name, write_string};
-use fastsum::manifest::write_escaped;
+use fastsum::manifest::LinePart;
 use fastsum::{Algorithm, Digest};
 
 use super::options::Options;
@@ -60,15 +60,12 @@ pub(super) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
         return;
     }
     let mut line = Vec::with_capacity(name.len() + 24);
-    if fastsum::manifest::needs_escape(name) {
-        line.push(b'\\');
-        write_escaped(name, &mut line);
-    } else {
-        line.extend_from_slice(name);
-    }
-    line.extend_from_slice(b": ");
-    line.extend_from_slice(status);
-    line.push(b'\n');
+    let parts = [
+        LinePart::Name(name),
+        LinePart::Text(b": "),
+        LinePart::Text(status),
+    ];
+    fastsum::manifest::write_line_of_names(&mut line, &parts, false);
     if run.progress.is_some() && stdout_is_a_terminal() {
         run.around_the_bar(|out| out.out(&line));
     } else {

@@ -121,11 +121,7 @@ pub fn open_cache_session(
             return (None, None);
         }
     };
-    let roots: Vec<std::path::PathBuf> = roots
-        .iter()
-        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-        .collect();
-    match cache.session(algorithm, &roots) {
+    match cache.session(algorithm, roots) {
         Ok(session) => (Some(cache), Some(std::sync::Arc::new(session))),
         Err(e) => {
             eprintln!("{who}: cache: {e}; going on without it");
@@ -193,13 +189,7 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 /// A name on a line of its own after `indent`, escaped as fastsum's lines
 /// escape names (a leading `\` when it holds `\`, a newline or a CR).
 pub fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
-    if fastsum::manifest::needs_escape(name) {
-        buf.push(b'\\');
-        buf.extend_from_slice(indent.as_bytes());
-        fastsum::manifest::write_escaped(name, buf);
-    } else {
-        buf.extend_from_slice(indent.as_bytes());
-        buf.extend_from_slice(name);
-    }
-    buf.push(b'\n');
+    use fastsum::manifest::LinePart;
+    let parts = [LinePart::Text(indent.as_bytes()), LinePart::Name(name)];
+    fastsum::manifest::write_line_of_names(buf, &parts, false);
 }

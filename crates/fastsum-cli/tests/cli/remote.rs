@@ -67,13 +67,14 @@ fn tree() -> tempfile::TempDir {
 /// Every regular file under root with its local digest, by path bytes.
 fn local(root: &Path, algorithm: Algorithm) -> Vec<(Vec<u8>, String)> {
     let mut out = Vec::new();
-    fastsum::walk::walk_sorted(root, &Default::default(), &mut |item| {
-        if let fastsum::walk::WalkItem::File { path, .. } = item {
-            let d = FileHasher::new().hash_path(algorithm, &path).unwrap();
-            out.push((path.as_os_str().as_bytes().to_vec(), d.to_hex()));
-        }
-    })
-    .unwrap();
+    fastsum::walk::WalkOptions::default()
+        .walk_sorted(root, &mut |item| {
+            if let fastsum::walk::WalkItem::File { path, .. } = item {
+                let d = FileHasher::new().hash_path(algorithm, &path).unwrap();
+                out.push((path.as_os_str().as_bytes().to_vec(), d.to_hex()));
+            }
+        })
+        .unwrap();
     out
 }
 

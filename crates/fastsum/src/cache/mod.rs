@@ -41,14 +41,14 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub use crate::fs::stat::now_ns;
 pub use crate::fs::FileStamp;
 // The fuzz targets run with the fuzz harness: in tests with `remote`.
 #[cfg(all(test, feature = "remote"))]
 pub(crate) use dir_entries::fuzz_row;
 pub use dir_entries::Entry;
 pub use maintenance::Summary;
-pub use session::{absolute_in, CacheSession};
+pub(crate) use session::absolute_in;
+pub use session::CacheSession;
 pub use snapshot::Snapshot;
 pub(crate) use stage::CachingBatchHasher;
 pub use store::{Cache, NewEntry, RunStats};

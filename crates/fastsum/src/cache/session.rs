@@ -16,7 +16,7 @@ use crate::stage::Hashed;
 /// slashes removed (`..` kept: it may cross a symlink), the cache's key.
 /// `std::path::absolute` does the same but asks the kernel for the working
 /// directory on every call (9% of a cached run's profile).
-pub fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
+pub(crate) fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
     if path.is_absolute() {
         path.components().collect()
     } else {
@@ -199,12 +199,15 @@ impl CacheSession {
 }
 
 impl Cache {
-    /// A session for a run of `algorithm` over `prefixes` (absolute
-    /// paths): their entries loaded a directory at a time as the run asks
-    /// (in bulk if the file cannot be opened twice), and only
-    /// `algorithm`'s digests answered and stored by it. The one way a run
-    /// starts using the cache.
+    /// A session for a run of `algorithm` over `prefixes` (the run's
+    /// operands, relative to the working directory or absolute): their
+    /// entries loaded a directory at a time as the run asks (in bulk if
+    /// the file cannot be opened twice), and only `algorithm`'s digests
+    /// answered and stored by it. The one way a run starts using the cache.
     pub fn session(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<CacheSession> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let prefixes: Vec<PathBuf> = prefixes.iter().map(|p| absolute_in(&cwd, p)).collect();
+        let prefixes = &prefixes[..];
         let snapshot =
             match super::lazy::Lazy::open(self.path(), algorithm, super::store::BUSY_TIMEOUT) {
                 Ok(lazy) => Snapshot::lazy(lazy),

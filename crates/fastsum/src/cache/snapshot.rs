@@ -83,16 +83,19 @@ impl Snapshot {
     }
 
     /// A snapshot of `algorithm`'s digests known some other way (a list
-    /// written with stamps): each (absolute path, stamp, digest) as if a
-    /// run had recorded it at `recorded_ns`.
+    /// written with stamps): each (path, stamp, digest) as if a run had
+    /// recorded it now, the path relative to the working directory or
+    /// absolute.
     pub fn of_entries(
         algorithm: crate::algo::Algorithm,
         entries: impl IntoIterator<Item = (std::path::PathBuf, FileStamp, Digest)>,
-        recorded_ns: i64,
     ) -> Snapshot {
+        let recorded_ns = crate::fs::stat::now_ns();
+        let cwd = std::env::current_dir().unwrap_or_default();
         let mut by_dir: HashMap<Vec<u8>, std::collections::BTreeMap<Vec<u8>, Entry>> =
             HashMap::new();
         for (path, stamp, digest) in entries {
+            let path = super::absolute_in(&cwd, &path);
             let Some((dir, name)) = split_key(&path) else {
                 continue;
             };

@@ -55,7 +55,7 @@ pub(super) fn plan<'a>(
         && !walk.one_file_system
         && walk.only_top.is_none();
     let sendable = options.remote.upload_self.is_none() && options.remote.listing.is_none();
-    let algorithm = algorithm.filter(|a| crate::dirdigest::refusal(*a).is_none())?;
+    let algorithm = algorithm.filter(|a| a.directory_digest_refusal().is_none())?;
     (same_walk && sendable && options.cache.is_some()).then_some(Plan {
         root,
         remote,

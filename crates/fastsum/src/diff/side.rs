@@ -13,7 +13,7 @@ use crate::digest::Digest;
 use crate::pipeline::{Outcome, Record, TreeHasher};
 use crate::remote::{hash_remote, Method, Remote, RemoteOptions};
 use crate::stage::Source;
-use crate::walk::{self, SpecialKind, WalkItem};
+use crate::walk::{SpecialKind, WalkItem};
 
 /// Entries queued ahead of the merge, per side.
 const AHEAD: usize = 4096;
@@ -116,7 +116,7 @@ pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed
             };
             let _ = tx.send(listed);
         };
-        if let Err(e) = walk::walk_sorted(&root, &walk_options, &mut sink) {
+        if let Err(e) = walk_options.walk_sorted(&root, &mut sink) {
             let _ = tx.send(Listed::Problem {
                 key: Vec::new(),
                 path: root.clone(),

@@ -63,13 +63,15 @@ fn kind_byte(kind: SpecialKind) -> u8 {
     }
 }
 
-/// Why an algorithm cannot make directory digests, if it cannot: the
-/// old checksums (cksum, sum, crc32b) carry a length beside their value
-/// and are not hashes.
-pub fn refusal(algorithm: Algorithm) -> Option<String> {
-    algorithm.is_legacy().then(|| {
-        format!("{algorithm} is a checksum, not a hash: directory digests need a hash algorithm")
-    })
+impl Algorithm {
+    /// Why this algorithm cannot make directory digests, if it cannot:
+    /// the old checksums (cksum, sum, crc32b) carry a length beside their
+    /// value and are not hashes.
+    pub fn directory_digest_refusal(self) -> Option<String> {
+        self.is_legacy().then(|| {
+            format!("{self} is a checksum, not a hash: directory digests need a hash algorithm")
+        })
+    }
 }
 
 /// A directory open on the way down: its entries absorbed so far.
@@ -125,9 +127,9 @@ pub struct DirectoryDigests<S: Sink> {
 impl<S: Sink> DirectoryDigests<S> {
     /// Digests of the directories among `operands` (the run's, in order)
     /// and below them, in `algorithm`; `Err` says why the algorithm
-    /// cannot ([`refusal`]).
+    /// cannot ([`Algorithm::directory_digest_refusal`]).
     pub fn new(algorithm: Algorithm, operands: &[Source], inner: S) -> Result<Self, String> {
-        if let Some(why) = refusal(algorithm) {
+        if let Some(why) = algorithm.directory_digest_refusal() {
             return Err(why);
         }
         let roots = operands
@@ -283,14 +285,27 @@ impl<S: Sink> Sink for &mut DirectoryDigests<S> {
     }
 }
 
-/// The directory digests of the tree at `root` through `hasher`'s run
-/// (its algorithm, cache and progress; it is set to walk sorted, with
-/// directories): `found` gets each directory's path (ending in a
-/// separator) and digest as it is complete, `problem` each path that could
-/// not be read and why. Returns the root's digest (a file's own when
-/// `root` is a file), `None` when anything could not be read. `Err`: the
-/// algorithm cannot make directory digests, or the run could not start.
-pub fn tree_digests(
+impl crate::pipeline::TreeHasher {
+    /// The directory digests of the tree at `root` through this run (its
+    /// algorithm, cache and progress; it is set to walk sorted, with
+    /// directories): `found` gets each directory's path (ending in a
+    /// separator) and digest as it is complete, `problem` each path that
+    /// could not be read and why. Returns the root's digest (a file's own
+    /// when `root` is a file), `None` when anything could not be read.
+    /// `Err`: the algorithm cannot make directory digests, or the run could
+    /// not start.
+    pub fn tree_digests(
+        self,
+        root: PathBuf,
+        found: &mut dyn FnMut(&std::path::Path, &Digest),
+        problem: &mut dyn FnMut(PathBuf, String),
+    ) -> std::result::Result<Option<Digest>, String> {
+        tree_digests(self, root, found, problem)
+    }
+}
+
+/// [`crate::pipeline::TreeHasher::tree_digests`].
+fn tree_digests(
     hasher: crate::pipeline::TreeHasher,
     root: PathBuf,
     found: &mut dyn FnMut(&std::path::Path, &Digest),

@@ -335,7 +335,9 @@ mod tests {
             let key = path.strip_prefix(root).unwrap().display().to_string();
             offers.insert(key.into_bytes(), *digest);
         };
-        super::super::tree_digests(hasher, root.to_path_buf(), found, &mut |_, _| {}).unwrap();
+        hasher
+            .tree_digests(root.to_path_buf(), found, &mut |_, _| {})
+            .unwrap();
         offers
     }
 

@@ -20,7 +20,7 @@ use crate::fs::{FileId, FileStamp};
 use crate::pipeline::{Order, Outcome, TreeHasher};
 use crate::read::ReadStrategy;
 use crate::stage::Source;
-use crate::walk::{self, SpecialKind, WalkItem};
+use crate::walk::{SpecialKind, WalkItem};
 
 /// What went wrong with a path, gathered from every thread.
 #[derive(Default)]
@@ -49,7 +49,7 @@ pub(super) fn run(
     options: &DupesOptions,
     unique: bool,
 ) -> Result<DupesReport> {
-    walk::check_excludes(&options.walk.excludes)?;
+    options.walk.check_excludes()?;
     let problems = Problems::default();
     let (paths, mut leftovers) = walk_operands(operands, options, &problems)?;
     let candidates = stat_candidates(paths, options, &problems);
@@ -89,7 +89,7 @@ fn walk_operands(
                 // own allocation let go at once (and reused for the next).
                 let found = Mutex::new(Paths::default());
                 let counted = options.progress.as_deref();
-                walk::walk(operand, &walk_options, &|item| match item {
+                walk_options.walk(operand, &|item| match item {
                     WalkItem::File { path, .. } => match leftover(&path) {
                         Some(l) => left.lock().expect("not poisoned").push(l),
                         None => {

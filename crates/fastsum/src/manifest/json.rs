@@ -20,7 +20,8 @@ use crate::algo::Algorithm;
 /// bench --json`), documented in docs/JSON.md: fields may be added within
 /// a version; renaming, removing or changing the meaning of one bumps it.
 /// `fastsum --version` prints it; `bench --json` carries it as `schema`.
-pub const SCHEMA_VERSION: u32 = 1;
+#[cfg(feature = "tree")]
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 #[cfg(feature = "tree")]
 use crate::pipeline::{Outcome, Record};
 

@@ -36,17 +36,56 @@ pub mod render;
 
 use std::borrow::Cow;
 
+/// A piece of a line [`write_line_of_names`] writes.
+#[derive(Clone, Copy, Debug)]
+pub enum LinePart<'a> {
+    /// Written as it is.
+    Text(&'a [u8]),
+    /// A file's name, escaped where the line is.
+    Name(&'a [u8]),
+}
+
+/// Appends `parts` and a newline to `out`, the names escaped as GNU's,
+/// b3sum's and fastsum's lines escape them: when any name holds a
+/// backslash, a newline or a CR (with `tabs`, a tab too: the line's fields
+/// are tab-separated), the line starts with `\` and in every name those
+/// bytes are written `\\`, `\n`, `\r` (`\t`). The one rule for the lines
+/// of `-c`, `diff`, `scrub` and `dupes`.
+pub fn write_line_of_names(out: &mut Vec<u8>, parts: &[LinePart<'_>], tabs: bool) {
+    let escapes = |name: &[u8]| needs_escape(name) || (tabs && name.contains(&b'\t'));
+    let escape = parts
+        .iter()
+        .any(|part| matches!(part, LinePart::Name(name) if escapes(name)));
+    if escape {
+        out.push(b'\\');
+    }
+    for part in parts {
+        match *part {
+            LinePart::Name(name) if escape => {
+                for &b in name {
+                    match b {
+                        b'\t' if tabs => out.extend_from_slice(b"\\t"),
+                        _ => write_escaped(&[b], out),
+                    }
+                }
+            }
+            LinePart::Name(bytes) | LinePart::Text(bytes) => out.extend_from_slice(bytes),
+        }
+    }
+    out.push(b'\n');
+}
+
 /// True if GNU and b3sum escape this name when printing it: it holds a
 /// backslash, a newline or a carriage return. On Windows a backslash
 /// separates path components (no name holds one), so it is left alone.
-pub fn needs_escape(name: &[u8]) -> bool {
+pub(crate) fn needs_escape(name: &[u8]) -> bool {
     name.iter()
         .any(|&b| matches!(b, b'\n' | b'\r') || (b == b'\\' && !cfg!(windows)))
 }
 
 /// Appends `name` to `out` with `\` → `\\` (not on Windows, see
 /// [`needs_escape`]), newline → `\n`, CR → `\r`.
-pub fn write_escaped(name: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn write_escaped(name: &[u8], out: &mut Vec<u8>) {
     for &b in name {
         match b {
             b'\\' if !cfg!(windows) => out.extend_from_slice(b"\\\\"),
@@ -95,6 +134,34 @@ mod tests {
         write_escaped(name, &mut out);
         assert_eq!(out, b"a\\\\b\\nc\\rd e");
         assert_eq!(unescape(&out).unwrap().as_ref(), name);
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_line_of_names_is_escaped_whole_or_not_at_all() {
+        let line = |parts: &[LinePart<'_>], tabs| {
+            let mut out = Vec::new();
+            write_line_of_names(&mut out, parts, tabs);
+            out
+        };
+        let (tab, t) = (LinePart::Text(b"\t"), LinePart::Text(b"M"));
+        // No name needs it: as they are, the text never escaped.
+        assert_eq!(line(&[t, tab, LinePart::Name(b"a b")], true), b"M\ta b\n");
+        // One name does: the line starts with `\`, every name escaped.
+        let parts = [
+            t,
+            tab,
+            LinePart::Name(b"x\ty"),
+            tab,
+            LinePart::Name(b"p\\q"),
+        ];
+        assert_eq!(line(&parts, true), b"\\M\tx\\ty\tp\\\\q\n");
+        // Without tabs a tab is an ordinary byte (GNU's `-c` lines)...
+        let parts = [LinePart::Name(b"x\ty"), LinePart::Text(b": OK")];
+        assert_eq!(line(&parts, false), b"x\ty: OK\n");
+        // ...and a newline or CR still escapes the line.
+        let parts = [LinePart::Name(b"x\ny\r"), LinePart::Text(b": OK")];
+        assert_eq!(line(&parts, false), b"\\x\\ny\\r: OK\n");
     }
 
     #[test]

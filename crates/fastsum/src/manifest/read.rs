@@ -122,7 +122,7 @@ fn read_lines(
             size: None,
             stamp: None,
         };
-        match is_directory_name(&entry.path) {
+        match Manifest::is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
             false => {
                 files += 1;
@@ -198,7 +198,7 @@ fn read_json(
                 continue;
             }
         };
-        match directory && is_directory_name(&entry.path) {
+        match directory && Manifest::is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
             false if directory => manifest
                 .problems
@@ -358,10 +358,12 @@ fn read_hashdeep(
     finish(manifest, Some(algorithm), files)
 }
 
-/// A directory's line names it with a `/` at the end, which no file's
-/// name has.
-pub fn is_directory_name(name: &[u8]) -> bool {
-    name.last() == Some(&b'/')
+impl Manifest {
+    /// A directory's line names it with a `/` at the end, which no file's
+    /// name has.
+    pub fn is_directory_name(name: &[u8]) -> bool {
+        name.last() == Some(&b'/')
+    }
 }
 
 fn finish(mut manifest: Manifest, seen: Option<Algorithm>, files: u64) -> Result<Manifest, String> {

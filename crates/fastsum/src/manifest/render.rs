@@ -52,6 +52,10 @@ pub struct Rendered {
 }
 
 impl Renderer {
+    /// The version of the JSON records' schema (docs/JSON.md), written in
+    /// each record as `"v"`.
+    pub const JSON_SCHEMA_VERSION: u32 = json::SCHEMA_VERSION;
+
     /// fastsum's own lines: MD5 untagged as md5sum prints them, every
     /// other algorithm BSD-tagged (so that `-c` knows what wrote it).
     pub fn fastsum(algorithm: Algorithm, json: bool) -> Renderer {
@@ -70,6 +74,13 @@ impl Renderer {
             hashdeep: false,
             stamps_before: None,
         }
+    }
+
+    /// JSON records carry each file's stamp where it was settled before
+    /// now (see [`Renderer::stamps_before`]).
+    pub fn with_stamps(mut self) -> Renderer {
+        self.stamps_before = Some(crate::fs::stat::now_ns());
+        self
     }
 
     /// Writes `record`: its line or JSON object to `out`, its message to

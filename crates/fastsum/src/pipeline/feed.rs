@@ -13,7 +13,7 @@ use super::prefetch::{self, Item};
 use super::{Order, Outcome, Progress, Record, Records, TreeOptions};
 use crate::fs::device::DiskKind;
 use crate::stage::{Job, Source};
-use crate::walk::{self, WalkItem};
+use crate::walk::WalkItem;
 
 /// Files sorted by inode at a time on a rotational disk: the collector
 /// may hold as many finished records (about 200 bytes each) waiting for an
@@ -189,8 +189,8 @@ impl Feeder<'_> {
         };
         // Globs were validated up front, so neither can fail.
         let _ = match self.options.order {
-            Order::Sorted => walk::walk_sorted(root, &self.options.walk, &mut |item| sink(item)),
-            Order::Unordered => walk::walk(root, &self.options.walk, &sink),
+            Order::Sorted => self.options.walk.walk_sorted(root, &mut |item| sink(item)),
+            Order::Unordered => self.options.walk.walk(root, &sink),
         };
         flush();
     }

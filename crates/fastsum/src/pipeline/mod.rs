@@ -4,7 +4,7 @@
 //! deterministic order.
 //!
 //! ```text
-//!  operands ─► feeder thread ─► (walk::walk, parallel) ─┐
+//!  operands ─► feeder thread ─► (WalkOptions::walk) ────┐
 //!                  │                                     ▼
 //!                  │ specials, walk errors        job queue (bounded)
 //!                  ▼                                     │ batches: a fair share, ≤ max_batch
@@ -17,11 +17,11 @@
 //! ```
 //!
 //! In sorted order the feeder walks each directory on its own thread with
-//! [`walk::walk_sorted`], which yields paths in byte order, and numbers
+//! [`WalkOptions::walk_sorted`], which yields paths in byte order, and numbers
 //! every job and record as it goes; the collector only has to restore that
 //! numbering. Output streams while the run goes on, and the collector holds
 //! only the records that finished ahead of an earlier one, never the whole
-//! tree. With `--unordered` the walk is [`walk::walk`], on several
+//! tree. With `--unordered` the walk is [`WalkOptions::walk`], on several
 //! threads.
 //!
 //! The hashing stage is the `BatchHasher` trait: a worker hands it a batch
@@ -51,7 +51,7 @@ use crate::error::Result;
 use crate::fs::device::DiskKind;
 use crate::read::{FileHasher, ReadStrategy};
 use crate::stage::{AutoBatchHasher, BatchHasher, Job, Source};
-use crate::walk::{self, WalkOptions};
+use crate::walk::WalkOptions;
 
 /// Jobs queued ahead of the workers; a walk far ahead of hashing waits.
 const JOB_QUEUE: usize = 16 * 1024;
@@ -326,7 +326,7 @@ pub(crate) fn hash_operands_with<B: BatchHasher>(
     mut sink: impl Sink,
     make_hasher: impl Fn(&TreeOptions) -> B + Sync,
 ) -> Result<()> {
-    walk::check_excludes(&options.walk.excludes)?;
+    options.walk.check_excludes()?;
     let Resolved {
         options,
         disks,

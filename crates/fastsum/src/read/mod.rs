@@ -12,7 +12,7 @@
 //!   xxh3 0.182 vs 0.095. Below 256 KiB the map set-up loses (64 KiB files:
 //!   xxh3 0.074 read vs 0.087 mapped; 16 KiB: 0.171 vs 0.280).
 //! * **Smaller files are read** into one reusable buffer of
-//!   [`DEFAULT_BUFFER_SIZE`] (256 KiB), so a file below the threshold takes
+//!   [`ReadStrategy::DEFAULT_BUFFER_SIZE`] (256 KiB), so a file below the threshold takes
 //!   one read plus the read that sees EOF: open, fstat, read, read, close;
 //!   no read-ahead advice, no map. The buffer is allocated once per
 //!   [`FileHasher`] (one per thread). Read sizes from 32 KiB to 4 MiB are
@@ -43,10 +43,6 @@ pub(crate) mod blake3_tree;
 pub(crate) mod mmap;
 #[cfg(unix)]
 mod sigbus;
-
-/// The read size used unless told otherwise: 256 KiB, so that every file
-/// below `MMAP_THRESHOLD` is read in one call (module docs).
-pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 
 /// A file a walk or a listing found as a regular file that is something
 /// else now (a FIFO, a directory...): an error, never read, so a FIFO put
@@ -88,6 +84,12 @@ pub enum ReadStrategy {
     /// Map regular files in bounded windows (falls back to reads for
     /// pipes, devices and files the kernel refuses to map).
     Mmap,
+}
+
+impl ReadStrategy {
+    /// The read size used unless told otherwise: 256 KiB, so that every
+    /// file below `MMAP_THRESHOLD` is read in one call (module docs).
+    pub const DEFAULT_BUFFER_SIZE: usize = 256 * 1024;
 }
 
 /// A reusable file hasher: owns the read buffer, so a thread hashing many
@@ -187,7 +189,7 @@ impl FileHasher {
     pub fn with_strategy(strategy: ReadStrategy) -> Self {
         let size = match strategy {
             ReadStrategy::Read { buffer_size } => buffer_size.max(1),
-            ReadStrategy::Auto | ReadStrategy::Mmap => DEFAULT_BUFFER_SIZE,
+            ReadStrategy::Auto | ReadStrategy::Mmap => ReadStrategy::DEFAULT_BUFFER_SIZE,
         };
         FileHasher {
             buffer: vec![0; size],
@@ -444,13 +446,6 @@ fn hash_reader_with<H: StreamHasher>(
     }
 }
 
-/// Hashes the file at `path` with a fresh [`FileHasher`]. For many files,
-/// keep one `FileHasher` and call [`FileHasher::hash_path`] to reuse its
-/// buffer.
-pub fn hash_path(algorithm: Algorithm, path: &Path) -> Result<Digest> {
-    FileHasher::new().hash_path(algorithm, path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,7 +456,7 @@ mod tests {
         let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
         for algorithm in Algorithm::ALL {
             let expected = algorithm.hash_bytes(&data);
-            for size in [1, 63, 64, 4096, 65_537, DEFAULT_BUFFER_SIZE] {
+            for size in [1, 63, 64, 4096, 65_537, ReadStrategy::DEFAULT_BUFFER_SIZE] {
                 let mut h = FileHasher::with_strategy(ReadStrategy::Read { buffer_size: size });
                 assert_eq!(
                     h.hash_reader(algorithm, Cursor::new(&data)).unwrap(),
@@ -474,7 +469,9 @@ mod tests {
 
     #[test]
     fn a_missing_file_names_its_path() {
-        let err = hash_path(Algorithm::Md5, Path::new("/nonexistent/fastsum-test")).unwrap_err();
+        let err = FileHasher::new()
+            .hash_path(Algorithm::Md5, Path::new("/nonexistent/fastsum-test"))
+            .unwrap_err();
         assert_eq!(err.path(), Some(Path::new("/nonexistent/fastsum-test")));
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
     }
@@ -485,14 +482,18 @@ mod tests {
         // not stop at fstat's length when that is not where EOF is.
         let expected = std::fs::read("/proc/version").unwrap();
         assert!(!expected.is_empty());
-        let digest = hash_path(Algorithm::Md5, Path::new("/proc/version")).unwrap();
+        let digest = FileHasher::new()
+            .hash_path(Algorithm::Md5, Path::new("/proc/version"))
+            .unwrap();
         assert_eq!(digest, Algorithm::Md5.hash_bytes(&expected));
     }
 
     #[test]
     fn a_directory_is_a_read_error() {
         let dir = tempfile::tempdir().unwrap();
-        let err = hash_path(Algorithm::Md5, dir.path()).unwrap_err();
+        let err = FileHasher::new()
+            .hash_path(Algorithm::Md5, dir.path())
+            .unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::EISDIR));
     }
 }

@@ -32,14 +32,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::algo::Algorithm;
-use crate::cache::{absolute_in, now_ns, Cache, Entry, NewEntry, Snapshot};
+use crate::cache::{absolute_in, Cache, Entry, NewEntry, Snapshot};
 use crate::digest::Digest;
 use crate::error::Result;
+use crate::fs::stat::now_ns;
 use crate::fs::{name, FileStamp};
 use crate::pipeline::{Outcome, Progress, TreeHasher, TreeOptions};
 use crate::read::Pace;
 use crate::stage::Source;
-use crate::walk::{walk_sorted, WalkItem, WalkOptions};
+use crate::walk::{WalkItem, WalkOptions};
 
 /// How to scrub.
 #[derive(Clone, Debug)]
@@ -271,7 +272,7 @@ impl Run<'_> {
         let mut walk = self.options.walk.clone();
         walk.follow_links = false;
         walk.sizes = true;
-        walk_sorted(root, &walk, &mut |item| {
+        walk.walk_sorted(root, &mut |item| {
             if self.failure.is_some() || self.summary.interrupted {
                 return;
             }

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::{Error, ErrorKind, Result};
 
 /// Checks that every exclude pattern is a valid glob.
-pub fn check_excludes(excludes: &[String]) -> Result<()> {
+pub(super) fn check_excludes(excludes: &[String]) -> Result<()> {
     exclude_overrides(Path::new("/"), excludes).map(drop)
 }
 

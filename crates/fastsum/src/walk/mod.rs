@@ -40,10 +40,6 @@ mod excludes;
 mod parallel;
 mod sorted;
 
-pub use excludes::check_excludes;
-pub use parallel::walk;
-pub use sorted::walk_sorted;
-
 /// How to walk.
 #[derive(Clone, Debug, Default)]
 pub struct WalkOptions {
@@ -53,8 +49,8 @@ pub struct WalkOptions {
     pub one_file_system: bool,
     /// Gitignore-style globs of paths to leave out.
     pub excludes: Vec<String>,
-    /// Threads of [`walk`] (0: let the walker choose); [`walk_sorted`]
-    /// walks on the caller's thread.
+    /// Threads of [`WalkOptions::walk`] (0: let the walker choose);
+    /// [`WalkOptions::walk_sorted`] walks on the caller's thread.
     pub threads: usize,
     /// When set, the walk reads no more directories and ends (a caller
     /// that stopped listening: a Python generator closed early, Ctrl-C).
@@ -76,6 +72,35 @@ pub struct WalkOptions {
 }
 
 impl WalkOptions {
+    /// Walks `root` in parallel and hands every item to `sink`, from the
+    /// walker's threads, in no particular order. Returns once the walk is
+    /// done.
+    ///
+    /// An invalid exclude glob is the only error returned; everything else
+    /// arrives as [`WalkItem::Error`].
+    pub fn walk(&self, root: &Path, sink: &(dyn Fn(WalkItem) + Sync)) -> Result<()> {
+        parallel::walk(root, self, sink)
+    }
+
+    /// Walks `root` on the calling thread and hands every item to `sink`
+    /// in the byte order of their paths: the order sorting the whole list
+    /// would give, without holding it. Each directory's entries are sorted
+    /// by name, a directory's name taken with a `/` after it (`a.txt` comes
+    /// before the files of `a/`, as `.` sorts before `/`), and each
+    /// subdirectory is walked at its place. A directory that cannot be read
+    /// is reported at its place.
+    ///
+    /// An invalid exclude glob is the only error returned; everything else
+    /// arrives as [`WalkItem::Error`].
+    pub fn walk_sorted(&self, root: &Path, sink: &mut dyn FnMut(WalkItem)) -> Result<()> {
+        sorted::walk_sorted(root, self, sink)
+    }
+
+    /// Checks that every exclude pattern is a valid glob, before any walk.
+    pub fn check_excludes(&self) -> Result<()> {
+        excludes::check_excludes(&self.excludes)
+    }
+
     /// Whether the walk has been told to stop.
     pub fn stopped(&self) -> bool {
         self.stop

@@ -7,12 +7,12 @@ use std::sync::{Condvar, Mutex};
 use super::{error_at, Directory, Found, WalkItem, WalkOptions, Walker};
 use crate::error::Result;
 
-/// Walks `root` in parallel and hands every item to `sink`, from the
-/// walker's threads, in no particular order. Returns once the walk is done.
-///
-/// An invalid exclude glob is the only error returned; everything else
-/// arrives as [`WalkItem::Error`].
-pub fn walk(root: &Path, options: &WalkOptions, sink: &(dyn Fn(WalkItem) + Sync)) -> Result<()> {
+/// [`WalkOptions::walk`].
+pub(super) fn walk(
+    root: &Path,
+    options: &WalkOptions,
+    sink: &(dyn Fn(WalkItem) + Sync),
+) -> Result<()> {
     let (walker, top) = match Walker::new(root, options)? {
         Ok(start) => start,
         Err(item) => {

@@ -7,16 +7,8 @@ use std::path::Path;
 use super::{error_at, Directory, Found, WalkItem, WalkOptions, Walker};
 use crate::error::Result;
 
-/// Walks `root` on the calling thread and hands every item to `sink` in
-/// the byte order of their paths: the order sorting the whole list would
-/// give, without holding it. Each directory's entries are sorted by name,
-/// a directory's name taken with a `/` after it (`a.txt` comes before the
-/// files of `a/`, as `.` sorts before `/`), and each subdirectory is walked
-/// at its place. A directory that cannot be read is reported at its place.
-///
-/// An invalid exclude glob is the only error returned; everything else
-/// arrives as [`WalkItem::Error`].
-pub fn walk_sorted(
+/// [`WalkOptions::walk_sorted`].
+pub(super) fn walk_sorted(
     root: &Path,
     options: &WalkOptions,
     sink: &mut dyn FnMut(WalkItem),
@@ -49,7 +41,7 @@ pub fn walk_sorted(
 }
 
 impl Walker<'_> {
-    /// The entries of `directory` in the order [`walk_sorted`] reports
+    /// The entries of `directory` in the order [`WalkOptions::walk_sorted`] reports
     /// them; an error reading it comes last.
     pub(super) fn sorted_entries(&self, directory: &Directory) -> Listed {
         let mut listed = Listed::default();

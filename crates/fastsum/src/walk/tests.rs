@@ -5,7 +5,9 @@ use std::sync::Mutex;
 
 fn collect(root: &Path, options: &WalkOptions) -> (Vec<PathBuf>, Vec<String>) {
     let items = Mutex::new(Vec::new());
-    walk(root, options, &|item| items.lock().unwrap().push(item)).unwrap();
+    options
+        .walk(root, &|item| items.lock().unwrap().push(item))
+        .unwrap();
     let (mut files, mut other) = (Vec::new(), Vec::new());
     for item in items.into_inner().unwrap() {
         match item {
@@ -95,12 +97,13 @@ fn the_sorted_walk_gives_the_order_of_sorting_every_path() {
         .collect();
     expected.sort();
     let mut walked = Vec::new();
-    walk_sorted(root, &WalkOptions::default(), &mut |item| {
-        if let WalkItem::File { path, .. } = item {
-            walked.push(path.into_os_string().into_vec());
-        }
-    })
-    .unwrap();
+    WalkOptions::default()
+        .walk_sorted(root, &mut |item| {
+            if let WalkItem::File { path, .. } = item {
+                walked.push(path.into_os_string().into_vec());
+            }
+        })
+        .unwrap();
     assert_eq!(walked, expected);
 }
 
@@ -113,12 +116,13 @@ fn paths_are_spelled_from_the_root_as_given() {
     for (root, expected) in [("r/", "r/a"), ("r", "r/a"), ("link", "link/a")] {
         let root = dir.path().join(root);
         let items = Mutex::new(Vec::new());
-        walk(&root, &WalkOptions::default(), &|item| {
-            if let WalkItem::File { path, .. } = item {
-                items.lock().unwrap().push(path);
-            }
-        })
-        .unwrap();
+        WalkOptions::default()
+            .walk(&root, &|item| {
+                if let WalkItem::File { path, .. } = item {
+                    items.lock().unwrap().push(path);
+                }
+            })
+            .unwrap();
         let expected = PathBuf::from(format!("{}/{expected}", dir.path().display()));
         assert_eq!(items.into_inner().unwrap(), [expected]);
     }
@@ -136,7 +140,9 @@ fn a_link_that_cannot_be_followed_is_an_error_and_the_walk_goes_on() {
         ..WalkOptions::default()
     };
     let items = Mutex::new(Vec::new());
-    walk(root, &follow, &|item| items.lock().unwrap().push(item)).unwrap();
+    follow
+        .walk(root, &|item| items.lock().unwrap().push(item))
+        .unwrap();
     let mut seen: Vec<String> = items
         .into_inner()
         .unwrap()
@@ -249,12 +255,13 @@ fn only_top_walks_one_root_entry_with_excludes_from_the_root() {
             ..WalkOptions::default()
         };
         let mut found = Vec::new();
-        walk_sorted(root, &options, &mut |item| {
-            if let WalkItem::File { path, .. } = item {
-                found.push(path.strip_prefix(root).unwrap().display().to_string());
-            }
-        })
-        .unwrap();
+        options
+            .walk_sorted(root, &mut |item| {
+                if let WalkItem::File { path, .. } = item {
+                    found.push(path.strip_prefix(root).unwrap().display().to_string());
+                }
+            })
+            .unwrap();
         found
     };
     assert_eq!(sorted(Some("a")), ["a/x"]);
@@ -286,12 +293,13 @@ fn max_depth_counts_levels_below_the_root_as_find_does() {
         };
         let parallel = collect(root, &options).0;
         let mut sorted = Vec::new();
-        walk_sorted(root, &options, &mut |item| {
-            if let WalkItem::File { path, .. } = item {
-                sorted.push(path.strip_prefix(root).unwrap().to_path_buf());
-            }
-        })
-        .unwrap();
+        options
+            .walk_sorted(root, &mut |item| {
+                if let WalkItem::File { path, .. } = item {
+                    sorted.push(path.strip_prefix(root).unwrap().to_path_buf());
+                }
+            })
+            .unwrap();
         let mut sorted_set = sorted.clone();
         sorted_set.sort();
         assert_eq!(parallel, sorted_set, "both walks agree at {depth:?}");
@@ -329,16 +337,19 @@ fn directories_are_reported_once_by_both_walks_and_in_place_by_the_sorted_one() 
         _ => "other".into(),
     };
     let mut sorted = Vec::new();
-    walk_sorted(dir.path(), &options, &mut |item| sorted.push(name(&item))).unwrap();
+    options
+        .walk_sorted(dir.path(), &mut |item| sorted.push(name(&item)))
+        .unwrap();
     assert_eq!(
         sorted,
         ["a.txt", "a/", "a/deep/", "a/deep/y", "a/x", "a0/", "a0/z", "empty/"]
     );
     let parallel = std::sync::Mutex::new(Vec::new());
-    walk(dir.path(), &options, &|item| {
-        parallel.lock().unwrap().push(name(&item))
-    })
-    .unwrap();
+    options
+        .walk(dir.path(), &|item| {
+            parallel.lock().unwrap().push(name(&item))
+        })
+        .unwrap();
     let mut parallel = parallel.into_inner().unwrap();
     parallel.sort();
     let mut want = sorted.clone();
@@ -346,9 +357,8 @@ fn directories_are_reported_once_by_both_walks_and_in_place_by_the_sorted_one() 
     assert_eq!(parallel, want);
     // Without the option, none.
     let mut plain = Vec::new();
-    walk_sorted(dir.path(), &WalkOptions::default(), &mut |item| {
-        plain.push(name(&item))
-    })
-    .unwrap();
+    WalkOptions::default()
+        .walk_sorted(dir.path(), &mut |item| plain.push(name(&item)))
+        .unwrap();
     assert!(plain.iter().all(|n| !n.ends_with('/')), "{plain:?}");
 }
