@@ -202,7 +202,9 @@ fn one_path_per_entry_kept(mut candidates: Candidates, operands: &[PathBuf]) -> 
 fn group_by_size_and_inode(candidates: &Candidates, hard_links: bool) -> (Vec<Item>, Vec<u32>) {
     let n = candidates.len();
     let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_unstable_by_key(|&i| {
+    // On every core: each comparison looks two stamps up at random, and at
+    // 3M candidates this sort took 1.3-1.9 s on one (1.1-1.6 s on two).
+    order.par_sort_unstable_by_key(|&i| {
         let s = &candidates.stamps[i as usize];
         (s.size, s.id(), i)
     });
