@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::diff::{diff, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
+use fastsum::diff::{ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
@@ -94,7 +94,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         if show {
             scope.spawn(|| display.run(&counters));
         }
-        let result = diff(&old, &Side::Tree(args.dir.clone()), &options, |event| {
+        let result = options.diff(&old, &Side::Tree(args.dir.clone()), |event| {
             let (line, err) = event_lines(&args, event);
             trouble |= !err.is_empty();
             display.suspend(|| {
@@ -124,7 +124,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     match out.finish() {
         Ok(()) => status,
         Err(e) => {
-            eprintln!("{NAME}: write error: {}", fastsum::error::os_message(&e));
+            eprintln!("{NAME}: write error: {}", fastsum::Error::os_message(&e));
             2
         }
     }

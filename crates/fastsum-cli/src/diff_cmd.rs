@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::diff::{diff, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
-use fastsum::manifest::json::write_name;
+use fastsum::diff::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
+use fastsum::manifest::render::Renderer;
 use fastsum::manifest::LinePart;
 use fastsum::Algorithm;
 
@@ -142,10 +142,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
         if show {
             scope.spawn(|| display.run(&counters));
         }
-        let result = diff(
+        let result = options.diff(
             &Side::of_operand(&args.old),
             &Side::of_operand(&args.new),
-            &options,
             |event| printer.event(event),
         );
         display.finish();
@@ -275,7 +274,7 @@ impl Printer<'_> {
         if let Err(e) = self.out.finish() {
             eprintln!(
                 "fastsum diff: write error: {}",
-                fastsum::error::os_message(&e)
+                fastsum::Error::os_message(&e)
             );
             return 2;
         }
@@ -345,7 +344,7 @@ fn write_line(buf: &mut Vec<u8>, change: &Change) {
     for name in names {
         parts.extend([LinePart::Text(b"\t"), LinePart::Name(name)]);
     }
-    fastsum::manifest::write_line_of_names(buf, &parts, true);
+    LinePart::write_line(buf, &parts, true);
 }
 
 fn bytes(entry: Option<&fastsum::diff::Entry>) -> &[u8] {
@@ -365,7 +364,7 @@ fn write_json(buf: &mut Vec<u8>, change: &Change) {
             }
             Some(entry) => {
                 buf.push(b',');
-                write_name(buf, label, entry.path.as_os_str().as_encoded_bytes());
+                Renderer::write_json_name(buf, label, entry.path.as_os_str().as_encoded_bytes());
                 if let Some(size) = entry.size {
                     let _ = write!(buf, ",\"{label}_size\":{size}");
                 }
@@ -380,7 +379,7 @@ fn write_json(buf: &mut Vec<u8>, change: &Change) {
 
 fn write_json_problem(buf: &mut Vec<u8>, path: &Path, error: &str) {
     buf.extend_from_slice(b"{\"change\":\"error\",");
-    write_name(buf, "path", path.as_os_str().as_encoded_bytes());
+    Renderer::write_json_name(buf, "path", path.as_os_str().as_encoded_bytes());
     buf.extend_from_slice(b",\"error\":");
     buf.extend_from_slice(json_string(error).as_bytes());
     buf.extend_from_slice(b"}\n");

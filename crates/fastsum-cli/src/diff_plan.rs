@@ -7,6 +7,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use fastsum::diff::{Change, ChangeKind, DiffSummary, Entry};
+use fastsum::manifest::render::Renderer;
 
 use crate::term::json_string;
 
@@ -33,7 +34,7 @@ fn item(list: &mut Vec<u8>) -> &mut Vec<u8> {
 
 /// `"label":"name"` (and `label_base64` for a name that is not UTF-8).
 fn name(buf: &mut Vec<u8>, label: &str, path: &Path) {
-    fastsum::manifest::json::write_name(buf, label, path.as_os_str().as_encoded_bytes());
+    Renderer::write_json_name(buf, label, path.as_os_str().as_encoded_bytes());
 }
 
 /// `,"size":N,"digest":"..."` where known.

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::leftovers::Cleared;
-use fastsum::dupes::{find_duplicates, DupesOptions, Group};
+use fastsum::dupes::{DupesOptions, Group};
+use fastsum::manifest::render::Renderer;
 use fastsum::Algorithm;
 
 use crate::term::count;
@@ -101,7 +102,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         crate::term::open_cache_session("fastsum dupes", &args.cache, algorithm, &args.paths);
     let mut options = dupes_options(&args, algorithm, session.clone());
     let found = with_progress(args.bar.shown(), &mut options, |options| {
-        find_duplicates(&args.paths, options, args.unique)
+        options.find_duplicates(&args.paths, args.unique)
     });
     drop(options);
     crate::term::close_cache_session("fastsum dupes", cache, session);
@@ -136,7 +137,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if let Err(e) = out.finish() {
         eprintln!(
             "fastsum dupes: write error: {}",
-            fastsum::error::os_message(&e)
+            fastsum::Error::os_message(&e)
         );
         return 1;
     }
@@ -373,11 +374,7 @@ fn write_json(buf: &mut Vec<u8>, group: &Group, algorithm: Algorithm) {
             buf.push(b',');
         }
         buf.push(b'{');
-        fastsum::manifest::json::write_name(
-            buf,
-            "path",
-            member.path.as_os_str().as_encoded_bytes(),
-        );
+        Renderer::write_json_name(buf, "path", member.path.as_os_str().as_encoded_bytes());
         buf.push(b'}');
     }
     buf.extend_from_slice(b"]}\n");

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use fastsum::dupes::dirs::{duplicate_directories, DirGroup};
+use fastsum::dupes::dirs::DirGroup;
+use fastsum::manifest::render::Renderer;
 use fastsum::{Algorithm, TreeHasher, TreeOptions};
 
 use crate::term::count;
@@ -41,7 +42,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         if show {
             scope.spawn(|| display.run(&counters));
         }
-        let found = duplicate_directories(hasher, r.paths);
+        let found = hasher.duplicate_directories(r.paths);
         display.finish();
         found
     });
@@ -76,7 +77,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         .as_bytes(),
     );
     if let Err(e) = out.finish() {
-        eprintln!("{NAME}: write error: {}", fastsum::error::os_message(&e));
+        eprintln!("{NAME}: write error: {}", fastsum::Error::os_message(&e));
         return 1;
     }
     i32::from(!report.problems.is_empty())
@@ -114,7 +115,7 @@ fn write_json(buf: &mut Vec<u8>, group: &DirGroup, algorithm: Algorithm) {
             buf.push(b',');
         }
         buf.push(b'{');
-        fastsum::manifest::json::write_name(buf, "path", fastsum::name::path_bytes(member));
+        Renderer::write_json_name(buf, "path", fastsum::name::path_bytes(member));
         buf.push(b'}');
     }
     buf.extend_from_slice(b"]}\n");

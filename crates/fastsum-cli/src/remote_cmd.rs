@@ -88,7 +88,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if let Err(e) = out.write_all(&command).and_then(|()| out.flush()) {
         eprintln!(
             "fastsum remote-command: write error: {}",
-            fastsum::error::os_message(&e)
+            fastsum::Error::os_message(&e)
         );
         return 2;
     }

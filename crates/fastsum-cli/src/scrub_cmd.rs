@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::manifest::json::{write_name, write_string};
+use fastsum::manifest::render::Renderer;
 use fastsum::manifest::LinePart;
-use fastsum::scrub::{scrub, scrub_manifest, Finding, ScrubOptions, ScrubSummary};
+use fastsum::scrub::{Finding, ScrubOptions, ScrubSummary};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
@@ -113,8 +113,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
         let mut sink = |path: &Path, finding: &Finding| printer.finding(path, finding);
         let result = match &mut recorded {
-            Recorded::Cache(cache) => scrub(cache, &args.paths, &options, &mut sink),
-            Recorded::List(list) => scrub_manifest(list, &options, &mut sink).map(|mut summary| {
+            Recorded::Cache(cache) => options.scrub(cache, &args.paths, &mut sink),
+            Recorded::List(list) => options.scrub_manifest(list, &mut sink).map(|mut summary| {
                 summary.failed += list.problems.len() as u64;
                 summary
             }),
@@ -143,8 +143,10 @@ enum Recorded {
 fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
     if let Some(list) = &args.manifest {
         let read = std::fs::File::open(list)
-            .map_err(|e| fastsum::error::os_message(&e))
-            .and_then(|f| fastsum::manifest::read::read_manifest(std::io::BufReader::new(f), None));
+            .map_err(|e| fastsum::Error::os_message(&e))
+            .and_then(|f| {
+                fastsum::manifest::read::Manifest::read(std::io::BufReader::new(f), None)
+            });
         let manifest = read.map_err(|why| {
             eprintln!("{NAME}: {}: {why}", list.display());
             2
@@ -221,7 +223,7 @@ impl Printer<'_> {
         match finding {
             Finding::Failed(why) => {
                 err.extend_from_slice(format!("{NAME}: ").as_bytes());
-                err.extend_from_slice(&crate::term::quote::quotef(name, true));
+                err.extend_from_slice(&crate::term::Quoting { utf8: true }.quotef(name));
                 err.extend_from_slice(format!(": {why}\n").as_bytes());
                 if self.args.json {
                     json_line(&mut line, name, finding);
@@ -269,7 +271,7 @@ impl Printer<'_> {
             );
         }
         if let Err(e) = self.out.finish() {
-            eprintln!("{NAME}: write error: {}", fastsum::error::os_message(&e));
+            eprintln!("{NAME}: write error: {}", fastsum::Error::os_message(&e));
             return 2;
         }
         match (s.corrupted, s.failed) {
@@ -288,15 +290,15 @@ fn text_line(line: &mut Vec<u8>, name: &[u8], finding: &Finding) {
         LinePart::Text(b"\t"),
         LinePart::Name(name),
     ];
-    fastsum::manifest::write_line_of_names(line, &parts, true);
+    LinePart::write_line(line, &parts, true);
 }
 
 /// `{"path":…,"status":"corrupted","recorded":…,"actual":…}`.
 fn json_line(line: &mut Vec<u8>, name: &[u8], finding: &Finding) {
     line.push(b'{');
-    write_name(line, "path", name);
+    Renderer::write_json_name(line, "path", name);
     line.extend_from_slice(b",\"status\":");
-    write_string(line, word(finding));
+    Renderer::write_json_string(line, word(finding));
     match finding {
         Finding::Corrupted { recorded, actual } => line.extend_from_slice(
             format!(
@@ -308,7 +310,7 @@ fn json_line(line: &mut Vec<u8>, name: &[u8], finding: &Finding) {
         ),
         Finding::Failed(why) => {
             line.extend_from_slice(b",\"error\":");
-            write_string(line, why);
+            Renderer::write_json_string(line, why);
         }
         _ => {}
     }

@@ -177,7 +177,7 @@ impl<'a> RootPrinter<'a> {
             Ok(()) if self.ok => 0,
             Ok(()) => 1,
             Err(e) => {
-                eprintln!("{NAME}: write error: {}", fastsum::error::os_message(&e));
+                eprintln!("{NAME}: write error: {}", fastsum::Error::os_message(&e));
                 1
             }
         }

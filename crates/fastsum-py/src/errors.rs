@@ -22,7 +22,7 @@ pub fn kind_to_err(
     let filename = path.map(|p| path_object(py, p, bytes_paths));
     match kind {
         ErrorKind::Io(e) => {
-            let message = fastsum::error::os_message(e);
+            let message = fastsum::Error::os_message(e);
             // An error made from a kind (not by the OS) gets the errno of
             // its kind, so that `except FileNotFoundError` catches it as
             // it catches the OS's own (issue 36).

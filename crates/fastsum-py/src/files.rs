@@ -81,7 +81,7 @@ impl FileResult {
 /// Threads for a run: `None` or 0 means every core.
 fn threads(threads: Option<usize>) -> usize {
     match threads {
-        None | Some(0) => fastsum::pipeline::available_threads(),
+        None | Some(0) => fastsum::TreeOptions::available_threads(),
         Some(n) => n,
     }
 }
@@ -232,20 +232,17 @@ pub fn hash_tree(
 ) -> PyResult<TreeIterator> {
     let algorithm = errors::algorithm(algorithm)?;
     let (root, bytes_paths) = paths::from_python(root)?;
-    fastsum::walk::WalkOptions {
-        excludes: exclude.clone(),
-        ..Default::default()
-    }
-    .check_excludes()
-    .map_err(|e| errors::to_err(py, &e, false))?;
+    let walk = WalkOptions {
+        follow_links: follow,
+        excludes: exclude,
+        ..WalkOptions::default()
+    };
+    walk.check_excludes()
+        .map_err(|e| errors::to_err(py, &e, false))?;
     let mut hasher = TreeHasher::new(algorithm)
         .threads(self::threads(threads))
         .recursive(true)
-        .walk(WalkOptions {
-            follow_links: follow,
-            excludes: exclude,
-            ..WalkOptions::default()
-        });
+        .walk(walk);
     let mut opened = None;
     if let Some(cache) = cache {
         let (cache_path, _) = paths::from_python(cache)?;

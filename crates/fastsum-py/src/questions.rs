@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use fastsum::diff::{Change as LibChange, DiffEvent, DiffOptions, Entry, Side};
-use fastsum::dupes::{find_duplicates, DupesOptions};
-use fastsum::manifest::check::{check as check_manifest, CheckStatus};
-use fastsum::manifest::read::read_manifest;
+use fastsum::dupes::DupesOptions;
+use fastsum::manifest::check::CheckStatus;
+use fastsum::manifest::read::Manifest;
 use fastsum::walk::WalkOptions;
 use fastsum::TreeOptions;
 use pyo3::exceptions::PyValueError;
@@ -69,14 +69,14 @@ pub fn check(
         )
     })?;
     let listed = py
-        .detach(|| read_manifest(std::io::BufReader::new(file), algorithm))
+        .detach(|| Manifest::read(std::io::BufReader::new(file), algorithm))
         .map_err(|why| PyValueError::new_err(format!("{}: {why}", manifest_path.display())))?;
     let mut options = TreeOptions::new(listed.algorithm);
     if let Some(n) = threads.filter(|&n| n > 0) {
         options.threads = n;
     }
     let mut run = Background::start(move |tx, stop| {
-        check_manifest(&listed, root.as_deref(), &options, Some(stop), |checked| {
+        listed.check(root.as_deref(), &options, Some(stop), |checked| {
             let _ = tx.send(checked);
         })
     });
@@ -223,33 +223,31 @@ pub fn diff(
     let algorithm = algorithm.map(errors::algorithm).transpose()?;
     let (old, old_bytes) = paths::from_python(old)?;
     let (new, new_bytes) = paths::from_python(new)?;
-    fastsum::walk::WalkOptions {
-        excludes: exclude.clone(),
-        ..Default::default()
-    }
-    .check_excludes()
-    .map_err(|e| errors::to_err(py, &e, false))?;
+    let walk = WalkOptions {
+        follow_links: follow,
+        excludes: exclude,
+        ..WalkOptions::default()
+    };
+    walk.check_excludes()
+        .map_err(|e| errors::to_err(py, &e, false))?;
     let mut options = DiffOptions {
         algorithm,
-        walk: WalkOptions {
-            follow_links: follow,
-            excludes: exclude,
-            ..WalkOptions::default()
-        },
+        walk,
         threads: threads
             .filter(|&n| n > 0)
-            .unwrap_or_else(fastsum::pipeline::available_threads),
+            .unwrap_or_else(fastsum::TreeOptions::available_threads),
         all,
         ..DiffOptions::default()
     };
     let run = Background::start(move |tx, stop| {
         options.walk.stop = Some(stop);
-        fastsum::diff::diff(&Side::of(&old), &Side::of(&new), &options, |event| {
-            if !matches!(event, DiffEvent::RemoteMethod { .. }) {
-                let _ = tx.send(event);
-            }
-        })
-        .map(|_| ())
+        options
+            .diff(&Side::of(&old), &Side::of(&new), |event| {
+                if !matches!(event, DiffEvent::RemoteMethod { .. }) {
+                    let _ = tx.send(event);
+                }
+            })
+            .map(|_| ())
     });
     Ok(DiffIterator {
         run: Some(run),
@@ -372,7 +370,7 @@ pub fn dupes(
         progress: None,
     };
     let report = py
-        .detach(|| find_duplicates(&operands, &options, unique))
+        .detach(|| options.find_duplicates(&operands, unique))
         .map_err(|e| errors::to_err(py, &e, bytes_paths))?;
     let path = |p: &std::path::Path| paths::path_object(py, p, bytes_paths);
     let groups = report

@@ -17,7 +17,7 @@ pub struct Error {
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The operating system refused an open, read, stat or map.
-    #[error("{}", os_message(.0))]
+    #[error("{}", Error::os_message(.0))]
     Io(#[from] io::Error),
     /// The file changed size while it was being read (for example it was
     /// truncated under a memory map), so the bytes hashed are not a
@@ -61,6 +61,22 @@ pub enum ErrorKind {
 }
 
 impl Error {
+    /// The C library's text for an I/O error ("No such file or directory"),
+    /// without Rust's " (os error N)" suffix, so messages match the GNU
+    /// tools.
+    pub fn os_message(e: &io::Error) -> String {
+        match e.raw_os_error() {
+            Some(code) => {
+                let full = io::Error::from_raw_os_error(code).to_string();
+                match full.rfind(" (os error ") {
+                    Some(i) => full[..i].to_string(),
+                    None => full,
+                }
+            }
+            None => e.to_string(),
+        }
+    }
+
     /// An error about `path`.
     pub fn with_path(path: impl Into<PathBuf>, kind: impl Into<ErrorKind>) -> Self {
         Error {
@@ -124,21 +140,6 @@ impl std::error::Error for Error {
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
         Error::new(e)
-    }
-}
-
-/// The C library's text for an I/O error ("No such file or directory"),
-/// without Rust's " (os error N)" suffix, so messages match the GNU tools.
-pub fn os_message(e: &io::Error) -> String {
-    match e.raw_os_error() {
-        Some(code) => {
-            let full = io::Error::from_raw_os_error(code).to_string();
-            match full.rfind(" (os error ") {
-                Some(i) => full[..i].to_string(),
-                None => full,
-            }
-        }
-        None => e.to_string(),
     }
 }
 

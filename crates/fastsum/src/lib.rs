@@ -95,11 +95,11 @@ pub mod stage;
 #[cfg(feature = "tree")]
 pub mod walk;
 
-pub use algo::{Algorithm, Hasher, StreamHasher};
+pub use algo::{Algorithm, Hasher};
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Result};
 pub use fs::device::DiskKind;
-pub use fs::{name, portable, FileStamp};
+pub use fs::{name, FileStamp};
 #[cfg(feature = "tree")]
 pub use pipeline::{Order, Outcome, Progress, Record, Sink, TreeHasher, TreeOptions};
 pub use read::{FileHasher, ReadStrategy};

@@ -273,7 +273,7 @@ fn say_disagreements(files: &[PathBuf], results: &[(String, Vec<fastsum::Digest>
 /// for digest agreement), then the in-process ways, then the system tools.
 fn strategies(algorithm: Algorithm, files: usize) -> Vec<Box<dyn Strategy>> {
     let mut list: Vec<Box<dyn Strategy>> = vec![Box::new(FastsumDefault { threads: 1 })];
-    let threads = fastsum::pipeline::available_threads();
+    let threads = fastsum::TreeOptions::available_threads();
     if files > 1 && threads > 1 {
         list.push(Box::new(FastsumDefault { threads }));
     }
@@ -326,7 +326,7 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for path in paths {
         let metadata = std::fs::metadata(path)
-            .map_err(|e| format!("{}: {}", path.display(), fastsum::error::os_message(&e)))?;
+            .map_err(|e| format!("{}: {}", path.display(), fastsum::Error::os_message(&e)))?;
         if metadata.is_file() {
             check_readable(path).map_err(|e| e.to_string())?;
             files.push(path.clone());

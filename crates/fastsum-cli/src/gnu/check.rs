@@ -15,7 +15,6 @@ use super::options::Options;
 use super::run::Run;
 use super::verdict::{self, Tally, Verdict};
 use crate::personality::ToolKind;
-use crate::term::quote::quotef;
 
 /// coreutils' `digest_check`: verifies every line of one checksum file.
 /// Lines of a check list read (and their files hashed together) at once.
@@ -84,7 +83,7 @@ pub(super) fn check_file(
         }
     }
     if list.read_failed {
-        let mut m = quotef(display_name, run.utf8);
+        let mut m = run.quoting.quotef(display_name);
         m.extend_from_slice(b": read error");
         run.error(&m);
         return false;
@@ -108,7 +107,7 @@ impl List {
             match File::open(&*fastsum::name::path(checkfile)) {
                 Ok(f) => Box::new(f),
                 Err(e) => {
-                    run.file_error(checkfile, &fastsum::error::os_message(&e));
+                    run.file_error(checkfile, &fastsum::Error::os_message(&e));
                     return None;
                 }
             }
@@ -195,7 +194,7 @@ fn report_item(
                 run.out.commit();
             }
             if o.warn {
-                let mut m = quotef(display_name, run.utf8);
+                let mut m = run.quoting.quotef(display_name);
                 m.extend_from_slice(
                     format!(": {number}: improperly formatted {named} checksum line").as_bytes(),
                 );
@@ -259,11 +258,11 @@ fn summarize(
         run.out.commit();
     }
     if !tally.any_properly_formatted {
-        let mut m = quotef(display_name, run.utf8);
+        let mut m = run.quoting.quotef(display_name);
         m.extend_from_slice(b": no properly formatted checksum lines found");
         run.error(&m);
         if let Some(digits) = other_length {
-            let mut m = quotef(display_name, run.utf8);
+            let mut m = run.quoting.quotef(display_name);
             m.extend_from_slice(
                 format!(
                     ": its lines carry {digits}-digit digests with no algorithm tag: give -a {}",
@@ -302,7 +301,7 @@ fn summarize(
         }
     }
     if o.ignore_missing && !tally.any_matched {
-        let mut m = quotef(display_name, run.utf8);
+        let mut m = run.quoting.quotef(display_name);
         m.extend_from_slice(b": no file was verified");
         run.error(&m);
     }

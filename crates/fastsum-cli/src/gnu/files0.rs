@@ -5,7 +5,6 @@
 use std::io::Read;
 
 use super::run::Run;
-use crate::term::quote::quote;
 
 /// The names `source` lists. An empty name is said (`F:N: invalid
 /// zero-length file name`, as du says it) and left out; `failed` is set.
@@ -23,9 +22,9 @@ pub(super) fn read_names(
     };
     if let Err(e) = read {
         let mut m = b"cannot open ".to_vec();
-        m.extend(quote(source, run.utf8));
+        m.extend(run.quoting.quote(source));
         m.extend_from_slice(b" for reading: ");
-        m.extend_from_slice(fastsum::error::os_message(&e).as_bytes());
+        m.extend_from_slice(fastsum::Error::os_message(&e).as_bytes());
         run.error(&m);
         return Err(1);
     }
@@ -40,7 +39,7 @@ pub(super) fn read_names(
         if name.is_empty() {
             let mut m = match source {
                 b"-" => b"-".to_vec(),
-                _ => quote(source, run.utf8),
+                _ => run.quoting.quote(source),
             };
             m.extend_from_slice(format!(":{}: invalid zero-length file name", i + 1).as_bytes());
             run.error(&m);

@@ -9,9 +9,9 @@
 use std::fs::File;
 use std::io::{self, Read};
 
-use fastsum::manifest::gnu::{write_line, Encoding, LineStyle};
+use fastsum::manifest::gnu::{Encoding, LineStyle};
 use fastsum::manifest::hashdeep::Columns;
-use fastsum::manifest::json::{write_name, write_string};
+use fastsum::manifest::render::Renderer;
 use fastsum::walk::{SpecialKind, WalkItem};
 use fastsum::{Algorithm, Digest, ErrorKind, Hasher};
 use rayon::prelude::*;
@@ -199,13 +199,13 @@ fn print(
     let out = run.out.stdout_buf();
     if o.json {
         out.push(b'{');
-        write_name(out, "path", name);
+        Renderer::write_json_name(out, "path", name);
         out.extend_from_slice(b",\"digests\":{");
         for (i, (a, d)) in o.algorithms.iter().zip(&digests).enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            write_string(out, &a.to_string());
+            Renderer::write_json_string(out, &a.to_string());
             out.extend_from_slice(b":\"");
             d.push_hex(out);
             out.push(b'"');
@@ -213,14 +213,7 @@ fn print(
         out.extend_from_slice(format!("}},\"size\":{size}}}\n").as_bytes());
     } else {
         for (&a, d) in o.algorithms.iter().zip(&digests) {
-            write_line(
-                out,
-                a,
-                (d, Encoding::Hex),
-                name,
-                LineStyle::Tagged,
-                o.terminator,
-            );
+            LineStyle::Tagged.write_line(out, a, (d, Encoding::Hex), name, o.terminator);
         }
     }
     run.out.commit();

@@ -11,7 +11,6 @@ use fastsum::Algorithm;
 use super::run::Run;
 use crate::personality::ToolKind;
 use crate::term::getopt::{HasArg, OptSpec};
-use crate::term::quote::quote;
 
 pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
     let spec =
@@ -233,7 +232,7 @@ impl Options {
 
 pub(super) fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> i32 {
     let mut m = format!("invalid {what}: ").into_bytes();
-    m.extend(quote(value, run.utf8));
+    m.extend(run.quoting.quote(value));
     run.error(&m);
     run.usage_error(None)
 }
@@ -293,9 +292,9 @@ pub(super) fn default_member(family: Family) -> Algorithm {
 
 pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
     let mut m = b"invalid argument ".to_vec();
-    m.extend(quote(value, run.utf8));
+    m.extend(run.quoting.quote(value));
     m.extend_from_slice(b" for ");
-    m.extend(quote(b"--algorithm", run.utf8));
+    m.extend(run.quoting.quote(b"--algorithm"));
     run.error(&m);
     let mut list = b"Valid arguments are:\n".to_vec();
     let names: Vec<&str> = if run.tool.kind == ToolKind::Cksum {
@@ -305,7 +304,7 @@ pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
     };
     for name in names {
         list.extend_from_slice(b"  - ");
-        list.extend(quote(name.as_bytes(), run.utf8));
+        list.extend(run.quoting.quote(name.as_bytes()));
         list.push(b'\n');
     }
     run.out.err_raw(&list);

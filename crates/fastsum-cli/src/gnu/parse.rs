@@ -3,14 +3,13 @@
 //! settings as given, in order, nothing yet checked against the others
 //! (that is `resolve.rs`).
 
-use fastsum::pipeline::{self, Order};
+use fastsum::pipeline::Order;
 use fastsum::Algorithm;
 
 use super::options::*;
 use super::run::Run;
 use super::{help, MAX_READ_SIZE, MAX_THREADS};
 use crate::term::getopt::Getopt;
-use crate::term::quote::quote;
 
 /// What the command line said, before the settings are resolved.
 pub(super) struct Parsed {
@@ -90,7 +89,7 @@ fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
             Some(bits) => p.length_bits = Some((bits, value)),
             None => {
                 let mut m = b"invalid length: ".to_vec();
-                m.extend(quote(&value, run.utf8));
+                m.extend(run.quoting.quote(&value));
                 run.error(&m);
                 return Err(1);
             }
@@ -131,7 +130,7 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
     match key {
         "r" => p.o.tree.recursive = true,
         "j" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
-            Some(0) => p.o.tree.threads = pipeline::available_threads(),
+            Some(0) => p.o.tree.threads = fastsum::TreeOptions::available_threads(),
             Some(n) if n <= MAX_THREADS => p.o.tree.threads = n,
             _ => return Err(invalid_value(run, "number of threads (0 to 1024)", &value)),
         },

@@ -12,7 +12,6 @@ use fastsum::pipeline::Order;
 
 use super::options::Options;
 use super::run::Run;
-use crate::term::quote::quote;
 
 /// The most an offer may take: 16 Mi directories of the longest digests
 /// and long paths fit in far less.
@@ -58,7 +57,7 @@ pub(super) fn adopt(
             .and_then(|f| f.take(LIMIT).read_to_end(&mut bytes)),
     };
     let offers = read
-        .map_err(|e| fastsum::error::os_message(&e))
+        .map_err(|e| fastsum::Error::os_message(&e))
         .and_then(|_| Offers::parse(&bytes, o.tree.algorithm));
     match offers {
         Ok(offers) => {
@@ -67,7 +66,7 @@ pub(super) fn adopt(
             Ok(())
         }
         Err(why) => {
-            let mut m = quote(source, run.utf8);
+            let mut m = run.quoting.quote(source);
             m.extend_from_slice(format!(": {why}").as_bytes());
             run.error(&m);
             Err(1)

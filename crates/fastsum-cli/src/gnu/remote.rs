@@ -3,7 +3,7 @@
 //! given (`web1:/srv/www/index.html`).
 
 use fastsum::pipeline::{Outcome, Record};
-use fastsum::remote::{hash_remote, Remote, RemoteRecord, RemoteSink};
+use fastsum::remote::{Remote, RemoteRecord, RemoteSink};
 use fastsum::stage::Hashed;
 use fastsum::ErrorKind;
 
@@ -71,7 +71,7 @@ pub(super) fn hash_remote_operand(
         seq: 0,
         ok: true,
     };
-    let ran = hash_remote(remote, o.tree.algorithm, &o.remote, &mut printer);
+    let ran = remote.hash(o.tree.algorithm, &o.remote, &mut printer);
     let ok = printer.ok;
     let ran = match ran {
         Ok(ran) => ran,

@@ -10,7 +10,6 @@ use super::options::{looks_like_a_cache, Options};
 use super::parse::Parsed;
 use super::run::Run;
 use crate::personality::ToolKind;
-use crate::term::quote::quote;
 
 /// The options to run with and the operands; `Err(status)` when a
 /// setting cannot be (the message is out).
@@ -197,7 +196,7 @@ fn operands_from(
 ) -> Result<Vec<Vec<u8>>, i32> {
     if let Some(first) = given.first() {
         let mut m = b"extra operand ".to_vec();
-        m.extend(quote(first, run.utf8));
+        m.extend(run.quoting.quote(first));
         run.error(&m);
         let m = "file operands cannot be combined with --files0-from";
         return Err(run.usage_error(Some(m)));
@@ -233,7 +232,7 @@ fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
         terminator: o.terminator,
         names_given: o.names_given,
         program: run.name.clone(),
-        utf8: run.utf8,
+        quoting: run.quoting,
         hashdeep: o.hashdeep,
         stamps_before: None,
     };
@@ -255,7 +254,7 @@ fn cksum_length(
     let (bits, text) = length.unwrap_or((0, Vec::new()));
     let invalid = |run: &mut Run, then: &[u8]| {
         let mut m = b"invalid length: ".to_vec();
-        m.extend(quote(&text, run.utf8));
+        m.extend(run.quoting.quote(&text));
         run.error(&m);
         run.error(then);
         1
@@ -281,7 +280,7 @@ fn cksum_length(
             }
             if (!o.check || !text.is_empty()) && !matches!(bits, 224 | 256 | 384 | 512) {
                 let mut then = b"digest length for ".to_vec();
-                then.extend(quote(family.tag().as_bytes(), run.utf8));
+                then.extend(run.quoting.quote(family.tag().as_bytes()));
                 then.extend_from_slice(b" must be 224, 256, 384, or 512");
                 return Err(invalid(run, &then));
             }
@@ -290,7 +289,7 @@ fn cksum_length(
         Family::Blake2b => {
             if bits > 512 {
                 let mut then = b"maximum digest length for ".to_vec();
-                then.extend(quote(b"BLAKE2b", run.utf8));
+                then.extend(run.quoting.quote(b"BLAKE2b"));
                 then.extend_from_slice(b" is 512 bits");
                 return Err(invalid(run, &then));
             }
@@ -328,17 +327,17 @@ fn with_length(
 ) -> Result<Algorithm, i32> {
     if bits > 512 {
         let mut m = b"invalid length: ".to_vec();
-        m.extend(quote(text, run.utf8));
+        m.extend(run.quoting.quote(text));
         run.error(&m);
         let mut m = b"maximum digest length for ".to_vec();
-        m.extend(quote(b"BLAKE2b", run.utf8));
+        m.extend(run.quoting.quote(b"BLAKE2b"));
         m.extend_from_slice(b" is 512 bits");
         run.error(&m);
         return Err(1);
     }
     if !bits.is_multiple_of(8) {
         let mut m = b"invalid length: ".to_vec();
-        m.extend(quote(text, run.utf8));
+        m.extend(run.quoting.quote(text));
         run.error(&m);
         run.error(b"length is not a multiple of 8");
         return Err(1);
@@ -421,7 +420,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
 fn warn_of_cache_operands(run: &mut Run, operands: &[Vec<u8>]) {
     for name in operands.iter().filter(|n| looks_like_a_cache(n)) {
         let mut m = b"warning: ".to_vec();
-        m.extend(quote(name, run.utf8));
+        m.extend(run.quoting.quote(name));
         m.extend_from_slice(b" is hashed as a file; to use it as the cache, write --cache=PATH");
         run.error(&m);
     }

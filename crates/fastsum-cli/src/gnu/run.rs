@@ -10,7 +10,6 @@ use fastsum::{Algorithm, FileHasher};
 use crate::personality::{Tool, ToolKind};
 use crate::term::count;
 use crate::term::output::{Buffering, Output};
-use crate::term::quote::quotef;
 
 /// One run of a coreutils-style tool.
 pub(super) struct Run {
@@ -22,7 +21,7 @@ pub(super) struct Run {
     /// (gnulib's `error` prints `getprogname ()`).
     pub(super) name: Vec<u8>,
     pub(super) out: Output,
-    pub(super) utf8: bool,
+    pub(super) quoting: crate::term::Quoting,
     pub(super) hasher: FileHasher,
     /// The cache for `-c` runs, opened on first use: sessions by algorithm.
     pub(super) check_cache: Option<CheckCache>,
@@ -58,7 +57,7 @@ impl Run {
             program,
             name,
             out: Output::new(Buffering::Line),
-            utf8: crate::term::quote::utf8_locale(),
+            quoting: crate::term::Quoting::from_locale(),
             hasher: FileHasher::new(),
             check_cache: None,
             said_debug: false,
@@ -88,7 +87,7 @@ impl Run {
     }
 
     pub(super) fn file_error(&mut self, name: &[u8], cause: &str) {
-        let mut message = quotef(name, self.utf8);
+        let mut message = self.quoting.quotef(name);
         message.extend_from_slice(b": ");
         message.extend_from_slice(cause.as_bytes());
         self.error(&message);
@@ -139,7 +138,7 @@ impl Run {
             return;
         }
         if let Some(e) = self.out.write_error() {
-            let m = format!("write error: {}", fastsum::error::os_message(e));
+            let m = format!("write error: {}", fastsum::Error::os_message(e));
             self.error(m.as_bytes());
             std::process::exit(1);
         }
@@ -159,7 +158,7 @@ impl Run {
                 1
             }
             Err(e) => {
-                self.error(format!("write error: {}", fastsum::error::os_message(&e)).as_bytes());
+                self.error(format!("write error: {}", fastsum::Error::os_message(&e)).as_bytes());
                 1
             }
         }

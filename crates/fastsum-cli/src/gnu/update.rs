@@ -10,7 +10,7 @@
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
-use fastsum::manifest::read::{read_manifest, Manifest};
+use fastsum::manifest::read::Manifest;
 use fastsum::Algorithm;
 
 use super::options::{Options, Update};
@@ -64,13 +64,13 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     };
     let file = match std::fs::File::open(&path) {
         Ok(file) => file,
-        Err(e) => return failed(run, &fastsum::error::os_message(&e)),
+        Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
     };
     let given = o.algorithm_specified.then_some(o.tree.algorithm);
     let mut head = Vec::new();
     let read = file.take(HEAD).read_to_end(&mut head);
     if let Err(e) = read {
-        return failed(run, &fastsum::error::os_message(&e));
+        return failed(run, &fastsum::Error::os_message(&e));
     }
     if head.len() as u64 == HEAD {
         let whole = head
@@ -80,7 +80,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         head.truncate(whole);
     }
     let first = first_line(&mut head.as_slice());
-    let old = match read_manifest(head.as_slice(), given) {
+    let old = match Manifest::read(head.as_slice(), given) {
         Ok(old) => old,
         Err(why) => return failed(run, &why),
     };
@@ -127,8 +127,8 @@ fn listed_answers(
     algorithm: Algorithm,
 ) -> Result<(std::sync::Arc<fastsum::cache::CacheSession>, Manifest), i32> {
     let read = std::fs::File::open(path)
-        .map_err(|e| fastsum::error::os_message(&e))
-        .and_then(|f| read_manifest(std::io::BufReader::new(f), Some(algorithm)));
+        .map_err(|e| fastsum::Error::os_message(&e))
+        .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)));
     let list = match read {
         Ok(list) => list,
         Err(why) => {
@@ -183,7 +183,7 @@ pub(super) fn run_update(
     {
         Ok(file) => file,
         Err(e) => {
-            let why = fastsum::error::os_message(&e);
+            let why = fastsum::Error::os_message(&e);
             run.error(format!("{}: {why}", aside.display()).as_bytes());
             return false;
         }
@@ -197,8 +197,8 @@ pub(super) fn run_update(
             return Ok(list);
         }
         std::fs::File::open(&path)
-            .map_err(|e| fastsum::error::os_message(&e))
-            .and_then(|f| read_manifest(std::io::BufReader::new(f), Some(algorithm)))
+            .map_err(|e| fastsum::Error::os_message(&e))
+            .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)))
     });
     let stdout = std::mem::replace(&mut run.out, crate::term::output::Output::to_file(file));
     if o.hashdeep {
@@ -215,7 +215,7 @@ pub(super) fn run_update(
         .unwrap_or_else(|_| Err("reading it failed".into()));
     let problem = match (hashed, written, &old) {
         (false, _, _) => Some("some files could not be read".to_string()),
-        (true, Err(e), _) => Some(fastsum::error::os_message(&e)),
+        (true, Err(e), _) => Some(fastsum::Error::os_message(&e)),
         (true, Ok(()), Err(why)) => Some(why.clone()),
         (true, Ok(()), Ok(_)) => None,
     };
@@ -227,7 +227,7 @@ pub(super) fn run_update(
     }
     if let Err(e) = std::fs::rename(&aside, &update.path) {
         let _ = std::fs::remove_file(&aside);
-        let why = fastsum::error::os_message(&e);
+        let why = fastsum::Error::os_message(&e);
         run.error(format!("{}: left as it was: {why}", update.path.display()).as_bytes());
         return false;
     }

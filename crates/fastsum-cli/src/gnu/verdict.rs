@@ -5,7 +5,7 @@
 
 use std::io::Write as _;
 
-use fastsum::manifest::json::{write_name, write_string};
+use fastsum::manifest::render::Renderer;
 use fastsum::manifest::LinePart;
 use fastsum::{Algorithm, Digest};
 
@@ -65,7 +65,7 @@ pub(super) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
         LinePart::Text(b": "),
         LinePart::Text(status),
     ];
-    fastsum::manifest::write_line_of_names(&mut line, &parts, false);
+    LinePart::write_line(&mut line, &parts, false);
     if run.progress.is_some() && stdout_is_a_terminal() {
         run.around_the_bar(|out| out.out(&line));
     } else {
@@ -88,9 +88,9 @@ pub(super) fn verdict(
     error: Option<&str>,
 ) {
     out.push(b'{');
-    write_name(out, "path", name);
+    Renderer::write_json_name(out, "path", name);
     out.extend_from_slice(b",\"algorithm\":");
-    write_string(out, &algorithm.to_string());
+    Renderer::write_json_string(out, &algorithm.to_string());
     out.extend_from_slice(b",\"expected\":\"");
     expected.push_hex(out);
     out.push(b'"');
@@ -106,10 +106,10 @@ pub(super) fn verdict(
         Verdict::Missing => "missing",
     };
     out.extend_from_slice(b",\"status\":");
-    write_string(out, status);
+    Renderer::write_json_string(out, status);
     if let Some(why) = error {
         out.extend_from_slice(b",\"error\":");
-        write_string(out, why);
+        Renderer::write_json_string(out, why);
     }
     out.extend_from_slice(b"}\n");
 }
@@ -118,7 +118,7 @@ pub(super) fn verdict(
 /// checksum line.
 pub(super) fn misformatted(out: &mut Vec<u8>, list: &[u8], line: u64) {
     out.push(b'{');
-    write_name(out, "list", list);
+    Renderer::write_json_name(out, "list", list);
     let _ = write!(out, ",\"line\":{line},\"status\":\"misformatted\"}}");
     out.push(b'\n');
 }
@@ -126,7 +126,7 @@ pub(super) fn misformatted(out: &mut Vec<u8>, list: &[u8], line: u64) {
 /// `{"list":…,"summary":{…}}` after each list: its lines counted by verdict.
 pub(super) fn summary(out: &mut Vec<u8>, list: &[u8], tally: &Tally) {
     out.push(b'{');
-    write_name(out, "list", list);
+    Renderer::write_json_name(out, "list", list);
     let _ = write!(
         out,
         ",\"summary\":{{\"ok\":{},\"failed\":{},\"unreadable\":{},\"missing\":{},\"misformatted\":{}}}}}",

@@ -1,5 +1,5 @@
 //! The terminal side shared by every personality: glibc's option rules
-//! ([`getopt`]), gnulib's quoting of names in messages ([`quote`]), standard
+//! ([`getopt`]), gnulib's quoting of names in messages ([`Quoting`]), standard
 //! output buffered as the originals buffer it ([`output`]), the
 //! progress bar ([`progress`]), and the options several subcommands share
 //! ([`shared`]).
@@ -10,7 +10,7 @@ pub mod progress;
 pub mod shared;
 /// Names in messages as coreutils quotes them (the library's, shared
 /// with the Python package's Dask runner).
-pub use fastsum::manifest::quote;
+pub use fastsum::manifest::quote::Quoting;
 
 /// How `HOST:PATH` operands are reached: `FASTSUM_RSH` (as rsync's
 /// `RSYNC_RSH`) or `ssh`, until `-e` says otherwise.
@@ -56,7 +56,7 @@ pub fn stdout_width() -> Option<usize> {
 /// and may hold any of them) as `\uXXXX`, as RFC 8259 requires.
 pub fn json_string(text: &str) -> String {
     let mut out = Vec::with_capacity(text.len() + 2);
-    fastsum::manifest::json::write_string(&mut out, text);
+    fastsum::manifest::render::Renderer::write_json_string(&mut out, text);
     String::from_utf8(out).expect("the escaper writes UTF-8")
 }
 
@@ -69,7 +69,7 @@ pub fn print_all(program: &str, text: &[u8], status: i32) -> i32 {
     match out.write_all(text).and_then(|()| out.flush()) {
         Ok(()) => status,
         Err(e) => {
-            eprintln!("{program}: write error: {}", fastsum::error::os_message(&e));
+            eprintln!("{program}: write error: {}", fastsum::Error::os_message(&e));
             1
         }
     }
@@ -191,5 +191,5 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 pub fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
     use fastsum::manifest::LinePart;
     let parts = [LinePart::Text(indent.as_bytes()), LinePart::Name(name)];
-    fastsum::manifest::write_line_of_names(buf, &parts, false);
+    LinePart::write_line(buf, &parts, false);
 }

@@ -23,7 +23,7 @@ impl Threads {
     /// The count to run with.
     pub fn or_all(self) -> usize {
         self.asked()
-            .unwrap_or_else(fastsum::pipeline::available_threads)
+            .unwrap_or_else(fastsum::TreeOptions::available_threads)
     }
 }
 

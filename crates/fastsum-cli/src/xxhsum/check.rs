@@ -4,7 +4,6 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
-use fastsum::error::os_message;
 use fastsum::manifest::xxhsum as manifest;
 
 use super::options::Settings;
@@ -49,7 +48,7 @@ fn check_file(run: &mut Run, name: Option<&Vec<u8>>, settings: &Settings) -> boo
                     [
                         b"Error: Could not open '",
                         shown,
-                        format!("': {}\n", os_message(&e)).as_bytes(),
+                        format!("': {}\n", fastsum::Error::os_message(&e)).as_bytes(),
                     ]
                     .concat(),
                 );
@@ -142,7 +141,7 @@ fn check_line(
                     shown,
                     format!(":{line_number}: Could not open or read '").as_bytes(),
                     &file_name,
-                    format!("': {}.\n", os_message(&e)).as_bytes(),
+                    format!("': {}.\n", fastsum::Error::os_message(&e)).as_bytes(),
                 ]
                 .concat();
                 run.out.out(&m);

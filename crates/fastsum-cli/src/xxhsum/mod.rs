@@ -11,7 +11,6 @@ mod options;
 use std::fs::File;
 use std::io::{self, Read};
 
-use fastsum::error::os_message;
 use fastsum::manifest::xxhsum as manifest;
 use fastsum::{Algorithm, Digest, FileHasher};
 
@@ -117,7 +116,7 @@ pub fn run(program: &[u8], args: &[Vec<u8>]) -> i32 {
         Err(e) => {
             run.log(format!(
                 "Error: write error: {} \n",
-                fastsum::error::os_message(&e)
+                fastsum::Error::os_message(&e)
             ));
             1
         }
@@ -168,7 +167,7 @@ fn hash_file(
                         [
                             b"Error: Could not open '",
                             name.as_slice(),
-                            format!("': {}. \n", os_message(&e)).as_bytes(),
+                            format!("': {}. \n", fastsum::Error::os_message(&e)).as_bytes(),
                         ]
                         .concat(),
                     );
@@ -178,7 +177,7 @@ fn hash_file(
             (run.hash(algorithm, &mut file), name.as_slice())
         }
     };
-    manifest::write_line(
+    manifest::XxhLine::write(
         run.out.stdout_buf(),
         algorithm,
         &digest,

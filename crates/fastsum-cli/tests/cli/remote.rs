@@ -25,7 +25,7 @@ struct Listing {
 
 fn hash_remote(remote: &Remote, algorithm: Algorithm, options: &RemoteOptions) -> Result<Listing> {
     let mut records = Vec::new();
-    let run = fastsum::remote::hash_remote(remote, algorithm, options, &mut |r| records.push(r))?;
+    let run = remote.hash(algorithm, options, &mut |r| records.push(r))?;
     Ok(Listing {
         method: run.method,
         uploaded: run.uploaded,

@@ -1,7 +1,7 @@
 //! The hash algorithms fastsum speaks, and the one place that dispatches
 //! from the runtime [`Algorithm`] value into monomorphized hashing code.
 //!
-//! Each family lives in its own file and implements [`StreamHasher`] for
+//! Each family lives in its own file and implements `StreamHasher` for
 //! the well-kept crate that does the work (RustCrypto, `blake3`,
 //! `xxhash-rust`, `crc-fast`). Callers write generic code over `H: StreamHasher` and
 //! enter it through `dispatch!`, so the hot loop is
@@ -312,7 +312,7 @@ impl FromStr for Algorithm {
 
 /// An incremental hash function: the interface generic hashing code is
 /// written against. One implementation per algorithm family.
-pub trait StreamHasher {
+pub(crate) trait StreamHasher {
     /// A fresh state for `algorithm` (which must be one this type serves).
     fn new(algorithm: Algorithm) -> Self;
     /// Absorbs more input.

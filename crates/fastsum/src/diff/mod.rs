@@ -110,11 +110,8 @@ pub struct DiffOptions {
     pub progress: Option<Arc<crate::pipeline::Progress>>,
 }
 
-/// Compares `old` with `new` and hands every change (and problem) to
-/// `sink`, changes sorted by path. Errors: a manifest that cannot be read
-/// at all (unreadable, mixed algorithms, untagged lines of an unknown
-/// algorithm), or two manifests of different algorithms.
-pub fn diff(
+/// [`DiffOptions::diff`].
+pub(crate) fn diff(
     old: &Side,
     new: &Side,
     options: &DiffOptions,
@@ -315,4 +312,14 @@ fn entry_of(found: &Found) -> Entry {
 
 fn path_bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
+}
+
+impl DiffOptions {
+    /// Compares `old` with `new` and hands every change (and problem) to
+    /// `sink`, changes sorted by path. Errors: a manifest that cannot be read
+    /// at all (unreadable, mixed algorithms, untagged lines of an unknown
+    /// algorithm), or two manifests of different algorithms.
+    pub fn diff(&self, old: &Side, new: &Side, sink: impl FnMut(DiffEvent)) -> Result<DiffSummary> {
+        diff(old, new, self, sink)
+    }
 }

@@ -288,10 +288,11 @@ fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dupes::{find_duplicates, DupesOptions};
+    use crate::dupes::DupesOptions;
 
     fn groups(dir: &Path) -> Vec<Group> {
-        find_duplicates(&[dir.to_path_buf()], &DupesOptions::new(), false)
+        DupesOptions::new()
+            .find_duplicates(&[dir.to_path_buf()], false)
             .unwrap()
             .groups
     }

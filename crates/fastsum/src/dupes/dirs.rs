@@ -54,10 +54,8 @@ struct Seen {
     digest: Digest,
 }
 
-/// Groups of identical directories under `roots`, hashed by `hasher`
-/// (its algorithm, threads, cache and progress; it is set to walk sorted,
-/// with directories).
-pub fn duplicate_directories(hasher: TreeHasher, roots: &[PathBuf]) -> Result<DirReport> {
+/// [`TreeHasher::duplicate_directories`].
+fn duplicate_directories(hasher: TreeHasher, roots: &[PathBuf]) -> Result<DirReport> {
     let mut walk = hasher.options().walk.clone();
     walk.directories = true;
     let hasher = hasher.recursive(true).order(Order::Sorted).walk(walk);
@@ -168,4 +166,13 @@ fn one_per_directory(members: &mut Vec<PathBuf>) {
         }
         Err(_) => false,
     });
+}
+
+impl TreeHasher {
+    /// Groups of identical directories under `roots`, hashed by `hasher`
+    /// (its algorithm, threads, cache and progress; it is set to walk sorted,
+    /// with directories).
+    pub fn duplicate_directories(self, roots: &[PathBuf]) -> Result<DirReport> {
+        duplicate_directories(self, roots)
+    }
 }

@@ -343,7 +343,7 @@ fn hash_whole(
             buffer_size: WHOLE_FILE_READS,
         })
         .threads(if options.threads == 0 {
-            crate::pipeline::available_threads()
+            crate::pipeline::TreeOptions::available_threads()
         } else {
             options.threads
         });

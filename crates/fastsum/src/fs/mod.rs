@@ -36,7 +36,8 @@ pub(crate) use stat::{FileId, FileLen};
 
 /// Whether the portable (standard library) path runs: always off Linux,
 /// and on Linux when the environment says `FASTSUM_PORTABLE=1` (read once).
-pub fn portable() -> bool {
+#[cfg(unix)]
+pub(crate) fn portable() -> bool {
     #[cfg(target_os = "linux")]
     {
         static PORTABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

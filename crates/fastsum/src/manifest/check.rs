@@ -1,4 +1,4 @@
-//! Checking a manifest read whole ([`read_manifest`](super::read::read_manifest))
+//! Checking a manifest read whole ([`Manifest::read`])
 //! against the files it lists, on every core: what `-c` does, for callers
 //! that want results rather than lines (the Python binding's `check`).
 
@@ -29,12 +29,26 @@ pub struct Checked {
     pub status: CheckStatus,
 }
 
-/// Hashes every file `manifest` lists (relative paths taken from `base`,
-/// or from the working directory as md5sum -c takes them) in the
-/// manifest's algorithm, and hands `sink` one result per entry, in the
-/// list's order. `options` gives the threads and read strategy; its
-/// algorithm and recursion are the manifest's business and are ignored.
-pub fn check(
+impl Manifest {
+    /// Hashes every file the manifest lists (relative paths taken from
+    /// `base`, or from the working directory as md5sum -c takes them) in
+    /// the manifest's algorithm, and hands `sink` one result per entry, in
+    /// the list's order. `options` gives the threads and read strategy;
+    /// its algorithm and recursion are the manifest's business and are
+    /// ignored. `stop`, once set, ends the run early.
+    pub fn check(
+        &self,
+        base: Option<&Path>,
+        options: &TreeOptions,
+        stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+        sink: impl FnMut(Checked),
+    ) -> Result<()> {
+        check(self, base, options, stop, sink)
+    }
+}
+
+/// [`Manifest::check`].
+fn check(
     manifest: &Manifest,
     base: Option<&Path>,
     options: &TreeOptions,
@@ -82,7 +96,6 @@ pub fn check(
 mod tests {
     use super::*;
     use crate::algo::Algorithm;
-    use crate::manifest::read::read_manifest;
 
     #[test]
     fn ok_failed_and_missing_in_list_order() {
@@ -91,19 +104,20 @@ mod tests {
         std::fs::write(dir.path().join("b"), b"changed").unwrap();
         let abc = Algorithm::Sha256.hash_bytes(b"abc").to_hex();
         let list = format!("{abc}  b\n{abc}  a\n{abc}  gone\n");
-        let manifest = read_manifest(list.as_bytes(), Some(Algorithm::Sha256)).unwrap();
+        let manifest = Manifest::read(list.as_bytes(), Some(Algorithm::Sha256)).unwrap();
         let mut got = Vec::new();
         let options = TreeOptions::new(Algorithm::Md5);
-        check(&manifest, Some(dir.path()), &options, None, |c| {
-            let name = c.path.file_name().unwrap().to_string_lossy().into_owned();
-            let status = match c.status {
-                CheckStatus::Ok => "ok".to_string(),
-                CheckStatus::Failed => "failed".to_string(),
-                CheckStatus::Unreadable(k) => k.to_string(),
-            };
-            got.push(format!("{name}: {status}"));
-        })
-        .unwrap();
+        manifest
+            .check(Some(dir.path()), &options, None, |c| {
+                let name = c.path.file_name().unwrap().to_string_lossy().into_owned();
+                let status = match c.status {
+                    CheckStatus::Ok => "ok".to_string(),
+                    CheckStatus::Failed => "failed".to_string(),
+                    CheckStatus::Unreadable(k) => k.to_string(),
+                };
+                got.push(format!("{name}: {status}"));
+            })
+            .unwrap();
         assert_eq!(
             got,
             ["b: failed", "a: ok", "gone: No such file or directory"]

@@ -82,10 +82,8 @@ pub(crate) fn write_record_stamped(
     out.extend_from_slice(b"}\n");
 }
 
-/// `"label":"name"` for a file name, and `"label_base64":"..."` beside it
-/// with its exact bytes when it is not UTF-8 (the name itself then shows
-/// U+FFFD): the one way every JSON output of fastsum writes a name.
-pub fn write_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
+/// [`Renderer::write_json_name`](super::render::Renderer::write_json_name).
+pub(crate) fn write_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
     write_string(out, label);
     out.push(b':');
     write_string(out, &String::from_utf8_lossy(name));
@@ -98,9 +96,8 @@ pub fn write_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
     }
 }
 
-/// A JSON string literal: quotes, backslashes and control characters
-/// escaped, everything else as UTF-8 (the one escaper of fastsum's JSON).
-pub fn write_string(out: &mut Vec<u8>, text: &str) {
+/// [`Renderer::write_json_string`](super::render::Renderer::write_json_string).
+pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     for c in text.chars() {
         match c {

@@ -60,7 +60,7 @@ impl<R: BufRead> Lines<R> {
         let read = self
             .reader
             .read_until(b'\n', &mut self.line)
-            .map_err(|e| crate::error::os_message(&e))?;
+            .map_err(|e| crate::Error::os_message(&e))?;
         if read == 0 {
             return Ok(None);
         }

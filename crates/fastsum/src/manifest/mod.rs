@@ -7,10 +7,11 @@
 //! * [`b3sum`]: b3sum's stricter reading.
 //! * [`hashdeep`]: hashdeep's `%%%% HASHDEEP-1.0` lists (size, several
 //!   digests, name), read and written.
-//! * [`json`]: fastsum's JSON Lines output for programs (and `json_read`,
-//!   reading it back).
+//! * `json`: fastsum's JSON Lines output for programs (written through
+//!   the renderer), and `json_read`, reading it back.
 //! * [`render`]: the one renderer of hashing results (lines, JSON,
 //!   messages), for the CLI and the Python package alike.
+//! * [`quote`]: names in messages, quoted as coreutils quotes them.
 //! * [`read`]: any of them read, a line at a time, into path → digest
 //!   entries, for
 //!   `fastsum diff`, and [`check`]: such a manifest checked on every core.
@@ -29,14 +30,15 @@ parsers! {
 }
 #[cfg(feature = "tree")]
 pub mod check;
-pub mod json;
+#[cfg(feature = "tree")]
+pub(crate) mod json;
 pub mod quote;
 #[cfg(feature = "tree")]
 pub mod render;
 
 use std::borrow::Cow;
 
-/// A piece of a line [`write_line_of_names`] writes.
+/// A piece of a line [`LinePart::write_line`] writes.
 #[derive(Clone, Copy, Debug)]
 pub enum LinePart<'a> {
     /// Written as it is.
@@ -45,34 +47,36 @@ pub enum LinePart<'a> {
     Name(&'a [u8]),
 }
 
-/// Appends `parts` and a newline to `out`, the names escaped as GNU's,
-/// b3sum's and fastsum's lines escape them: when any name holds a
-/// backslash, a newline or a CR (with `tabs`, a tab too: the line's fields
-/// are tab-separated), the line starts with `\` and in every name those
-/// bytes are written `\\`, `\n`, `\r` (`\t`). The one rule for the lines
-/// of `-c`, `diff`, `scrub` and `dupes`.
-pub fn write_line_of_names(out: &mut Vec<u8>, parts: &[LinePart<'_>], tabs: bool) {
-    let escapes = |name: &[u8]| needs_escape(name) || (tabs && name.contains(&b'\t'));
-    let escape = parts
-        .iter()
-        .any(|part| matches!(part, LinePart::Name(name) if escapes(name)));
-    if escape {
-        out.push(b'\\');
-    }
-    for part in parts {
-        match *part {
-            LinePart::Name(name) if escape => {
-                for &b in name {
-                    match b {
-                        b'\t' if tabs => out.extend_from_slice(b"\\t"),
-                        _ => write_escaped(&[b], out),
+impl LinePart<'_> {
+    /// Appends `parts` and a newline to `out`, the names escaped as GNU's,
+    /// b3sum's and fastsum's lines escape them: when any name holds a
+    /// backslash, a newline or a CR (with `tabs`, a tab too: the line's fields
+    /// are tab-separated), the line starts with `\` and in every name those
+    /// bytes are written `\\`, `\n`, `\r` (`\t`). The one rule for the lines
+    /// of `-c`, `diff`, `scrub` and `dupes`.
+    pub fn write_line(out: &mut Vec<u8>, parts: &[LinePart<'_>], tabs: bool) {
+        let escapes = |name: &[u8]| needs_escape(name) || (tabs && name.contains(&b'\t'));
+        let escape = parts
+            .iter()
+            .any(|part| matches!(part, LinePart::Name(name) if escapes(name)));
+        if escape {
+            out.push(b'\\');
+        }
+        for part in parts {
+            match *part {
+                LinePart::Name(name) if escape => {
+                    for &b in name {
+                        match b {
+                            b'\t' if tabs => out.extend_from_slice(b"\\t"),
+                            _ => write_escaped(&[b], out),
+                        }
                     }
                 }
+                LinePart::Name(bytes) | LinePart::Text(bytes) => out.extend_from_slice(bytes),
             }
-            LinePart::Name(bytes) | LinePart::Text(bytes) => out.extend_from_slice(bytes),
         }
+        out.push(b'\n');
     }
-    out.push(b'\n');
 }
 
 /// True if GNU and b3sum escape this name when printing it: it holds a
@@ -141,7 +145,7 @@ mod tests {
     fn a_line_of_names_is_escaped_whole_or_not_at_all() {
         let line = |parts: &[LinePart<'_>], tabs| {
             let mut out = Vec::new();
-            write_line_of_names(&mut out, parts, tabs);
+            LinePart::write_line(&mut out, parts, tabs);
             out
         };
         let (tab, t) = (LinePart::Text(b"\t"), LinePart::Text(b"M"));

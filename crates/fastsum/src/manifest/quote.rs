@@ -6,9 +6,40 @@
 //! and a few values through `quote` (locale quotes). This is a port of the
 //! relevant paths of gnulib's `quotearg_buffer_restyled`.
 
-/// True when the locale's character set is UTF-8 (from `LC_ALL`,
-/// `LC_CTYPE`, `LANG`, as `setlocale(LC_ALL, "")` resolves them).
-pub fn utf8_locale() -> bool {
+/// How names and values are quoted in messages: coreutils' quoting for
+/// the locale's character set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quoting {
+    /// The character set is UTF-8: [`Quoting::quote`] uses ‘’, and
+    /// [`Quoting::quotef`] leaves printable multi-byte characters as they
+    /// are.
+    pub utf8: bool,
+}
+
+impl Quoting {
+    /// The quoting of the process's locale (UTF-8 when `LC_ALL`,
+    /// `LC_CTYPE` or `LANG`, as `setlocale(LC_ALL, "")` resolves them,
+    /// names a UTF-8 character set).
+    pub fn from_locale() -> Quoting {
+        Quoting {
+            utf8: utf8_locale(),
+        }
+    }
+
+    /// gnulib `quotef`: `name` as is when the shell would read it back
+    /// unchanged, otherwise in single quotes with `$'\n'`-style escapes.
+    pub fn quotef(self, name: &[u8]) -> Vec<u8> {
+        quotef(name, self.utf8)
+    }
+
+    /// gnulib `quote`: ‘value’ in a UTF-8 locale, 'value' otherwise.
+    pub fn quote(self, value: &[u8]) -> Vec<u8> {
+        quote(value, self.utf8)
+    }
+}
+
+/// True when the locale's character set is UTF-8.
+fn utf8_locale() -> bool {
     let value = ["LC_ALL", "LC_CTYPE", "LANG"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
@@ -17,9 +48,8 @@ pub fn utf8_locale() -> bool {
     value.contains("utf-8") || value.contains("utf8")
 }
 
-/// gnulib `quotef`: `name` as is when the shell would read it back
-/// unchanged, otherwise in single quotes with `$'\n'`-style escapes.
-pub fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
+/// [`Quoting::quotef`].
+fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
     // The characters are walked again for each question rather than held:
     // a name of N bytes costs its quoted copy, not 16 N (a 100 MB name in a
     // check list cost 1.9 GB).
@@ -37,8 +67,8 @@ pub fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
     shell_escape_always(chars(), name.len())
 }
 
-/// gnulib `quote`: ‘value’ in a UTF-8 locale, 'value' otherwise.
-pub fn quote(value: &[u8], utf8: bool) -> Vec<u8> {
+/// [`Quoting::quote`].
+fn quote(value: &[u8], utf8: bool) -> Vec<u8> {
     let (l, r): (&[u8], &[u8]) = if utf8 {
         ("‘".as_bytes(), "’".as_bytes())
     } else {

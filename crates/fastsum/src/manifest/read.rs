@@ -42,12 +42,19 @@ pub struct Manifest {
     pub problems: Vec<(u64, String)>,
 }
 
-/// Reads a manifest. `algorithm` is what untagged lines mean (`-a`); without
-/// it, their digest length decides where only one algorithm has it among
-/// those whose tools write untagged lines by default (32 digits: MD5, as
-/// md5sum and fastsum write; 40: SHA-1; 16: XXH64; 8: XXH32), and any other
-/// length is an error naming the `-a` to give.
-pub fn read_manifest(
+impl Manifest {
+    /// Reads a manifest. `algorithm` is what untagged lines mean (`-a`);
+    /// without it, their digest length decides where only one algorithm
+    /// has it among those whose tools write untagged lines by default (32
+    /// digits: MD5, as md5sum and fastsum write; 40: SHA-1; 16: XXH64; 8:
+    /// XXH32), and any other length is an error naming the `-a` to give.
+    pub fn read(reader: impl BufRead, algorithm: Option<Algorithm>) -> Result<Manifest, String> {
+        read_manifest(reader, algorithm)
+    }
+}
+
+/// [`Manifest::read`].
+pub(crate) fn read_manifest(
     reader: impl BufRead,
     algorithm: Option<Algorithm>,
 ) -> Result<Manifest, String> {
@@ -57,7 +64,7 @@ pub fn read_manifest(
     Ok(manifest)
 }
 
-/// [`read_manifest`], each file's entry handed to `on_entry` as it is
+/// [`Manifest::read`], each file's entry handed to `on_entry` as it is
 /// read instead of held (the manifest returned has none in `entries`):
 /// a list of millions read in passes (`diff`) without holding it.
 pub(crate) fn read_manifest_each(

@@ -4,7 +4,8 @@
 //! and the Python package's Dask runner both print through it, so their
 //! output cannot drift apart (as grep-printer is ripgrep's one printer).
 
-use super::{gnu, json, quote};
+use super::quote::Quoting;
+use super::{gnu, json};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::pipeline::{Outcome, Record};
@@ -29,8 +30,8 @@ pub struct Renderer {
     pub names_given: bool,
     /// Messages start with this and `: ` (`md5sum`, `fastsum`).
     pub program: Vec<u8>,
-    /// Names in messages are quoted for a UTF-8 locale (gnulib's quotef).
-    pub utf8: bool,
+    /// How names in messages are quoted (gnulib's quotef, for the locale).
+    pub quoting: Quoting,
     /// hashdeep's lines (`SIZE,HEX,NAME`, [`super::hashdeep`]) instead of
     /// checksum lines.
     pub hashdeep: bool,
@@ -70,7 +71,7 @@ impl Renderer {
             terminator: b'\n',
             names_given: true,
             program: b"fastsum".to_vec(),
-            utf8: quote::utf8_locale(),
+            quoting: Quoting::from_locale(),
             hashdeep: false,
             stamps_before: None,
         }
@@ -81,6 +82,21 @@ impl Renderer {
     pub fn with_stamps(mut self) -> Renderer {
         self.stamps_before = Some(crate::fs::stat::now_ns());
         self
+    }
+
+    /// `"label":"name"` for a file name, and `"label_base64":"..."` beside
+    /// it with its exact bytes when it is not UTF-8 (the name itself then
+    /// shows U+FFFD): the one way every JSON output of fastsum writes a
+    /// name, records and the CLI's other JSON lines alike.
+    pub fn write_json_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
+        json::write_name(out, label, name)
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters
+    /// escaped, everything else as UTF-8 (the one escaper of fastsum's
+    /// JSON).
+    pub fn write_json_string(out: &mut Vec<u8>, text: &str) {
+        json::write_string(out, text)
     }
 
     /// Writes `record`: its line or JSON object to `out`, its message to
@@ -160,7 +176,7 @@ impl Renderer {
     pub fn message(&self, err: &mut Vec<u8>, name: &[u8], cause: &str) {
         err.extend_from_slice(&self.program);
         err.extend_from_slice(b": ");
-        err.extend_from_slice(&quote::quotef(name, self.utf8));
+        err.extend_from_slice(&self.quoting.quotef(name));
         err.extend_from_slice(b": ");
         err.extend_from_slice(cause.as_bytes());
         err.push(b'\n');

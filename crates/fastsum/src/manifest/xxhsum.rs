@@ -20,6 +20,21 @@ pub struct XxhLine<'a> {
 }
 
 impl XxhLine<'_> {
+    /// Appends an xxhsum output line: `HEX  NAME` or `TAG (NAME) = HEX`,
+    /// hex in big- or little-endian order. XXH3 is always written tagged,
+    /// as xxhsum 0.8.1 does, because its untagged form could not be told
+    /// from XXH64's.
+    pub fn write(
+        out: &mut Vec<u8>,
+        algorithm: Algorithm,
+        digest: &Digest,
+        name: &[u8],
+        tagged: bool,
+        little_endian: bool,
+    ) {
+        write_line(out, algorithm, digest, name, tagged, little_endian)
+    }
+
     /// Parses a line (without its `\n`). `little_endian` is xxhsum's
     /// `--little-endian` flag, which applies to untagged lines; tagged
     /// lines say their order with `_LE`. `None` for an improperly
@@ -108,10 +123,8 @@ fn canonical_from_hex(algorithm: Algorithm, hex: &[u8], reverse: bool) -> Option
     Some(Digest::from_bytes(bytes.get(..len)?))
 }
 
-/// Appends an xxhsum output line: `HEX  NAME` or `TAG (NAME) = HEX`, hex in
-/// big- or little-endian order. XXH3 is always written tagged, as xxhsum
-/// 0.8.1 does, because its untagged form could not be told from XXH64's.
-pub fn write_line(
+/// [`XxhLine::write`].
+pub(crate) fn write_line(
     out: &mut Vec<u8>,
     algorithm: Algorithm,
     digest: &Digest,

@@ -129,7 +129,7 @@ impl TreeOptions {
     pub fn new(algorithm: Algorithm) -> Self {
         TreeOptions {
             algorithm,
-            threads: available_threads(),
+            threads: TreeOptions::available_threads(),
             recursive: false,
             order: Order::Sorted,
             walk: WalkOptions::default(),
@@ -142,11 +142,12 @@ impl TreeOptions {
             listed: false,
         }
     }
-}
 
-/// The cores this process may use (1 if unknown).
-pub fn available_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    /// The cores this process may use (1 if unknown): the threads a run
+    /// has unless told otherwise.
+    pub fn available_threads() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
 }
 
 /// A run over many files on every core: the pipeline with its stages

@@ -236,17 +236,8 @@ impl<F: FnMut(RemoteRecord)> RemoteSink for F {
     }
 }
 
-/// Hashes every regular file under `remote` on its host, each record
-/// handed to `sink` in path order as the host sends it (memory does not
-/// grow with the listing where the host sorts it).
-///
-/// Errors: the transport failed (unreachable host, refused
-/// authentication), no method applies, or the stream ended before its
-/// trailer (a dropped connection: a partial listing is never complete). A
-/// missing remote path is an error naming it. An error can follow records
-/// already handed on: a caller that must not act on part of a listing
-/// holds them until `Ok`.
-pub fn hash_remote(
+/// [`Remote::hash`].
+pub(crate) fn hash_remote(
     remote: &Remote,
     algorithm: Algorithm,
     options: &RemoteOptions,
@@ -291,6 +282,27 @@ pub fn hash_remote(
         upload_failed: host.upload_failed,
         symlinks_left_out: parsed.symlinks,
     })
+}
+
+impl Remote {
+    /// Hashes every regular file under `remote` on its host, each record
+    /// handed to `sink` in path order as the host sends it (memory does not
+    /// grow with the listing where the host sorts it).
+    ///
+    /// Errors: the transport failed (unreachable host, refused
+    /// authentication), no method applies, or the stream ended before its
+    /// trailer (a dropped connection: a partial listing is never complete). A
+    /// missing remote path is an error naming it. An error can follow records
+    /// already handed on: a caller that must not act on part of a listing
+    /// holds them until `Ok`.
+    pub fn hash(
+        &self,
+        algorithm: Algorithm,
+        options: &RemoteOptions,
+        sink: &mut dyn RemoteSink,
+    ) -> Result<RemoteRun> {
+        hash_remote(self, algorithm, options, sink)
+    }
 }
 
 #[cfg(test)]

@@ -25,13 +25,24 @@ fn same(a: &FileStamp, b: &FileStamp) -> bool {
     (a.size, a.ino, a.dev, a.mtime_ns, a.ctime_ns) == (b.size, b.ino, b.dev, b.mtime_ns, b.ctime_ns)
 }
 
-/// Scrubs the files `manifest` lists (of `options.algorithm`) against
-/// their listed stamps and digests, handing each finding to `sink` in the
-/// list's order. One verified run reads every stamped file (a file whose
-/// stamp moved is read too, and found changed by the stamp its read was
-/// verified under). `options.walk`, `resume` and `older_than` do not
-/// apply. Errors: the run could not start.
-pub fn scrub_manifest(
+impl ScrubOptions {
+    /// Scrubs the files `manifest` lists (of the options' algorithm) against
+    /// their listed stamps and digests, handing each finding to `sink` in the
+    /// list's order. One verified run reads every stamped file (a file whose
+    /// stamp moved is read too, and found changed by the stamp its read was
+    /// verified under). `walk`, `resume` and `older_than` do not
+    /// apply. Errors: the run could not start.
+    pub fn scrub_manifest(
+        &self,
+        manifest: &Manifest,
+        sink: &mut dyn FnMut(&Path, &Finding),
+    ) -> Result<ScrubSummary> {
+        scrub_manifest(manifest, self, sink)
+    }
+}
+
+/// [`ScrubOptions::scrub_manifest`].
+fn scrub_manifest(
     manifest: &Manifest,
     options: &ScrubOptions,
     sink: &mut dyn FnMut(&Path, &Finding),

@@ -23,7 +23,6 @@
 mod listed;
 mod place;
 
-pub use listed::scrub_manifest;
 use place::{hex, place_key, unhex};
 
 use std::path::{Path, PathBuf};
@@ -71,7 +70,7 @@ impl ScrubOptions {
     pub fn new(algorithm: Algorithm) -> Self {
         ScrubOptions {
             algorithm,
-            threads: crate::pipeline::available_threads(),
+            threads: crate::pipeline::TreeOptions::available_threads(),
             walk: WalkOptions::default(),
             limit_rate: None,
             older_than: None,
@@ -188,11 +187,8 @@ struct Pending {
     entry: Option<Entry>,
 }
 
-/// Scrubs the trees (or files) at `roots` against the cache's entries for
-/// `options.algorithm`, handing each file's finding to `sink` in path
-/// order (verified and not-due files too: the caller picks what to say).
-/// Errors: the cache could not be read or written.
-pub fn scrub(
+/// [`ScrubOptions::scrub`].
+fn scrub(
     cache: &mut Cache,
     roots: &[PathBuf],
     options: &ScrubOptions,
@@ -483,4 +479,19 @@ fn judge(pending: &Pending, outcome: Option<Outcome>) -> (Finding, Option<NewEnt
         },
     };
     (finding, Some(entry))
+}
+
+impl ScrubOptions {
+    /// Scrubs the trees (or files) at `roots` against the cache's entries for
+    /// the options' algorithm, handing each file's finding to `sink` in path
+    /// order (verified and not-due files too: the caller picks what to say).
+    /// Errors: the cache could not be read or written.
+    pub fn scrub(
+        &self,
+        cache: &mut Cache,
+        roots: &[PathBuf],
+        sink: &mut dyn FnMut(&Path, &Finding),
+    ) -> Result<ScrubSummary> {
+        scrub(cache, roots, self, sink)
+    }
 }

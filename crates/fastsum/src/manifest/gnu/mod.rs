@@ -382,10 +382,24 @@ pub enum Encoding {
     Raw,
 }
 
-/// Appends one output line as GNU `md5sum` prints it. With `terminator`
-/// NUL (`-z`), names are not escaped. The digest in hex or base64
-/// (`Encoding::Raw` is the renderer's: no line at all).
-pub fn write_line(
+impl LineStyle {
+    /// Appends one output line in this style as GNU `md5sum` prints it.
+    /// With `terminator` NUL (`-z`), names are not escaped. The digest in
+    /// hex or base64 (`Encoding::Raw` is the renderer's: no line at all).
+    pub fn write_line(
+        self,
+        out: &mut Vec<u8>,
+        algorithm: Algorithm,
+        digest: (&Digest, Encoding),
+        name: &[u8],
+        terminator: u8,
+    ) {
+        write_line(out, algorithm, digest, name, self, terminator)
+    }
+}
+
+/// [`LineStyle::write_line`].
+pub(crate) fn write_line(
     out: &mut Vec<u8>,
     algorithm: Algorithm,
     (digest, encoding): (&Digest, Encoding),
