@@ -66,3 +66,19 @@ pub fn algorithm(name: &str) -> PyResult<fastsum::Algorithm> {
     name.parse()
         .map_err(|e: Error| PyValueError::new_err(e.to_string()))
 }
+
+/// A call's walk options (`follow`, `exclude`), its exclude patterns
+/// checked before any walk: an invalid glob is a `ValueError` at once.
+pub fn walk_options(
+    py: Python<'_>,
+    follow: bool,
+    exclude: Vec<String>,
+) -> PyResult<fastsum::walk::WalkOptions> {
+    let walk = fastsum::walk::WalkOptions {
+        follow_links: follow,
+        excludes: exclude,
+        ..Default::default()
+    };
+    walk.check_excludes().map_err(|e| to_err(py, &e, false))?;
+    Ok(walk)
+}

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use fastsum::cache::{Cache, CacheSession};
 use fastsum::pipeline::Order;
-use fastsum::walk::WalkOptions;
 use fastsum::{FileHasher, Outcome, Record, Source, TreeHasher};
 use pyo3::prelude::*;
 
@@ -232,13 +231,7 @@ pub fn hash_tree(
 ) -> PyResult<TreeIterator> {
     let algorithm = errors::algorithm(algorithm)?;
     let (root, bytes_paths) = paths::from_python(root)?;
-    let walk = WalkOptions {
-        follow_links: follow,
-        excludes: exclude,
-        ..WalkOptions::default()
-    };
-    walk.check_excludes()
-        .map_err(|e| errors::to_err(py, &e, false))?;
+    let walk = errors::walk_options(py, follow, exclude)?;
     let mut hasher = TreeHasher::new(algorithm)
         .threads(self::threads(threads))
         .recursive(true)

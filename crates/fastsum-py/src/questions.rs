@@ -223,13 +223,7 @@ pub fn diff(
     let algorithm = algorithm.map(errors::algorithm).transpose()?;
     let (old, old_bytes) = paths::from_python(old)?;
     let (new, new_bytes) = paths::from_python(new)?;
-    let walk = WalkOptions {
-        follow_links: follow,
-        excludes: exclude,
-        ..WalkOptions::default()
-    };
-    walk.check_excludes()
-        .map_err(|e| errors::to_err(py, &e, false))?;
+    let walk = errors::walk_options(py, follow, exclude)?;
     let mut options = DiffOptions {
         algorithm,
         walk,

@@ -32,7 +32,28 @@ impl XxhLine<'_> {
         tagged: bool,
         little_endian: bool,
     ) {
-        write_line(out, algorithm, digest, name, tagged, little_endian)
+        let mut hex = String::with_capacity(2 * digest.len());
+        if little_endian {
+            let reversed: Vec<u8> = digest.as_bytes().iter().rev().copied().collect();
+            Digest::from_bytes(&reversed).write_hex(&mut hex);
+        } else {
+            digest.write_hex(&mut hex);
+        }
+        if tagged || algorithm == Algorithm::Xxh3 {
+            out.extend_from_slice(algorithm.tag().as_bytes());
+            if little_endian {
+                out.extend_from_slice(b"_LE");
+            }
+            out.extend_from_slice(b" (");
+            out.extend_from_slice(name);
+            out.extend_from_slice(b") = ");
+            out.extend_from_slice(hex.as_bytes());
+        } else {
+            out.extend_from_slice(hex.as_bytes());
+            out.extend_from_slice(b"  ");
+            out.extend_from_slice(name);
+        }
+        out.push(b'\n');
     }
 
     /// Parses a line (without its `\n`). `little_endian` is xxhsum's
@@ -121,39 +142,6 @@ fn canonical_from_hex(algorithm: Algorithm, hex: &[u8], reverse: bool) -> Option
         *byte = hex_value(*high)? << 4 | hex_value(*low)?;
     }
     Some(Digest::from_bytes(bytes.get(..len)?))
-}
-
-/// [`XxhLine::write`].
-pub(crate) fn write_line(
-    out: &mut Vec<u8>,
-    algorithm: Algorithm,
-    digest: &Digest,
-    name: &[u8],
-    tagged: bool,
-    little_endian: bool,
-) {
-    let mut hex = String::with_capacity(2 * digest.len());
-    if little_endian {
-        let reversed: Vec<u8> = digest.as_bytes().iter().rev().copied().collect();
-        Digest::from_bytes(&reversed).write_hex(&mut hex);
-    } else {
-        digest.write_hex(&mut hex);
-    }
-    if tagged || algorithm == Algorithm::Xxh3 {
-        out.extend_from_slice(algorithm.tag().as_bytes());
-        if little_endian {
-            out.extend_from_slice(b"_LE");
-        }
-        out.extend_from_slice(b" (");
-        out.extend_from_slice(name);
-        out.extend_from_slice(b") = ");
-        out.extend_from_slice(hex.as_bytes());
-    } else {
-        out.extend_from_slice(hex.as_bytes());
-        out.extend_from_slice(b"  ");
-        out.extend_from_slice(name);
-    }
-    out.push(b'\n');
 }
 
 #[cfg(test)]
