@@ -169,9 +169,9 @@ fn one_per_directory(members: &mut Vec<PathBuf>) {
 }
 
 impl TreeHasher {
-    /// Groups of identical directories under `roots`, hashed by `hasher`
-    /// (its algorithm, threads, cache and progress; it is set to walk sorted,
-    /// with directories).
+    /// Groups of identical directories under `roots`, hashed by this
+    /// hasher (its algorithm, threads, cache and progress; it is set to
+    /// walk sorted, with directories).
     pub fn duplicate_directories(self, roots: &[PathBuf]) -> Result<DirReport> {
         duplicate_directories(self, roots)
     }
