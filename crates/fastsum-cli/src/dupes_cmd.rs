@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
-use fastsum::dupes::leftovers::Cleared;
 use fastsum::dupes::{DupesOptions, Group};
 use fastsum::manifest::render::Renderer;
 use fastsum::Algorithm;
@@ -253,10 +252,10 @@ fn clear_leftovers(
         );
         let line = match action {
             Some(_) if !dry_run => match left.clear() {
-                Cleared::Removed => {
+                Ok(()) => {
                     format!("{what}: removed (a link; its bytes are kept elsewhere)\n")
                 }
-                Cleared::Kept(why) => {
+                Err(why) => {
                     all_done = false;
                     format!("{what}: not removed: {why}\n")
                 }

@@ -3,12 +3,13 @@
 //! under its root in bulk, looks up 100 files, and stores 100, 1,000 or
 //! 10,000 new entries in one transaction.
 //!
-//! Run: `cargo bench -p fastsum --bench cache`
+//! Run: `cargo bench -p fastsum --features bench-internals --bench cache`
 
 use std::path::PathBuf;
 
 use divan::Bencher;
-use fastsum::cache::{Cache, FileStamp, NewEntry};
+use fastsum::cache::bench::{load_and_look_up, store, NewEntry};
+use fastsum::cache::{Cache, FileStamp};
 use fastsum::Algorithm;
 
 fn main() {
@@ -48,7 +49,7 @@ fn lookup_store_run<const STORES_PER_LOOKUP: usize>(bencher: Bencher) {
     let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
     let existing: Vec<NewEntry> = (0..10_000).map(entry).collect();
     let now = now_ns();
-    cache.store(Algorithm::Md5, &existing, now).unwrap();
+    store(&mut cache, Algorithm::Md5, &existing, now).unwrap();
     let root = [PathBuf::from("/bench/root")];
     // The same new keys each time (replaced), so the cache does not grow
     // from sample to sample.
@@ -56,14 +57,10 @@ fn lookup_store_run<const STORES_PER_LOOKUP: usize>(bencher: Bencher) {
         .map(entry)
         .collect();
     bencher.bench_local(|| {
-        let snapshot = cache.load(Algorithm::Md5, &root).unwrap();
-        let mut hits = 0;
-        for i in 0..LOOKUPS {
-            let e = &existing[i * 97 % existing.len()];
-            hits += usize::from(snapshot.lookup(&e.path, &e.stamp).is_some());
-        }
+        let probes = (0..LOOKUPS).map(|i| &existing[i * 97 % existing.len()]);
+        let hits = load_and_look_up(&mut cache, Algorithm::Md5, &root, probes).unwrap();
         assert_eq!(hits, LOOKUPS);
-        cache.store(Algorithm::Md5, &fresh, now).unwrap();
+        store(&mut cache, Algorithm::Md5, &fresh, now).unwrap();
     });
 }
 
@@ -86,7 +83,7 @@ fn cache_of(entries: usize) -> std::path::PathBuf {
         for i in 0..entries {
             batch.push(spread_entry(i));
             if batch.len() == batch.capacity() || i + 1 == entries {
-                cache.store(Algorithm::Md5, &batch, now).unwrap();
+                store(&mut cache, Algorithm::Md5, &batch, now).unwrap();
                 batch.clear();
             }
         }
@@ -135,14 +132,10 @@ fn store_lookup_run_in_a_cache_of<const LOOKUPS_PER_STORE: usize>(
     bencher
         .counter(divan::counter::ItemsCount::new(lookups + STORES))
         .bench_local(|| {
-            let snapshot = cache.load(Algorithm::Md5, &root).unwrap();
-            let mut hits = 0;
-            for i in 0..lookups {
-                let e = &probes[i * 7 % PER_DIRECTORY];
-                hits += usize::from(snapshot.lookup(&e.path, &e.stamp).is_some());
-            }
+            let asked = (0..lookups).map(|i| &probes[i * 7 % PER_DIRECTORY]);
+            let hits = load_and_look_up(&mut cache, Algorithm::Md5, &root, asked).unwrap();
             assert_eq!(hits, lookups);
-            cache.store(Algorithm::Md5, &fresh, now).unwrap();
+            store(&mut cache, Algorithm::Md5, &fresh, now).unwrap();
         });
 }
 

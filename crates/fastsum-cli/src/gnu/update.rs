@@ -136,13 +136,7 @@ fn listed_answers(
             return Err(1);
         }
     };
-    let stamped = list.entries.iter().filter_map(|e| {
-        let file = fastsum::name::path(&e.path);
-        let stamp = *e.stamp.as_deref()?;
-        Some((file.into_owned(), stamp, e.digest))
-    });
-    let snapshot = fastsum::cache::Snapshot::of_entries(algorithm, stamped);
-    let session = fastsum::cache::CacheSession::new(snapshot, algorithm);
+    let session = fastsum::cache::CacheSession::of_manifest(&list);
     Ok((std::sync::Arc::new(session), list))
 }
 

@@ -301,6 +301,7 @@ impl DirEntries {
 
 impl<B: AsRef<[u8]>> DirEntries<B> {
     /// Number of entries.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.count
     }

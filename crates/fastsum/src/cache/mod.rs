@@ -25,12 +25,14 @@
 //! wrong answer.
 //!
 //! The way through the module: `store` (the SQLite file) loads a
-//! [`Snapshot`], in bulk or (for a run's session, `lazy`) a row at a time
+//! `Snapshot`, in bulk or (for a run's session, `lazy`) a row at a time
 //! as the run reaches it, holding a few MiB whatever the tree's
 //! size; a [`CacheSession`] answers lookups from it and collects
 //! what the run read; `CachingBatchHasher` is the pipeline stage that
 //! puts the session in front of any other stage.
 
+#[cfg(feature = "bench-internals")]
+pub mod bench;
 mod dir_entries;
 mod lazy;
 mod maintenance;
@@ -45,10 +47,11 @@ pub use crate::fs::FileStamp;
 // The fuzz targets run with the fuzz harness: in tests with `remote`.
 #[cfg(all(test, feature = "remote"))]
 pub(crate) use dir_entries::fuzz_row;
-pub use dir_entries::Entry;
+pub(crate) use dir_entries::Entry;
 pub use maintenance::Summary;
 pub(crate) use session::absolute_in;
 pub use session::CacheSession;
-pub use snapshot::Snapshot;
+pub(crate) use snapshot::Snapshot;
 pub(crate) use stage::CachingBatchHasher;
-pub use store::{Cache, NewEntry, RunStats};
+pub(crate) use store::NewEntry;
+pub use store::{Cache, RunStats};

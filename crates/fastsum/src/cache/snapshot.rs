@@ -12,7 +12,7 @@ use crate::fs::FileStamp;
 
 /// The entries a run may use, by absolute directory path bytes and name.
 #[derive(Default)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub(super) source: Source,
 }
 
@@ -86,7 +86,7 @@ impl Snapshot {
     /// written with stamps): each (path, stamp, digest) as if a run had
     /// recorded it now, the path relative to the working directory or
     /// absolute.
-    pub fn of_entries(
+    pub(crate) fn of_entries(
         algorithm: crate::algo::Algorithm,
         entries: impl IntoIterator<Item = (std::path::PathBuf, FileStamp, Digest)>,
     ) -> Snapshot {
@@ -121,7 +121,7 @@ impl Snapshot {
 
     /// The cached digest of the file at the absolute `path`, if its current
     /// `stamp` is the one recorded and the entry was settled when recorded.
-    pub fn lookup(&self, path: &Path, stamp: &FileStamp) -> Option<Digest> {
+    pub(crate) fn lookup(&self, path: &Path, stamp: &FileStamp) -> Option<Digest> {
         self.entry(path)?.answer_for(stamp)
     }
 
@@ -142,7 +142,8 @@ impl Snapshot {
     }
 
     /// Entries loaded in bulk (0 for one loaded as asked).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         match &self.source {
             Source::Loaded(rows) => rows.values().map(|d| d.len()).sum(),
             Source::Lazy(_) => 0,
@@ -150,7 +151,8 @@ impl Snapshot {
     }
 
     /// Whether nothing was loaded in bulk.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }

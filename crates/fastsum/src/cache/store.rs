@@ -301,7 +301,7 @@ impl Cache {
     /// the absolute `prefixes`, and the directory holding each prefix (for
     /// a file named on its own). A damaged file is moved aside and the
     /// snapshot is empty; a damaged row is left out.
-    pub fn load(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<Snapshot> {
+    pub(crate) fn load(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<Snapshot> {
         match self.load_rows(algorithm, prefixes) {
             Ok(snapshot) => Ok(snapshot),
             Err(e) if is_damage(&e) => {
@@ -353,7 +353,7 @@ impl Cache {
     /// transaction, merged into what their directories hold (another run may
     /// have stored there since this one loaded). Entries that were not
     /// settled then are left out. Returns how many were stored.
-    pub fn store(
+    pub(crate) fn store(
         &mut self,
         algorithm: Algorithm,
         entries: &[NewEntry],
@@ -407,7 +407,7 @@ impl Cache {
     }
 
     /// Remembers a run's hits and misses for `fastsum cache stats`.
-    pub fn record_run(&mut self, stats: &RunStats) -> Result<()> {
+    pub(crate) fn record_run(&mut self, stats: &RunStats) -> Result<()> {
         self.connection
             .execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES('last_run', ?1)",

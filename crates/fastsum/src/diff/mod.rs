@@ -110,37 +110,6 @@ pub struct DiffOptions {
     pub progress: Option<Arc<crate::pipeline::Progress>>,
 }
 
-/// [`DiffOptions::diff`].
-pub(crate) fn diff(
-    old: &Side,
-    new: &Side,
-    options: &DiffOptions,
-    mut sink: impl FnMut(DiffEvent),
-) -> Result<DiffSummary> {
-    let old_manifest = read_manifest(old, &options.old_root, new, options)?;
-    let new_manifest = read_manifest(new, &options.new_root, old, options)?;
-    let algorithm = common_algorithm(old, new, &old_manifest, &new_manifest, options)?;
-    // Against a remote host, with the cache: only what differs from the
-    // local tree is fetched (`pruned.rs`).
-    let (olds, news) = match pruned::plan(old, new, algorithm, options) {
-        Some(plan) => plan.sources(options, &mut sink)?,
-        None => sources(
-            old,
-            new,
-            old_manifest,
-            new_manifest,
-            algorithm,
-            options,
-            &mut sink,
-        )?,
-    };
-    let mut summary = DiffSummary::default();
-    let merged = merge::merge(olds, news, options, &mut summary, &mut sink);
-    let changes = merge::with_moves(merged, move_algorithm(algorithm, options));
-    merge::report(changes, &mut summary, &mut sink);
-    Ok(summary)
-}
-
 /// Both sides' entries as they come: trees hashed or walked, manifests
 /// read, remote listings fetched.
 fn sources(
@@ -319,7 +288,33 @@ impl DiffOptions {
     /// `sink`, changes sorted by path. Errors: a manifest that cannot be read
     /// at all (unreadable, mixed algorithms, untagged lines of an unknown
     /// algorithm), or two manifests of different algorithms.
-    pub fn diff(&self, old: &Side, new: &Side, sink: impl FnMut(DiffEvent)) -> Result<DiffSummary> {
-        diff(old, new, self, sink)
+    pub fn diff(
+        &self,
+        old: &Side,
+        new: &Side,
+        mut sink: impl FnMut(DiffEvent),
+    ) -> Result<DiffSummary> {
+        let old_manifest = read_manifest(old, &self.old_root, new, self)?;
+        let new_manifest = read_manifest(new, &self.new_root, old, self)?;
+        let algorithm = common_algorithm(old, new, &old_manifest, &new_manifest, self)?;
+        // Against a remote host, with the cache: only what differs from the
+        // local tree is fetched (`pruned.rs`).
+        let (olds, news) = match pruned::plan(old, new, algorithm, self) {
+            Some(plan) => plan.sources(self, &mut sink)?,
+            None => sources(
+                old,
+                new,
+                old_manifest,
+                new_manifest,
+                algorithm,
+                self,
+                &mut sink,
+            )?,
+        };
+        let mut summary = DiffSummary::default();
+        let merged = merge::merge(olds, news, self, &mut summary, &mut sink);
+        let changes = merge::with_moves(merged, move_algorithm(algorithm, self));
+        merge::report(changes, &mut summary, &mut sink);
+        Ok(summary)
     }
 }

@@ -54,43 +54,6 @@ struct Seen {
     digest: Digest,
 }
 
-/// [`TreeHasher::duplicate_directories`].
-fn duplicate_directories(hasher: TreeHasher, roots: &[PathBuf]) -> Result<DirReport> {
-    let mut walk = hasher.options().walk.clone();
-    walk.directories = true;
-    let hasher = hasher.recursive(true).order(Order::Sorted).walk(walk);
-    let algorithm = hasher.options().algorithm;
-    let operands: Vec<Source> = roots.iter().cloned().map(Source::Path).collect();
-    let mut seen: Vec<Seen> = Vec::new();
-    // Bytes and files below each directory, by its path with a separator.
-    let mut totals: HashMap<Vec<u8>, (u64, u64)> = HashMap::new();
-    let mut report = DirReport::default();
-    let sink = |record: Record| {
-        let path = name::path_bytes(&record.path).to_vec();
-        match record.outcome {
-            Outcome::Directory(Some(digest)) => seen.push(Seen { path, digest }),
-            Outcome::Hashed(hashed) => {
-                for cut in separators(&path) {
-                    let total = totals.entry(path[..=cut].to_vec()).or_default();
-                    total.0 += hashed.size;
-                    total.1 += 1;
-                }
-            }
-            Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
-                report.problems.push((record.path, kind.to_string()))
-            }
-            Outcome::Skipped(_) | Outcome::Directory(None) => {}
-        }
-    };
-    let mut digests = DirectoryDigests::new(algorithm, &operands, sink)
-        .map_err(|why| crate::error::Error::new(std::io::Error::other(why)))?;
-    hasher.run_into(&operands, &mut digests)?;
-    digests.finish();
-    drop(digests);
-    report.groups = groups_of(seen, &totals);
-    Ok(report)
-}
-
 /// Where each directory of `path` ends (the separators in it).
 fn separators(path: &[u8]) -> impl Iterator<Item = usize> + '_ {
     path.iter()
@@ -173,6 +136,38 @@ impl TreeHasher {
     /// hasher (its algorithm, threads, cache and progress; it is set to
     /// walk sorted, with directories).
     pub fn duplicate_directories(self, roots: &[PathBuf]) -> Result<DirReport> {
-        duplicate_directories(self, roots)
+        let mut walk = self.options().walk.clone();
+        walk.directories = true;
+        let hasher = self.recursive(true).order(Order::Sorted).walk(walk);
+        let algorithm = hasher.options().algorithm;
+        let operands: Vec<Source> = roots.iter().cloned().map(Source::Path).collect();
+        let mut seen: Vec<Seen> = Vec::new();
+        // Bytes and files below each directory, by its path with a separator.
+        let mut totals: HashMap<Vec<u8>, (u64, u64)> = HashMap::new();
+        let mut report = DirReport::default();
+        let sink = |record: Record| {
+            let path = name::path_bytes(&record.path).to_vec();
+            match record.outcome {
+                Outcome::Directory(Some(digest)) => seen.push(Seen { path, digest }),
+                Outcome::Hashed(hashed) => {
+                    for cut in separators(&path) {
+                        let total = totals.entry(path[..=cut].to_vec()).or_default();
+                        total.0 += hashed.size;
+                        total.1 += 1;
+                    }
+                }
+                Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+                    report.problems.push((record.path, kind.to_string()))
+                }
+                Outcome::Skipped(_) | Outcome::Directory(None) => {}
+            }
+        };
+        let mut digests = DirectoryDigests::new(algorithm, &operands, sink)
+            .map_err(|why| crate::error::Error::new(std::io::Error::other(why)))?;
+        hasher.run_into(&operands, &mut digests)?;
+        digests.finish();
+        drop(digests);
+        report.groups = groups_of(seen, &totals);
+        Ok(report)
     }
 }

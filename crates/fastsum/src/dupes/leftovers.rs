@@ -49,39 +49,30 @@ pub(super) fn leftover(path: &Path) -> Option<Leftover> {
     })
 }
 
-/// What became of a leftover.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Cleared {
-    /// Removed: its run is over and it was a symbolic link or one more name
-    /// of a file that has another.
-    Removed,
-    /// Left where it is, and why.
-    Kept(String),
-}
-
 impl Leftover {
     /// Removes it if it is provably an interrupted run's and holds no byte
-    /// that only it holds.
-    pub fn clear(&self) -> Cleared {
+    /// that only it holds (a symbolic link, or one more name of a file
+    /// that has another). `Err` says why it was left where it is.
+    pub fn clear(&self) -> Result<(), String> {
         clear(self)
     }
 }
 
-fn clear(leftover: &Leftover) -> Cleared {
+fn clear(leftover: &Leftover) -> Result<(), String> {
     if process_alive(leftover.pid) {
-        return Cleared::Kept(format!("process {} is still running", leftover.pid));
+        return Err(format!("process {} is still running", leftover.pid));
     }
     let meta = match std::fs::symlink_metadata(&leftover.path) {
         Ok(m) => m,
-        Err(e) => return Cleared::Kept(crate::error::ErrorKind::Io(e).to_string()),
+        Err(e) => return Err(crate::error::ErrorKind::Io(e).to_string()),
     };
     let only_name = meta.is_file() && links(&meta) < 2;
     if !meta.file_type().is_symlink() && !meta.is_file() || only_name {
-        return Cleared::Kept("it is the only name of its bytes: look at it and remove it".into());
+        return Err("it is the only name of its bytes: look at it and remove it".into());
     }
     match std::fs::remove_file(&leftover.path) {
-        Ok(()) => Cleared::Removed,
-        Err(e) => Cleared::Kept(crate::error::ErrorKind::Io(e).to_string()),
+        Ok(()) => Ok(()),
+        Err(e) => Err(crate::error::ErrorKind::Io(e).to_string()),
     }
 }
 
@@ -157,10 +148,10 @@ mod tests {
         std::os::unix::fs::symlink(&kept, &soft).unwrap();
         std::fs::write(&sole, b"only here").unwrap();
         for path in [&hard, &soft] {
-            assert_eq!(clear(&leftover(path).unwrap()), Cleared::Removed);
+            assert_eq!(clear(&leftover(path).unwrap()), Ok(()));
             assert!(path.symlink_metadata().is_err());
         }
-        assert!(matches!(clear(&leftover(&sole).unwrap()), Cleared::Kept(_)));
+        assert!(clear(&leftover(&sole).unwrap()).is_err());
         assert_eq!(std::fs::read(&sole).unwrap(), b"only here");
         // A running process's (ours): kept, whatever it is.
         let ours = dir.path().join(crate::fs::name::os_string(temporary_name(
@@ -168,9 +159,7 @@ mod tests {
             std::process::id(),
         )));
         std::fs::hard_link(&kept, &ours).unwrap();
-        assert!(
-            matches!(clear(&leftover(&ours).unwrap()), Cleared::Kept(why) if why.contains("running"))
-        );
+        assert!(matches!(clear(&leftover(&ours).unwrap()), Err(why) if why.contains("running")));
         assert_eq!(std::fs::read(&kept).unwrap(), b"bytes");
     }
 }

@@ -150,19 +150,10 @@ pub struct DupesReport {
     pub leftovers: Vec<leftovers::Leftover>,
 }
 
-/// [`DupesOptions::find_duplicates`].
-pub(crate) fn find_duplicates(
-    operands: &[PathBuf],
-    options: &DupesOptions,
-    unique: bool,
-) -> Result<DupesReport> {
-    stages::run(operands, options, unique)
-}
-
 impl DupesOptions {
     /// Finds the groups of identical files under `operands`; with `unique`,
     /// also lists the files that have none.
     pub fn find_duplicates(&self, operands: &[PathBuf], unique: bool) -> Result<DupesReport> {
-        find_duplicates(operands, self, unique)
+        stages::run(operands, self, unique)
     }
 }

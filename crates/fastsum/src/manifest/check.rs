@@ -41,55 +41,44 @@ impl Manifest {
         base: Option<&Path>,
         options: &TreeOptions,
         stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-        sink: impl FnMut(Checked),
+        mut sink: impl FnMut(Checked),
     ) -> Result<()> {
-        check(self, base, options, stop, sink)
-    }
-}
-
-/// [`Manifest::check`].
-fn check(
-    manifest: &Manifest,
-    base: Option<&Path>,
-    options: &TreeOptions,
-    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    mut sink: impl FnMut(Checked),
-) -> Result<()> {
-    let operands: Vec<Source> = manifest
-        .entries
-        .iter()
-        .map(|e| {
-            let listed = crate::fs::name::path(&e.path);
-            let listed: &Path = &listed;
-            Source::Path(match base {
-                Some(base) => base.join(listed),
-                None => listed.to_path_buf(),
+        let operands: Vec<Source> = self
+            .entries
+            .iter()
+            .map(|e| {
+                let listed = crate::fs::name::path(&e.path);
+                let listed: &Path = &listed;
+                Source::Path(match base {
+                    Some(base) => base.join(listed),
+                    None => listed.to_path_buf(),
+                })
+            })
+            .collect();
+        let mut hasher = TreeHasher::with_options(TreeOptions {
+            algorithm: self.algorithm,
+            recursive: false,
+            ..options.clone()
+        });
+        if let Some(stop) = stop {
+            hasher = hasher.stop_when(stop);
+        }
+        hasher.run(&operands, |record| {
+            let expected = &self.entries[record.operand].digest;
+            let status = match record.outcome {
+                Outcome::Hashed(h) if h.digest == *expected => CheckStatus::Ok,
+                Outcome::Hashed(_) => CheckStatus::Failed,
+                Outcome::Failed(kind) | Outcome::WalkFailed(kind) => CheckStatus::Unreadable(kind),
+                Outcome::Skipped(_) | Outcome::Directory(_) => {
+                    unreachable!("operands are never skipped, and not walked")
+                }
+            };
+            sink(Checked {
+                path: record.path,
+                status,
             })
         })
-        .collect();
-    let mut hasher = TreeHasher::with_options(TreeOptions {
-        algorithm: manifest.algorithm,
-        recursive: false,
-        ..options.clone()
-    });
-    if let Some(stop) = stop {
-        hasher = hasher.stop_when(stop);
     }
-    hasher.run(&operands, |record| {
-        let expected = &manifest.entries[record.operand].digest;
-        let status = match record.outcome {
-            Outcome::Hashed(h) if h.digest == *expected => CheckStatus::Ok,
-            Outcome::Hashed(_) => CheckStatus::Failed,
-            Outcome::Failed(kind) | Outcome::WalkFailed(kind) => CheckStatus::Unreadable(kind),
-            Outcome::Skipped(_) | Outcome::Directory(_) => {
-                unreachable!("operands are never skipped, and not walked")
-            }
-        };
-        sink(Checked {
-            path: record.path,
-            status,
-        })
-    })
 }
 
 #[cfg(test)]

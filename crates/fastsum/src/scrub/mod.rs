@@ -187,56 +187,6 @@ struct Pending {
     entry: Option<Entry>,
 }
 
-/// [`ScrubOptions::scrub`].
-fn scrub(
-    cache: &mut Cache,
-    roots: &[PathBuf],
-    options: &ScrubOptions,
-    sink: &mut dyn FnMut(&Path, &Finding),
-) -> Result<ScrubSummary> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let absolute: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
-    let snapshot = cache.load(options.algorithm, &absolute)?;
-    let key = place_key(options.algorithm, &absolute);
-    let resume_after = match options.resume {
-        true => cache.note(&key)?.and_then(|hex| unhex(&hex)),
-        false => None,
-    };
-    let mut run = Run {
-        cache,
-        snapshot,
-        options,
-        sink,
-        started_ns: now_ns(),
-        pace: options.limit_rate.map(|rate| Arc::new(Pace::new(rate))),
-        resume_after,
-        key,
-        batch: Vec::new(),
-        batch_bytes: 0,
-        summary: ScrubSummary::default(),
-        failure: None,
-    };
-    // A rate-limited scrub goes a batch at a time too: the pipeline hands
-    // results on a worker's batch at a time, and the place must be kept
-    // every half second's worth.
-    let unhindered = options.limit_rate.is_none() && options.older_than.is_none();
-    if unhindered && run.resume_after.is_none() {
-        run.scrub_in_one_run(roots, &absolute)?;
-    } else {
-        for (root, absolute) in roots.iter().zip(&absolute) {
-            run.scrub_root(root, absolute)?;
-            if run.summary.interrupted {
-                return Ok(run.summary);
-            }
-        }
-        run.read_batch()?;
-    }
-    if !run.summary.interrupted {
-        run.cache.set_note(&run.key, None)?;
-    }
-    Ok(run.summary)
-}
-
 /// One scrub under way.
 struct Run<'a> {
     cache: &'a mut Cache,
@@ -492,6 +442,46 @@ impl ScrubOptions {
         roots: &[PathBuf],
         sink: &mut dyn FnMut(&Path, &Finding),
     ) -> Result<ScrubSummary> {
-        scrub(cache, roots, self, sink)
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let absolute: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
+        let snapshot = cache.load(self.algorithm, &absolute)?;
+        let key = place_key(self.algorithm, &absolute);
+        let resume_after = match self.resume {
+            true => cache.note(&key)?.and_then(|hex| unhex(&hex)),
+            false => None,
+        };
+        let mut run = Run {
+            cache,
+            snapshot,
+            options: self,
+            sink,
+            started_ns: now_ns(),
+            pace: self.limit_rate.map(|rate| Arc::new(Pace::new(rate))),
+            resume_after,
+            key,
+            batch: Vec::new(),
+            batch_bytes: 0,
+            summary: ScrubSummary::default(),
+            failure: None,
+        };
+        // A rate-limited scrub goes a batch at a time too: the pipeline hands
+        // results on a worker's batch at a time, and the place must be kept
+        // every half second's worth.
+        let unhindered = self.limit_rate.is_none() && self.older_than.is_none();
+        if unhindered && run.resume_after.is_none() {
+            run.scrub_in_one_run(roots, &absolute)?;
+        } else {
+            for (root, absolute) in roots.iter().zip(&absolute) {
+                run.scrub_root(root, absolute)?;
+                if run.summary.interrupted {
+                    return Ok(run.summary);
+                }
+            }
+            run.read_batch()?;
+        }
+        if !run.summary.interrupted {
+            run.cache.set_note(&run.key, None)?;
+        }
+        Ok(run.summary)
     }
 }
