@@ -7,10 +7,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::dirdigest::DirectoryDigests;
 use fastsum::manifest::render::Renderer;
 use fastsum::walk::WalkOptions;
-use fastsum::{Algorithm, Order, Outcome, Record, Source, TreeHasher, TreeOptions};
+use fastsum::{Algorithm, Outcome, Record, Source, TreeHasher, TreeOptions};
 
 use crate::term::output::{Buffering, Output};
 
@@ -94,10 +93,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         if show {
             scope.spawn(|| display.run(&counters));
         }
-        let mut digests = DirectoryDigests::new(algorithm, &operands, &mut printer)
-            .expect("the algorithm was checked");
-        let result = hasher.run_into(&operands, &mut digests);
-        digests.finish();
+        // The algorithm was checked above.
+        let result = hasher.run_with_directory_digests(&operands, None, &mut printer);
         display.finish();
         result
     });
@@ -113,12 +110,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
 fn tree_options(args: &TreeDigestArgs, algorithm: Algorithm) -> TreeOptions {
     let mut options = TreeOptions::new(algorithm);
     options.recursive = true;
-    options.order = Order::Sorted;
     options.walk = WalkOptions {
         follow_links: args.follow,
         one_file_system: args.one_file_system,
         excludes: args.exclude.clone(),
-        directories: true,
         ..WalkOptions::default()
     };
     if let Some(threads) = args.jobs.asked() {

@@ -132,9 +132,11 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
             run_tree = run_tree.cache(session.clone());
         }
         let result = match (&o.prune, o.tree.walk.directories) {
-            (Some(offers), _) => pruned(&run_tree, &operands, offers, &mut printer),
             (None, false) => run_tree.run_into(&operands, &mut printer),
-            (None, true) => with_directory_digests(&run_tree, &operands, &mut printer),
+            // The algorithm was checked when the options were resolved.
+            (offers, _) => {
+                run_tree.run_with_directory_digests(&operands, offers.as_ref(), &mut printer)
+            }
         };
         display.finish();
         result
@@ -236,43 +238,6 @@ impl Sink for &mut Printer<'_> {
     fn idle(&mut self) {
         self.run.out.flush_held();
     }
-}
-
-/// `--dirs`: the run's records with each directory's digest after its
-/// entries (the algorithm was checked when the options were resolved).
-fn with_directory_digests(
-    run_tree: &TreeHasher,
-    operands: &[Source],
-    printer: &mut Printer<'_>,
-) -> fastsum::Result<()> {
-    let algorithm = run_tree.options().algorithm;
-    let mut digests = fastsum::dirdigest::DirectoryDigests::new(algorithm, operands, printer)
-        .expect("an algorithm refused when the options were resolved");
-    let result = run_tree.run_into(operands, &mut digests);
-    digests.finish();
-    result
-}
-
-/// The run's records with the offered directories that match left out.
-fn pruned(
-    run_tree: &TreeHasher,
-    operands: &[Source],
-    offers: &fastsum::dirdigest::Offers,
-    printer: &mut Printer<'_>,
-) -> fastsum::Result<()> {
-    let algorithm = run_tree.options().algorithm;
-    let root = match operands {
-        [Source::Path(root)] => root.clone(),
-        _ => return run_tree.run_into(operands, printer),
-    };
-    let mut pruner = fastsum::dirdigest::Pruner::new(offers.clone(), &root, printer);
-    let mut digests = fastsum::dirdigest::DirectoryDigests::new(algorithm, operands, &mut pruner)
-        .expect("an algorithm refused when the options were resolved");
-    let result = run_tree.run_into(operands, &mut digests);
-    digests.finish();
-    drop(digests);
-    pruner.finish();
-    result
 }
 
 /// One result: a checksum line (or JSON object) on stdout, or a message on

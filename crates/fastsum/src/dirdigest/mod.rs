@@ -2,8 +2,9 @@
 //! directory's digest is the hash of its entries in walk order (kind,
 //! name, and the file's digest, the link target's, or the subdirectory's),
 //! so one digest stands for a whole tree. Computed as a run's records
-//! stream by ([`DirectoryDigests`], a [`Sink`] in front of another): the
-//! run walks in sorted order with [`crate::walk::WalkOptions::directories`]
+//! stream by (`DirectoryDigests`, a [`Sink`] in front of another;
+//! [`TreeHasher::run_with_directory_digests`](crate::pipeline::TreeHasher::run_with_directory_digests)):
+//! the run walks in sorted order with [`crate::walk::WalkOptions::directories`]
 //! set, and each directory's digest is handed on as a record of its own
 //! ([`Outcome::Directory`] with the digest) right after its last entry.
 //!
@@ -12,25 +13,21 @@
 //! above it (the root's record then says why).
 //!
 //! ```
-//! use fastsum::dirdigest::DirectoryDigests;
-//! use fastsum::{Algorithm, Outcome, Source, TreeHasher, TreeOptions};
+//! use fastsum::{Algorithm, Outcome, Source, TreeHasher};
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::create_dir(dir.path().join("sub")).unwrap();
 //! std::fs::write(dir.path().join("sub/a"), b"abc").unwrap();
-//! let mut options = TreeOptions::new(Algorithm::Sha256);
-//! options.recursive = true;
-//! options.walk.directories = true;
 //! let roots = vec![Source::Path(dir.path().to_path_buf())];
 //! let mut digests = Vec::new();
-//! let mut sink = DirectoryDigests::new(Algorithm::Sha256, &roots, |record: fastsum::Record| {
-//!     if let Outcome::Directory(Some(d)) = record.outcome {
-//!         digests.push(d);
-//!     }
-//! })
-//! .unwrap();
-//! TreeHasher::with_options(options).run_into(&roots, &mut sink).unwrap();
-//! sink.finish();
+//! TreeHasher::new(Algorithm::Sha256)
+//!     .recursive(true)
+//!     .run_with_directory_digests(&roots, None, |record: fastsum::Record| {
+//!         if let Outcome::Directory(Some(d)) = record.outcome {
+//!             digests.push(d);
+//!         }
+//!     })
+//!     .unwrap();
 //! assert_eq!(digests.len(), 2); // sub/, then the root
 //! ```
 
@@ -38,7 +35,8 @@ mod prune;
 
 use std::path::PathBuf;
 
-pub use prune::{Offers, Pruner};
+pub use prune::Offers;
+use prune::Pruner;
 
 use crate::algo::{Algorithm, Hasher};
 use crate::digest::Digest;
@@ -113,7 +111,7 @@ impl Frame {
 /// The [`Sink`] that computes directory digests from a run's records and
 /// hands every record on to `inner`, each directory's digest as a record
 /// of its own after its entries (post-order: `sub/` before the root).
-pub struct DirectoryDigests<S: Sink> {
+pub(crate) struct DirectoryDigests<S: Sink> {
     algorithm: Algorithm,
     /// Each operand of the run, `Some` (its path) when it is a directory.
     roots: Vec<Option<Vec<u8>>>,
@@ -300,47 +298,83 @@ impl crate::pipeline::TreeHasher {
         found: &mut dyn FnMut(&std::path::Path, &Digest),
         problem: &mut dyn FnMut(PathBuf, String),
     ) -> std::result::Result<Option<Digest>, String> {
-        tree_digests(self, root, found, problem)
+        let mut walk = self.options().walk.clone();
+        walk.directories = true;
+        let hasher = self
+            .recursive(true)
+            .order(crate::pipeline::Order::Sorted)
+            .walk(walk);
+        let algorithm = hasher.options().algorithm;
+        let operands = [Source::Path(root)];
+        // The root's record comes last (post-order): the last digest seen.
+        let mut answer = None;
+        let mut failed = false;
+        let sink = |record: Record| match record.outcome {
+            Outcome::Directory(Some(d)) => {
+                found(&record.path, &d);
+                answer = Some(d);
+            }
+            Outcome::Hashed(h) => answer = Some(h.digest),
+            Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+                failed = true;
+                problem(record.path, kind.to_string());
+            }
+            _ => {}
+        };
+        let mut digests = DirectoryDigests::new(algorithm, &operands, sink)?;
+        hasher
+            .run_into(&operands, &mut digests)
+            .map_err(|e| e.to_string())?;
+        digests.finish();
+        drop(digests);
+        Ok(answer.filter(|_| !failed))
     }
-}
 
-/// [`crate::pipeline::TreeHasher::tree_digests`].
-fn tree_digests(
-    hasher: crate::pipeline::TreeHasher,
-    root: PathBuf,
-    found: &mut dyn FnMut(&std::path::Path, &Digest),
-    problem: &mut dyn FnMut(PathBuf, String),
-) -> std::result::Result<Option<Digest>, String> {
-    let mut walk = hasher.options().walk.clone();
-    walk.directories = true;
-    let hasher = hasher
-        .recursive(true)
-        .order(crate::pipeline::Order::Sorted)
-        .walk(walk);
-    let algorithm = hasher.options().algorithm;
-    let operands = [Source::Path(root)];
-    // The root's record comes last (post-order): the last digest seen.
-    let mut answer = None;
-    let mut failed = false;
-    let sink = |record: Record| match record.outcome {
-        Outcome::Directory(Some(d)) => {
-            found(&record.path, &d);
-            answer = Some(d);
+    /// [`run_into`](crate::pipeline::TreeHasher::run_into) with directory
+    /// digests: `sink` gets every record and, after a directory's last
+    /// entry, the directory's own ([`Outcome::Directory`] with its digest;
+    /// post-order, `sub/` before the root). The run is walked sorted, with
+    /// directories, whatever this hasher was set to (the digests follow
+    /// the sorted walk). With `offers` (a receiver's digests, for a run
+    /// over one directory; [`Offers`]), each directory whose digest is
+    /// offered is left out with all below it; a run over anything but one
+    /// directory is then an ordinary one. `Err`: the algorithm cannot make
+    /// directory digests, or the run could not start.
+    pub fn run_with_directory_digests(
+        &self,
+        operands: &[Source],
+        offers: Option<&Offers>,
+        sink: impl Sink,
+    ) -> crate::error::Result<()> {
+        let mut walk = self.options().walk.clone();
+        walk.directories = true;
+        let hasher = self
+            .clone()
+            .order(crate::pipeline::Order::Sorted)
+            .walk(walk);
+        let refused = |why: String| crate::error::Error::new(std::io::Error::other(why));
+        match (offers, operands) {
+            (None, _) => {
+                let mut digests = DirectoryDigests::new(hasher.options().algorithm, operands, sink)
+                    .map_err(refused)?;
+                let result = hasher.run_into(operands, &mut digests);
+                digests.finish();
+                result
+            }
+            (Some(offers), [Source::Path(root)]) => {
+                let mut pruner = Pruner::new(offers.clone(), root, sink);
+                let mut digests =
+                    DirectoryDigests::new(hasher.options().algorithm, operands, &mut pruner)
+                        .map_err(refused)?;
+                let result = hasher.run_into(operands, &mut digests);
+                digests.finish();
+                drop(digests);
+                pruner.finish();
+                result
+            }
+            (Some(_), _) => self.run_into(operands, sink),
         }
-        Outcome::Hashed(h) => answer = Some(h.digest),
-        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
-            failed = true;
-            problem(record.path, kind.to_string());
-        }
-        _ => {}
-    };
-    let mut digests = DirectoryDigests::new(algorithm, &operands, sink)?;
-    hasher
-        .run_into(&operands, &mut digests)
-        .map_err(|e| e.to_string())?;
-    digests.finish();
-    drop(digests);
-    Ok(answer.filter(|_| !failed))
+    }
 }
 
 #[cfg(test)]

@@ -126,7 +126,7 @@ struct Held {
 /// directories the receiver has (see the module's text), for a run over
 /// one directory, `root`. Call [`Pruner::finish`] after
 /// [`super::DirectoryDigests::finish`].
-pub struct Pruner<S: Sink> {
+pub(crate) struct Pruner<S: Sink> {
     offers: Offers,
     root: Vec<u8>,
     held: Vec<Held>,
