@@ -55,8 +55,9 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         }
     };
     let mut out = Output::new(Buffering::Line);
-    for (path, why) in &report.problems {
-        out.err_raw(format!("{NAME}: {}: {why}\n", path.display()).as_bytes());
+    for problem in &report.problems {
+        let (path, why) = (problem.path.display(), &problem.error);
+        out.err_raw(format!("{NAME}: {path}: {why}\n").as_bytes());
     }
     for group in &report.groups {
         match r.json {

@@ -9,9 +9,6 @@
 use std::fs::File;
 use std::io::{self, Read};
 
-use fastsum::manifest::gnu::{Encoding, LineStyle};
-use fastsum::manifest::hashdeep::Columns;
-use fastsum::manifest::render::Renderer;
 use fastsum::walk::{SpecialKind, WalkItem};
 use fastsum::{Algorithm, Digest, ErrorKind, Hasher};
 use rayon::prelude::*;
@@ -36,12 +33,6 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     let mut ok = true;
     let mut inputs: Vec<Input> = Vec::new();
     let mut symlinks = 0u64;
-    // hashdeep's columns, once a run: the algorithms hashed here (checked
-    // when the options were resolved).
-    let columns = o
-        .hashdeep
-        .then(|| Columns::new(&o.algorithms).ok())
-        .flatten();
     for name in names {
         let path = fastsum::name::path(name).into_owned();
         if name == b"-" {
@@ -83,7 +74,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
                 .map(|input| digests_of(input, &o.algorithms))
                 .collect();
             for (input, result) in batch.iter().zip(results) {
-                ok &= print(run, o, columns.as_ref(), input, result);
+                ok &= print(run, o, input, result);
             }
         }
         inputs.clear();
@@ -168,7 +159,6 @@ fn hash_threaded(name: &[u8], algorithms: &[Algorithm]) -> Result<(Vec<Digest>, 
 fn print(
     run: &mut Run,
     o: &Options,
-    columns: Option<&Columns>,
     input: &Input,
     result: Result<(Vec<Digest>, u64), ErrorKind>,
 ) -> bool {
@@ -183,38 +173,15 @@ fn print(
             return false;
         }
     };
-    if o.hashdeep {
-        let digests: Vec<&Digest> = digests.iter().collect();
-        match columns.and_then(|c| c.line(size, &digests, name)) {
-            Some(line) => run.out.stdout_buf().extend_from_slice(&line),
-            None => {
-                let why = "a name with a newline cannot be written in hashdeep's format";
-                run.file_error(name, why);
-                return false;
-            }
-        }
-        run.out.commit();
-        return true;
-    }
-    let out = run.out.stdout_buf();
-    if o.json {
-        out.push(b'{');
-        Renderer::write_json_name(out, "path", name);
-        out.extend_from_slice(b",\"digests\":{");
-        for (i, (a, d)) in o.algorithms.iter().zip(&digests).enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            Renderer::write_json_string(out, &a.to_string());
-            out.extend_from_slice(b":\"");
-            d.push_hex(out);
-            out.push(b'"');
-        }
-        out.extend_from_slice(format!("}},\"size\":{size}}}\n").as_bytes());
-    } else {
-        for (&a, d) in o.algorithms.iter().zip(&digests) {
-            LineStyle::Tagged.write_line(out, a, (d, Encoding::Hex), name, o.terminator);
-        }
+    // The renderer's format: hashdeep's line, a JSON record, or tagged
+    // lines (the algorithms were checked when the options were resolved).
+    let digests: Vec<(Algorithm, Digest)> = o.algorithms.iter().copied().zip(digests).collect();
+    if let Err(why) = o
+        .renderer
+        .render_digests(name, size, &digests, run.out.stdout_buf())
+    {
+        run.file_error(name, why);
+        return false;
     }
     run.out.commit();
     true

@@ -213,27 +213,24 @@ fn operands_from(
 /// The renderer for the resolved settings: the tool's line shape, JSON,
 /// the terminator, and its name in messages.
 fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
-    let style = if o.tagged(run.tool.kind) {
-        fastsum::manifest::gnu::LineStyle::Tagged
-    } else {
-        fastsum::manifest::gnu::LineStyle::Untagged {
+    use fastsum::manifest::render::Format;
+    let format = match (o.json, o.hashdeep, o.raw) {
+        (true, _, _) => Format::Json,
+        (false, true, _) => Format::Hashdeep,
+        (false, false, true) => Format::Raw,
+        _ if o.tagged(run.tool.kind) => Format::Tagged { base64: o.base64 },
+        _ => Format::Untagged {
             binary: o.binary == 1,
-        }
+            base64: o.base64,
+        },
     };
     let renderer = fastsum::manifest::render::Renderer {
         algorithm: o.tree.algorithm,
-        json: o.json,
-        style,
-        encoding: match (o.raw, o.base64) {
-            (true, _) => fastsum::manifest::gnu::Encoding::Raw,
-            (false, true) => fastsum::manifest::gnu::Encoding::Base64,
-            _ => fastsum::manifest::gnu::Encoding::Hex,
-        },
+        format,
         terminator: o.terminator,
         names_given: o.names_given,
         program: run.name.clone(),
         quoting: run.quoting,
-        hashdeep: o.hashdeep,
         stamps_before: None,
     };
     match o.stamps {

@@ -39,13 +39,13 @@ impl DirGroup {
 }
 
 /// What `duplicate_directories` found: the groups, and what could not be
-/// read (path, why).
+/// read.
 #[derive(Clone, Debug, Default)]
 pub struct DirReport {
     /// The groups, largest first.
     pub groups: Vec<DirGroup>,
     /// Files or directories that could not be read.
-    pub problems: Vec<(PathBuf, String)>,
+    pub problems: Vec<super::Problem>,
 }
 
 /// One directory's digest and what is below it.
@@ -157,7 +157,10 @@ impl TreeHasher {
                     }
                 }
                 Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
-                    report.problems.push((record.path, kind.to_string()))
+                    report.problems.push(super::Problem {
+                        path: record.path,
+                        error: kind.to_string(),
+                    })
                 }
                 Outcome::Skipped(_) | Outcome::Directory(None) => {}
             }

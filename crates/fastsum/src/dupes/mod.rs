@@ -129,7 +129,7 @@ impl Group {
 }
 
 /// Something that could not be read or stat-ed: the rest goes on.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Problem {
     /// The path.
     pub path: PathBuf,

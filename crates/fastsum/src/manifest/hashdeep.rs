@@ -75,7 +75,7 @@ pub(crate) fn algorithm_of(name: &str) -> Option<Algorithm> {
 }
 
 /// hashdeep's name for `algorithm`, if it has one.
-fn name_of(algorithm: Algorithm) -> Option<&'static str> {
+pub(crate) fn name_of(algorithm: Algorithm) -> Option<&'static str> {
     match algorithm {
         Algorithm::Md5 => Some("md5"),
         Algorithm::Sha1 => Some("sha1"),

@@ -82,6 +82,29 @@ pub(crate) fn write_record_stamped(
     out.extend_from_slice(b"}\n");
 }
 
+/// One file's several digests from one read (`fastsum -a md5 -a sha256
+/// --json`): `{"path":...,"digests":{"md5":"HEX",...},"size":N}`.
+pub(crate) fn write_digests(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    size: u64,
+    digests: &[(Algorithm, crate::digest::Digest)],
+) {
+    out.push(b'{');
+    write_name(out, "path", name);
+    out.extend_from_slice(b",\"digests\":{");
+    for (i, (algorithm, digest)) in digests.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_string(out, &algorithm.to_string());
+        out.extend_from_slice(b":\"");
+        digest.push_hex(out);
+        out.push(b'"');
+    }
+    out.extend_from_slice(format!("}},\"size\":{size}}}\n").as_bytes());
+}
+
 /// [`Renderer::write_json_name`](super::render::Renderer::write_json_name).
 pub(crate) fn write_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
     write_string(out, label);

@@ -5,24 +5,68 @@
 //! output cannot drift apart (as grep-printer is ripgrep's one printer).
 
 use super::quote::Quoting;
-use super::{gnu, json};
+use super::{gnu, hashdeep, json};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::pipeline::{Outcome, Record};
 use crate::stage::Hashed;
 use crate::walk::SpecialKind;
 
+/// The shape of what a [`Renderer`] writes for each digest. One choice:
+/// JSON, hashdeep's lines, the raw bytes and the two GNU line shapes
+/// exclude each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// GNU's `HEX  NAME` (text mode) or `HEX *NAME` (`binary` mode); with
+    /// `base64`, the digest in padded base64 (`cksum --base64`).
+    Untagged {
+        /// Binary mode: `*` before the name.
+        binary: bool,
+        /// The digest in base64.
+        base64: bool,
+    },
+    /// BSD-tagged `TAG (NAME) = HEX` (with `base64`, in base64).
+    Tagged {
+        /// The digest in base64.
+        base64: bool,
+    },
+    /// The digest's bytes alone: no name, no line end (`cksum --raw`; for
+    /// the old checksums, the checksum big-endian without the size).
+    Raw,
+    /// JSON Lines (docs/JSON.md).
+    Json,
+    /// hashdeep's `SIZE,HEX,NAME` lines ([`super::hashdeep`]).
+    Hashdeep,
+}
+
+impl Format {
+    /// The GNU line shape and the digest's encoding it means. `Raw`,
+    /// `Json` and `Hashdeep` write no GNU line for a file; a directory's
+    /// digest in hashdeep's format (which lists files) is written tagged.
+    fn gnu_line(self) -> (gnu::LineStyle, gnu::Encoding) {
+        let encoding = |base64| match base64 {
+            true => gnu::Encoding::Base64,
+            false => gnu::Encoding::Hex,
+        };
+        match self {
+            Format::Untagged { binary, base64 } => {
+                (gnu::LineStyle::Untagged { binary }, encoding(base64))
+            }
+            Format::Tagged { base64 } => (gnu::LineStyle::Tagged, encoding(base64)),
+            Format::Raw | Format::Json | Format::Hashdeep => {
+                (gnu::LineStyle::Tagged, gnu::Encoding::Hex)
+            }
+        }
+    }
+}
+
 /// How records are written.
 #[derive(Clone, Debug)]
 pub struct Renderer {
     /// The digests' algorithm.
     pub algorithm: Algorithm,
-    /// JSON Lines (docs/JSON.md) instead of checksum lines.
-    pub json: bool,
-    /// Tagged or untagged lines (not for cksum's and sum's own lines).
-    pub style: gnu::LineStyle,
-    /// Hex, base64, or the raw bytes (`cksum --base64`, `--raw`).
-    pub encoding: gnu::Encoding,
+    /// Lines in a tool's shape, or JSON.
+    pub format: Format,
     /// `\n`, or NUL for `-z` (names are then not escaped).
     pub terminator: u8,
     /// cksum's and sum's lines end with the name only when names were
@@ -32,15 +76,15 @@ pub struct Renderer {
     pub program: Vec<u8>,
     /// How names in messages are quoted (gnulib's quotef, for the locale).
     pub quoting: Quoting,
-    /// hashdeep's lines (`SIZE,HEX,NAME`, [`super::hashdeep`]) instead of
-    /// checksum lines.
-    pub hashdeep: bool,
     /// JSON records carry each file's stamp (device, inode, mtime, ctime)
     /// where it was settled before this moment (ns since the epoch: the
     /// run's start), so that `fastsum scrub --manifest` can tell a change
     /// from corruption; a stamp as recent as the read proves nothing.
     pub stamps_before: Option<i64>,
 }
+
+/// Why a name is not written in hashdeep's format.
+const NOT_HASHDEEP: &str = "a name with a newline cannot be written in hashdeep's format";
 
 /// What a record was, for the caller's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,17 +106,18 @@ impl Renderer {
     pub fn fastsum(algorithm: Algorithm, json: bool) -> Renderer {
         Renderer {
             algorithm,
-            json,
-            style: match algorithm {
-                Algorithm::Md5 => gnu::LineStyle::Untagged { binary: false },
-                _ => gnu::LineStyle::Tagged,
+            format: match (json, algorithm) {
+                (true, _) => Format::Json,
+                (false, Algorithm::Md5) => Format::Untagged {
+                    binary: false,
+                    base64: false,
+                },
+                (false, _) => Format::Tagged { base64: false },
             },
-            encoding: gnu::Encoding::Hex,
             terminator: b'\n',
             names_given: true,
             program: b"fastsum".to_vec(),
             quoting: Quoting::from_locale(),
-            hashdeep: false,
             stamps_before: None,
         }
     }
@@ -107,21 +152,21 @@ impl Renderer {
             symlink_left_out: matches!(record.outcome, Outcome::Skipped(SpecialKind::Symlink)),
         };
         let name = record.path.as_os_str().as_encoded_bytes();
-        if self.json && !matches!(record.outcome, Outcome::Directory(None)) {
+        let json = self.format == Format::Json;
+        if json && !matches!(record.outcome, Outcome::Directory(None)) {
             json::write_record_stamped(out, self.algorithm, record, self.stamps_before);
         }
         if done.symlink_left_out {
             return done;
         }
         match &record.outcome {
-            Outcome::Hashed(_) | Outcome::Directory(_) if self.json => {}
-            Outcome::Hashed(hashed) if self.hashdeep => {
-                match super::hashdeep::line(hashed.size, &[&hashed.digest], name) {
+            Outcome::Hashed(_) | Outcome::Directory(_) if json => {}
+            Outcome::Hashed(hashed) if self.format == Format::Hashdeep => {
+                match hashdeep::line(hashed.size, &[&hashed.digest], name) {
                     Some(line) => out.extend_from_slice(&line),
                     None => {
                         done.failure = true;
-                        let why = "a name with a newline cannot be written in hashdeep's format";
-                        self.message(err, name, why);
+                        self.message(err, name, NOT_HASHDEEP);
                     }
                 }
             }
@@ -143,7 +188,7 @@ impl Renderer {
 
     /// A digest's line in the tool's shape.
     fn line(&self, out: &mut Vec<u8>, digest: &Digest, name: &[u8]) {
-        if self.encoding == gnu::Encoding::Raw {
+        if self.format == Format::Raw {
             // The old checksums' digests end with the size (8 bytes).
             let bytes = digest.as_bytes();
             let len = bytes.len() - if self.algorithm.is_legacy() { 8 } else { 0 };
@@ -161,15 +206,44 @@ impl Renderer {
                 }
                 out.push(self.terminator);
             }
-            None => gnu::write_line(
-                out,
-                self.algorithm,
-                (digest, self.encoding),
-                name,
-                self.style,
-                self.terminator,
-            ),
+            None => {
+                let (style, encoding) = self.format.gnu_line();
+                let digest = (digest, encoding);
+                gnu::write_line(out, self.algorithm, digest, name, style, self.terminator)
+            }
         }
+    }
+
+    /// One file's several digests from one read (`fastsum -a md5 -a
+    /// sha256`), in the order given: hashdeep's one line, one JSON record
+    /// with a `digests` object, or else one BSD-tagged hex line a digest
+    /// (as `cksum -a` writes them, so that `-c` checks them all). `Err`
+    /// says why the file cannot be written in the format (nothing is).
+    pub fn render_digests(
+        &self,
+        name: &[u8],
+        size: u64,
+        digests: &[(Algorithm, Digest)],
+        out: &mut Vec<u8>,
+    ) -> Result<(), &'static str> {
+        match self.format {
+            Format::Hashdeep => {
+                if digests.iter().any(|(a, _)| hashdeep::name_of(*a).is_none()) {
+                    return Err("hashdeep's format names md5, sha1 and sha256 only");
+                }
+                let only: Vec<&Digest> = digests.iter().map(|(_, d)| d).collect();
+                out.extend_from_slice(&hashdeep::line(size, &only, name).ok_or(NOT_HASHDEEP)?);
+            }
+            Format::Json => json::write_digests(out, name, size, digests),
+            _ => {
+                for (algorithm, digest) in digests {
+                    let hex = (digest, gnu::Encoding::Hex);
+                    let tagged = gnu::LineStyle::Tagged;
+                    gnu::write_line(out, *algorithm, hex, name, tagged, self.terminator);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `PROGRAM: NAME: CAUSE`, the name quoted as GNU quotes it.
@@ -180,5 +254,49 @@ impl Renderer {
         err.extend_from_slice(b": ");
         err.extend_from_slice(cause.as_bytes());
         err.push(b'\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hashdeep's format holds md5, sha1 and sha256 only, and no name
+    /// with a newline: either is an error and nothing is written.
+    #[test]
+    fn several_digests_in_hashdeep_need_its_algorithms_and_a_name_it_can_hold() {
+        let mut renderer = Renderer::fastsum(Algorithm::Md5, false);
+        renderer.format = Format::Hashdeep;
+        let md5 = Algorithm::Md5.hash_bytes(b"abc");
+        let blake3 = Algorithm::Blake3.hash_bytes(b"abc");
+        let mut out = Vec::new();
+        let both = [(Algorithm::Md5, md5), (Algorithm::Blake3, blake3)];
+        assert!(renderer.render_digests(b"a", 3, &both, &mut out).is_err());
+        let md5_only = [(Algorithm::Md5, md5)];
+        assert!(renderer
+            .render_digests(b"a\nb", 3, &md5_only, &mut out)
+            .is_err());
+        assert!(out.is_empty());
+        renderer
+            .render_digests(b"a", 3, &md5_only, &mut out)
+            .unwrap();
+        assert_eq!(out, format!("3,{},a\n", md5.to_hex()).into_bytes());
+    }
+
+    /// Lines for several digests are tagged hex whatever the single-digest
+    /// shape, so that `-c` knows each line's algorithm.
+    #[test]
+    fn several_digests_as_lines_are_tagged() {
+        let mut renderer = Renderer::fastsum(Algorithm::Md5, false);
+        renderer.format = Format::Untagged {
+            binary: true,
+            base64: true,
+        };
+        let md5 = Algorithm::Md5.hash_bytes(b"abc");
+        let mut out = Vec::new();
+        renderer
+            .render_digests(b"a", 3, &[(Algorithm::Md5, md5)], &mut out)
+            .unwrap();
+        assert_eq!(out, format!("MD5 (a) = {}\n", md5.to_hex()).into_bytes());
     }
 }

@@ -359,7 +359,7 @@ fn parse_c_number(s: &[u8]) -> Option<(u64, usize)> {
 
 /// How a digest line is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineStyle {
+pub(crate) enum LineStyle {
     /// `HEX  NAME` (text mode) or `HEX *NAME` (binary mode).
     Untagged {
         /// Binary mode: `*` before the name.
@@ -371,34 +371,17 @@ pub enum LineStyle {
 
 /// How a digest is written (coreutils' `cksum --base64` and `--raw`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     /// Lower-case hex.
     #[default]
     Hex,
     /// Padded base64 (RFC 4648).
     Base64,
-    /// The digest's bytes alone: no name, no line end (for the old
-    /// checksums, the checksum big-endian without the size).
-    Raw,
 }
 
-impl LineStyle {
-    /// Appends one output line in this style as GNU `md5sum` prints it.
-    /// With `terminator` NUL (`-z`), names are not escaped. The digest in
-    /// hex or base64 (`Encoding::Raw` is the renderer's: no line at all).
-    pub fn write_line(
-        self,
-        out: &mut Vec<u8>,
-        algorithm: Algorithm,
-        digest: (&Digest, Encoding),
-        name: &[u8],
-        terminator: u8,
-    ) {
-        write_line(out, algorithm, digest, name, self, terminator)
-    }
-}
-
-/// [`LineStyle::write_line`].
+/// Appends one output line in this style as GNU `md5sum` prints it.
+/// With `terminator` NUL (`-z`), names are not escaped. The digest in
+/// hex or base64.
 pub(crate) fn write_line(
     out: &mut Vec<u8>,
     algorithm: Algorithm,
@@ -409,7 +392,7 @@ pub(crate) fn write_line(
 ) {
     let push_digest = |out: &mut Vec<u8>| match encoding {
         Encoding::Base64 => digest.push_base64(out),
-        _ => digest.push_hex(out),
+        Encoding::Hex => digest.push_hex(out),
     };
     let escape = terminator == b'\n' && needs_escape(name);
     if escape {
