@@ -136,7 +136,7 @@ fn listed_answers(
             return Err(1);
         }
     };
-    let session = fastsum::cache::CacheSession::of_manifest(&list);
+    let session = list.stamped_answers();
     Ok((std::sync::Arc::new(session), list))
 }
 

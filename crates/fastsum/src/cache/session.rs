@@ -92,20 +92,6 @@ impl CacheSession {
         }
     }
 
-    /// The stamped entries of `list` (written by `fastsum --stamps`) as a
-    /// session's answers, in the list's algorithm, for a run that starts
-    /// now: an entry whose file's stamp moved since is read again, as the
-    /// cache's would be. Paths are relative to the working directory.
-    pub fn of_manifest(list: &crate::manifest::read::Manifest) -> Self {
-        let stamped = list.entries.iter().filter_map(|e| {
-            let file = crate::fs::name::path(&e.path);
-            let stamp = *e.stamp.as_deref()?;
-            Some((file.into_owned(), stamp, e.digest))
-        });
-        let snapshot = Snapshot::of_entries(list.algorithm, stamped);
-        CacheSession::new(snapshot, list.algorithm)
-    }
-
     /// The one algorithm whose digests this session answers and stores.
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm

@@ -113,3 +113,21 @@ mod tests {
         );
     }
 }
+
+#[cfg(feature = "cache")]
+impl Manifest {
+    /// The list's stamped entries (written by `fastsum --stamps`) as a
+    /// cache session's answers, in the list's algorithm, for a run that
+    /// starts now: an entry whose file's stamp moved since is read again,
+    /// as the cache's would be. Paths are relative to the working
+    /// directory.
+    pub fn stamped_answers(&self) -> crate::cache::CacheSession {
+        let stamped = self.entries.iter().filter_map(|e| {
+            let file = crate::fs::name::path(&e.path);
+            let stamp = *e.stamp.as_deref()?;
+            Some((file.into_owned(), stamp, e.digest))
+        });
+        let snapshot = crate::cache::Snapshot::of_entries(self.algorithm, stamped);
+        crate::cache::CacheSession::new(snapshot, self.algorithm)
+    }
+}

@@ -57,6 +57,7 @@ proptest! {
         let _ = b3sum::parse_line(&String::from_utf8_lossy(&line));
     }
 
+    #[cfg(feature = "tree")]
     #[test]
     fn gnu_lines_round_trip(name in proptest::collection::vec(1u8..=255, 1..40), a in checkable_algorithm(), tagged in any::<bool>(), binary in any::<bool>()) {
         let digest = a.hash_bytes(&name);

@@ -70,6 +70,7 @@ fn bsd_reversed_and_gnu_lines_do_not_mix() {
     assert!(p.parse(format!("{ABC_MD5} fg").as_bytes()).is_none());
 }
 
+#[cfg(feature = "tree")]
 #[test]
 fn writes_lines_as_md5sum_does() {
     let d = Algorithm::Md5.hash_bytes(b"abc");
