@@ -81,6 +81,24 @@ impl Manifest {
     }
 }
 
+#[cfg(feature = "cache")]
+impl Manifest {
+    /// The list's stamped entries (written by `fastsum --stamps`) as a
+    /// cache session's answers, in the list's algorithm, for a run that
+    /// starts now: an entry whose file's stamp moved since is read again,
+    /// as the cache's would be. Paths are relative to the working
+    /// directory.
+    pub fn stamped_answers(&self) -> crate::cache::CacheSession {
+        let stamped = self.entries.iter().filter_map(|e| {
+            let file = crate::fs::name::path(&e.path);
+            let stamp = *e.stamp.as_deref()?;
+            Some((file.into_owned(), stamp, e.digest))
+        });
+        let snapshot = crate::cache::Snapshot::of_entries(self.algorithm, stamped);
+        crate::cache::CacheSession::new(snapshot, self.algorithm)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,23 +129,5 @@ mod tests {
             got,
             ["b: failed", "a: ok", "gone: No such file or directory"]
         );
-    }
-}
-
-#[cfg(feature = "cache")]
-impl Manifest {
-    /// The list's stamped entries (written by `fastsum --stamps`) as a
-    /// cache session's answers, in the list's algorithm, for a run that
-    /// starts now: an entry whose file's stamp moved since is read again,
-    /// as the cache's would be. Paths are relative to the working
-    /// directory.
-    pub fn stamped_answers(&self) -> crate::cache::CacheSession {
-        let stamped = self.entries.iter().filter_map(|e| {
-            let file = crate::fs::name::path(&e.path);
-            let stamp = *e.stamp.as_deref()?;
-            Some((file.into_owned(), stamp, e.digest))
-        });
-        let snapshot = crate::cache::Snapshot::of_entries(self.algorithm, stamped);
-        crate::cache::CacheSession::new(snapshot, self.algorithm)
     }
 }
