@@ -38,8 +38,9 @@
 //! * `diff` is there when both `cache` and `remote` are (either side of a
 //!   diff may be a cached tree or a host);
 //! * `fuzzing` (not default): the fuzz harness, for other crates' tests;
-//! * `bench-internals` (not default): the SIMD lane kernels, public for
-//!   this crate's benches and examples only (no stability promised).
+//! * `bench-internals` (not default): the SIMD lane kernels and, with
+//!   `cache`, the cache's raw store and bulk load (`cache::bench`), public
+//!   for this crate's benches and examples only (no stability promised).
 
 /// The parsers of outside input (manifest/ and remote/ declare theirs
 /// through it): nothing in them may panic (no unwrap,
