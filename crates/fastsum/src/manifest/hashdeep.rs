@@ -52,15 +52,6 @@ impl Columns {
     pub fn header(&self, cwd: &[u8], command: &[u8]) -> Vec<u8> {
         header(&self.algorithms, cwd, command)
     }
-
-    /// One file's line, its digests in the columns' order; `None` for a
-    /// name hashdeep's format cannot hold (a newline or a carriage return
-    /// in it) or digests that are not one a column.
-    pub fn line(&self, size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8>> {
-        let fits = digests.len() == self.algorithms.len()
-            && digests.iter().zip(&self.algorithms).all(|(d, a)| d.len() == a.output_len());
-        line(size, digests, name).filter(|_| fits)
-    }
 }
 
 /// The algorithms hashdeep names that fastsum computes, by hashdeep's
@@ -102,7 +93,8 @@ fn header(algorithms: &[Algorithm], cwd: &[u8], command: &[u8]) -> Vec<u8> {
 }
 
 /// One file's line; `None` for a name hashdeep's format cannot hold (a
-/// newline or a carriage return in it).
+/// newline or a carriage return in it). Written by the renderer (`tree`).
+#[cfg(any(feature = "tree", test))]
 pub(crate) fn line(size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8>> {
     if name.iter().any(|&b| b == b'\n' || b == b'\r') {
         return None;
@@ -191,17 +183,12 @@ mod tests {
     }
 
     #[test]
-    fn columns_take_only_hashdeep_algorithms_and_digests_that_fit_them() {
+    fn columns_take_only_hashdeep_algorithms() {
         assert_eq!(Columns::new(&[Algorithm::Md5, Algorithm::Blake3]), Err(Algorithm::Blake3));
         let columns = Columns::new(&[Algorithm::Md5, Algorithm::Sha256]).unwrap();
         let head = columns.header(b"/srv", b"fastsum -r x");
         let second = head.split(|&b| b == b'\n').nth(1).unwrap();
         assert_eq!(Columns::read(second).unwrap(), [Some(Algorithm::Md5), Some(Algorithm::Sha256)]);
         assert!(head.starts_with(Columns::MAGIC));
-        let md5 = Algorithm::Md5.hash_bytes(b"abc");
-        let sha = Algorithm::Sha256.hash_bytes(b"abc");
-        assert!(columns.line(3, &[&md5, &sha], b"a").is_some());
-        assert!(columns.line(3, &[&sha, &md5], b"a").is_none());
-        assert!(columns.line(3, &[&md5], b"a").is_none());
     }
 }

@@ -231,6 +231,9 @@ impl Renderer {
                 if digests.iter().any(|(a, _)| hashdeep::name_of(*a).is_none()) {
                     return Err("hashdeep's format names md5, sha1 and sha256 only");
                 }
+                if digests.iter().any(|(a, d)| d.len() != a.output_len()) {
+                    return Err("a digest of another length than its algorithm's");
+                }
                 let only: Vec<&Digest> = digests.iter().map(|(_, d)| d).collect();
                 out.extend_from_slice(&hashdeep::line(size, &only, name).ok_or(NOT_HASHDEEP)?);
             }
@@ -261,8 +264,9 @@ impl Renderer {
 mod tests {
     use super::*;
 
-    /// hashdeep's format holds md5, sha1 and sha256 only, and no name
-    /// with a newline: either is an error and nothing is written.
+    /// hashdeep's format holds md5, sha1 and sha256 only, each digest of
+    /// its algorithm's length, and no name with a newline: anything else
+    /// is an error and nothing is written.
     #[test]
     fn several_digests_in_hashdeep_need_its_algorithms_and_a_name_it_can_hold() {
         let mut renderer = Renderer::fastsum(Algorithm::Md5, false);
@@ -275,6 +279,11 @@ mod tests {
         let md5_only = [(Algorithm::Md5, md5)];
         assert!(renderer
             .render_digests(b"a\nb", 3, &md5_only, &mut out)
+            .is_err());
+        let sha256 = Algorithm::Sha256.hash_bytes(b"abc");
+        let mislabelled = [(Algorithm::Md5, sha256)];
+        assert!(renderer
+            .render_digests(b"a", 3, &mislabelled, &mut out)
             .is_err());
         assert!(out.is_empty());
         renderer
