@@ -284,6 +284,14 @@ impl<S: Sink> Sink for &mut DirectoryDigests<S> {
 }
 
 impl crate::pipeline::TreeHasher {
+    /// This hasher walking as directory digests need: sorted, with a
+    /// record for each directory (the digests follow the sorted walk).
+    pub(crate) fn walking_directories(self) -> Self {
+        let mut walk = self.options().walk.clone();
+        walk.directories = true;
+        self.order(crate::pipeline::Order::Sorted).walk(walk)
+    }
+
     /// The directory digests of the tree at `root` through this run (its
     /// algorithm, cache and progress; it is set to walk sorted, with
     /// directories): `found` gets each directory's path (ending in a
@@ -298,12 +306,7 @@ impl crate::pipeline::TreeHasher {
         found: &mut dyn FnMut(&std::path::Path, &Digest),
         problem: &mut dyn FnMut(PathBuf, String),
     ) -> std::result::Result<Option<Digest>, String> {
-        let mut walk = self.options().walk.clone();
-        walk.directories = true;
-        let hasher = self
-            .recursive(true)
-            .order(crate::pipeline::Order::Sorted)
-            .walk(walk);
+        let hasher = self.recursive(true).walking_directories();
         let algorithm = hasher.options().algorithm;
         let operands = [Source::Path(root)];
         // The root's record comes last (post-order): the last digest seen.
@@ -346,12 +349,7 @@ impl crate::pipeline::TreeHasher {
         offers: Option<&Offers>,
         sink: impl Sink,
     ) -> crate::error::Result<()> {
-        let mut walk = self.options().walk.clone();
-        walk.directories = true;
-        let hasher = self
-            .clone()
-            .order(crate::pipeline::Order::Sorted)
-            .walk(walk);
+        let hasher = self.clone().walking_directories();
         let refused = |why: String| crate::error::Error::new(std::io::Error::other(why));
         match (offers, operands) {
             (None, _) => {

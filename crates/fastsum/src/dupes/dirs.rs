@@ -15,7 +15,7 @@ use crate::digest::Digest;
 use crate::dirdigest::DirectoryDigests;
 use crate::error::Result;
 use crate::fs::name;
-use crate::pipeline::{Order, Outcome, Record, TreeHasher};
+use crate::pipeline::{Outcome, Record, TreeHasher};
 use crate::stage::Source;
 
 /// Directories with identical contents.
@@ -136,9 +136,7 @@ impl TreeHasher {
     /// hasher (its algorithm, threads, cache and progress; it is set to
     /// walk sorted, with directories).
     pub fn duplicate_directories(self, roots: &[PathBuf]) -> Result<DirReport> {
-        let mut walk = self.options().walk.clone();
-        walk.directories = true;
-        let hasher = self.recursive(true).order(Order::Sorted).walk(walk);
+        let hasher = self.recursive(true).walking_directories();
         let algorithm = hasher.options().algorithm;
         let operands: Vec<Source> = roots.iter().cloned().map(Source::Path).collect();
         let mut seen: Vec<Seen> = Vec::new();
