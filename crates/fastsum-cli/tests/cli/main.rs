@@ -32,5 +32,6 @@ mod remote_diff;
 mod remote_links;
 mod remote_prune;
 mod scrub;
+mod scrub_hostile;
 mod tree;
 mod update;

@@ -10,7 +10,7 @@ use crate::testenv::TestEnv;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn scrub(dir: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn scrub(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_fastsum"))
         .arg("scrub")
         .args(args)
@@ -19,20 +19,20 @@ fn scrub(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn stdout(out: &std::process::Output) -> String {
+pub(crate) fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn stderr(out: &std::process::Output) -> String {
+pub(crate) fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// What the cache stores must be older than its racy window (2 s).
-fn settle() {
+pub(crate) fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(2200));
 }
 
-fn ok(command: &mut Command) -> Option<String> {
+pub(crate) fn ok(command: &mut Command) -> Option<String> {
     let out = command.output().ok()?;
     out.status
         .success()
@@ -40,13 +40,13 @@ fn ok(command: &mut Command) -> Option<String> {
 }
 
 /// A small ext4 in a file, on a loop device held for the test, mounted.
-struct Ext4 {
-    dir: tempfile::TempDir,
-    device: String,
+pub(crate) struct Ext4 {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) device: String,
 }
 
 impl Ext4 {
-    fn new() -> Option<Ext4> {
+    pub(crate) fn new() -> Option<Ext4> {
         let dir = tempfile::tempdir().ok()?;
         let image = dir.path().join("image");
         std::fs::File::create(&image).ok()?.set_len(16 << 20).ok()?;
@@ -63,22 +63,22 @@ impl Ext4 {
         Some(ext4)
     }
 
-    fn mnt(&self) -> PathBuf {
+    pub(crate) fn mnt(&self) -> PathBuf {
         self.dir.path().join("mnt")
     }
 
-    fn mount(&self) -> Option<String> {
+    pub(crate) fn mount(&self) -> Option<String> {
         ok(Command::new("mount").arg(&self.device).arg(self.mnt()))
     }
 
-    fn umount(&self) {
+    pub(crate) fn umount(&self) {
         let _ = Command::new("umount").arg(self.mnt()).status();
     }
 
     /// Writes `bytes` over the start of `file`'s first block through the
     /// device, the file system unmounted meanwhile: nothing it records
     /// about the file changes.
-    fn rot(&self, file: &str, bytes: &[u8]) {
+    pub(crate) fn rot(&self, file: &str, bytes: &[u8]) {
         self.umount();
         let block = ok(Command::new("debugfs")
             .args(["-R", &format!("bmap /{file} 0")])

@@ -20,9 +20,13 @@ use crate::read::Pace;
 use crate::stage::Source;
 
 /// Whether two stamps are one version of one file (the kind aside: a
-/// list's stamps are of regular files).
+/// list's stamps are of regular files). The device number is not
+/// compared: the same file on a file system mounted again (another loop
+/// device, a USB disk under another name) has the same inode, size and
+/// times to the nanosecond and another device, and its bytes must be
+/// compared with the list, not called "changed" (issue 51).
 fn same(a: &FileStamp, b: &FileStamp) -> bool {
-    (a.size, a.ino, a.dev, a.mtime_ns, a.ctime_ns) == (b.size, b.ino, b.dev, b.mtime_ns, b.ctime_ns)
+    (a.size, a.ino, a.mtime_ns, a.ctime_ns) == (b.size, b.ino, b.mtime_ns, b.ctime_ns)
 }
 
 impl ScrubOptions {
@@ -61,7 +65,11 @@ fn scrub_manifest(
         .map(|(_, e)| Source::Path(name::path(&e.path).into_owned()))
         .collect();
     let mut next = 0; // the next entry to say
-    let hasher = reading_hasher(options, pace, TreeOptions::new(options.algorithm));
+    let mut tree = TreeOptions::new(options.algorithm);
+    // A list's paths: a FIFO or device there is refused, never waited on
+    // or read without end.
+    tree.listed = true;
+    let hasher = reading_hasher(options, pace, tree);
     hasher.run(&operands, |record| {
         let Some(&(at, listed)) = stamped.get(record.operand) else {
             return;

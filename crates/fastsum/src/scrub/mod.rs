@@ -15,15 +15,27 @@
 //!
 //! The tree is walked in order and read a batch at a time on every core;
 //! after each batch the cache remembers what was verified (its entries'
-//! time is the scrub's: when they were last verified) and where the scrub
-//! is, so an interrupted scrub resumes there ([`ScrubOptions::resume`]).
-//! A corrupted file's entry is left as it was: the next scrub finds it
-//! again until someone decides which bytes are right.
+//! time is the scrub's: when they were last verified), so an interrupted
+//! scrub resumes by passing over what it verified ([`ScrubOptions::resume`],
+//! `place.rs`). A corrupted file's entry is left as it was: the next scrub
+//! finds it again until someone decides which bytes are right.
+//!
+//! A recorded digest is replaced only when the file's stamp says it was
+//! written. The same file on a file system mounted again (another loop
+//! device, a USB disk under another name) has another device number and
+//! the same inode, size and times to the nanosecond: its bytes are
+//! compared with the record, not recorded anew. The roots are looked up
+//! by their canonical path (`mnt/../mnt/a`, a link to `a`: one key), then
+//! as spelled, for entries a run stored under that spelling. Every file
+//! is opened as a listed one is: a FIFO or device where a file was is
+//! refused, never waited on or read.
 
+mod judge;
 mod listed;
 mod place;
 
-use place::{hex, place_key, unhex};
+use judge::{judge, Pending};
+use place::{place_key, resume_state};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,7 +47,7 @@ use crate::cache::{absolute_in, Cache, Entry, NewEntry, Snapshot};
 use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::stat::now_ns;
-use crate::fs::{name, FileStamp};
+use crate::fs::FileStamp;
 use crate::pipeline::{Outcome, Progress, TreeHasher, TreeOptions};
 use crate::read::Pace;
 use crate::stage::Source;
@@ -56,8 +68,9 @@ pub struct ScrubOptions {
     /// Read only files not verified within this long; the others are
     /// "not due" and not read.
     pub older_than: Option<Duration>,
-    /// Start after the last file an interrupted scrub of the same paths,
-    /// with the same algorithm, got to.
+    /// Pass over the files an interrupted scrub of the same paths, with
+    /// the same algorithm, verified (their entries stored since it
+    /// started, their stamps unchanged); read every other.
     pub resume: bool,
     /// Counters for a progress display.
     pub progress: Option<Arc<Progress>>,
@@ -179,14 +192,6 @@ fn batch_limit(options: &ScrubOptions) -> u64 {
 const BATCH_FILES: usize = 16 * 1024;
 const BATCH_BYTES: u64 = 256 << 20;
 
-/// One file on its way: where it is, its stamp when walked, and what the
-/// cache holds for it.
-struct Pending {
-    path: PathBuf,
-    absolute: PathBuf,
-    entry: Option<Entry>,
-}
-
 /// One scrub under way.
 struct Run<'a> {
     cache: &'a mut Cache,
@@ -196,10 +201,13 @@ struct Run<'a> {
     started_ns: i64,
     /// `limit_rate`'s pace, shared by every read of the scrub.
     pace: Option<Arc<Pace>>,
-    /// An interrupted scrub's place: files up to it (absolute path bytes)
-    /// are passed over.
-    resume_after: Option<Vec<u8>>,
-    key: String,
+    /// When the interrupted scrub being resumed started: files whose
+    /// entries were stored since, under their stamp now, are passed over.
+    resume_since: Option<i64>,
+    /// Each root's absolute path as spelled, beside its canonical one
+    /// (`absolute`): where entries stored under that spelling are found.
+    spelled: Vec<PathBuf>,
+    absolute: Vec<PathBuf>,
     batch: Vec<Pending>,
     batch_bytes: u64,
     summary: ScrubSummary,
@@ -208,11 +216,13 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// Walks `root` in order, reading its files a batch at a time.
-    fn scrub_root(&mut self, root: &Path, absolute: &Path) -> Result<()> {
+    /// Walks the root `operand` in order, reading its files a batch at a
+    /// time.
+    fn scrub_root(&mut self, operand: usize, root: &Path) -> Result<()> {
+        let absolute = self.absolute[operand].clone();
         if !root.is_dir() {
             let size = std::fs::metadata(root).map_or(0, |m| m.len());
-            self.consider(root.to_path_buf(), absolute.to_path_buf(), size);
+            self.consider(operand, root.to_path_buf(), absolute, size);
             return self.read_batch();
         }
         let mut walk = self.options.walk.clone();
@@ -226,7 +236,7 @@ impl Run<'_> {
                 WalkItem::File { path, size, .. } => {
                     let below = path.strip_prefix(root).unwrap_or(&path);
                     let absolute = absolute.join(below);
-                    self.consider(path, absolute, size.unwrap_or(0));
+                    self.consider(operand, path, absolute, size.unwrap_or(0));
                 }
                 WalkItem::Error(e) => {
                     let path = e.path().map(Path::to_path_buf).unwrap_or_default();
@@ -246,22 +256,26 @@ impl Run<'_> {
         (self.sink)(path, &finding);
     }
 
-    /// One file met (`size` bytes as walked): passed over (resumed past,
-    /// not due), or queued to be read.
-    fn consider(&mut self, path: PathBuf, absolute: PathBuf, size: u64) {
-        if let Some(after) = &self.resume_after {
-            if name::path_bytes(&absolute) <= after.as_slice() {
+    /// One file of the root `operand` met (`size` bytes as walked):
+    /// passed over (verified by the scrub being resumed, not due), or
+    /// queued to be read.
+    fn consider(&mut self, operand: usize, path: PathBuf, absolute: PathBuf, size: u64) {
+        let entry = self.recorded(operand, &absolute);
+        let unchanged = |entry: &Entry| {
+            // One stat, no read.
+            let stamp = std::fs::symlink_metadata(&path).map(|m| FileStamp::of(&m));
+            stamp.is_ok_and(|s| entry.answer_for(&s).is_some())
+        };
+        if let (Some(entry), Some(since)) = (&entry, self.resume_since) {
+            if entry.hashed_at_ns >= since && unchanged(entry) {
                 self.summary.resumed_past += 1;
                 return;
             }
         }
-        let entry = recorded(&self.snapshot, &absolute);
         if let (Some(entry), Some(due)) = (&entry, self.options.older_than) {
             let verified_ago = self.started_ns.saturating_sub(entry.hashed_at_ns);
             let recent = u128::try_from(verified_ago).unwrap_or(0) < due.as_nanos();
-            // Recent and unchanged since: one stat, no read.
-            let stamp = std::fs::symlink_metadata(&path).map(|m| FileStamp::of(&m));
-            if recent && stamp.is_ok_and(|s| entry.answer_for(&s).is_some()) {
+            if recent && unchanged(entry) {
                 self.found(&path, Finding::NotDue);
                 return;
             }
@@ -288,7 +302,11 @@ impl Run<'_> {
         let batch = std::mem::take(&mut self.batch);
         self.batch_bytes = 0;
         let operands: Vec<Source> = batch.iter().map(|p| Source::Path(p.path.clone())).collect();
-        let hasher = self.hasher(TreeOptions::new(self.options.algorithm));
+        let mut options = TreeOptions::new(self.options.algorithm);
+        // Walked as files, opened as a list's: a FIFO or device that took
+        // a file's place is refused, not waited on.
+        options.listed = true;
+        let hasher = self.hasher(options);
         let mut outcomes: Vec<Option<Outcome>> = batch.iter().map(|_| None).collect();
         hasher.run(&operands, |record| {
             outcomes[record.operand] = Some(record.outcome)
@@ -302,7 +320,7 @@ impl Run<'_> {
             keep.extend(entry);
             self.found(&pending.path, finding);
         }
-        self.keep(&keep, batch.last().map(|last| last.absolute.as_path()))?;
+        self.keep(&keep)?;
         let stop = self.options.stop.as_ref();
         self.summary.interrupted = stop.is_some_and(|s| s.load(Ordering::Relaxed));
         Ok(())
@@ -323,7 +341,7 @@ impl Run<'_> {
     /// no pace: the whole scrub is one run over the roots, walked and read
     /// as `-r` reads them; what was verified, and the place, are kept
     /// every [`BATCH_FILES`] files or [`BATCH_BYTES`].
-    fn scrub_in_one_run(&mut self, roots: &[PathBuf], absolute: &[PathBuf]) -> Result<()> {
+    fn scrub_in_one_run(&mut self, roots: &[PathBuf]) -> Result<()> {
         let mut options = TreeOptions::new(self.options.algorithm);
         options.recursive = true;
         options.walk = self.options.walk.clone();
@@ -331,7 +349,6 @@ impl Run<'_> {
         let hasher = self.hasher(options);
         let operands: Vec<Source> = roots.iter().cloned().map(Source::Path).collect();
         let mut keep = Vec::new();
-        let mut place = None;
         let (mut unsaved, limit) = (0, BATCH_BYTES);
         hasher.run(&operands, |record| {
             if self.failure.is_some() {
@@ -339,12 +356,12 @@ impl Run<'_> {
             }
             let root = &roots[record.operand];
             let below = record.path.strip_prefix(root).unwrap_or(&record.path);
-            let mut full = absolute[record.operand].clone();
+            let mut full = self.absolute[record.operand].clone();
             if !below.as_os_str().is_empty() {
                 full.push(below);
             }
             let pending = Pending {
-                entry: recorded(&self.snapshot, &full),
+                entry: self.recorded(record.operand, &full),
                 path: record.path,
                 absolute: full,
             };
@@ -362,73 +379,41 @@ impl Run<'_> {
                 }
             };
             self.found(&pending.path, finding);
-            place = Some(pending.absolute);
             if keep.len() >= BATCH_FILES || unsaved >= limit {
                 unsaved = 0;
-                let kept = self.keep(&std::mem::take(&mut keep), place.as_deref());
+                let kept = self.keep(&std::mem::take(&mut keep));
                 self.failure = kept.err();
             }
         })?;
         if let Some(e) = self.failure.take() {
             return Err(e);
         }
-        self.keep(&keep, place.as_deref())?;
+        self.keep(&keep)?;
         let stop = self.options.stop.as_ref();
         self.summary.interrupted = stop.is_some_and(|s| s.load(Ordering::Relaxed));
         Ok(())
     }
 
-    /// Stores what was read and where the scrub is.
-    fn keep(&mut self, entries: &[NewEntry], place: Option<&Path>) -> Result<()> {
+    /// Stores what was read (each entry's time is the scrub's start: a
+    /// resumed scrub passes over it).
+    fn keep(&mut self, entries: &[NewEntry]) -> Result<()> {
         self.cache
             .store(self.options.algorithm, entries, self.started_ns)?;
-        match place {
-            Some(place) => self
-                .cache
-                .set_note(&self.key, Some(&hex(name::path_bytes(place)))),
-            None => Ok(()),
-        }
+        Ok(())
     }
-}
 
-/// What the cache holds for the file at `absolute`.
-fn recorded(snapshot: &Snapshot, absolute: &Path) -> Option<Entry> {
-    snapshot.entry(absolute)
-}
-
-/// A read's finding, and the entry to record (all but a corrupted file's
-/// and a failure's).
-fn judge(pending: &Pending, outcome: Option<Outcome>) -> (Finding, Option<NewEntry>) {
-    let hashed = match outcome {
-        Some(Outcome::Hashed(hashed)) => hashed,
-        Some(Outcome::Failed(kind) | Outcome::WalkFailed(kind)) => {
-            return (Finding::Failed(kind.to_string()), None)
-        }
-        _ => return (Finding::Failed("not a regular file".into()), None),
-    };
-    let Some(stamp) = hashed.stamp else {
-        return (Finding::Failed("not a regular file".into()), None);
-    };
-    let entry = NewEntry {
-        path: pending.absolute.clone(),
-        stamp,
-        digest: hashed.digest,
-    };
-    let finding = match &pending.entry {
-        None => Finding::New,
-        Some(recorded) => match recorded.answer_for(&stamp) {
-            None => Finding::Changed,
-            Some(digest) if digest == hashed.digest => Finding::Verified,
-            Some(digest) => {
-                let corrupted = Finding::Corrupted {
-                    recorded: digest,
-                    actual: hashed.digest,
-                };
-                return (corrupted, None);
+    /// What the cache holds for the file at `absolute` (below the root
+    /// `operand`'s canonical path), or under the root's spelling.
+    fn recorded(&self, operand: usize, absolute: &Path) -> Option<Entry> {
+        self.snapshot.entry(absolute).or_else(|| {
+            let below = absolute.strip_prefix(&self.absolute[operand]).ok()?;
+            let spelled = &self.spelled[operand];
+            match below.as_os_str().is_empty() {
+                true => self.snapshot.entry(spelled),
+                false => self.snapshot.entry(&spelled.join(below)),
             }
-        },
-    };
-    (finding, Some(entry))
+        })
+    }
 }
 
 impl ScrubOptions {
@@ -443,36 +428,48 @@ impl ScrubOptions {
         sink: &mut dyn FnMut(&Path, &Finding),
     ) -> Result<ScrubSummary> {
         let cwd = std::env::current_dir().unwrap_or_default();
-        let absolute: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
-        let snapshot = cache.load(self.algorithm, &absolute)?;
+        let spelled: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
+        let absolute: Vec<PathBuf> = roots
+            .iter()
+            .zip(&spelled)
+            .map(|(root, spelled)| std::fs::canonicalize(root).unwrap_or_else(|_| spelled.clone()))
+            .collect();
+        let mut prefixes = absolute.clone();
+        prefixes.extend(spelled.iter().filter(|s| !absolute.contains(s)).cloned());
+        let snapshot = cache.load(self.algorithm, &prefixes)?;
         let key = place_key(self.algorithm, &absolute);
-        let resume_after = match self.resume {
-            true => cache.note(&key)?.and_then(|hex| unhex(&hex)),
+        let started_ns = now_ns();
+        let resume_since = match self.resume {
+            true => resume_state(cache, &key, started_ns)?,
             false => None,
         };
+        // Kept from the start: a scrub killed at any point resumes from
+        // what it stored.
+        cache.set_note(&key, Some(&place::note(resume_since.unwrap_or(started_ns))))?;
         let mut run = Run {
             cache,
             snapshot,
             options: self,
             sink,
-            started_ns: now_ns(),
+            started_ns,
             pace: self.limit_rate.map(|rate| Arc::new(Pace::new(rate))),
-            resume_after,
-            key,
+            resume_since,
+            spelled,
+            absolute,
             batch: Vec::new(),
             batch_bytes: 0,
             summary: ScrubSummary::default(),
             failure: None,
         };
         // A rate-limited scrub goes a batch at a time too: the pipeline hands
-        // results on a worker's batch at a time, and the place must be kept
-        // every half second's worth.
+        // results on a worker's batch at a time, and what was verified must
+        // be kept every half second's worth.
         let unhindered = self.limit_rate.is_none() && self.older_than.is_none();
-        if unhindered && run.resume_after.is_none() {
-            run.scrub_in_one_run(roots, &absolute)?;
+        if unhindered && run.resume_since.is_none() {
+            run.scrub_in_one_run(roots)?;
         } else {
-            for (root, absolute) in roots.iter().zip(&absolute) {
-                run.scrub_root(root, absolute)?;
+            for (operand, root) in roots.iter().enumerate() {
+                run.scrub_root(operand, root)?;
                 if run.summary.interrupted {
                     return Ok(run.summary);
                 }
@@ -480,7 +477,7 @@ impl ScrubOptions {
             run.read_batch()?;
         }
         if !run.summary.interrupted {
-            run.cache.set_note(&run.key, None)?;
+            run.cache.set_note(&key, None)?;
         }
         Ok(run.summary)
     }

@@ -1,0 +1,289 @@
+//! `fastsum scrub` tried as a hostile user would (issue 51, points 1-3):
+//! corruption made on a loop-mounted ext4 must be found across a resume
+//! from a SIGKILL at random points whatever the operand order, across a
+//! remount on another loop device and other spellings of its path; a
+//! resume state that does not match the run is refused; a FIFO or device
+//! where a file was is refused, never waited on.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::scrub::{ok, scrub, settle, stderr, stdout, Ext4};
+
+/// Runs `fastsum scrub ARGS` in `dir`, killed (and failed) if it takes
+/// longer than `limit`: a hang is a failure, not a stuck suite.
+fn scrub_within(dir: &Path, args: &[&str], limit: Duration) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .arg("scrub")
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!("scrub {args:?} hung: {}", stderr(&out));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A rate-limited scrub of `args`, killed with SIGKILL after `after`.
+fn killed_after(dir: &Path, args: &[&str], after: Duration) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .arg("scrub")
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
+
+/// Two roots `b` and `a` of files of 64 KiB on a loop-mounted ext4,
+/// recorded in the cache `c.db`, and `a/g3` rotted under its stamp.
+fn rotted_in_the_second_root() -> Option<Ext4> {
+    let fs = Ext4::new()?;
+    let mnt = fs.mnt();
+    for root in ["a", "b"] {
+        std::fs::create_dir(mnt.join(root)).unwrap();
+        for i in 0..6 {
+            let data = vec![i as u8 + root.as_bytes()[0]; 64 << 10];
+            std::fs::write(mnt.join(root).join(format!("g{i}")), data).unwrap();
+        }
+    }
+    settle();
+    let out = scrub(&mnt, &["--cache=../c.db", "b", "a"]);
+    assert!(stderr(&out).contains("12 new"), "{}", stderr(&out));
+    fs.rot("a/g3", b"ROTTEN");
+    Some(fs)
+}
+
+#[test]
+fn a_resumed_scrub_finds_corruption_whatever_the_operand_order_and_kill_point() {
+    let Some(fs) = rotted_in_the_second_root() else {
+        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return;
+    };
+    let mnt = fs.mnt();
+    // 768 KiB at 200 KiB/s: about 4 s a whole scrub; killed at points
+    // spread over it (a fixed spread, and one drawn from the clock).
+    let drawn = Instant::now().elapsed().subsec_nanos() as u64 % 3500;
+    for ms in [300, 1200, 2500, 3400, drawn] {
+        killed_after(
+            &mnt,
+            &["--cache=../c.db", "--limit-rate=200K", "b", "a"],
+            Duration::from_millis(ms),
+        );
+        let out = scrub_within(
+            &mnt,
+            &["--cache=../c.db", "--resume", "b", "a"],
+            Duration::from_secs(60),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "killed at {ms} ms: {}",
+            stderr(&out)
+        );
+        assert!(
+            stdout(&out).contains("corrupted\ta/g3"),
+            "killed at {ms} ms: {}",
+            stdout(&out)
+        );
+    }
+    // File operands in reverse order, likewise.
+    killed_after(
+        &mnt,
+        &[
+            "--cache=../c.db",
+            "--limit-rate=100K",
+            "b/g5",
+            "a/g3",
+            "a/g1",
+        ],
+        Duration::from_millis(700),
+    );
+    let out = scrub_within(
+        &mnt,
+        &["--cache=../c.db", "--resume", "b/g5", "a/g3", "a/g1"],
+        Duration::from_secs(60),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("corrupted\ta/g3"), "{}", stdout(&out));
+}
+
+/// Sets every scrub resume note in the cache at `db` to `value`.
+fn forge_notes(db: &Path, value: &str) {
+    let script = "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute(\"UPDATE meta SET value=? WHERE key LIKE 'scrub %'\",(sys.argv[2],))\nc.commit()\nprint(c.total_changes)";
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(db)
+        .arg(value)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1", "{out:?}");
+}
+
+#[test]
+fn a_resume_state_that_does_not_match_the_run_is_refused() {
+    let env = tempfile::tempdir().unwrap();
+    let dir = env.path();
+    std::fs::create_dir(dir.join("t")).unwrap();
+    for i in 0..8 {
+        std::fs::write(dir.join(format!("t/f{i}")), vec![i as u8; 128 << 10]).unwrap();
+    }
+    settle();
+    scrub(dir, &["--cache=c.db", "t"]);
+    killed_after(
+        dir,
+        &["--cache=c.db", "--limit-rate=256K", "t"],
+        Duration::from_millis(600),
+    );
+    // A place as an older version kept it (hex path bytes), `ff`, a time
+    // of 0 or in the future: refused with a message, nothing passed over.
+    let future = format!("started-ns {}", i64::MAX);
+    for forged in ["ff", "2f746d70", "started-ns 0", future.as_str(), ""] {
+        forge_notes(&dir.join("c.db"), forged);
+        let out = scrub(dir, &["--cache=c.db", "--resume", "t"]);
+        assert_eq!(out.status.code(), Some(2), "{forged:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cannot resume"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("without --resume"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // Without --resume the scrub runs whole, and leaves no place behind.
+    let out = scrub(dir, &["--cache=c.db", "t"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("8 verified"), "{}", stderr(&out));
+    let out = scrub(dir, &["--cache=c.db", "--resume", "t"]);
+    assert!(stderr(&out).contains("8 verified"), "{}", stderr(&out));
+}
+
+#[test]
+fn corruption_is_found_on_another_loop_device_and_under_other_spellings() {
+    let Some(fs) = rotted_in_the_second_root() else {
+        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return;
+    };
+    let mnt = fs.mnt();
+    let cache = "--cache=../c.db";
+    // The same image on another loop device (the device number changes;
+    // inode, size and times do not).
+    fs.umount();
+    let image = fs.dir.path().join("image");
+    let other = ok(Command::new("losetup").args(["-f", "--show"]).arg(&image))
+        .expect("a second loop device")
+        .trim()
+        .to_string();
+    assert!(ok(Command::new("mount").arg(&other).arg(&mnt)).is_some());
+    let out = scrub(&mnt, &[cache, "-v", "b", "a"]);
+    let _ = Command::new("umount").arg(&mnt).status();
+    let _ = Command::new("losetup").args(["-d", &other]).status();
+    fs.mount().expect("mounted again on the first device");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("corrupted\ta/g3"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("1 corrupted, 0 changed, 11 verified"),
+        "{}",
+        stderr(&out)
+    );
+    // Not re-baselined: found again, on either device, by any spelling.
+    std::os::unix::fs::symlink("a", mnt.join("link")).unwrap();
+    std::fs::create_dir(mnt.join("x")).unwrap();
+    for spelling in ["a", "x/../a", "./a", "link", "a/"] {
+        let out = scrub(&mnt, &[cache, spelling]);
+        assert_eq!(out.status.code(), Some(1), "{spelling}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("1 corrupted, 0 changed, 5 verified, 0 new"),
+            "{spelling}: {}",
+            stderr(&out)
+        );
+    }
+    let absolute = mnt.join("a/g3");
+    let out = scrub(&mnt, &[cache, absolute.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn a_fifo_or_device_where_a_listed_file_was_is_refused_not_waited_on() {
+    let env = tempfile::tempdir().unwrap();
+    let dir = env.path();
+    std::fs::create_dir(dir.join("t")).unwrap();
+    std::fs::write(dir.join("t/a"), b"a\n").unwrap();
+    settle();
+    let listed = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "--json", "--stamps", "t"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let line = stdout(&listed);
+    assert!(line.contains("mtime_ns"), "{line}");
+    // The stamped line, for a FIFO, a character device, a directory.
+    let mut list = line.clone();
+    for other in ["t/fifo", "/dev/zero", "/dev/null", "t"] {
+        list.push_str(&line.replacen("\"t/a\"", &format!("\"{other}\""), 1));
+    }
+    std::fs::write(dir.join("list.json"), list).unwrap();
+    let fifo = std::ffi::CString::new(dir.join("t/fifo").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path; mkfifo only creates a node.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let out = scrub_within(dir, &["--manifest=list.json"], Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    for other in ["t/fifo", "/dev/zero", "/dev/null"] {
+        assert!(
+            said.contains(&format!("{other}: not a regular file")),
+            "{other}: {said}"
+        );
+    }
+    assert!(said.contains("1 verified"), "{said}");
+}
+
+#[test]
+fn a_file_swapped_for_a_fifo_during_a_paced_scrub_is_refused() {
+    let env = tempfile::tempdir().unwrap();
+    let dir = env.path();
+    std::fs::create_dir(dir.join("t")).unwrap();
+    for i in 0..12 {
+        std::fs::write(dir.join(format!("t/f{i:02}")), vec![i as u8; 32 << 10]).unwrap();
+    }
+    settle();
+    scrub(dir, &["--cache=c.db", "t"]);
+    for extra in [
+        &["--limit-rate=96K"][..],
+        &["--older-than=0s", "--limit-rate=96K"],
+    ] {
+        let mut args = vec!["--cache=c.db"];
+        args.extend_from_slice(extra);
+        args.push("t");
+        let child = std::thread::scope(|scope| {
+            let run = scope.spawn(|| scrub_within(dir, &args, Duration::from_secs(30)));
+            std::thread::sleep(Duration::from_millis(500));
+            let last = dir.join("t/f11");
+            std::fs::remove_file(&last).unwrap();
+            let fifo = std::ffi::CString::new(last.to_str().unwrap()).unwrap();
+            // SAFETY: a NUL-terminated path; mkfifo only creates a node.
+            assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+            run.join().unwrap()
+        });
+        // The walk met a FIFO (left out, not read) or the read found one
+        // where the walk saw a file (refused): never a hang, never a
+        // digest.
+        assert_ne!(child.status.code(), Some(1), "{}", stderr(&child));
+        assert!(!stdout(&child).contains("f11"), "{}", stdout(&child));
+        std::fs::remove_file(dir.join("t/f11")).unwrap();
+        std::fs::write(dir.join("t/f11"), vec![11u8; 32 << 10]).unwrap();
+    }
+}
