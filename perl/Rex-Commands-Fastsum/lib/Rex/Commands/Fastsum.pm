@@ -174,10 +174,21 @@ sub sync_down {
 =head2 checksums(\@paths, algorithm => 'md5')
 
 The digests of files on the current host (the local machine outside a
-task's connection), in one command (one more for every ~90 KiB of quoted
-names): a hash of path => hex digest. A path that
-is not a file is missing from the hash. C<algorithm> is any fastsum knows
-(md5, sha1, sha256, sha512, blake3 where the host has fastsum, ...).
+task's connection): a hash of path => hex digest. C<algorithm> is any
+fastsum knows (md5, sha1, sha256, sha512, blake3 where the host has
+fastsum, ...).
+
+The rule: only a regular file (or a symlink to one) has a digest. A path
+that is not one there (missing, a directory, a symlink to a directory or
+to nothing, a device, a FIFO, a name with a trailing C</>) is B<left out
+of the hash>, never an error, and never answered by what lies under it: a
+directory is not hashed at all. A file that is there but could not be read
+makes C<checksums> die with "Unable to get checksum of PATH: ...".
+
+The host is asked twice (one more time for every ~90 KiB of quoted names):
+once what each path is, once for the digests of the files among them, with
+what each path is asked again after the digests; a path that stopped being
+a file meanwhile is left out.
 
 =head2 md5_many(@paths)
 
@@ -186,7 +197,8 @@ C<checksums(\@paths)>.
 =head2 md5($path)
 
 As Rex::Commands::MD5's: the MD5 of one file, hex; dies with
-"File not found: PATH" when it is not a file there, and with
+"File not found: PATH" when it is not a regular file there (missing, a
+directory, anything C<checksums> leaves out), always, and with
 "Unable to get MD5 checksum of PATH: ..." when it could not be read.
 
 =cut
@@ -198,22 +210,39 @@ sub checksums {
   my $size  = 0;
   my $flush = sub {
     return if !@batch;
-    my $out = _host_run( _remote_command( \@batch, $algorithm ) );
-    my @parts = split( /^(?=fastsum-remote-text 1\r?$)/m, $out );
-    shift @parts while @parts && $parts[0] !~ /^fastsum-remote-text/;
-    for my $i ( 0 .. $#batch ) {
-      my ( $digest, $why ) = _one_sum( $batch[$i], $parts[$i], $algorithm );
-      $sums{ $batch[$i] } = $digest if defined $digest;
-      die("Unable to get checksum of $batch[$i]: $why\n") if defined $why;
+    my @kinds = _kinds( \@batch );
+    my @files = grep { $kinds[$_] eq 'f' } 0 .. $#batch;
+    if (@files) {
+      my @names = @batch[@files];
+      my $nonce = _nonce();
+      # The digests, then what each path is once they are taken.
+      my $out = _host_run( _remote_command( \@names, $algorithm ) . '; '
+          . _kinds_command( \@names, $nonce ) );
+      my @after = _kinds_answer( $out, $nonce, scalar @names );
+      die("Unable to get checksum of $names[0]: the host sent no answer\n") if !@after;
+      $out =~ s/fastsum-kinds-\Q$nonce\E [fdom]*\r?\n?//g;
+      my @parts = split( /^(?=fastsum-remote-text 1\r?$)/m, $out );
+      shift @parts while @parts && $parts[0] !~ /^fastsum-remote-text/;
+      for my $i ( 0 .. $#names ) {
+        # A path that is no longer a file has no digest, whatever its
+        # listing says (a directory lists what is under it).
+        next if $after[$i] ne 'f';
+        my ( $digest, $why ) = _one_sum( $names[$i], $parts[$i], $algorithm );
+        $sums{ $names[$i] } = $digest if defined $digest;
+        die("Unable to get checksum of $names[$i]: $why\n") if defined $why;
+      }
     }
     @batch = ();
     $size  = 0;
   };
-  # One command for all of them, as long as it fits in one argument.
+  # One command for all of them, as long as it fits in one argument: the
+  # listing's command holds each name inside two levels of quotes (a
+  # quote in a name costs ~40 bytes there), the check after it once more.
   for my $path (@$paths) {
-    $flush->() if @batch && $size + length( _q($path) ) > $COMMAND_LIMIT;
+    my $cost = length( _q( _q($path) ) ) * 3 + length( _q($path) ) + 2;
+    $flush->() if @batch && $size + $cost > $COMMAND_LIMIT;
     push @batch, $path;
-    $size += length( _q($path) ) * 2 + 1;
+    $size += $cost;
   }
   $flush->();
   return \%sums;
@@ -230,6 +259,42 @@ sub md5 {
     die("Unable to get MD5 checksum of $file: $why");
   }
   return $sums->{$file} // die("File not found: $file");
+}
+
+# A word no file name or tool's message will hold by chance, to mark the
+# lines a script on the host prints for us.
+sub _nonce {
+  return sprintf( '%x%x%x', $$, time, int( rand( 2**31 ) ) );
+}
+
+# The command that prints what each path is on the host, one letter each
+# in order after "fastsum-kinds-NONCE ": f a regular file (or a link to
+# one), d a directory (or a link to one), o something else there, m
+# nothing (or a dangling link). Names are arguments, in single quotes.
+sub _kinds_command {
+  my ( $paths, $nonce ) = @_;
+  my $script = q{printf '%s ' "fastsum-kinds-$0"; for p do }
+    . q{if [ -f "$p" ]; then k=f; elif [ -d "$p" ]; then k=d; elif [ -e "$p" ]; then k=o; else k=m; fi; }
+    . q{printf '%s' "$k"; done; printf '\n'};
+  return 'sh -c ' . _q($script) . ' ' . _q($nonce) . ' ' . join( ' ', map { _q($_) } @$paths );
+}
+
+# The letters of a _kinds_command's answer in $out, or () when there is
+# none of the right length.
+sub _kinds_answer {
+  my ( $out, $nonce, $count ) = @_;
+  my ($letters) = $out =~ m/fastsum-kinds-\Q$nonce\E ([fdom]*)\r?$/m;
+  return () if !defined $letters || length($letters) != $count;
+  return split( //, $letters );
+}
+
+# What each of @$paths is on the host (see _kinds_command).
+sub _kinds {
+  my ($paths) = @_;
+  my $nonce = _nonce();
+  my @kinds = _kinds_answer( _host_run( _kinds_command( $paths, $nonce ) ), $nonce, scalar @$paths );
+  die("Unable to get checksum of $paths->[0]: the host sent no answer\n") if !@kinds;
+  return @kinds;
 }
 
 # -- the glue ----------------------------------------------------------
@@ -310,6 +375,9 @@ sub _remote_command {
 # Runs a command on the current host over Rex's connection; its output.
 sub _host_run {
   my ($command) = @_;
+  # Rex's i_run assigns to $_: the caller's loop variable (an alias of
+  # its array's element) would be emptied.
+  local $_;
   my $out = i_run( $command, fail_ok => 1 );
   return $out // '';
 }
