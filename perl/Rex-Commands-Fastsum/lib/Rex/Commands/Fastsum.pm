@@ -36,11 +36,35 @@ Digest::MD5, Python's hashlib;
 
 =item * the files that differ go over in one tar stream (where the host has
 C<tar>; else one SFTP put each into a private temporary directory), then
-one script on the host puts them in place and sets modes and owners. A
-file on the host where the local tree has a directory gives way to it (as
-rsync does); nothing else on the host is ever removed.
+one script on the host puts them in place: each file gets its owner and
+mode under a temporary name beside where it goes, then is renamed into
+place in one step, so a file in place is always whole and finished.
 
 =back
+
+=head2 Symlinks on the host: replaced, never followed
+
+Nothing is ever written outside the target through a symlink. Where the
+host has a symlink and the local tree has a directory or a file (at the
+same path, or above it), the symlink itself is removed and a real
+directory or file put in its place, as C<rsync -r> does; what the link
+pointed at (inside or outside the target) is left untouched. Likewise a
+file on the host where the local tree has a directory gives way to it.
+Nothing else on the host is ever removed: a symlink or anything else where
+the local tree has nothing stays. (Stock Rex::Commands::Sync writes
+through such links, into whatever they point at.) The target C<$dest>
+itself may be a symlink: it is what you named.
+
+=head2 When a sync fails part way
+
+A real directory on the host where the local tree has a file is not
+removed: that file fails. A file that fails (that, or its owner or mode
+cannot be set, or it cannot be moved into place) does not stop the
+others. C<sync_up> then calls C<on_change> with the files that were put in
+place (each finished: bytes, mode, owner) and dies naming each file that
+failed and why. A file that failed was not put in place, so the next run
+sees it as different again and tries it again: no change goes unreported
+between runs.
 
 Nothing is uploaded when the listing is incomplete or a file could not be
 read: the task dies with the reason. File names travel as data: no name is
@@ -100,7 +124,9 @@ C<directories> (C<owner>, C<group>, C<mode>), C<exclude> (globs; one with a
 C</> matches the path, else the name), C<parse_templates> (C<*.tpl> files
 are rendered with Rex's C<template> and sent without C<.tpl> when the
 rendered bytes differ), C<on_change> (called with the remote paths that
-were written). Nothing is deleted on the host.
+were written). Nothing is deleted on the host but a symlink or a file
+where the local tree needs a directory or a file ("Symlinks on the host"
+above). Dies naming what failed ("When a sync fails part way").
 
 =cut
 
@@ -133,10 +159,13 @@ sub sync_up {
   }
   return if !@wanted;
   _permissions( $_, $options, $source ) for @wanted;
-  _send( $dest, \@wanted, $options );
-  if ( ref( $options->{on_change} ) eq 'CODE' ) {
-    $options->{on_change}->( map { "$dest/$_->{rel}" } @wanted );
+  my ( $done, $failed ) = _send( $dest, \@wanted, $options );
+  # What is in place is finished (owner, mode): on_change hears of it
+  # even when other files failed, since the next listing will not.
+  if ( @$done && ref( $options->{on_change} ) eq 'CODE' ) {
+    $options->{on_change}->( map { "$dest/$_->{rel}" } @$done );
   }
+  die("$failed\n") if defined $failed;
   return;
 }
 
@@ -439,7 +468,8 @@ sub _permissions {
 # Sends the files: one tar stream where the host has tar, else one SFTP
 # put each into a private temporary directory (ASCII names there: the
 # real names travel inside the script); then one script makes the
-# directories, puts the files in place and sets modes and owners.
+# directories and puts each file in place (see _apply_script). Returns the
+# items now in place and, when any could not be, why.
 sub _send {
   my ( $dest, $items, $options ) = @_;
   my $answer = _host_run( q{d=$(mktemp -d "${TMPDIR:-/tmp}/fastsum-rex.XXXXXX") && }
@@ -451,9 +481,13 @@ sub _send {
   if ( $how eq 'tar' ) {
     my $tar = File::Temp->new( SUFFIX => '.tar' );
     my $writer = Rex::Commands::Fastsum::Tar->new("$tar");
+    my $n = 0;
     for my $item (@$items) {
-      $writer->add( $item->{rel}, ( defined $item->{content} ? ( content => $item->{content} )
-          : ( source => $item->{source} ) ), mode => oct( $item->{mode} ), mtime => time );
+      # Unpacked in the private directory under a name of ours, never
+      # where it goes.
+      $item->{put} = 'f' . $n++;
+      $writer->add( $item->{put}, ( defined $item->{content} ? ( content => $item->{content} )
+          : ( source => $item->{source} ) ), mode => 0600, mtime => time );
     }
     $writer->close;
     $fs->upload( "$tar", "$tmp/payload.tar" );
@@ -474,37 +508,90 @@ sub _send {
       $fs->upload( $local, "$tmp/$item->{put}" );
     }
   }
+  my $nonce  = _nonce();
   my $script = File::Temp->new( SUFFIX => '.sh' );
   binmode $script;
-  print {$script} _apply_script( $dest, $tmp, $items, $options, $how eq 'tar' );
+  print {$script} _apply_script( $dest, $tmp, $items, $options, $how eq 'tar', $nonce );
   close($script);
   $fs->upload( "$script", "$tmp/apply.sh" );
   my $out = _host_run( 'sh ' . _q("$tmp/apply.sh") . ' 2>&1; echo "fastsum-apply $?"' );
   my ($status) = $out =~ m/fastsum-apply (\d+)\s*$/;
-  if ( !defined $status || $status != 0 ) {
-    $out =~ s/fastsum-apply \d+\s*$//;
-    die("fastsum: sending to $dest failed: $out");
-  }
+  $out =~ s/fastsum-apply \d+\s*$//;
+  my %done = map { $_ => 1 } $out =~ m/^fastsum-ok-\Q$nonce\E (\d+)\r?$/mg;
+  my %failed = $out =~ m/^fastsum-failed-\Q$nonce\E (\d+) ([^\r\n]*)\r?$/mg;
+  $out =~ s/^fastsum-(?:ok|failed)-\Q$nonce\E [^\r\n]*\r?\n?//mg;
+  my @done = grep { $done{$_} } 0 .. $#$items;
+  return ( [ @$items[@done] ] ) if defined $status && $status == 0 && @done == @$items;
+  my @why = map {"$items->[$_]{rel}: $failed{$_}"} sort { $a <=> $b } keys %failed;
+  my $rest = @$items - @done - keys(%failed);
+  push @why, "$rest other file(s) were not put in place" if $rest > 0;
+  $out =~ s/\s+$//;
+  push @why, "the host said: $out" if length $out;
+  push @why, 'the connection ended before the host answered' if !defined $status;
+  return ( [ @$items[@done] ], "fastsum: sending to $dest failed: " . join( '; ', @why ) );
 }
 
-# The script the host runs: make the missing directories (mode and owner
-# as Rex's mkdir sets them), unpack, set each file's mode and owner.
+# The script the host runs. Nothing is written through a symlink or
+# outside $dest: each directory a file goes into is made a real directory
+# (a symlink or a file there is removed first, as rsync does; the link's
+# target is left alone); each file is moved from the private directory
+# beside where it goes (a fresh name from mktemp in the same directory),
+# given its owner and mode there, and renamed into place in one step,
+# replacing a symlink (the link itself, never its target) or a file; a
+# real directory where a file goes is left alone and named as a failure.
+# A file that fails does not stop the others; the script prints which were
+# put in place and which failed (with the nonce, by index), and exits 1 if
+# any failed. So whatever is in place is finished, and whatever is not is
+# still different for the next listing.
 sub _apply_script {
-  my ( $dest, $tmp, $items, $options, $tar ) = @_;
-  my @s = (
-    'T=' . _q($tmp),
-    q{trap 'rm -rf -- "$T"' EXIT},
-    'cd -- ' . _q($dest) . ' || exit 1',
-  );
+  my ( $dest, $tmp, $items, $options, $tar, $nonce ) = @_;
   my $own = sub {
-    my ( $kind, $paths ) = @_;
+    my ( $kind, $path ) = @_;
     my @lines;
+    # The owner first: a chown may clear set-id bits that chmod then sets.
     for my $what ( [ owner => 'chown' ], [ group => 'chgrp' ] ) {
       my $who = $options->{$kind}{ $what->[0] };
-      push @lines, "$what->[1] " . _q($who) . " -- $paths || exit 1" if defined $who;
+      push @lines, "$what->[1] " . _q($who) . " -- $path" if defined $who;
     }
     return @lines;
   };
+  my @s = (
+    'T=' . _q($tmp),
+    q{trap 'rm -rf -- "$T"' EXIT},
+    'N=' . _q($nonce),
+    'cd -- ' . _q($dest) . ' || exit 1',
+    'failed=0',
+    # dir MODE PATH: PATH a real directory (made with MODE and the
+    # directories' owner) or fail.
+    'dir() {',
+    '  if [ -L "$2" ] || { [ -e "$2" ] && [ ! -d "$2" ]; }; then rm -f -- "$2" || return 1; fi',
+    '  if [ ! -d "$2" ] || [ -L "$2" ]; then',
+    '    mkdir -- "$2" || return 1',
+    map( {"    $_ || return 1"} $own->( 'directories', '"$2"' ) ),
+    '    chmod "$1" -- "$2" || return 1',
+    '  fi',
+    '}',
+    # put INDEX SOURCE MODE TEMPLATE PATH
+    'put() {',
+    '  if [ -d "$5" ] && [ ! -L "$5" ]; then',
+    '    printf "fastsum-failed-%s %s %s\n" "$N" "$1" "the host has a directory there"; failed=1; return',
+    '  fi',
+    '  s=$(mktemp "$4") || { printf "fastsum-failed-%s %s %s\n" "$N" "$1" "no temporary file could be made beside it"; failed=1; return; }',
+    '  if mv -f -- "$2" "$s" \\',
+    map( {"    && $_ \\"} $own->( 'files', '"$s"' ) ),
+    '    && chmod "$3" -- "$s" \\',
+    '    && { [ ! -L "$5" ] || rm -f -- "$5"; } && { [ ! -d "$5" ] || [ -L "$5" ]; } \\',
+    '    && mv -f -- "$s" "$5"; then',
+    '    printf "fastsum-ok-%s %s\n" "$N" "$1"',
+    '  else',
+    '    rm -f -- "$s"',
+    '    printf "fastsum-failed-%s %s %s\n" "$N" "$1" "it could not be put in place"; failed=1',
+    '  fi',
+    '}',
+  );
+  if ($tar) {
+    push @s, 'mkdir -- "$T/x" && (cd -- "$T/x" && tar -xof "$T/payload.tar") || exit 1';
+  }
   my %made;
   for my $item (@$items) {
     my @parts = split( m{/}, $item->{rel} );
@@ -513,31 +600,17 @@ sub _apply_script {
     for my $part (@parts) {
       $dir = length($dir) ? "$dir/$part" : $part;
       next if $made{$dir}++;
-      my $q = _q($dir);
-      # A file where the local tree has a directory gives way to it (as
-      # rsync does); only then can the directory's files land.
-      push @s, "if [ ! -d $q ]; then",
-        "  if [ -e $q ] || [ -L $q ]; then rm -f -- $q || exit 1; fi",
-        "  mkdir -- $q && chmod " . _q( $item->{dir_mode} ) . " -- $q || exit 1",
-        map( {"  $_"} $own->( 'directories', $q ) ), 'fi';
+      push @s, 'dir ' . _q( $item->{dir_mode} ) . ' ' . _q("./$dir") . ' || { '
+        . 'printf "%s\n" ' . _q("fastsum: the directory $dir could not be made") . '; exit 1; }';
     }
   }
-  if ($tar) {
-    push @s, 'tar -xmof "$T/payload.tar" || exit 1';
+  my $i = 0;
+  for my $item (@$items) {
+    my $where = $item->{rel} =~ m{^(.*)/} ? "./$1" : '.';
+    push @s, join( ' ', 'put', $i++, _q( $tar ? "$tmp/x/$item->{put}" : "$tmp/$item->{put}" ),
+      _q( $item->{mode} ), _q("$where/.fastsum-rex.XXXXXX"), _q("./$item->{rel}") );
   }
-  else {
-    push @s, 'mv -f -- "$T/' . $_->{put} . '" ' . _q( $_->{rel} ) . ' || exit 1' for @$items;
-  }
-  my %by_mode;
-  push @{ $by_mode{ $_->{mode} } }, $_->{rel} for @$items;
-  for my $mode ( sort keys %by_mode ) {
-    my @names = @{ $by_mode{$mode} };
-    while ( my @chunk = splice( @names, 0, 200 ) ) {
-      my $paths = join( ' ', map { _q($_) } @chunk );
-      push @s, 'chmod ' . _q($mode) . " -- $paths || exit 1", $own->( 'files', $paths );
-    }
-  }
-  return join( "\n", @s, 'exit 0', '' );
+  return join( "\n", @s, 'exit $failed', '' );
 }
 
 # Fetches the files: one tar stream where the host's tar reads a list of
