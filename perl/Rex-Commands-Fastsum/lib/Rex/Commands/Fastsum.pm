@@ -96,7 +96,7 @@ use MIME::Base64 ();
 use Encode ();
 use File::Temp ();
 use File::Basename qw(basename dirname);
-use File::Path ();
+use File::Copy ();
 use Digest::MD5 ();
 use POSIX ();
 use Rex::Commands::Fastsum::Tar;
@@ -139,7 +139,7 @@ sub sync_up {
   $source = get_file_path( $source, caller );
   die("$source : no such directory.") if !-d $source;
 
-  my $plan = _plan( old => "rex:$dest", new => $source, remote => $dest );
+  my $plan = _plan( old => "rex:$dest", new => $source, remote => $dest, follow => 1 );
   my @excludes = _list( $options->{exclude} );
   my %remote_only =
     map { _name($_) => $_->{digest} // '' } @{ $plan->{only_old} };
@@ -173,7 +173,14 @@ sub sync_up {
 
 Downloads the files of the host's C<$source> that the local directory
 C<$dest> lacks or holds other bytes of, with their modes; C<exclude>
-(matched against names) and C<on_change> as Rex::Commands::Sync's.
+(matched against names) and C<on_change> as Rex::Commands::Sync's. The
+local side follows the same rules as the host's in C<sync_up>: a symlink
+in C<$dest> is not followed when comparing (C<$dest> itself may be one),
+and one where the host has a directory or a file is replaced, never
+written through, as is a hard link (the other names keep their bytes); each file is written under a temporary name beside its
+place and renamed in; a file that fails does not stop the others, and
+C<on_change> hears of the files put in place before the task dies naming
+the failures.
 
 =cut
 
@@ -192,11 +199,13 @@ sub sync_down {
     next if grep { basename($rel) =~ $_ } @excludes;
     push @got, $rel;
   }
-  _fetch( $source, $dest, \@got ) if @got;
-  if ( @got && ref( $options->{on_change} ) eq 'CODE' ) {
+  return if !@got;
+  my ( $done, $failed ) = _fetch( $source, $dest, \@got );
+  if ( @$done && ref( $options->{on_change} ) eq 'CODE' ) {
     ( my $base = $dest ) =~ s{/$}{};
-    $options->{on_change}->( map { "$base/$_" } @got );
+    $options->{on_change}->( map { "$base/$_" } @$done );
   }
+  die("$failed\n") if defined $failed;
   return;
 }
 
@@ -418,8 +427,11 @@ sub _plan {
   binmode $listing;
   print {$listing} _host_run( _remote_command( $side{remote}, 'md5' ) );
   close($listing);
-  my ( $status, $out, $err ) = _fastsum( 'diff', '--plan', '-v', '-L', '--remote-listing',
-    "$listing", '--', $side{old}, $side{new} );
+  # -L follows the local tree's symlinks: sync_up sends what they point
+  # at (as stock Rex does); sync_down's local side is the target, whose
+  # links are replaced, never followed.
+  my ( $status, $out, $err ) = _fastsum( 'diff', '--plan', '-v', ( $side{follow} ? '-L' : () ),
+    '--remote-listing', "$listing", '--', $side{old}, $side{new} );
   ($LAST_METHOD) = $err =~ m/hashed there by the (\w+) method/;
   my $plan = eval { JSON::PP->new->utf8->decode($out) };
   if ( $status > 1 || !$plan || !$plan->{complete} ) {
@@ -649,8 +661,30 @@ sub _fetch {
     $out =~ s/fastsum-tar \d+\s*$//;
     die("fastsum: fetching from $source failed: $out");
   }
-  system( 'tar', '-xpof', "$tar", '-C', $dest ) == 0
-    or die("fastsum: unpacking into $dest failed: tar exited with $?");
+  # Unpacked in a private directory first: only the regular files asked
+  # for leave it, each put in place as _place_local says.
+  my $x = File::Temp->newdir;
+  system( 'tar', '-xpof', "$tar", '-C', "$x" ) == 0
+    or die("fastsum: unpacking the files from $source failed: tar exited with $?");
+  return _place_local(
+    $dest, $rels,
+    dir_mode => sub { my @st = lstat("$x/$_[0]"); return @st && -d _ ? $st[2] & 07777 : 0755 },
+    fill     => sub {
+      my ( $rel, $to ) = @_;
+      # Read only through real directories of the private one.
+      my $above = '';
+      my @parts = split( m{/}, $rel );
+      pop @parts;
+      for (@parts) {
+        $above .= "/$_";
+        die("it was not in what the host sent\n") if !( lstat("$x$above") && -d _ );
+      }
+      my @st = lstat("$x/$rel");
+      die("it was not in what the host sent\n") if !@st || !-f _;
+      File::Copy::copy( "$x/$rel", $to ) or die("$!\n");
+      return $st[2] & 07777;
+    },
+  );
 }
 
 sub _fetch_each {
@@ -662,16 +696,65 @@ sub _fetch_each {
     my $text = eval { Encode::decode( 'UTF-8', $p, Encode::FB_CROAK | Encode::LEAVE_SRC ) };
     return $text // $p;
   };
-  for my $rel (@$rels) {
-    my %stat = $fs->stat( $remote->("$source/$rel") );
-    my $dir  = dirname($rel);
-    if ( $dir ne '.' && !-d "$dest/$dir" ) {
-      my %dir_stat = $fs->stat( $remote->("$source/$dir") );
-      File::Path::make_path( "$dest/$dir", { mode => oct( $dir_stat{mode} // '0755' ) } );
+  return _place_local(
+    $dest, $rels,
+    dir_mode => sub {
+      my %st = $fs->stat( $remote->("$source/$_[0]") );
+      return oct( $st{mode} // '0755' );
+    },
+    fill => sub {
+      my ( $rel, $to ) = @_;
+      my %st = $fs->stat( $remote->("$source/$rel") );
+      $fs->download( $remote->("$source/$rel"), $to );
+      return defined $st{mode} ? oct( $st{mode} ) : 0644;
+    },
+  );
+}
+
+# Puts each file of @$rels in place under the local $dest, never through a
+# symlink (the rules sync_up's script follows on the host): each directory
+# above it is made a real one (a symlink or a file there gives way; mode
+# from $how{dir_mode}->(REL)); the file is written by $how{fill}->(REL,
+# TEMPORARY) (which returns its mode) under a temporary name in its own
+# directory, given its mode, and renamed into place, replacing a symlink
+# or a file; a real directory there is left alone and the file fails.
+# Returns the names put in place and, if any failed, why.
+sub _place_local {
+  my ( $dest, $rels, %how ) = @_;
+  my ( @done, @why, %ready );
+  FILE: for my $rel (@$rels) {
+    my @parts = split( m{/}, $rel );
+    pop @parts;
+    my $dir = '';
+    for my $part (@parts) {
+      $dir = length($dir) ? "$dir/$part" : $part;
+      next if $ready{$dir};
+      my $p = "$dest/$dir";
+      if ( !( lstat($p) && -d _ ) ) {
+        if ( lstat($p) && !unlink($p) ) { push @why, "$rel: $dir could not be removed: $!"; next FILE }
+        if ( !mkdir($p) ) { push @why, "$rel: $dir could not be made: $!"; next FILE }
+        chmod( $how{dir_mode}->($dir), $p );
+      }
+      $ready{$dir} = 1;
     }
-    $fs->download( $remote->("$source/$rel"), "$dest/$rel" );
-    chmod( oct( $stat{mode} ), "$dest/$rel" ) if defined $stat{mode};
+    my $final = "$dest/$rel";
+    if ( lstat($final) && -d _ ) { push @why, "$rel: there is a directory there"; next }
+    my $tmp = eval {
+      File::Temp->new( DIR => ( length($dir) ? "$dest/$dir" : $dest ), TEMPLATE => '.fastsum-rex.XXXXXX' );
+    };
+    if ( !$tmp ) { push @why, "$rel: no temporary file beside it: " . ( $@ =~ s/\s+$//r ); next }
+    close($tmp);
+    my $mode = eval { $how{fill}->( $rel, "$tmp" ) };
+    if ( !defined $mode ) { push @why, "$rel: " . ( $@ =~ s/\s+$//r ); next }
+    if ( !chmod( $mode, "$tmp" ) || ( lstat($final) && -d _ ) || !rename( "$tmp", $final ) ) {
+      push @why, "$rel: it could not be put in place: $!";
+      next;
+    }
+    $tmp->unlink_on_destroy(0);
+    push @done, $rel;
   }
+  return ( \@done ) if !@why;
+  return ( \@done, "fastsum: fetching into $dest failed: " . join( '; ', @why ) );
 }
 
 1;
