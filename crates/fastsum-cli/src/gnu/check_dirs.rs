@@ -36,7 +36,7 @@ pub(super) fn fill(
         .filter_map(|(i, item)| match item {
             CheckItem::Entry {
                 name, algorithm, ..
-            } if is_directory_line(run, name) => Some((i, &name[..], *algorithm)),
+            } if is_directory_line(run, o, name) => Some((i, &name[..], *algorithm)),
             _ => None,
         })
         .collect();

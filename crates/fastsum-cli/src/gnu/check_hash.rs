@@ -46,22 +46,14 @@ pub(super) fn prefetch_digests(
     if few_files(items) {
         return results;
     }
-    let mut algorithms: Vec<Algorithm> = Vec::new();
-    for item in items {
-        if let CheckItem::Entry { algorithm, .. } = item {
-            if !algorithms.contains(algorithm) {
-                algorithms.push(*algorithm);
-            }
-        }
-    }
-    for algorithm in algorithms {
+    for algorithm in algorithms_of(items) {
         let (indices, operands): (Vec<usize>, Vec<Source>) = items
             .iter()
             .enumerate()
             .filter_map(|(i, item)| match item {
                 CheckItem::Entry {
                     name, algorithm: a, ..
-                } if *a == algorithm && hashed_in_the_pipeline(run, name) => {
+                } if *a == algorithm && hashed_in_the_pipeline(run, o, name) => {
                     Some((i, Source::Path(fastsum::name::path(name).into_owned())))
                 }
                 _ => None,
@@ -70,6 +62,7 @@ pub(super) fn prefetch_digests(
         let mut options = o.tree.clone();
         options.algorithm = algorithm;
         options.recursive = false;
+        options.listed = super::hash::listed(run);
         options.order = Order::Unordered;
         let session = match run.check_cache.take() {
             None => None,
@@ -116,16 +109,36 @@ pub(super) fn prefetch_digests(
     results
 }
 
-/// Whether a line's file goes through the pipeline: not standard input,
-/// a name too long to open, or a directory's line (`check_dirs`).
-fn hashed_in_the_pipeline(run: &Run, name: &[u8]) -> bool {
-    name != b"-" && !super::hash::too_long(name) && !is_directory_line(run, name)
+/// The algorithms of a chunk's lines, in the order met.
+fn algorithms_of(items: &[CheckItem]) -> Vec<Algorithm> {
+    let mut algorithms: Vec<Algorithm> = Vec::new();
+    for item in items {
+        if let CheckItem::Entry { algorithm, .. } = item {
+            if !algorithms.contains(algorithm) {
+                algorithms.push(*algorithm);
+            }
+        }
+    }
+    algorithms
 }
 
-/// Whether the line naming `name` is a directory's (fastsum's own mode
-/// only: the GNU tools read every name as a file's).
-pub(super) fn is_directory_line(run: &Run, name: &[u8]) -> bool {
-    run.tool.kind == ToolKind::Fastsum && fastsum::manifest::read::Manifest::is_directory_name(name)
+/// Whether a line's file goes through the pipeline: not standard input,
+/// a name too long to open, or a directory's line (`check_dirs`).
+fn hashed_in_the_pipeline(run: &Run, o: &Options, name: &[u8]) -> bool {
+    name != b"-" && !super::hash::too_long(name) && !is_directory_line(run, o, name)
+}
+
+/// Whether the line naming `name` is a directory's digest, to be made
+/// again from its tree: in fastsum's own mode, and only when the user
+/// asks with `-c --dirs` (issue 51.18). A `--dirs` line looks exactly
+/// like a hand-written `HEX  DIR/` line, and a downloaded list must not
+/// make fastsum walk `/` or `/proc/self/`: without `--dirs` such a line
+/// names a file, and a directory there is "FAILED open or read", as
+/// md5sum says. The GNU tools read every name as a file's.
+pub(super) fn is_directory_line(run: &Run, o: &Options, name: &[u8]) -> bool {
+    run.tool.kind == ToolKind::Fastsum
+        && o.tree.walk.directories
+        && fastsum::manifest::read::Manifest::is_directory_name(name)
 }
 
 /// Whether the chunk names so few files, so small, that they are hashed in

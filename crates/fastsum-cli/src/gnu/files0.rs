@@ -7,7 +7,8 @@ use std::io::Read;
 use super::run::Run;
 
 /// The names `source` lists. An empty name is said (`F:N: invalid
-/// zero-length file name`, as du says it) and left out; `failed` is set.
+/// zero-length file name`, as du says it) and left out, as is a name `-`
+/// when the list is standard input; `failed` is set.
 /// `Err(status)` if the list cannot be read at all.
 pub(super) fn read_names(
     run: &mut Run,
@@ -43,6 +44,13 @@ pub(super) fn read_names(
             };
             m.extend_from_slice(format!(":{}: invalid zero-length file name", i + 1).as_bytes());
             run.error(&m);
+            *failed = true;
+            continue;
+        }
+        if name == b"-" && source == b"-" {
+            // Standard input is the list: it cannot be an operand too
+            // (issue 51.19; du's and wc's words).
+            run.error(b"when reading file names from stdin, no file name of '-' allowed");
             *failed = true;
             continue;
         }

@@ -80,6 +80,18 @@ pub(super) fn digest_named(
         }
     } else if name == b"-" {
         run.hasher.hash_stdin(algorithm).map_err(ErrorKind::Io)
+    } else if listed(run) {
+        // A list's path: regular files only, never waiting.
+        match run
+            .hasher
+            .hash_listed(algorithm, &fastsum::name::path(name))
+        {
+            Ok(digest) => Ok(digest),
+            Err(e) if ignore_missing && e.raw_os_error() == Some(libc::ENOENT) => {
+                return Hashed::Missing
+            }
+            Err(e) => Err(e.into_kind()),
+        }
     } else {
         match File::open(&*fastsum::name::path(name)) {
             Ok(file) => run.hasher.hash_file(algorithm, &file),
@@ -97,6 +109,14 @@ pub(super) fn digest_named(
             Hashed::Failed(why)
         }
     }
+}
+
+/// Whether the files a list names are opened as a list's paths (regular
+/// files only, never waiting: a FIFO, `/dev/zero`): in fastsum's own -c
+/// (issue 51.3). The GNU tools read what the list names, devices too, as
+/// coreutils does (its own tests check `/dev/null`'s line).
+pub(super) fn listed(run: &Run) -> bool {
+    run.tool.kind == ToolKind::Fastsum
 }
 
 /// Hashes every operand through the library's pipeline (every core; with
@@ -213,6 +233,13 @@ struct Printer<'a> {
 
 impl Sink for &mut Printer<'_> {
     fn record(&mut self, record: Record) {
+        if let Some(update) = &self.o.update {
+            if super::update_file::is_own_file(update, &record.path) {
+                // The list being updated, or its temporary file: never an
+                // entry of the tree it describes (issue 51.5).
+                return;
+            }
+        }
         self.ok &= !record.is_failure();
         if let Outcome::Skipped(SpecialKind::Symlink) = record.outcome {
             // Counted and said once at the end; only JSON has a record.

@@ -354,14 +354,16 @@ fn with_length(
 /// The first pair of options coreutils 9.10 refuses together (its order,
 /// its words), after fastsum's own, if any.
 fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
+    let fastsum = kind == ToolKind::Fastsum;
     let walking = o.tree.recursive
         || o.tree.walk.max_depth.is_some()
         || o.tree.order == Order::Unordered
         || o.tree.walk.follow_links
         || o.tree.walk.one_file_system
-        || o.tree.walk.directories
+        // `-c --dirs`: fastsum's own -c checks directory lines only when
+        // asked (check_hash::is_directory_line).
+        || (o.tree.walk.directories && !(fastsum && o.check))
         || !o.tree.walk.excludes.is_empty();
-    let fastsum = kind == ToolKind::Fastsum;
     let uses = [
         (
             o.ignore_missing,

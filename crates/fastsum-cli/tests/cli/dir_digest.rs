@@ -285,7 +285,11 @@ fn directory_digests_refuse_what_would_make_them_wrong() {
         ),
         (&["-r", "--dirs", "-a", "cksum", "t"], 1, "not a hash"),
         (&["tree-digest", "-a", "crc32b", "t"], 2, "not a hash"),
-        (&["-c", "--dirs", "SUMS"], 1, "meaningless when verifying"),
+        (
+            &["-c", "--dirs", "-r", "SUMS"],
+            1,
+            "meaningless when verifying",
+        ),
         (
             &["-r", "--dirs", "host:t"],
             1,
@@ -317,7 +321,16 @@ fn check_verifies_directory_lines_from_the_tree_as_it_is_now() {
         .filter(|l| l.contains("/) = "))
         .count();
     assert_eq!(dirs, 5);
+    // Without --dirs a directory's line names a file, as md5sum reads it
+    // (issue 51.18: a downloaded list must not make fastsum walk a tree).
     let out = fastsum(&env, &["-c", "SUMS"]);
+    assert_eq!(out.status, 1, "{}{}", out.stdout_str(), out.stderr_str());
+    assert_eq!(
+        out.stdout_str().matches(": FAILED open or read\n").count(),
+        5
+    );
+    assert_eq!(out.stderr_str().matches(": Is a directory\n").count(), 5);
+    let out = fastsum(&env, &["-c", "--dirs", "SUMS"]);
     assert_eq!(out.status, 0, "{}{}", out.stdout_str(), out.stderr_str());
     assert_eq!(
         out.stdout_str().matches(": OK\n").count(),
@@ -326,7 +339,7 @@ fn check_verifies_directory_lines_from_the_tree_as_it_is_now() {
     // A file added two levels down: its directory and the two above fail,
     // nothing else.
     env.file(b"t/a/deep/new", b"new");
-    let out = fastsum(&env, &["-c", "SUMS"]);
+    let out = fastsum(&env, &["-c", "--dirs", "SUMS"]);
     assert_eq!(out.status, 1);
     let stdout = out.stdout_str();
     let failed: Vec<&str> = stdout
@@ -338,7 +351,7 @@ fn check_verifies_directory_lines_from_the_tree_as_it_is_now() {
         .stderr_str()
         .contains("3 computed checksums did NOT match"));
     // --json: the same verdicts.
-    let out = fastsum(&env, &["-c", "--json", "SUMS"]);
+    let out = fastsum(&env, &["-c", "--dirs", "--json", "SUMS"]);
     assert!(out
         .stdout_str()
         .contains(r#"{"path":"t/a/","algorithm":"sha256","#));
@@ -346,7 +359,7 @@ fn check_verifies_directory_lines_from_the_tree_as_it_is_now() {
     // A directory gone: unreadable, as a missing file is.
     std::fs::remove_file(env.path().join("t/a/deep/new")).unwrap();
     std::fs::rename(env.path().join("t/empty"), env.path().join("t/gone")).unwrap();
-    let out = fastsum(&env, &["-c", "SUMS"]);
+    let out = fastsum(&env, &["-c", "--dirs", "SUMS"]);
     assert!(
         out.stdout_str().contains("t/empty/: FAILED open or read"),
         "{}",

@@ -123,6 +123,25 @@ fn files0_from_hashes_as_the_same_operands_would() {
         out.stderr_str(),
         "fastsum: -:2: invalid zero-length file name\n"
     );
+    // Issue 51.19: standard input is the list, so a name `-` there is
+    // refused as du and wc refuse it (never hashed as stdin), the rest done.
+    let out = env.fastsum("fastsum", &[b"--files0-from=-"], b"-\0t/top\0");
+    assert_eq!(out.status, 1);
+    assert_eq!(out.stdout_str().lines().count(), 1, "{}", out.stdout_str());
+    assert!(out.stdout_str().ends_with("  t/top\n"));
+    let du = std::process::Command::new("du")
+        .arg("--files0-from=-")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut du| {
+            use std::io::Write;
+            du.stdin.take().unwrap().write_all(b"-\0")?;
+            du.wait_with_output()
+        })
+        .unwrap();
+    let theirs = String::from_utf8_lossy(&du.stderr).replacen("du: ", "fastsum: ", 1);
+    assert_eq!(out.stderr_str(), theirs);
     // Operands and --files0-from exclude each other; a list not there.
     let out = env.fastsum("fastsum", &[b"--files0-from=list0", b"t/top"], b"");
     assert_eq!(out.status, 1);

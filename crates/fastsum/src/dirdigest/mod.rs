@@ -306,6 +306,15 @@ impl crate::pipeline::TreeHasher {
         found: &mut dyn FnMut(&std::path::Path, &Digest),
         problem: &mut dyn FnMut(PathBuf, String),
     ) -> std::result::Result<Option<Digest>, String> {
+        // A generated file system (/proc, /sys) is never walked for a
+        // digest: its files are made as they are read (`/proc/self/pagemap`
+        // reads without end), so a list's line naming one could hang the
+        // check (issue 51.18).
+        if let Ok(meta) = std::fs::metadata(&root) {
+            if crate::fs::generated(crate::fs::FileStamp::of(&meta).dev) {
+                return Err("a generated file system (as /proc or /sys): not walked".into());
+            }
+        }
         let hasher = self.recursive(true).walking_directories();
         let algorithm = hasher.options().algorithm;
         let operands = [Source::Path(root)];

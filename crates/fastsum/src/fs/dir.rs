@@ -96,7 +96,7 @@ impl DirectoryCursor {
 
     /// Opens `path` for reading, as `File::open` does (following symlinks);
     /// with `listed`, without waiting (a FIFO opens at once, for the
-    /// caller to refuse: see [`crate::read::not_regular`]).
+    /// caller to refuse: see [`crate::read::open_regular`]).
     pub fn open(&mut self, path: &Path, listed: bool) -> io::Result<File> {
         #[cfg(target_os = "linux")]
         if let Some((directory, name)) = self.resolve(path) {

@@ -25,6 +25,7 @@ pub(crate) mod device;
 pub(crate) mod dir;
 pub(crate) mod limits;
 pub mod name;
+pub(crate) mod regular;
 pub(crate) mod residency;
 pub mod stat;
 

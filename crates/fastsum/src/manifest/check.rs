@@ -16,7 +16,8 @@ pub enum CheckStatus {
     Ok,
     /// The file was read; its digest differs.
     Failed,
-    /// The file could not be read (missing, unreadable, a directory).
+    /// The file could not be read (missing, unreadable, a directory, a
+    /// FIFO or device: anything but a regular file).
     Unreadable(ErrorKind),
 }
 
@@ -55,9 +56,12 @@ impl Manifest {
                 })
             })
             .collect();
+        // A list's paths: regular files only, never waiting (a FIFO,
+        // /dev/zero, a directory are unreadable; issue 51.3).
         let mut hasher = TreeHasher::with_options(TreeOptions {
             algorithm: self.algorithm,
             recursive: false,
+            listed: true,
             ..options.clone()
         });
         if let Some(stop) = stop {
@@ -128,6 +132,46 @@ mod tests {
         assert_eq!(
             got,
             ["b: failed", "a: ok", "gone: No such file or directory"]
+        );
+    }
+
+    /// Issue 51.3: a list naming a FIFO, a device or a directory: each is
+    /// unreadable at once, never waited on or read without end.
+    #[cfg(unix)]
+    #[test]
+    fn fifos_devices_and_directories_are_unreadable_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = std::ffi::CString::new(dir.path().join("fifo").to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path; mkfifo only creates a node.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let empty = Algorithm::Md5.hash_bytes(b"").to_hex();
+        let list = format!("{empty}  fifo\n{empty}  /dev/zero\n{empty}  /dev/null\n{empty}  .\n");
+        let manifest = Manifest::read(list.as_bytes(), Some(Algorithm::Md5)).unwrap();
+        let (done, wait) = std::sync::mpsc::channel();
+        let base = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let options = TreeOptions::new(Algorithm::Md5);
+            let checked = manifest.check(Some(&base), &options, None, |c| {
+                got.push(match c.status {
+                    CheckStatus::Unreadable(kind) => kind.to_string(),
+                    _ => "read".into(),
+                })
+            });
+            done.send((checked.is_ok(), got)).unwrap();
+        });
+        let (ok, got) = wait
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("a listed FIFO or device made the check wait");
+        assert!(ok);
+        assert_eq!(
+            got,
+            [
+                "not a regular file",
+                "not a regular file",
+                "not a regular file",
+                "Is a directory"
+            ]
         );
     }
 }

@@ -44,15 +44,7 @@ pub(crate) mod mmap;
 #[cfg(unix)]
 mod sigbus;
 
-/// A file a walk or a listing found as a regular file that is something
-/// else now (a FIFO, a directory...): an error, never read, so a FIFO put
-/// in its place cannot make a run wait for a writer or answer the digest
-/// of bytes that were not the file's.
-pub(crate) fn not_regular() -> ErrorKind {
-    ErrorKind::Io(std::io::Error::other(
-        "not a regular file any more (it changed since it was listed)",
-    ))
-}
+pub use crate::fs::regular::open_regular;
 
 /// Files at least this large are mapped rather than read (see
 /// `mmap.rs`). Below it, the map set-up and page-table teardown cost
@@ -228,6 +220,15 @@ impl FileHasher {
         self.strategy
     }
 
+    /// Opens a path taken from a list ([`open_regular`]: regular files
+    /// only, never waiting) and hashes it. Errors carry the path.
+    pub fn hash_listed(&mut self, algorithm: Algorithm, path: &Path) -> Result<Digest> {
+        let file = open_regular(path)?;
+        self.hash_counted(algorithm, &file, true)
+            .map(|(digest, _)| digest)
+            .map_err(|kind| Error::with_path(path, kind))
+    }
+
     /// Opens and hashes the file at `path`. Errors carry the path.
     pub fn hash_path(&mut self, algorithm: Algorithm, path: &Path) -> Result<Digest> {
         let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
@@ -256,7 +257,7 @@ impl FileHasher {
     }
 
     /// [`FileHasher::hash_file_counted`]; with `regular_only`, anything
-    /// but a regular file is [`not_regular`] and is not read.
+    /// but a regular file is refused (`not_regular`) and is not read.
     pub(crate) fn hash_counted(
         &mut self,
         algorithm: Algorithm,
@@ -266,7 +267,7 @@ impl FileHasher {
         let st = fstat(file)?;
         let is_file = st.is_file();
         if regular_only && !is_file {
-            return Err(not_regular());
+            return Err(crate::fs::regular::not_regular(&st));
         }
         let len = st.size;
         if is_file

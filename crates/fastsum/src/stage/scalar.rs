@@ -6,8 +6,9 @@ use super::{BatchHasher, Hashed, Job, Source, Span, StageResult};
 use crate::algo::Algorithm;
 use crate::error::ErrorKind;
 use crate::fs::dir::DirectoryCursor;
+use crate::fs::regular::not_regular;
 use crate::fs::stat::fstat;
-use crate::read::{not_regular, FileHasher};
+use crate::read::FileHasher;
 
 /// The one-file-at-a-time hasher: a [`FileHasher`] (one read buffer) per
 /// worker, small files by the short way.
@@ -113,7 +114,7 @@ pub(crate) fn hash_open_with(
     let before = if verify || (listed && !span.is_whole()) {
         let stamp = fstat(file)?;
         if listed && !stamp.is_file() {
-            return Err(not_regular());
+            return Err(not_regular(&stamp));
         }
         Some(stamp).filter(|s| verify && s.is_file())
     } else {

@@ -42,9 +42,10 @@ use crate::algo::Algorithm;
 use crate::error::ErrorKind;
 use crate::fs::dir::DirectoryCursor;
 use crate::fs::limits::descriptors_for;
+use crate::fs::regular::not_regular;
 use crate::fs::stat::fstat;
 use crate::fs::FileStamp;
-use crate::read::{not_regular, FileHasher};
+use crate::read::FileHasher;
 use crate::simd::platform::MAX_LANES;
 
 /// What idle lanes compress (their results are thrown away).
@@ -118,7 +119,7 @@ impl<R: LaneRead> MultiBufferHasher<R> {
         let file = directory.open(path, job.listed)?;
         let stamp = fstat(&file)?;
         if job.listed && !stamp.is_file() {
-            return Err(not_regular());
+            return Err(not_regular(&stamp));
         }
         if !stamp.is_file() || stamp.size == 0 || !job.span.is_whole() {
             return Ok(Opened::Scalar(file));
