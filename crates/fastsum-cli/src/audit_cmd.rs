@@ -3,13 +3,23 @@
 //! missing files, and hashdeep's summary. The comparison is `fastsum
 //! diff`'s (the list re-rooted under DIR, the tree hashed in the list's
 //! algorithm on every core, moves paired by digest).
+//!
+//! A hashdeep list may carry several digests a file (md5 and sha256):
+//! every column fastsum computes is checked, each in a comparison of its
+//! own, and a file matched (or moved) by one column but not by all is
+//! "partially matched": named, counted, and the audit fails (issue 51.9).
+//! hashdeep 4.4 says "Hash collision" there and still passes the audit:
+//! fastsum is stricter.
 
+use std::collections::HashSet;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::diff::{ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
+use fastsum::manifest::LinePart;
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
@@ -29,8 +39,9 @@ struct AuditArgs {
     manifest: PathBuf,
     /// The tree to audit.
     dir: PathBuf,
-    /// The list's algorithm, for untagged lines, or the column to read
-    /// from a hashdeep list (default: its first of md5, sha1, sha256).
+    /// The list's algorithm, for untagged lines, or the column to report
+    /// by from a hashdeep list (default: its first of md5, sha1, sha256;
+    /// every column fastsum computes is checked).
     #[arg(short = 'a', long = "algorithm", value_name = "NAME", value_parser = crate::term::parse_algorithm)]
     algorithm: Option<Algorithm>,
     /// Print each file that did not match (`modified`, `moved`, `new`,
@@ -64,7 +75,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = args.algorithm;
+    let (list, algorithm, agreed) = match other_columns(&args) {
+        Ok(read) => read,
+        Err(e) => {
+            eprintln!("{NAME}: {e}");
+            return 2;
+        }
+    };
     let (cache, session) = crate::term::open_cache_session(
         NAME,
         &args.cache,
@@ -82,19 +99,18 @@ pub fn run(args: Vec<OsString>) -> i32 {
         progress: Some(counters.clone()),
         ..DiffOptions::default()
     };
-    let old = match args.manifest.as_os_str() == "-" {
-        true => Side::Stdin,
-        false => Side::Manifest(args.manifest.clone()),
-    };
+    let old = list.side();
     let display = crate::term::progress::Display::default();
     let show = args.bar.shown();
     let mut out = Output::new(Buffering::Line);
     let mut trouble = false;
+    let mut partial = Partial::default();
     let result = std::thread::scope(|scope| {
         if show {
             scope.spawn(|| display.run(&counters));
         }
         let result = options.diff(&old, &Side::Tree(args.dir.clone()), |event| {
+            let event = partial.judge(&agreed, event);
             let (line, err) = event_lines(&args, event);
             trouble |= !err.is_empty();
             display.suspend(|| {
@@ -109,8 +125,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
     crate::term::close_cache_session(NAME, cache, session);
     let status = match result {
         Ok(summary) => {
-            out.out(&summary_text(&summary));
-            match (trouble, passed(&summary)) {
+            out.out(&summary_text(&summary, &partial));
+            match (trouble, passed(&summary) && partial.count() == 0) {
                 (true, _) => 2,
                 (false, true) => 0,
                 (false, false) => 1,
@@ -130,18 +146,43 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
+/// Pairs of (listed, found) paths.
+type Pairs = HashSet<(Vec<u8>, Vec<u8>)>;
+
+/// The list, the column to report by, and what each other column matched
+/// (its own comparison, first: `matched_by`).
+fn other_columns(args: &AuditArgs) -> Result<(List, Option<Algorithm>, Vec<Pairs>), String> {
+    let list = List::of(&args.manifest).map_err(|e| e.to_string())?;
+    let columns = list.columns(args.algorithm);
+    let algorithm = columns.first().copied().or(args.algorithm);
+    let agreed = columns
+        .iter()
+        .skip(1)
+        .map(|c| matched_by(args, &list, *c).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    Ok((list, algorithm, agreed))
+}
+
 /// Every file matched, none missing.
 fn passed(s: &DiffSummary) -> bool {
     s.added + s.modified + s.moved + s.removed + s.typechanges == 0
 }
 
 /// A change's line (with `-v`) and a problem's message.
-fn event_lines(args: &AuditArgs, event: DiffEvent) -> (Vec<u8>, Vec<u8>) {
-    let path = |entry: &Option<fastsum::diff::Entry>| {
-        entry
-            .as_ref()
-            .map(|e| fastsum::name::path_bytes(&e.path).to_vec())
-            .unwrap_or_default()
+fn event_lines(args: &AuditArgs, event: Judged) -> (Vec<u8>, Vec<u8>) {
+    let event = match event {
+        Judged::Partial(change) => {
+            // Always named: a partial match fails the audit.
+            let (new, old) = (path(&change.new), path(&change.old));
+            let mut parts = vec![LinePart::Text(b"partial\t"), LinePart::Name(&new)];
+            if change.kind == ChangeKind::Moved {
+                parts.extend([LinePart::Text(b"\tfrom\t"), LinePart::Name(&old)]);
+            }
+            let mut line = Vec::new();
+            LinePart::write_line(&mut line, &parts, true);
+            return (line, Vec::new());
+        }
+        Judged::As(event) => event,
     };
     match event {
         DiffEvent::Change(change) => {
@@ -156,23 +197,26 @@ fn event_lines(args: &AuditArgs, event: DiffEvent) -> (Vec<u8>, Vec<u8>) {
             if !shown {
                 return (Vec::new(), Vec::new());
             }
-            let mut line = word.as_bytes().to_vec();
-            line.push(b'\t');
+            let (new, old) = (path(&change.new), path(&change.old));
+            let mut parts = vec![LinePart::Text(word.as_bytes()), LinePart::Text(b"\t")];
             match change.kind {
-                ChangeKind::Added => line.extend(path(&change.new)),
-                ChangeKind::Moved => {
-                    line.extend(path(&change.new));
-                    line.extend_from_slice(b"\tfrom\t");
-                    line.extend(path(&change.old));
-                }
-                _ => line.extend(path(&change.old)),
+                ChangeKind::Added => parts.push(LinePart::Name(&new)),
+                ChangeKind::Moved => parts.extend([
+                    LinePart::Name(&new),
+                    LinePart::Text(b"\tfrom\t"),
+                    LinePart::Name(&old),
+                ]),
+                _ => parts.push(LinePart::Name(&old)),
             }
-            line.push(b'\n');
+            // Names escaped as every report line escapes them (issue 51.17).
+            let mut line = Vec::new();
+            LinePart::write_line(&mut line, &parts, true);
             (line, Vec::new())
         }
         DiffEvent::Problem { path, error } => {
             let mut err = format!("{NAME}: ").into_bytes();
-            err.extend_from_slice(fastsum::name::path_bytes(&path));
+            let name = fastsum::name::path_bytes(&path);
+            err.extend_from_slice(&crate::term::Quoting { utf8: true }.quotef(name));
             err.extend_from_slice(format!(": {error}\n").as_bytes());
             (Vec::new(), err)
         }
@@ -180,17 +224,204 @@ fn event_lines(args: &AuditArgs, event: DiffEvent) -> (Vec<u8>, Vec<u8>) {
     }
 }
 
+/// The path bytes of a change's side.
+fn path(entry: &Option<fastsum::diff::Entry>) -> Vec<u8> {
+    entry
+        .as_ref()
+        .map(|e| fastsum::name::path_bytes(&e.path).to_vec())
+        .unwrap_or_default()
+}
+
 /// hashdeep's summary, its words and alignment, with fastsum's count of
 /// modified files (which hashdeep counts both as new and as not found).
-fn summary_text(s: &DiffSummary) -> Vec<u8> {
-    let verdict = if passed(s) { "passed" } else { "failed" };
+/// Partially matched files (some columns matched, not all) are counted
+/// apart, not as matched or moved.
+fn summary_text(s: &DiffSummary, partial: &Partial) -> Vec<u8> {
+    let verdict = match passed(s) && partial.count() == 0 {
+        true => "passed",
+        false => "failed",
+    };
     format!(
-        "{NAME}: Audit {verdict}\n          Files matched: {}\n         Files modified: {}\n            Files moved: {}\n        New files found: {}\n  Known files not found: {}\n",
-        s.unchanged,
-        s.modified + s.typechanges,
-        s.moved,
+        "{NAME}: Audit {verdict}\n          Files matched: {}\nFiles partially matched: {}\n         Files modified: {}\n            Files moved: {}\n        New files found: {}\n  Known files not found: {}\n",
+        s.unchanged - partial.unchanged,
+        partial.count(),
+        s.modified + s.typechanges - partial.modified,
+        s.moved - partial.moved,
         s.added,
         s.removed,
     )
     .into_bytes()
+}
+
+/// The list: a file, or standard input or a pipe (`<(hashdeep …)`)
+/// spooled to a file of its own (so that each column can be compared in
+/// a pass of its own).
+enum List {
+    File(PathBuf),
+    Spooled(spool::Spooled),
+}
+
+impl List {
+    fn of(manifest: &Path) -> std::io::Result<List> {
+        let mut bytes = Vec::new();
+        if manifest.as_os_str() == "-" {
+            std::io::stdin().lock().read_to_end(&mut bytes)?;
+        } else if std::fs::metadata(manifest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            std::fs::File::open(manifest)?.read_to_end(&mut bytes)?;
+        } else {
+            return Ok(List::File(manifest.to_path_buf()));
+        }
+        spool::Spooled::new(bytes).map(List::Spooled)
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            List::File(path) => path,
+            List::Spooled(spooled) => spooled.path(),
+        }
+    }
+
+    fn side(&self) -> Side {
+        Side::Manifest(self.path().to_path_buf())
+    }
+
+    /// The columns to check, the one to report by first: for a hashdeep
+    /// list, each column fastsum computes (`given` first, if it is one);
+    /// for any other list, only `given` (or none: the list says).
+    fn columns(&self, given: Option<Algorithm>) -> Vec<Algorithm> {
+        let mut head = Vec::new();
+        if let Ok(file) = fastsum::read::open_regular(self.path()) {
+            let _ = file.take(64 << 10).read_to_end(&mut head);
+        }
+        let mut lines = head
+            .split(|&b| b == b'\n')
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+        if lines.next() != Some(fastsum::manifest::hashdeep::Columns::MAGIC) {
+            return given.into_iter().collect();
+        }
+        let header = lines.find(|l| !l.starts_with(b"##")).unwrap_or_default();
+        let mut columns: Vec<Algorithm> = fastsum::manifest::hashdeep::Columns::read(header)
+            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .collect();
+        if let Some(given) = given.filter(|g| columns.contains(g)) {
+            columns.retain(|c| *c != given);
+            columns.insert(0, given);
+        }
+        columns
+    }
+}
+
+/// A change as the audit reports it: as the comparison said, or a match
+/// (or move) that another column does not confirm.
+enum Judged {
+    As(DiffEvent),
+    Partial(fastsum::diff::Change),
+}
+
+/// The files some columns match and others do not: matched or moved by
+/// the first column but not by every other, or modified by the first and
+/// matched by another.
+#[derive(Default)]
+struct Partial {
+    unchanged: u64,
+    moved: u64,
+    modified: u64,
+}
+
+impl Partial {
+    fn count(&self) -> u64 {
+        self.unchanged + self.moved + self.modified
+    }
+
+    /// `event`, or a partial match where the columns in `agreed` do not
+    /// all say what the first one said of the same pair of paths.
+    fn judge(&mut self, agreed: &[Pairs], event: DiffEvent) -> Judged {
+        let DiffEvent::Change(change) = &event else {
+            return Judged::As(event);
+        };
+        let pair = (path(&change.old), path(&change.new));
+        let partial = match change.kind {
+            ChangeKind::Unchanged | ChangeKind::Moved => {
+                !agreed.iter().all(|set| set.contains(&pair))
+            }
+            ChangeKind::Modified => agreed.iter().any(|set| set.contains(&pair)),
+            _ => false,
+        };
+        if !partial {
+            return Judged::As(event);
+        }
+        match change.kind {
+            ChangeKind::Moved => self.moved += 1,
+            ChangeKind::Modified => self.modified += 1,
+            _ => self.unchanged += 1,
+        }
+        let DiffEvent::Change(change) = event else {
+            unreachable!("matched above")
+        };
+        Judged::Partial(change)
+    }
+}
+
+/// The pairs of (listed, found) paths that the list's `column` matches or
+/// pairs as moved, in a comparison of its own (nothing printed).
+fn matched_by(args: &AuditArgs, list: &List, column: Algorithm) -> fastsum::Result<Pairs> {
+    let options = DiffOptions {
+        algorithm: Some(column),
+        walk: WalkOptions::default(),
+        threads: args.jobs.or_all(),
+        all: true,
+        old_root: args.root.clone(),
+        ..DiffOptions::default()
+    };
+    let mut matched = HashSet::new();
+    options.diff(&list.side(), &Side::Tree(args.dir.clone()), |event| {
+        if let DiffEvent::Change(change) = event {
+            if matches!(change.kind, ChangeKind::Unchanged | ChangeKind::Moved) {
+                matched.insert((path(&change.old), path(&change.new)));
+            }
+        }
+    })?;
+    Ok(matched)
+}
+
+/// Standard input's list, written to a file of its own (created new,
+/// readable by its owner only) and removed when dropped.
+mod spool {
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+
+    pub(super) struct Spooled {
+        path: PathBuf,
+    }
+
+    impl Spooled {
+        pub(super) fn new(bytes: Vec<u8>) -> std::io::Result<Spooled> {
+            use std::os::unix::fs::OpenOptionsExt;
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path =
+                std::env::temp_dir().join(format!("fastsum-audit-{}-{nanos}", std::process::id()));
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)?;
+            let spooled = Spooled { path };
+            file.write_all(&bytes)?;
+            Ok(spooled)
+        }
+
+        pub(super) fn path(&self) -> &Path {
+            &self.path
+        }
+    }
+
+    impl Drop for Spooled {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }

@@ -13,7 +13,7 @@ use fastsum::manifest::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::output::{Buffering, Output};
-use crate::term::{count, json_string};
+use crate::term::{count, json_string, Quoting};
 
 /// Show what changed between two trees, a tree and a manifest, or two
 /// manifests (`-` is a manifest on standard input); either side may be a
@@ -228,8 +228,11 @@ impl Printer<'_> {
                     write_json_problem(self.out.stdout_buf(), &path, &error);
                     self.out.commit();
                 }
-                let message = format!("fastsum diff: {}: {error}\n", path.display());
-                self.out.err_raw(message.as_bytes());
+                // The name quoted as messages quote names (issue 51.17).
+                let mut message = b"fastsum diff: ".to_vec();
+                message.extend(Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path)));
+                message.extend_from_slice(format!(": {error}\n").as_bytes());
+                self.out.err_raw(&message);
             }
             DiffEvent::RemoteMethod {
                 operand,

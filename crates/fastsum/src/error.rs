@@ -120,7 +120,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.path {
-            Some(p) => write!(f, "{}: {}", p.display(), self.kind),
+            Some(p) => write!(f, "{}: {}", crate::escape::display_path(p), self.kind),
             None => write!(f, "{}", self.kind),
         }
     }

@@ -73,6 +73,7 @@ pub mod dirdigest;
 #[cfg(feature = "tree")]
 pub mod dupes;
 pub mod error;
+mod escape;
 pub(crate) mod fs;
 #[cfg(any(all(test, feature = "remote"), feature = "fuzzing"))]
 #[doc(hidden)]

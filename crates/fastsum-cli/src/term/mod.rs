@@ -186,10 +186,11 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
         .ok_or_else(|| format!("not a duration (a number with s, m, h, d or w): {text}"))
 }
 
-/// A name on a line of its own after `indent`, escaped as fastsum's lines
-/// escape names (a leading `\` when it holds `\`, a newline or a CR).
+/// A name on a line of its own after `indent`, escaped as every report
+/// line escapes names (`LinePart::write_line`: a leading `\` when it
+/// holds `\` or any control character).
 pub fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
     use fastsum::manifest::LinePart;
     let parts = [LinePart::Text(indent.as_bytes()), LinePart::Name(name)];
-    LinePart::write_line(buf, &parts, false);
+    LinePart::write_line(buf, &parts, true);
 }

@@ -202,3 +202,83 @@ fn audit_counts_what_hashdeep_counts_on_its_own_lists() {
         .stderr_str()
         .contains("none of its columns is md5, sha1 or sha256"));
 }
+
+/// Issue 51.9: in a list of several columns, every column is checked: a
+/// file whose md5 matches and whose sha256 does not (or the reverse), in
+/// place or moved, is partially matched, named, and fails the audit, as
+/// hashdeep counts it (hashdeep calls it a hash collision).
+#[test]
+fn every_column_of_a_hashdeep_list_is_checked() {
+    let env = TestEnv::new();
+    tree(&env);
+    let made = fastsum(
+        &env,
+        &["-r", "-a", "md5", "-a", "sha256", "--format=hashdeep", "t"],
+    );
+    assert_eq!(made.status, 0, "{}", made.stderr_str());
+    let list = made.stdout_str();
+    let sha = |bytes: &[u8]| fastsum::Algorithm::Sha256.hash_bytes(bytes).to_hex();
+    let md5 = |bytes: &[u8]| fastsum::Algorithm::Md5.hash_bytes(bytes).to_hex();
+    for (what, lied) in [
+        (
+            "a zeroed sha256",
+            list.replace(&sha(b"plain\n"), &"0".repeat(64)),
+        ),
+        ("a zeroed md5", list.replace(&md5(b"x\n"), &"0".repeat(32))),
+        (
+            "another file's sha256",
+            list.replace(&sha(b"spaces\n"), &sha(b"comma\n")),
+        ),
+    ] {
+        assert_ne!(lied, list, "{what}: the list was changed");
+        env.file(b"lied.hd", lied.as_bytes());
+        for primary in [&[][..], &["-a", "sha256"], &["-a", "md5"]] {
+            let mut args = vec!["audit", "-v"];
+            args.extend_from_slice(primary);
+            args.extend_from_slice(&["lied.hd", "t"]);
+            let out = fastsum(&env, &args);
+            let said = out.stdout_str();
+            assert_eq!(
+                out.status,
+                1,
+                "{what} {primary:?}: {said}{}",
+                out.stderr_str()
+            );
+            assert!(said.contains("Audit failed"), "{what}: {said}");
+            assert_eq!(count(&said, "Files partially matched"), 1, "{what}: {said}");
+            assert_eq!(said.matches("partial\t").count(), 1, "{what}: {said}");
+            assert_eq!(count(&said, "Files matched"), 6, "{what}: {said}");
+        }
+        // hashdeep counts one partial match too.
+        let (_, theirs) = hashdeep(&env, &["-a", "-vv", "-k", "lied.hd", "-r", "t"]);
+        assert_eq!(
+            count(&theirs, "Files partially matched"),
+            1,
+            "{what}: {theirs}"
+        );
+        // From standard input, the same.
+        let out = env.fastsum("fastsum", &[b"audit", b"-", b"t"], lied.as_bytes());
+        assert_eq!(out.status, 1, "{what}: {}", out.stdout_str());
+        assert_eq!(count(&out.stdout_str(), "Files partially matched"), 1);
+    }
+    // A moved file whose second column lies: partially matched, not moved.
+    std::fs::rename(env.path().join("t/plain"), env.path().join("t/renamed")).unwrap();
+    env.file(
+        b"lied.hd",
+        list.replace(&sha(b"plain\n"), &"0".repeat(64)).as_bytes(),
+    );
+    let out = fastsum(&env, &["audit", "-v", "lied.hd", "t"]);
+    assert_eq!(out.status, 1, "{}", out.stdout_str());
+    assert!(
+        out.stdout_str().contains("partial\trenamed\tfrom\tplain\n"),
+        "{}",
+        out.stdout_str()
+    );
+    assert_eq!(count(&out.stdout_str(), "Files moved"), 0);
+    // The true list, moved file aside, still passes every column.
+    std::fs::rename(env.path().join("t/renamed"), env.path().join("t/plain")).unwrap();
+    env.file(b"true.hd", list.as_bytes());
+    let out = fastsum(&env, &["audit", "true.hd", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stdout_str());
+    assert_eq!(count(&out.stdout_str(), "Files partially matched"), 0);
+}

@@ -1,0 +1,80 @@
+//! Names that forge report lines or drive the terminal (issue 51.17): a
+//! file named `evil\nmissing\tpasswd`, one holding ESC `[2J`, one holding
+//! U+009B (CSI), through every report that names files (`--update`'s
+//! changes, `audit -v`, `diff`, `scrub -v`, `dupes`). Each line comes out
+//! as one line, with no control byte but its tab separators and its end.
+
+use crate::testenv::{Outcome, TestEnv};
+
+const HOSTILE: [&[u8]; 3] = [
+    b"evil\nmissing\tpasswd",
+    b"a\x1b[2Jb",
+    "c\u{9b}d".as_bytes(),
+];
+
+fn run(env: &TestEnv, args: &[&str]) -> Outcome {
+    let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+    env.fastsum("fastsum", &args, b"")
+}
+
+/// Every line of `out` is free of control bytes (but tabs), C1 included;
+/// and there are `lines` of them that name a hostile file.
+fn clean(what: &str, out: &[u8], lines: usize) {
+    let text = out.strip_suffix(b"\n").unwrap_or(out);
+    for line in text.split(|&b| b == b'\n') {
+        // The names here are UTF-8: a line that is not lost a byte to raw
+        // output of a lone C1 byte.
+        let line = std::str::from_utf8(line).unwrap_or_else(|_| panic!("{what}: {line:?}"));
+        let raw = line.chars().any(|c| c.is_control() && c != '\t');
+        assert!(!raw, "{what}: a raw control character in {line:?}");
+    }
+    let named = text
+        .split(|&b| b == b'\n')
+        .filter(|l| {
+            let l = String::from_utf8_lossy(l);
+            l.contains("evil\\nmissing\\tpasswd")
+                || l.contains("a\\x1b[2Jb")
+                || l.contains("c\\xc2\\x9bd")
+        })
+        .count();
+    assert_eq!(named, lines, "{what}: {}", String::from_utf8_lossy(out));
+}
+
+#[test]
+fn no_name_forges_a_report_line_or_reaches_the_terminal_raw() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.mkdir("u");
+    for name in HOSTILE {
+        let mut path = b"t/".to_vec();
+        path.extend_from_slice(name);
+        env.file(&path, b"same\n");
+    }
+    env.file(b"t/plain", b"plain\n");
+    env.file(b"u/plain", b"plain\n");
+    // --update: the hostile names added, then modified.
+    let list = run(&env, &["-r", "u"]);
+    env.file(b"SUMS", &list.stdout);
+    let out = run(&env, &["-r", "--update=SUMS", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    clean("--update", &out.stdout, 3);
+    // audit -vv of a list of u against t: every hostile name is new.
+    let made = run(&env, &["-r", "--format=hashdeep", "u"]);
+    env.file(b"u.hd", &made.stdout);
+    let out = run(&env, &["audit", "-vv", "u.hd", "t"]);
+    clean("audit", &out.stdout, 3);
+    // diff u t: added.
+    let out = run(&env, &["diff", "u", "t"]);
+    clean("diff", &out.stdout, 3);
+    // scrub -v: new, then verified.
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let out = run(&env, &["scrub", "-v", "--cache=c.db", "t"]);
+    clean("scrub", &out.stdout, 3);
+    // dupes: the three are one group.
+    let out = run(&env, &["dupes", "t"]);
+    clean("dupes", &out.stdout, 3);
+    // Messages on stderr quote names as coreutils does: no raw control
+    // byte there either.
+    let out = run(&env, &["diff", "u", "t/a\x1b[2Jb"]);
+    assert!(!out.stderr.contains(&0x1b), "{}", out.stderr_str());
+}
