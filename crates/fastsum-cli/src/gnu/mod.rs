@@ -27,6 +27,7 @@ mod remote;
 mod resolve;
 mod run;
 mod update;
+mod update_file;
 mod usage;
 mod verdict;
 

@@ -8,7 +8,7 @@
 //! list must never lose a file's record because of a bad read.
 
 use std::io::{BufRead, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fastsum::manifest::read::Manifest;
 use fastsum::Algorithm;
@@ -16,6 +16,7 @@ use fastsum::Algorithm;
 use super::options::{Options, Update};
 use super::remote::hash_operands_and_remotes;
 use super::run::Run;
+use super::update_file::{self, Aside};
 
 /// The start of a list read to learn its shape and algorithm: its lines
 /// up to here, whole.
@@ -169,16 +170,11 @@ pub(super) fn run_update(
     let Some(update) = &o.update else {
         return false;
     };
-    let aside = aside_of(&update.path);
-    let file = match std::fs::File::options()
-        .write(true)
-        .create_new(true)
-        .open(&aside)
-    {
-        Ok(file) => file,
-        Err(e) => {
-            let why = fastsum::Error::os_message(&e);
-            run.error(format!("{}: {why}", aside.display()).as_bytes());
+    update_file::clear_stale(&update.path, &mut |said| run.error(said.as_bytes()));
+    let (file, aside) = match Aside::create(&update.path) {
+        Ok(created) => created,
+        Err(why) => {
+            run.error(why.as_bytes());
             return false;
         }
     };
@@ -214,13 +210,12 @@ pub(super) fn run_update(
         (true, Ok(()), Ok(_)) => None,
     };
     if let Some(why) = problem {
-        let _ = std::fs::remove_file(&aside);
+        aside.discard();
         let m = format!("{}: left as it was: {why}", update.path.display());
         run.error(m.as_bytes());
         return false;
     }
-    if let Err(e) = std::fs::rename(&aside, &update.path) {
-        let _ = std::fs::remove_file(&aside);
+    if let Err(e) = aside.commit() {
         let why = fastsum::Error::os_message(&e);
         run.error(format!("{}: left as it was: {why}", update.path.display()).as_bytes());
         return false;
@@ -229,15 +224,6 @@ pub(super) fn run_update(
         say_changes(run, old, new, &update.path);
     }
     true
-}
-
-/// A new file beside `path`, in its directory (so the rename is atomic).
-fn aside_of(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.fastsum-update.{}", std::process::id()))
 }
 
 /// `A\tPATH`, `D\tPATH`, `M\tPATH` in path order on stdout, and the
@@ -275,10 +261,12 @@ fn say_changes(run: &mut Run, old: &Manifest, new: super::run::Written, path: &P
             (_, Some(_)) => (b'A', n.next().map_or(&[][..], |b| b.0)),
         };
         counts[usize::from(letter == b'D') + 2 * usize::from(letter == b'M')] += 1;
-        lines.push(letter);
-        lines.push(b'\t');
-        lines.extend_from_slice(name);
-        lines.push(b'\n');
+        // Names escaped as every report line escapes them (issue 51.17).
+        let parts = [
+            fastsum::manifest::LinePart::Text(&[letter, b'\t']),
+            fastsum::manifest::LinePart::Name(name),
+        ];
+        fastsum::manifest::LinePart::write_line(&mut lines, &parts, true);
     }
     run.out.out(&lines);
     let [added, removed, modified, unchanged] = counts;

@@ -10,6 +10,16 @@ fn fastsum(env: &TestEnv, args: &[&str]) -> Outcome {
     env.fastsum("fastsum", &args, b"")
 }
 
+/// fastsum run in `dir`.
+fn fastsum_in(env: &TestEnv, dir: &std::path::Path, args: &[&str]) -> Outcome {
+    env.command("fastsum")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+        .into()
+}
+
 fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(2200));
 }
@@ -120,6 +130,15 @@ fn a_bad_read_leaves_the_manifest_as_it_was() {
     .unwrap();
     // SAFETY: getuid has no preconditions and cannot fail.
     let uid = (unsafe { libc::getuid() } == 0).then_some(65534);
+    if uid.is_some() {
+        // The list is the user's: an update keeps its owner (issue 51.6),
+        // and refuses one whose owner it cannot keep.
+        let chown = std::process::Command::new("chown")
+            .arg("65534:65534")
+            .arg(env.path().join("SUMS"))
+            .status();
+        assert!(chown.is_ok_and(|s| s.success()));
+    }
     let out = env.fastsum_within_as(
         uid,
         std::time::Duration::from_secs(30),
@@ -193,4 +212,152 @@ fn a_list_with_stamps_is_its_own_cache() {
     let out = fastsum(&env, &["-r", "--update=LIST.json", "--cache=c.db", "t"]);
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     assert_eq!(out.stdout_str(), "M\tt/f1\n");
+}
+
+/// Issue 51.5: a manifest kept inside the tree it describes is never one
+/// of its own entries, nor is its temporary file (this run's, or one a
+/// killed run left): an update of an unchanged tree leaves it
+/// byte-identical, `-c` of it passes, and it says nothing changed.
+#[test]
+fn a_manifest_inside_its_tree_never_lists_itself_or_its_temporary_file() {
+    let env = TestEnv::new();
+    env.mkdir("site/sub");
+    env.file(b"site/index.html", b"<html>\n");
+    env.file(b"site/sub/page.html", b"<p>\n");
+    let shapes: [(&str, &[&str]); 3] = [
+        ("SITE.md5", &[]),
+        ("SITE.json", &["--json"]),
+        ("SITE.hd", &["--format=hashdeep"]),
+    ];
+    for (name, shape) in shapes {
+        let site = env.path().join("site");
+        let mut args = vec!["-r"];
+        args.extend(shape);
+        args.push(".");
+        let first = fastsum_in(&env, &site, &args);
+        assert_eq!(first.status, 0, "{name}: {}", first.stderr_str());
+        std::fs::write(site.join(name), &first.stdout).unwrap();
+        // A temporary file a killed update left behind.
+        std::fs::write(site.join(format!(".{name}.fastsum-update.4242")), b"half").unwrap();
+        for spelling in [".", "../site", &site.display().to_string()] {
+            let update = format!("--update={name}");
+            let out = fastsum_in(&env, &site, &["-r", "--cache=../c.db", &update, spelling]);
+            assert_eq!(out.status, 0, "{name} {spelling}: {}", out.stderr_str());
+            let text = out.stdout_str();
+            assert!(
+                !text.contains(name),
+                "{name} {spelling}: listed itself: {text}"
+            );
+            let listed = std::fs::read(site.join(name)).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&listed).contains("fastsum-update"),
+                "{name}"
+            );
+            if spelling == "." {
+                // (hashdeep's `## $` line names the command that wrote it.)
+                let entries = |list: &[u8]| -> Vec<Vec<u8>> {
+                    list.split(|&b| b == b'\n')
+                        .filter(|l| !l.starts_with(b"## $"))
+                        .map(<[u8]>::to_vec)
+                        .collect()
+                };
+                assert_eq!(
+                    entries(&listed),
+                    entries(&first.stdout),
+                    "{name}: not identical"
+                );
+                assert!(text.is_empty(), "{name}: changes said: {text}");
+                assert!(
+                    out.stderr_str().contains("0 added, 0 removed, 0 modified"),
+                    "{}",
+                    out.stderr_str()
+                );
+            }
+        }
+        // (Removed by the update unless a process 4242 runs.)
+        let _ = std::fs::remove_file(site.join(format!(".{name}.fastsum-update.4242")));
+        std::fs::remove_file(site.join(name)).unwrap();
+    }
+}
+
+/// Issue 51.6-7: the list's link, mode and owner are kept; SIGINT or
+/// SIGTERM during an update leaves the old list and no temporary file;
+/// one a killed run left is removed once its process is gone.
+#[test]
+fn an_update_keeps_link_mode_and_owner_and_cleans_up_when_interrupted() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.mkdir("lists");
+    env.file(b"t/a", b"a\n");
+    let first = fastsum(&env, &["-r", "t"]);
+    env.file(b"lists/SUMS", &first.stdout);
+    let real = env.path().join("lists/SUMS");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    // Owned by another user (the test runs as root in CI: a chown works).
+    let chowned = std::process::Command::new("chown")
+        .args(["65534:65534"])
+        .arg(&real)
+        .status()
+        .is_ok_and(|s| s.success());
+    std::os::unix::fs::symlink("lists/SUMS", env.path().join("SUMS")).unwrap();
+    env.file(b"t/b", b"b\n");
+    let out = fastsum(&env, &["-r", "--update=SUMS", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "A\tt/b\n");
+    let link = std::fs::symlink_metadata(env.path().join("SUMS")).unwrap();
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    let meta = std::fs::metadata(&real).unwrap();
+    assert_eq!(meta.mode() & 0o7777, 0o640);
+    if chowned {
+        assert_eq!((meta.uid(), meta.gid()), (65534, 65534));
+    }
+    assert!(String::from_utf8_lossy(&std::fs::read(&real).unwrap()).contains("  t/b\n"));
+    // Interrupted while reading a large (sparse) file: the old list stays,
+    // no temporary file does.
+    let before = std::fs::read(&real).unwrap();
+    std::fs::File::create(env.path().join("t/big"))
+        .unwrap()
+        .set_len(4 << 30)
+        .unwrap();
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let child = env
+            .command("fastsum")
+            .args(["-r", "--update=SUMS", "t"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        // SAFETY: a signal to our own child.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = child.wait_with_output().unwrap().status;
+        assert!(!status.success(), "the update finished before the signal");
+        let left: Vec<_> = std::fs::read_dir(env.path().join("lists"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["SUMS"], "signal {signal}: {left:?}");
+        assert_eq!(std::fs::read(&real).unwrap(), before);
+    }
+    std::fs::remove_file(env.path().join("t/big")).unwrap();
+    // A temporary file a killed run left (its process gone): removed and
+    // said; one of a live process: said, kept.
+    let stale = env.path().join("lists/.SUMS.fastsum-update.999999999");
+    let live = env
+        .path()
+        .join(format!("lists/.SUMS.fastsum-update.{}", std::process::id()));
+    std::fs::write(&stale, b"half").unwrap();
+    std::fs::write(&live, b"half").unwrap();
+    let out = fastsum(&env, &["-r", "--update=SUMS", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert!(!stale.exists());
+    assert!(live.exists());
+    assert!(out
+        .stderr_str()
+        .contains("removed: left by an update that was killed"));
+    assert!(out.stderr_str().contains("which still runs"));
 }
