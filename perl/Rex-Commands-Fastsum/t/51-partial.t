@@ -80,4 +80,24 @@ for my $case ( [ 'tar' => [ '/usr/bin', '/bin' ] ], [ 'no tar' => [$no_tar] ] ) 
   is_deeply( read_tree($dst), read_tree($src), "$how: the host has the tree" );
 }
 
+# A tar that fails after it unpacked everything: nothing is in place yet
+# (it unpacks into a private directory), the task dies naming the files,
+# and the next run sends them all and names them to on_change.
+my $bad_tar = "$d/bad-tar-bin";
+mkdir $bad_tar;
+chomp( my $real_tar = `sh -c 'command -v tar'` );
+write_file( "$bad_tar/tar", qq{#!/bin/sh\n'$real_tar' "\$@"\necho "tar: simulated failure" >&2\nexit 2\n}, 0755 );
+my $w = File::Temp->newdir( DIR => $d );
+write_file( "$w/src/one",       "one\n", 0640 );
+write_file( "$w/src/two/-two",  "two\n", 0600 );
+mkdir "$w/dst";
+my ( $status, $out, $changed ) = run( "$w/src", "$w/dst", [ $bad_tar, '/usr/bin', '/bin' ], '' );
+isnt( $status, 0, 'tar fails: the task fails' );
+like( $out, qr/not put in place: (?=.*\bone\b)(?=.*two\/-two).*simulated failure/, 'naming the files and what tar said' ) or diag($out);
+is_deeply( $changed, [], 'nothing was put in place' );
+( $status, $out, $changed ) = run( "$w/src", "$w/dst", [ '/usr/bin', '/bin' ], '' );
+is( $status, 0, 'the next run passes' ) or diag($out);
+is_deeply( $changed, [ 'one', 'two/-two' ], 'and sends them' );
+is_deeply( read_tree("$w/dst"), read_tree("$w/src"), 'with their modes' );
+
 done_testing;

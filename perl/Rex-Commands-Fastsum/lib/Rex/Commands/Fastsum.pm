@@ -173,14 +173,16 @@ sub sync_up {
 
 Downloads the files of the host's C<$source> that the local directory
 C<$dest> lacks or holds other bytes of, with their modes; C<exclude>
-(matched against names) and C<on_change> as Rex::Commands::Sync's. The
-local side follows the same rules as the host's in C<sync_up>: a symlink
-in C<$dest> is not followed when comparing (C<$dest> itself may be one),
-and one where the host has a directory or a file is replaced, never
-written through, as is a hard link (the other names keep their bytes); each file is written under a temporary name beside its
-place and renamed in; a file that fails does not stop the others, and
-C<on_change> hears of the files put in place before the task dies naming
-the failures.
+(matched against names) and C<on_change> as Rex::Commands::Sync's.
+
+The local side follows the same rules as the host's in C<sync_up>: a
+symlink in C<$dest> is not followed when comparing (C<$dest> itself may be
+one), and one where the host has a directory or a file is replaced, never
+written through, as is a hard link (its other names keep their bytes);
+each file is written under a temporary name beside its place, given its
+mode and renamed in; a local directory where the host has a file fails
+that file; a file that fails does not stop the others, and C<on_change>
+hears of the files put in place before the task dies naming the failures.
 
 =cut
 
@@ -535,8 +537,10 @@ sub _send {
   my @done = grep { $done{$_} } 0 .. $#$items;
   return ( [ @$items[@done] ] ) if defined $status && $status == 0 && @done == @$items;
   my @why = map {"$items->[$_]{rel}: $failed{$_}"} sort { $a <=> $b } keys %failed;
-  my $rest = @$items - @done - keys(%failed);
-  push @why, "$rest other file(s) were not put in place" if $rest > 0;
+  my @rest = map { $items->[$_]{rel} } grep { !$done{$_} && !exists $failed{$_} } 0 .. $#$items;
+  push @why, 'not put in place: ' . join( ', ', @rest[ 0 .. ( $#rest < 19 ? $#rest : 19 ) ] )
+    . ( @rest > 20 ? ' and ' . ( @rest - 20 ) . ' more' : '' )
+    if @rest;
   $out =~ s/\s+$//;
   push @why, "the host said: $out" if length $out;
   push @why, 'the connection ended before the host answered' if !defined $status;
