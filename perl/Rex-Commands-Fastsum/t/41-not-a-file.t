@@ -23,6 +23,8 @@ write_file( "$d/nl\ndir/nl\ndir",      "newline\n" );
 write_file( "$d/file",                 "a file\n" );
 mkdir "$d/empty";
 symlink( "$d/L/dd", "$d/link-to-dir" ) or die $!;
+mkdir "$d/other";
+symlink( "$d/L/dd", "$d/other/dd" ) or die $!;    # a link named dd to a directory holding only dd
 symlink( "$d/file", "$d/link-to-file" ) or die $!;
 symlink( "$d/nowhere", "$d/dangling" ) or die $!;
 system( 'mkfifo', "$d/fifo" ) == 0 or die;
@@ -36,6 +38,7 @@ my %not_files = (
   'a newline in the names'                   => "$d/nl\ndir",
   'an empty directory'                       => "$d/empty",
   'a symlink to a directory'                 => "$d/link-to-dir",
+  'a symlink dd to a directory holding dd'   => "$d/other/dd",
   'a dangling symlink'                       => "$d/dangling",
   'a FIFO'                                   => "$d/fifo",
   'a missing path'                           => "$d/none",
