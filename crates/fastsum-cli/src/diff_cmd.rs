@@ -58,6 +58,11 @@ struct DiffArgs {
     /// List unchanged entries too.
     #[arg(long)]
     all: bool,
+    /// Leave directories out when comparing two local trees (by default a
+    /// directory only one side has, an empty one too, is added or removed,
+    /// its path ending in /).
+    #[arg(long)]
+    ignore_directories: bool,
     /// The directory the old manifest's paths are relative to, when the
     /// rule (docs/ARCHITECTURE.md) cannot know.
     #[arg(long, value_name = "PREFIX")]
@@ -177,6 +182,7 @@ fn diff_options(
         cache: session,
         remote: remote_options(args),
         progress: None,
+        ignore_directories: args.ignore_directories,
     }
 }
 

@@ -6,7 +6,7 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use fastsum::diff::{Change, ChangeKind, DiffSummary, Entry};
+use fastsum::diff::{Change, ChangeKind, DiffSummary, Entry, EntryKind};
 use fastsum::manifest::render::Renderer;
 
 use crate::term::json_string;
@@ -22,6 +22,8 @@ pub struct Plan {
     moved: Vec<u8>,
     only_old: Vec<u8>,
     problems: Vec<u8>,
+    directories: Vec<u8>,
+    only_old_directories: Vec<u8>,
 }
 
 /// `,` before every item of a list but its first.
@@ -52,6 +54,26 @@ impl Plan {
     /// go to `send`; a move to `moved`; what only the old side has to
     /// `only_old`.
     pub fn change(&mut self, change: &Change) {
+        // Directories in lists of their own (two trees only): a reader of
+        // `send` and `only_old` meets files, as schema v1 promised.
+        let directory =
+            |e: &Option<Entry>| e.as_ref().is_some_and(|e| e.kind == EntryKind::Directory);
+        let list = match change.kind {
+            ChangeKind::Added if directory(&change.new) => {
+                Some((&mut self.directories, &change.new))
+            }
+            ChangeKind::Removed if directory(&change.old) => {
+                Some((&mut self.only_old_directories, &change.old))
+            }
+            _ => None,
+        };
+        if let Some((list, Some(entry))) = list {
+            let buf = item(list);
+            buf.push(b'{');
+            name(buf, "path", &entry.path);
+            buf.push(b'}');
+            return;
+        }
         match (change.kind, &change.old, &change.new) {
             (ChangeKind::Moved, Some(old), Some(new)) => {
                 let buf = item(&mut self.moved);
@@ -103,6 +125,8 @@ impl Plan {
             ("moved", &self.moved),
             ("only_old", &self.only_old),
             ("problems", &self.problems),
+            ("directories", &self.directories),
+            ("only_old_directories", &self.only_old_directories),
         ] {
             let _ = write!(out, ",\"{label}\":[");
             out.extend_from_slice(list);

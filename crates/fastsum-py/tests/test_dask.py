@@ -160,7 +160,7 @@ def test_a_file_that_becomes_a_fifo_after_listing_is_an_error_not_a_wait(cluster
 
     status, out, err = run_dask(cluster, odd_tree, _after_listing=swap)
     assert status == 1
-    assert b"a.txt: not a regular file any more" in err
+    assert b"a.txt: not a regular file\n" in err
     assert b" a.txt\n" not in out and b"/a.txt\n" not in out
     _, out_cli, _ = run_cli("-r", odd_tree)
     # Everything else is the CLI's (the CLI now skips the FIFO).

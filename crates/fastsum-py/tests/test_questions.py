@@ -50,16 +50,21 @@ def test_diff_between_two_trees_matches_an_oracle(tmp_path):
     os.rename(os.path.join(new, "d2", "f2"), os.path.join(new, "moved-f2"))  # moved
     got = sorted((c.kind, c.old_path and os.fsencode(c.old_path),
                   c.new_path and os.fsencode(c.new_path)) for c in fastsum.diff(old, new))
-    # The oracle: relative paths and bytes of both sides.
+    # The oracle: relative paths and bytes of both sides, and their
+    # directories (a directory one side lacks is added or removed, its
+    # path ending in /: issue 51.13).
     def side(root):
-        out = {}
-        for dirpath, _, names in os.walk(os.fsencode(root)):
+        out, dirs = {}, set()
+        for dirpath, subdirs, names in os.walk(os.fsencode(root)):
             for n in names:
                 p = os.path.join(dirpath, n)
                 out[os.path.relpath(p, os.fsencode(root))] = open(p, "rb").read()
-        return out
-    a, b = side(old), side(new)
-    want = []
+            for d in subdirs:
+                dirs.add(os.path.relpath(os.path.join(dirpath, d), os.fsencode(root)) + b"/")
+        return out, dirs
+    (a, a_dirs), (b, b_dirs) = side(old), side(new)
+    want = [("added", None, d) for d in b_dirs - a_dirs]
+    want += [("removed", d, None) for d in a_dirs - b_dirs]
     gone = {k: v for k, v in a.items() if k not in b}
     came = {k: v for k, v in b.items() if k not in a}
     for k in sorted(set(a) & set(b)):

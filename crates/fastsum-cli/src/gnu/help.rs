@@ -49,7 +49,10 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str(
         "      --dirs            also print each directory's digest (DIGEST  DIR/), after\n",
     );
-    s.push_str("                          its files: docs/DIRECTORY-DIGEST.md\n");
+    s.push_str("                          its files: docs/DIRECTORY-DIGEST.md; with -c, check\n");
+    s.push_str(
+        "                          the list's directory lines (without it, DIR/ is a file)\n",
+    );
     s.push_str("      --prune-matching=F  with -r --json: leave out the directories whose\n");
     s.push_str("                          digests F lists (as fastsum diff sends a host)\n");
     s.push_str("      --files0-from=F   hash the NUL-terminated names in F (-: standard\n");

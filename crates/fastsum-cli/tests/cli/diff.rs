@@ -27,9 +27,27 @@ fn the_corpus_changes_are_found_exactly_tree_against_tree_and_manifest_against_t
             .into_os_string()
     };
     let (old, new) = (rel("old"), rel("new"));
-    let out = diff(&env, &[old.as_bytes(), new.as_bytes()]);
+    // The generator's list names files: directories left out here (their
+    // own suite is diff_dirs.rs); with them, the same lines and each
+    // directory line one the other tree lacks.
+    let out = diff(
+        &env,
+        &[b"--ignore-directories", old.as_bytes(), new.as_bytes()],
+    );
     assert_eq!(out.status, 1, "{}", out.stderr_str());
     assert_eq!(as_expected(&out.stdout_str()), expected);
+    let with = diff(&env, &[old.as_bytes(), new.as_bytes()]).stdout_str();
+    let (dirs, files): (Vec<&str>, Vec<&str>) = with.lines().partition(|l| l.ends_with('/'));
+    assert_eq!(files.join("\n") + "\n", out.stdout_str());
+    for line in dirs {
+        let (letter, path) = line.split_once('\t').unwrap();
+        let (here, there) = match letter {
+            "A" => (&new, &old),
+            _ => (&old, &new),
+        };
+        let at = |side: &std::ffi::OsString| env.path().join(side).join(path);
+        assert!(at(here).is_dir() && !at(there).exists(), "{line}");
+    }
 
     // Manifests of the old tree in every form fastsum writes or reads.
     let lists: [(&str, Vec<&[u8]>); 5] = [
@@ -213,6 +231,9 @@ fn mutations(env: &TestEnv) -> Vec<String> {
         "M\tback\\\\slash".to_string(),
         "A\tbecame-dir/inside".to_string(),
         "D\tbecame-dir".to_string(),
+        // Directories only the new tree has (issue 51.13).
+        "A\tbecame-dir/".to_string(),
+        "A\tmoved/".to_string(),
         "M\tcaf\u{fffd}".to_string(),
         "A\tcopy-of-same".to_string(),
         "R\tdup1\tmoved/x1".to_string(),
@@ -300,7 +321,8 @@ for line in sys.stdin:
     assert_eq!(
         stat.stdout_str(),
         format!(
-            "3 added, 2 removed, 9 modified, 2 moved, 1 typechange; {} bytes in added and modified files\n",
+            // 3 files and 2 directories added.
+            "5 added, 2 removed, 9 modified, 2 moved, 1 typechange; {} bytes in added and modified files\n",
             stat_bytes(&env)
         )
     );

@@ -18,6 +18,7 @@ mod check_json;
 mod cksum;
 mod coreutils_910;
 mod diff;
+mod diff_dirs;
 mod differential;
 mod dir_digest;
 mod dupes;

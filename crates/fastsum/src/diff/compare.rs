@@ -75,6 +75,7 @@ fn compare_pair(old: &mut Found, new: &mut Found) -> Verdict {
                 (_, Err(e)) => failed(new, e),
             }
         }
+        (EntryKind::Directory, EntryKind::Directory) => Verdict::Same,
         (EntryKind::File, EntryKind::File) => match (old.digest, new.digest) {
             // Manifests: digests (and sizes where both are known).
             (Some(a), Some(b)) => {
@@ -122,7 +123,11 @@ fn compare_files(old: &mut Found, new: &mut Found) -> Verdict {
         let file = cursor.open(path, true)?;
         let st = crate::fs::stat::fstat(&file)?;
         if !st.is_file() {
-            return Err(io::Error::other("not a regular file any more"));
+            // The one rule of listed opens (fs/regular.rs), its words.
+            return match crate::fs::regular::not_regular(&st) {
+                crate::error::ErrorKind::Io(e) => Err(e),
+                other => Err(io::Error::other(other.to_string())),
+            };
         }
         Ok((file, st.size))
     };

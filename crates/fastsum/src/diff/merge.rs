@@ -23,6 +23,14 @@ pub(super) enum Source {
     Channel(Receiver<Listed>),
 }
 
+/// `options` with directories walked as entries (two trees), unless
+/// `ignore_directories`.
+fn with_directories(options: &DiffOptions) -> DiffOptions {
+    let mut options = options.clone();
+    options.walk.directories = !options.ignore_directories;
+    options
+}
+
 impl Source {
     /// Where `side`'s entries come from: its manifest's list; a tree walked
     /// (two trees) or hashed in `algorithm` (against a manifest or a remote
@@ -45,11 +53,16 @@ impl Source {
             }
             // Two trees with the cache: digests, answered from it where
             // stamps are unchanged, instead of reading both files.
+            // Two trees: directories are entries too, unless left out.
             (Side::Tree(dir), None, None) if options.cache.is_some() => {
                 let algorithm = options.algorithm.unwrap_or(Algorithm::Md5);
+                let options = &with_directories(options);
                 Source::Channel(side::hash_tree(dir.clone(), algorithm, options, true))
             }
-            (Side::Tree(dir), None, None) => Source::Channel(side::walk_tree(dir.clone(), options)),
+            (Side::Tree(dir), None, None) => {
+                let options = &with_directories(options);
+                Source::Channel(side::walk_tree(dir.clone(), options))
+            }
             (Side::Remote(_), None, _) => Source::List(Vec::new().into_iter()),
             _ => unreachable!("a manifest side has its list"),
         }

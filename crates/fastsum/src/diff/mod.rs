@@ -108,6 +108,11 @@ pub struct DiffOptions {
     /// Counters for a progress display: entries walked (`files_found`),
     /// compared or hashed (`files_done`), bytes read (`bytes_done`).
     pub progress: Option<Arc<crate::pipeline::Progress>>,
+    /// Leave directories out of a comparison of two local trees. By
+    /// default a directory one side has and the other lacks (an empty one
+    /// too) is added or removed, as `diff -r` says "Only in" (issue
+    /// 51.13). Manifests and remote listings hold no directories.
+    pub ignore_directories: bool,
 }
 
 /// Both sides' entries as they come: trees hashed or walked, manifests

@@ -139,7 +139,7 @@ fn hash_local(
             let key = key.strip_suffix(b"/").unwrap_or(&key).to_vec();
             offers.insert(key, digest);
         }
-        _ => listed.extend(listed_of(&root, record, false)),
+        _ => listed.extend(listed_of(&root, record, false, false)),
     };
     let mut digests = DirectoryDigests::new(algorithm, &operands, sink)
         .map_err(|why| Error::with_path(&root, ErrorKind::Io(std::io::Error::other(why))))?;

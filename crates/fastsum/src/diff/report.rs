@@ -48,13 +48,16 @@ impl ChangeKind {
     }
 }
 
-/// A file or a symlink.
+/// A file, a symlink or a directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
     /// A regular file.
     File,
     /// A symbolic link (its content is its target).
     Symlink,
+    /// A directory (two local trees only: its path ends in `/`; it is the
+    /// same on both sides when both have it, whatever it holds).
+    Directory,
 }
 
 /// One side of a change.

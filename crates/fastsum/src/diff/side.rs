@@ -63,6 +63,21 @@ pub(super) fn key_of(root: &Path, path: &Path) -> Vec<u8> {
     rest.to_vec()
 }
 
+/// A directory below a tree's root as an entry: its key ends in `/`, so it
+/// sorts where the sorted walk meets it (just before what it holds).
+fn directory(root: &Path, path: PathBuf) -> Found {
+    let mut key = key_of(root, &path);
+    key.push(b'/');
+    Found {
+        key,
+        path: Some(path),
+        kind: EntryKind::Directory,
+        size: None,
+        digest: None,
+        unreadable: false,
+    }
+}
+
 /// A tree walked in sorted order on its own thread: files and symlinks,
 /// not read (the merge compares contents where it must).
 pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed> {
@@ -103,8 +118,9 @@ pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed
                     digest: None,
                     unreadable: false,
                 }),
+                WalkItem::Directory { path } => Listed::Entry(directory(&root, path)),
                 // FIFOs, sockets, devices: not entries, never opened.
-                WalkItem::Special { .. } | WalkItem::Directory { .. } => return,
+                WalkItem::Special { .. } => return,
                 WalkItem::Error(e) => {
                     let path = e.path().map(Path::to_path_buf).unwrap_or_default();
                     Listed::Problem {
@@ -138,6 +154,7 @@ pub(super) fn hash_tree(
     symlinks: bool,
 ) -> Receiver<Listed> {
     let (tx, rx) = crossbeam_channel::bounded(AHEAD);
+    let directories = options.walk.directories;
     let mut hasher = TreeHasher::new(algorithm)
         .recursive(true)
         .threads(options.threads)
@@ -151,7 +168,7 @@ pub(super) fn hash_tree(
     std::thread::spawn(move || {
         let operand = [Source::Path(root.clone())];
         let result = hasher.run(&operand, |record| {
-            if let Some(listed) = listed_of(&root, record, symlinks) {
+            if let Some(listed) = listed_of(&root, record, symlinks, directories) {
                 let _ = tx.send(listed);
             }
         });
@@ -167,8 +184,14 @@ pub(super) fn hash_tree(
 }
 
 /// What a hashed tree's record is to the diff (`symlinks`: entries, or
-/// left out and counted); directories and special files are nothing.
-pub(super) fn listed_of(root: &Path, record: Record, symlinks: bool) -> Option<Listed> {
+/// left out and counted; `directories`: entries, or nothing); special
+/// files are nothing.
+pub(super) fn listed_of(
+    root: &Path,
+    record: Record,
+    symlinks: bool,
+    directories: bool,
+) -> Option<Listed> {
     let key = key_of(root, &record.path);
     Some(match record.outcome {
         Outcome::Hashed(hashed) => Listed::Entry(Found {
@@ -188,7 +211,9 @@ pub(super) fn listed_of(root: &Path, record: Record, symlinks: bool) -> Option<L
             unreadable: false,
         }),
         Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinksLeftOut(1),
-        Outcome::Skipped(_) | Outcome::Directory(_) => return None,
+        Outcome::Directory(_) if directories => Listed::Entry(directory(root, record.path)),
+        Outcome::Directory(_) => return None,
+        Outcome::Skipped(_) => return None,
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Listed::Problem {
             key,
             path: record.path,

@@ -4,7 +4,7 @@
 //! nanosecond) is still the listed one, a digest that differs is
 //! corruption. A file whose stamp moved was modified normally ("changed");
 //! one listed without a stamp cannot be judged ("unstamped", not read);
-//! one that is gone or not a regular file any more could not be read. The list is
+//! one that is gone or not a regular file now could not be read. The list is
 //! only read, never written (`fastsum -r --update` brings it up to date).
 
 use std::path::Path;
