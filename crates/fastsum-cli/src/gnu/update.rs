@@ -92,6 +92,11 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             "a hashdeep list of several columns cannot be updated yet",
         );
     }
+    if shape == Shape::Untagged && given.is_none() {
+        if let Err(why) = confirm_guess(&path, &old) {
+            return failed(run, &why);
+        }
+    }
     o.tree.algorithm = old.algorithm;
     o.json = shape == Shape::Json;
     // A list with stamps keeps them (scrub --manifest reads them).
@@ -139,6 +144,61 @@ fn listed_answers(
     };
     let session = list.stamped_answers();
     Ok((std::sync::Arc::new(session), list))
+}
+
+/// Files of an untagged list checked against the algorithm its digests'
+/// length suggests, at most.
+const GUESS_CHECKS: usize = 8;
+
+/// An untagged list without `-a` has its algorithm guessed from its
+/// digests' length (32 hex digits: MD5, though XXH128 and BLAKE2b-128
+/// write them too; 40: SHA-1 or BLAKE2b-160). A file it lists that is
+/// older than the list cannot have changed since the list was written: if
+/// one does not hash to its line under the guess, the guess is wrong (or
+/// the file rotted), and rewriting the list in it would replace every
+/// line. Refused, with the algorithms of that length that do match, and
+/// nothing changed (issue 51.6).
+fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
+    let Ok(written) = std::fs::metadata(list).and_then(|m| m.modified()) else {
+        return Ok(());
+    };
+    let guess = old.algorithm;
+    let mut hasher = fastsum::FileHasher::new();
+    let older = old.entries.iter().filter_map(|entry| {
+        let path = fastsum::name::path(&entry.path).into_owned();
+        let file = fastsum::read::open_regular(&path).ok()?;
+        let modified = file.metadata().and_then(|m| m.modified()).ok()?;
+        (modified < written).then_some((path, entry))
+    });
+    for (path, entry) in older.take(GUESS_CHECKS) {
+        if hasher
+            .hash_listed(guess, &path)
+            .is_ok_and(|d| d == entry.digest)
+        {
+            continue;
+        }
+        let same_length = fastsum::Algorithm::ALL
+            .into_iter()
+            .chain((1..=64).map(|n| fastsum::Algorithm::Blake2b { output_len: n }))
+            .filter(|a| *a != guess && a.output_len() == guess.output_len());
+        let matching: Vec<String> = same_length
+            .filter(|a| {
+                hasher
+                    .hash_listed(*a, &path)
+                    .is_ok_and(|d| d == entry.digest)
+            })
+            .map(|a| a.to_string())
+            .collect();
+        let matches = match matching.is_empty() {
+            true => "no other algorithm of that length matches either".to_string(),
+            false => format!("{} matches", matching.join(", ")),
+        };
+        return Err(format!(
+            "its untagged digests were taken for {guess}, but {} (older than the list) does not hash to its line in {guess} ({matches}): give -a; nothing was changed",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The list's first line that is not a comment (`#`), with its newline;

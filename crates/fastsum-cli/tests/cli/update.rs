@@ -361,3 +361,52 @@ fn an_update_keeps_link_mode_and_owner_and_cleans_up_when_interrupted() {
         .contains("removed: left by an update that was killed"));
     assert!(out.stderr_str().contains("which still runs"));
 }
+
+/// Issue 51.6: an untagged list's algorithm, guessed from its digests'
+/// length, is checked against files older than the list: a wrong guess
+/// (XXH128 or BLAKE2b-128 read as MD5, BLAKE2b-160 as SHA-1) stops the
+/// update, names what matches, and leaves the list byte-identical; with
+/// -a the update goes on and leaves an unchanged tree's list as it was.
+#[test]
+fn a_guessed_algorithm_that_the_files_contradict_stops_the_update() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"one\n");
+    env.file(b"t/b", b"two\n");
+    for (args, name) in [
+        (&["-a", "xxh128"][..], "xxh128"),
+        (&["-a", "blake2b", "-l", "128"], "blake2b-128"),
+        (&["-a", "blake2b", "-l", "160"], "blake2b-160"),
+    ] {
+        let mut make = vec!["-r", "--untagged"];
+        make.extend_from_slice(args);
+        make.push("t");
+        let list = fastsum(&env, &make);
+        assert_eq!(list.status, 0, "{}", list.stderr_str());
+        env.file(b"L", &list.stdout);
+        let out = fastsum(&env, &["-r", "--update=L", "t"]);
+        assert_eq!(out.status, 1, "{name}: {}", out.stderr_str());
+        assert!(
+            out.stderr_str().contains(&format!("({name} matches)")),
+            "{}",
+            out.stderr_str()
+        );
+        assert!(out.stderr_str().contains("give -a; nothing was changed"));
+        assert_eq!(std::fs::read(env.path().join("L")).unwrap(), list.stdout);
+        let mut update = vec!["-r", "--update=L"];
+        update.extend_from_slice(args);
+        update.push("t");
+        let out = fastsum(&env, &update);
+        assert_eq!(out.status, 0, "{name}: {}", out.stderr_str());
+        assert_eq!(
+            std::fs::read(env.path().join("L")).unwrap(),
+            list.stdout,
+            "{name}"
+        );
+    }
+    // A right guess goes on as before.
+    let md5 = fastsum(&env, &["-r", "t"]);
+    env.file(b"M", &md5.stdout);
+    let out = fastsum(&env, &["-r", "--update=M", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+}
