@@ -67,7 +67,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         out.commit();
     }
     let dirs: usize = report.groups.iter().map(|g| g.members.len()).sum();
-    let bytes: u64 = report.groups.iter().map(DirGroup::redundant_bytes).sum();
+    let bytes = report.redundant_bytes();
     out.err_raw(
         format!(
             "{NAME}: {} of {}, {} redundant\n",

@@ -1,7 +1,9 @@
 //! `fastsum dupes --dirs` (issue 34.3) against an oracle that compares
 //! directories by their bytes (Python: every path below, its kind, and
-//! the bytes or link target of each), with nested groups left out as
-//! fastsum leaves them out.
+//! the bytes or link target of each), a group left out only when it is
+//! one relative path inside every member of a group reported (issue
+//! 51.12: anything else, a copy of a sub-tree elsewhere or two copies
+//! inside one member, is reported).
 
 use crate::testenv::{python, TestEnv};
 
@@ -38,12 +40,19 @@ for d in dirs:
     c = content(d)
     if files(c): groups.setdefault(c, []).append(d + '/')
 found = sorted(((size(c), -min(m.count('/') for m in ms), sorted(ms)) for c, ms in groups.items() if len(ms) > 1), reverse=True)
-kept = set()
+kept = []
+def implied(k, ms):
+    # ms is one relative path inside every member of k, and nothing more.
+    if len(k) != len(ms): return False
+    for r in k:
+        if ms[0].startswith(r) and ms[0] != r:
+            below = ms[0][len(r):]
+            return set(x + below for x in k) == set(ms)
+    return False
 for s, _, ms in found:
-    ms = [m for m in ms if not any(m.startswith(k) and m != k for k in kept)]
-    if len(ms) > 1:
-        kept.update(ms)
-        print('\t'.join(ms))
+    if any(implied(k, ms) for k in kept): continue
+    kept.append(ms)
+    print('\t'.join(ms))
 "#;
 
 fn tree(env: &TestEnv) {
@@ -110,13 +119,86 @@ fn identical_directories_are_those_an_oracle_finds_by_bytes() {
         first.contains(&"  alias/") != first.contains(&"  t/copy1/"),
         "one name of that directory: {text}"
     );
-    assert!(
-        !text.contains("  alias/src/") && !text.contains("  t/copy1/src/"),
-        "{text}"
-    );
+    // The src/ group is reported (t/elsewhere/src-copy is one more copy:
+    // issue 51.12), each directory in it once, under one name.
+    assert!(!text.contains("  alias/src/"), "{text}");
+    assert_eq!(text.matches("  t/copy1/src/\n").count(), 1, "{text}");
+    assert!(text.contains("  t/elsewhere/src-copy/\n"), "{text}");
     assert!(out.stderr_str().contains("redundant"));
     // What applies to single files only is refused.
     let out = env.fastsum("fastsum", &[b"dupes", b"--dirs", b"--remove", b"t"], b"");
     assert_eq!(out.status, 2);
     assert!(out.stderr_str().contains("apply to files only"));
+}
+
+/// Issue 51.12: `Y` identical to `C1/A` while `C1` = `C2`: the group
+/// {C1/A, C2/A, Y} is reported (it was hidden); copies inside one member
+/// (`C1/A` = `C1/B`) too; overlapping operands count nothing twice.
+#[test]
+fn a_group_is_hidden_only_when_a_reported_group_implies_it() {
+    let env = TestEnv::new();
+    env.mkdir("dd2/C1/A");
+    env.mkdir("dd2/Y");
+    env.file(b"dd2/C1/A/x", b"one\n");
+    env.file(b"dd2/Y/x", b"one\n");
+    env.file(b"dd2/C1/other", b"two\n");
+    let cp = |from: &str, to: &str| {
+        let done = Command::new("cp")
+            .args(["-a", from, to])
+            .current_dir(env.path())
+            .status();
+        assert!(done.unwrap().success());
+    };
+    cp("dd2/C1", "dd2/C2");
+    let groups = |args: &[&[u8]]| {
+        let mut all: Vec<&[u8]> = vec![b"dupes", b"--dirs", b"--json"];
+        all.extend_from_slice(args);
+        let out = env.fastsum("fastsum", &all, b"");
+        assert_eq!(out.status, 0, "{}", out.stderr_str());
+        let got = python(
+            "import json, sys\nfor l in sys.stdin:\n    d = json.loads(l)\n    print(d['size'], d['files'], '\\t'.join(m['path'] for m in d['directories']))",
+            &out.stdout,
+        );
+        (got, out.stderr_str())
+    };
+    let (got, said) = groups(&[b"dd2"]);
+    assert_eq!(
+        got,
+        "8 2 dd2/C1/\tdd2/C2/\n4 1 dd2/C1/A/\tdd2/C2/A/\tdd2/Y/\n"
+    );
+    let want = python(ORACLE, format!("{}\ndd2", env.path().display()).as_bytes());
+    let names: String = got
+        .lines()
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap().to_owned() + "\n")
+        .collect();
+    assert_eq!(names, want);
+    // Remove C2 and Y: 12 bytes, each counted once.
+    assert!(said.contains("12 bytes redundant"), "{said}");
+    // Two copies inside one member.
+    env.mkdir("dd2/C1/B");
+    env.file(b"dd2/C1/B/x", b"one\n");
+    std::fs::remove_dir_all(env.path().join("dd2/C2")).unwrap();
+    cp("dd2/C1", "dd2/C2");
+    let (got, said) = groups(&[b"dd2"]);
+    let want = python(ORACLE, format!("{}\ndd2", env.path().display()).as_bytes());
+    let names: String = got
+        .lines()
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap().to_owned() + "\n")
+        .collect();
+    assert_eq!(names, want);
+    assert!(
+        got.contains("dd2/C1/A/\tdd2/C1/B/\tdd2/C2/A/\tdd2/C2/B/\tdd2/Y/"),
+        "{got}"
+    );
+    assert!(said.contains("20 bytes redundant"), "{said}");
+    // Overlapping operands: the same groups, sizes and counts.
+    for args in [
+        &[&b"dd2"[..], b"dd2"][..],
+        &[b"dd2/C2", b"dd2", b"dd2/C1/A"],
+        &[b"dd2", b"dd2/C1"],
+    ] {
+        let (again, said_again) = groups(args);
+        assert_eq!(again, got, "{args:?}");
+        assert_eq!(said_again, said, "{args:?}");
+    }
 }

@@ -2,9 +2,13 @@
 //! the roots gets its directory digest ([`crate::dirdigest`]: names,
 //! kinds, contents and link targets of everything below it), and
 //! directories with the same digest and at least one file are grouped,
-//! largest first. A group inside a directory already reported is not
-//! reported again (`a/` and `b/` identical means `a/x/` and `b/x/` are);
-//! two names for one directory (a symlinked root, a bind mount) are one.
+//! largest first. A group that is the same relative path inside every
+//! member of a group already reported is not reported again (`a/` and
+//! `b/` identical means `a/x/` and `b/x/` are); any other group is, even
+//! when some of its members lie inside reported ones (`y/` a copy of
+//! `a/x/`, or `a/x/` a copy of `a/z/`: issue 51.12). Two names for one
+//! directory (a symlinked root, a bind mount) are one, and a root named
+//! twice or inside another root is walked once.
 //! A directory with anything unreadable below it has no digest, so it is
 //! never in a group.
 
@@ -46,6 +50,31 @@ pub struct DirReport {
     pub groups: Vec<DirGroup>,
     /// Files or directories that could not be read.
     pub problems: Vec<super::Problem>,
+}
+
+impl DirReport {
+    /// Bytes that could go, every group's members but one removed, each
+    /// byte counted once: a member inside a copy counted already (`b/x/`
+    /// when `b/` is a copy of `a/`) counts nothing more.
+    pub fn redundant_bytes(&self) -> u64 {
+        let mut removed: Vec<&[u8]> = Vec::new();
+        let mut total = 0;
+        for group in &self.groups {
+            let inside_removed = |m: &&PathBuf| {
+                let m = name::path_bytes(m);
+                removed.iter().any(|r| m.starts_with(r))
+            };
+            let left: Vec<&[u8]> = group
+                .members
+                .iter()
+                .filter(|m| !inside_removed(m))
+                .map(|m| name::path_bytes(m))
+                .collect();
+            total += group.size * (left.len() as u64).saturating_sub(1);
+            removed.extend(left.into_iter().skip(1));
+        }
+        total
+    }
 }
 
 /// One directory's digest and what is below it.
@@ -93,28 +122,67 @@ fn groups_of(seen: Vec<Seen>, totals: &HashMap<Vec<u8>, (u64, u64)>) -> Vec<DirG
             .then_with(|| depth(a).cmp(&depth(b)))
             .then_with(|| a.digest.as_bytes().cmp(b.digest.as_bytes()))
     });
-    let mut kept: HashSet<Vec<u8>> = HashSet::new();
+    // Each reported group's names, the second names of one directory too.
+    let mut kept: Vec<Vec<Vec<u8>>> = Vec::new();
     groups
         .into_iter()
         .filter_map(|mut group| {
-            group.members.retain(|m| {
-                let bytes = name::path_bytes(m);
-                !separators(bytes).any(|cut| cut + 1 < bytes.len() && kept.contains(&bytes[..=cut]))
-            });
             let names: Vec<Vec<u8>> = group
                 .members
                 .iter()
                 .map(|m| name::path_bytes(m).to_vec())
                 .collect();
+            if kept.iter().any(|reported| implied(reported, &names)) {
+                return None;
+            }
             one_per_directory(&mut group.members);
             if group.members.len() < 2 {
                 return None;
             }
-            // Every name kept, the second names of one directory too: what
-            // is below any of them is not reported again.
-            kept.extend(names);
+            kept.push(names);
             Some(group)
         })
+        .collect()
+}
+
+/// Whether the group of `names` is one relative path inside every member
+/// of the reported group `reported`, and nothing more: said by it.
+fn implied(reported: &[Vec<u8>], names: &[Vec<u8>]) -> bool {
+    if reported.len() != names.len() {
+        return false;
+    }
+    let Some(below) = reported.iter().find_map(|r| {
+        let rest = names[0].strip_prefix(r.as_slice())?;
+        (!rest.is_empty()).then_some(rest)
+    }) else {
+        return false;
+    };
+    let names: HashSet<&[u8]> = names.iter().map(Vec::as_slice).collect();
+    reported
+        .iter()
+        .all(|r| names.contains([r.as_slice(), below].concat().as_slice()))
+}
+
+/// The roots without those another root names again or holds (`a b a`,
+/// `c c/x`): each directory walked once, so no file is counted twice.
+fn distinct_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let real: Vec<Option<PathBuf>> = roots
+        .iter()
+        .map(|r| std::fs::canonicalize(r).ok())
+        .collect();
+    let covered = |i: usize| {
+        let Some(me) = &real[i] else {
+            return false;
+        };
+        real.iter().enumerate().any(|(j, other)| {
+            other.as_ref().is_some_and(|other| {
+                (me == other && j < i) || (me != other && me.starts_with(other))
+            })
+        })
+    };
+    (0..roots.len())
+        .filter(|&i| !covered(i))
+        .map(|i| roots[i].clone())
         .collect()
 }
 
@@ -138,7 +206,10 @@ impl TreeHasher {
     pub fn duplicate_directories(self, roots: &[PathBuf]) -> Result<DirReport> {
         let hasher = self.recursive(true).walking_directories();
         let algorithm = hasher.options().algorithm;
-        let operands: Vec<Source> = roots.iter().cloned().map(Source::Path).collect();
+        let operands: Vec<Source> = distinct_roots(roots)
+            .into_iter()
+            .map(Source::Path)
+            .collect();
         let mut seen: Vec<Seen> = Vec::new();
         // Bytes and files below each directory, by its path with a separator.
         let mut totals: HashMap<Vec<u8>, (u64, u64)> = HashMap::new();
