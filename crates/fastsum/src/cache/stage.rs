@@ -52,7 +52,8 @@ enum Looked {
     Miss,
     /// To be read as it is and never remembered: a file whose size says
     /// nothing of its bytes (size 0 with content, a `/proc` or `/sys`
-    /// file generated as it is read).
+    /// file generated as it is read) or whose stamp never vouches for them
+    /// (tmpfs, ramfs: never written back).
     Uncacheable,
 }
 
@@ -75,7 +76,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
         if !stamp.is_file() {
             return Ok(Looked::Miss);
         }
-        if stamp.size == 0 || crate::fs::generated(stamp.dev) {
+        if stamp.size == 0 || crate::fs::stamps_unreliable(stamp.dev) {
             return Ok(Looked::Uncacheable);
         }
         let (Some(directory), Some(name)) = (self.directory.directory(), path.file_name()) else {

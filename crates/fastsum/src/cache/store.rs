@@ -57,7 +57,10 @@ type ByDir<'a> = BTreeMap<&'a [u8], Vec<(&'a [u8], Entry)>>;
 /// by directory.
 fn grouped(entries: &[NewEntry], started_ns: i64) -> ByDir<'_> {
     let mut by_dir: ByDir<'_> = BTreeMap::new();
-    for new in entries.iter().filter(|e| e.stamp.is_settled_at(started_ns)) {
+    let trusted = |e: &&NewEntry| {
+        e.stamp.is_settled_at(started_ns) && !crate::fs::stamps_unreliable(e.stamp.dev)
+    };
+    for new in entries.iter().filter(trusted) {
         if let Some((dir, name)) = split_key(&new.path) {
             let entry = Entry {
                 stamp: new.stamp,

@@ -247,17 +247,52 @@ pub(crate) fn generated(_dev: u64) -> bool {
     false
 }
 
-/// The devices of `mountinfo`'s generated file systems: a line is
-/// `ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE ...`.
+/// File systems whose pages are never written back (memory only): a write
+/// through a shared mapping there never moves the file's stamp again
+/// (issue 51.4), so no stamp of theirs vouches for the bytes.
+#[cfg(target_os = "linux")]
+const NEVER_WRITTEN_BACK: &[&str] = &["tmpfs", "ramfs", "hugetlbfs"];
+
+/// Whether a stamp on the device `dev` can never vouch for the file's
+/// bytes: a generated file system ([`generated`]) or one never written
+/// back (`tmpfs`, `ramfs`: `/dev/shm`, often `/tmp`). Such files are read
+/// every time, never cached, never stamped in a list.
+#[cfg(target_os = "linux")]
+pub(crate) fn stamps_unreliable(dev: u64) -> bool {
+    static DEVICES: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    generated(dev)
+        || DEVICES
+            .get_or_init(|| {
+                std::fs::read_to_string("/proc/self/mountinfo")
+                    .map(|text| devices_of(&text, NEVER_WRITTEN_BACK))
+                    .unwrap_or_default()
+            })
+            .contains(&dev)
+}
+
+/// Off Linux no such file system is known here.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn stamps_unreliable(_dev: u64) -> bool {
+    false
+}
+
+/// The devices of `mountinfo`'s generated file systems.
 #[cfg(target_os = "linux")]
 fn generated_devices(mountinfo: &str) -> Vec<u64> {
+    devices_of(mountinfo, GENERATED)
+}
+
+/// The devices of `mountinfo`'s file systems of the `types`: a line is
+/// `ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE ...`.
+#[cfg(target_os = "linux")]
+fn devices_of(mountinfo: &str, types: &[&str]) -> Vec<u64> {
     mountinfo
         .lines()
         .filter_map(|line| {
             let device = line.split(' ').nth(2)?;
             let (_, after) = line.split_once(" - ")?;
             let fstype = after.split(' ').next()?;
-            GENERATED.contains(&fstype).then_some(())?;
+            types.contains(&fstype).then_some(())?;
             let (major, minor) = device.split_once(':')?;
             Some(libc::makedev(major.parse().ok()?, minor.parse().ok()?))
         })

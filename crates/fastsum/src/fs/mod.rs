@@ -30,7 +30,7 @@ pub(crate) mod residency;
 pub mod stat;
 
 #[cfg(feature = "cache")]
-pub(crate) use device::generated;
+pub(crate) use device::{generated, stamps_unreliable};
 pub use stat::FileStamp;
 #[cfg(feature = "tree")]
 pub(crate) use stat::{FileId, FileLen};

@@ -66,6 +66,46 @@ pub mod kind {
 /// systems; 2 s covers FAT's): git's racy-git problem.
 pub const RACY_WINDOW: Duration = Duration::from_secs(2);
 
+/// How long after its last change a file's stamp is trusted to say its
+/// bytes did not change (issue 51.4). A write through a shared mapping
+/// moves mtime only when it first dirties a clean page; later writes to
+/// that page move nothing until the kernel writes it back and write-protects
+/// it again. So a stamp is trusted only once the kernel has surely written
+/// back what was dirtied when it was set: its dirty-page expiry plus its
+/// writeback interval (`vm.dirty_expire_centisecs` +
+/// `vm.dirty_writeback_centisecs`, 30 s + 5 s by default), at least
+/// [`RACY_WINDOW`]. With periodic writeback off (interval 0) an hour.
+/// `FASTSUM_SETTLE_SECONDS` sets it instead (the test suites set 2: their
+/// files are never written through mappings). Read once a process.
+pub fn settle_window() -> Duration {
+    static WINDOW: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *WINDOW.get_or_init(|| {
+        let given = std::env::var("FASTSUM_SETTLE_SECONDS").ok();
+        let window = match given.and_then(|s| s.trim().parse::<u64>().ok()) {
+            Some(seconds) => Duration::from_secs(seconds),
+            None => writeback_window().unwrap_or(DEFAULT_SETTLE_WINDOW),
+        };
+        window.max(RACY_WINDOW)
+    })
+}
+
+/// The kernel's defaults: 30 s to expire, 5 s between writebacks.
+const DEFAULT_SETTLE_WINDOW: Duration = Duration::from_secs(35);
+
+/// The kernel's dirty-page expiry plus its writeback interval, where it
+/// says them.
+fn writeback_window() -> Option<Duration> {
+    let centisecs = |name: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(format!("/proc/sys/vm/{name}")).ok()?;
+        text.trim().parse().ok()
+    };
+    let expire = centisecs("dirty_expire_centisecs")?;
+    Some(match centisecs("dirty_writeback_centisecs")? {
+        0 => Duration::from_secs(3600),
+        interval => Duration::from_millis((expire + interval) * 10),
+    })
+}
+
 /// A file's identity on this machine: (device, inode). Two paths with the
 /// same `FileId` are hard links to one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -186,9 +226,11 @@ impl FileStamp {
     }
 
     /// Whether a digest of the file taken at `hashed_at_ns` may be trusted
-    /// later on the strength of this stamp: both times safely in the past.
+    /// later on the strength of this stamp: both times at least
+    /// `fs::stat::settle_window` in the past.
     pub fn is_settled_at(&self, hashed_at_ns: i64) -> bool {
-        let limit = hashed_at_ns - RACY_WINDOW.as_nanos() as i64;
+        let window = i64::try_from(settle_window().as_nanos()).unwrap_or(i64::MAX);
+        let limit = hashed_at_ns.saturating_sub(window);
         self.mtime_ns < limit && self.ctime_ns < limit
     }
 }

@@ -52,8 +52,12 @@ pub(crate) fn write_record_stamped(
             out.extend_from_slice(b",\"digest\":\"");
             hashed.digest.push_hex(out);
             let _ = write!(out, "\",\"size\":{}", hashed.size);
-            let settled =
-                |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.is_settled_at(t));
+            // A stamp vouches only when settled, on a file system written
+            // back (issue 51.4).
+            let settled = |s: &&crate::fs::FileStamp| {
+                stamps_before.is_some_and(|t| s.is_settled_at(t))
+                    && !crate::fs::stamps_unreliable(s.dev)
+            };
             if let Some(s) = hashed.stamp.as_ref().filter(settled) {
                 let _ = write!(
                     out,
