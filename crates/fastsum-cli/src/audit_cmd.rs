@@ -60,6 +60,11 @@ struct AuditArgs {
     root: Option<PathBuf>,
     #[command(flatten)]
     bar: crate::term::shared::ProgressBar,
+    /// Leave symbolic links in DIR out (by default they are followed, to
+    /// files and directories, as hashdeep follows them); how many were
+    /// left out is said on stderr.
+    #[arg(short = 'P', long)]
+    no_follow: bool,
 }
 
 /// `fastsum audit`'s arguments, for the man page and the completions.
@@ -91,7 +96,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let counters = Arc::new(fastsum::Progress::default());
     let options = DiffOptions {
         algorithm,
-        walk: WalkOptions::default(),
+        walk: walk_of(&args),
         threads: args.jobs.or_all(),
         all: true,
         old_root: args.root.clone(),
@@ -125,6 +130,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
     crate::term::close_cache_session(NAME, cache, session);
     let status = match result {
         Ok(summary) => {
+            if summary.symlinks_left_out > 0 {
+                let what = crate::term::count(
+                    summary.symlinks_left_out,
+                    "symbolic link",
+                    "symbolic links",
+                );
+                out.err_raw(format!("{NAME}: {what} left out (drop --no-follow to follow them, as hashdeep does)\n").as_bytes());
+            }
             out.out(&summary_text(&summary, &partial));
             match (trouble, passed(&summary) && partial.count() == 0) {
                 (true, _) => 2,
@@ -161,6 +174,15 @@ fn other_columns(args: &AuditArgs) -> Result<(List, Option<Algorithm>, Vec<Pairs
         .map(|c| matched_by(args, &list, *c).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
     Ok((list, algorithm, agreed))
+}
+
+/// How DIR is walked: symbolic links followed, as hashdeep does (issue
+/// 51.10), unless `--no-follow`.
+fn walk_of(args: &AuditArgs) -> WalkOptions {
+    WalkOptions {
+        follow_links: !args.no_follow,
+        ..WalkOptions::default()
+    }
 }
 
 /// Every file matched, none missing.
@@ -369,7 +391,7 @@ impl Partial {
 fn matched_by(args: &AuditArgs, list: &List, column: Algorithm) -> fastsum::Result<Pairs> {
     let options = DiffOptions {
         algorithm: Some(column),
-        walk: WalkOptions::default(),
+        walk: walk_of(args),
         threads: args.jobs.or_all(),
         all: true,
         old_root: args.root.clone(),

@@ -164,7 +164,11 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     let (ok, symlinks) = (printer.ok, printer.symlinks);
     if symlinks > 0 {
         let what = crate::term::count(symlinks, "symbolic link", "symbolic links");
-        run.error(format!("{what} left out (-L follows them)").as_bytes());
+        let hint = match o.hashdeep {
+            true => "hashdeep follows them: drop --no-follow",
+            false => "-L follows them",
+        };
+        run.error(format!("{what} left out ({hint})").as_bytes());
     }
     if let Err(e) = result {
         run.error(e.to_string().as_bytes());

@@ -37,6 +37,8 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --unordered       print each result when ready, not in sorted order\n");
     s.push_str("  -L, --follow          follow symbolic links met in directories (without it\n");
     s.push_str("                          they are left out, and counted on stderr)\n");
+    s.push_str("  -P, --no-follow       do not follow them where the format does by default\n");
+    s.push_str("                          (--format=hashdeep follows them, as hashdeep does)\n");
     s.push_str("      --one-file-system  stay on the file system of each directory FILE\n");
     s.push_str("      --exclude=GLOB    leave out matching paths (gitignore syntax; repeatable)\n");
     s.push_str("      --max-depth=N     go at most N levels below each directory FILE\n");

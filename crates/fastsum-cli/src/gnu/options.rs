@@ -51,6 +51,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(Some(b'j'), "threads", HasArg::Required, "j"),
             spec(None, "unordered", HasArg::No, "unordered"),
             spec(Some(b'L'), "follow", HasArg::No, "L"),
+            spec(Some(b'P'), "no-follow", HasArg::No, "P"),
             spec(None, "one-file-system", HasArg::No, "one-file-system"),
             spec(None, "exclude", HasArg::Required, "exclude"),
             spec(None, "max-depth", HasArg::Required, "max-depth"),
@@ -140,6 +141,9 @@ pub(super) struct Options {
     /// `--format=hashdeep`: hashdeep's lists (a header, then
     /// `SIZE,DIGEST...,NAME`).
     pub(super) hashdeep: bool,
+    /// `-P`/`--no-follow`: symbolic links are not followed, even where
+    /// the format follows them by default (hashdeep's lists).
+    pub(super) no_follow: bool,
     pub(super) no_progress: bool,
     /// `--cache[=PATH]`: the cache file (None: no cache).
     pub(super) cache: Option<PathBuf>,
@@ -212,6 +216,7 @@ impl Options {
             tree: TreeOptions::new(algorithm),
             json: false,
             hashdeep: false,
+            no_follow: false,
             no_progress: false,
             cache: None,
             cache_stats: false,

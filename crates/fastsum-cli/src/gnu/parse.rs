@@ -148,6 +148,7 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
         },
         "unordered" => p.o.tree.order = Order::Unordered,
         "L" => p.o.tree.walk.follow_links = true,
+        "P" => p.o.no_follow = true,
         "one-file-system" => p.o.tree.walk.one_file_system = true,
         "max-depth" => match parse_decimal(&value).and_then(|n| usize::try_from(n).ok()) {
             Some(n) => p.o.tree.walk.max_depth = Some(n),

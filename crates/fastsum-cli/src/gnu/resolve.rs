@@ -52,6 +52,11 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         return Err(run.usage_error(Some(message)));
     }
     fastsum_combinations(run, &o, length_given)?;
+    // hashdeep follows symbolic links, to files and directories: its lists
+    // are written as it would write them, unless -P (issue 51.10).
+    if o.hashdeep && !o.no_follow {
+        o.tree.walk.follow_links = true;
+    }
     if let Some(manifest) = update {
         update_combinations(run, &o)?;
         super::update::adopt(run, &mut o, &manifest)?;
@@ -138,6 +143,10 @@ fn update_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
 /// `--format=hashdeep`: hashdeep's own algorithms, its own lines.
 fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
     let refused = [
+        (
+            o.no_follow && o.tree.walk.follow_links,
+            "-L and --no-follow do not go together",
+        ),
         (o.json, "--format=hashdeep and --json do not go together"),
         (
             o.check,

@@ -282,3 +282,48 @@ fn every_column_of_a_hashdeep_list_is_checked() {
     assert_eq!(out.status, 0, "{}", out.stdout_str());
     assert_eq!(count(&out.stdout_str(), "Files partially matched"), 0);
 }
+
+/// Issue 51.10: hashdeep follows symbolic links, to files and to
+/// directories: its list of a tree with links audits clean with fastsum,
+/// fastsum's --format=hashdeep list audits clean with hashdeep, and
+/// --no-follow (-P) leaves the links out and says how many.
+#[test]
+fn symbolic_links_are_followed_as_hashdeep_follows_them() {
+    let env = TestEnv::new();
+    env.mkdir("t/sub");
+    env.mkdir("elsewhere");
+    env.file(b"t/a", b"hello\n");
+    env.file(b"t/sub/y", b"y\n");
+    env.file(b"elsewhere/x", b"x\n");
+    std::os::unix::fs::symlink("a", env.path().join("t/b")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere", env.path().join("t/dirlink")).unwrap();
+    let (status, theirs) = hashdeep(&env, &["-c", "md5", "-r", "t"]);
+    assert_eq!(status, 0);
+    env.file(b"theirs.hd", theirs.as_bytes());
+    let out = fastsum(&env, &["audit", "theirs.hd", "t"]);
+    assert_eq!(out.status, 0, "{}{}", out.stdout_str(), out.stderr_str());
+    assert_eq!(count(&out.stdout_str(), "Files matched"), 4);
+    let out = fastsum(&env, &["audit", "--no-follow", "theirs.hd", "t"]);
+    assert_eq!(out.status, 1, "{}", out.stdout_str());
+    assert_eq!(count(&out.stdout_str(), "Known files not found"), 2);
+    assert!(
+        out.stderr_str().contains("2 symbolic links left out"),
+        "{}",
+        out.stderr_str()
+    );
+    // fastsum's list, as hashdeep would write it, and hashdeep audits it.
+    let ours = fastsum(&env, &["-r", "--format=hashdeep", "t"]);
+    assert_eq!(ours.status, 0, "{}", ours.stderr_str());
+    assert_eq!(
+        file_lines(&ours.stdout_str()).len(),
+        4,
+        "{}",
+        ours.stdout_str()
+    );
+    env.file(b"ours.hd", &ours.stdout);
+    let (status, said) = hashdeep(&env, &["-a", "-l", "-k", "ours.hd", "-r", "t"]);
+    assert_eq!(status, 0, "{said}");
+    let without = fastsum(&env, &["-r", "-P", "--format=hashdeep", "t"]);
+    assert_eq!(file_lines(&without.stdout_str()).len(), 2);
+    assert!(without.stderr_str().contains("2 symbolic links left out"));
+}
