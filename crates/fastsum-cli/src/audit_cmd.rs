@@ -420,17 +420,16 @@ mod spool {
 
     impl Spooled {
         pub(super) fn new(bytes: Vec<u8>) -> std::io::Result<Spooled> {
-            use std::os::unix::fs::OpenOptionsExt;
             let nanos = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.subsec_nanos());
             let path =
                 std::env::temp_dir().join(format!("fastsum-audit-{}-{nanos}", std::process::id()));
-            let mut file = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)?;
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            let mut file = options.open(&path)?;
             let spooled = Spooled { path };
             file.write_all(&bytes)?;
             Ok(spooled)

@@ -52,14 +52,15 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         return Err(run.usage_error(Some(message)));
     }
     fastsum_combinations(run, &o, length_given)?;
-    // hashdeep follows symbolic links, to files and directories: its lists
-    // are written as it would write them, unless -P (issue 51.10).
-    if o.hashdeep && !o.no_follow {
-        o.tree.walk.follow_links = true;
-    }
     if let Some(manifest) = update {
         update_combinations(run, &o)?;
         super::update::adopt(run, &mut o, &manifest)?;
+    }
+    // hashdeep follows symbolic links, to files and directories: its lists
+    // are written (and updated) as it would write them, unless -P (issue
+    // 51.10).
+    if o.hashdeep && !o.no_follow {
+        o.tree.walk.follow_links = true;
     }
     let operands = match files0_from {
         None => operands,

@@ -80,6 +80,15 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             .map_or(0, |at| at + 1);
         head.truncate(whole);
     }
+    // A list of NUL-terminated records (-z): its names are not escaped,
+    // and a newline-terminated rewrite would change every line.
+    let nul = head.iter().position(|&b| b == 0);
+    if nul.is_some_and(|at| !head[..at].contains(&b'\n')) {
+        return failed(
+            run,
+            "a NUL-terminated list (-z) cannot be updated yet: make it again; nothing was changed",
+        );
+    }
     let first = first_line(&mut head.as_slice());
     let old = match Manifest::read(head.as_slice(), given) {
         Ok(old) => old,
@@ -96,6 +105,20 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         if let Err(why) = confirm_guess(&path, &old) {
             return failed(run, &why);
         }
+    }
+    // A --dirs list keeps its directory lines (each directory's digest
+    // after its files).
+    if !old.directories.is_empty() {
+        if o.tree.walk.max_depth.is_some() {
+            return failed(
+                run,
+                "a list with directory lines and --max-depth do not go together",
+            );
+        }
+        if let Some(why) = old.algorithm.directory_digest_refusal() {
+            return failed(run, &why);
+        }
+        o.tree.walk.directories = true;
     }
     o.tree.algorithm = old.algorithm;
     o.json = shape == Shape::Json;

@@ -410,3 +410,44 @@ fn a_guessed_algorithm_that_the_files_contradict_stops_the_update() {
     let out = fastsum(&env, &["-r", "--update=M", "t"]);
     assert_eq!(out.status, 0, "{}", out.stderr_str());
 }
+
+/// Issue 51.6: a --dirs list keeps its directory lines (byte-identical on
+/// an unchanged tree, a fresh --dirs run's lines after a change); a -z
+/// list is refused and left as it was, never rewritten newline-terminated;
+/// a hashdeep list follows links as it was written.
+#[test]
+fn directory_lines_are_kept_and_a_nul_terminated_list_is_refused() {
+    let env = TestEnv::new();
+    env.mkdir("t/sub");
+    env.mkdir("t/empty");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/sub/b", b"b\n");
+    let dirs = fastsum(&env, &["-r", "--dirs", "t"]);
+    env.file(b"D", &dirs.stdout);
+    let out = fastsum(&env, &["-r", "--update=D", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(std::fs::read(env.path().join("D")).unwrap(), dirs.stdout);
+    env.file(b"t/sub/c", b"c\n");
+    let out = fastsum(&env, &["-r", "--update=D", "t"]);
+    assert_eq!(out.stdout_str(), "A\tt/sub/c\n");
+    let fresh = fastsum(&env, &["-r", "--dirs", "t"]);
+    assert_eq!(std::fs::read(env.path().join("D")).unwrap(), fresh.stdout);
+    let check = fastsum(&env, &["-c", "--dirs", "D"]);
+    assert_eq!(check.status, 0, "{}", check.stdout_str());
+    // -z: refused, unchanged.
+    let z = fastsum(&env, &["-r", "-z", "t"]);
+    env.file(b"Z", &z.stdout);
+    let out = fastsum(&env, &["-r", "--update=Z", "t"]);
+    assert_eq!(out.status, 1);
+    assert!(out
+        .stderr_str()
+        .contains("NUL-terminated list (-z) cannot be updated"));
+    assert_eq!(std::fs::read(env.path().join("Z")).unwrap(), z.stdout);
+    // hashdeep: links followed, as --format=hashdeep wrote them.
+    std::os::unix::fs::symlink("sub", env.path().join("t/link")).unwrap();
+    let hd = fastsum(&env, &["-r", "--format=hashdeep", "t"]);
+    env.file(b"H", &hd.stdout);
+    let out = fastsum(&env, &["-r", "--update=H", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "", "links dropped: {}", out.stdout_str());
+}
