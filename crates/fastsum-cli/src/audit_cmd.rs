@@ -130,14 +130,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     crate::term::close_cache_session(NAME, cache, session);
     let status = match result {
         Ok(summary) => {
-            if summary.symlinks_left_out > 0 {
-                let what = crate::term::count(
-                    summary.symlinks_left_out,
-                    "symbolic link",
-                    "symbolic links",
-                );
-                out.err_raw(format!("{NAME}: {what} left out (drop --no-follow to follow them, as hashdeep does)\n").as_bytes());
-            }
+            out.err_raw(&links_left_out(&summary));
             out.out(&summary_text(&summary, &partial));
             match (trouble, passed(&summary) && partial.count() == 0) {
                 (true, _) => 2,
@@ -183,6 +176,16 @@ fn walk_of(args: &AuditArgs) -> WalkOptions {
         follow_links: !args.no_follow,
         ..WalkOptions::default()
     }
+}
+
+/// How many symbolic links `--no-follow` left out, said (or nothing).
+fn links_left_out(summary: &DiffSummary) -> Vec<u8> {
+    if summary.symlinks_left_out == 0 {
+        return Vec::new();
+    }
+    let what = crate::term::count(summary.symlinks_left_out, "symbolic link", "symbolic links");
+    format!("{NAME}: {what} left out (drop --no-follow to follow them, as hashdeep does)\n")
+        .into_bytes()
 }
 
 /// Every file matched, none missing.

@@ -259,6 +259,25 @@ mod targets {
     }
 
     #[cfg(feature = "cache")]
+    /// A scrub's resume note (issue 51.1) never panics the parser, and is
+    /// trusted only in the one form a scrub writes, with a past time.
+    #[test]
+    #[cfg(feature = "cache")]
+    fn resume_notes() {
+        let now = crate::fs::stat::now_ns();
+        fuzz(&seeds(), "resume-notes", |input| {
+            let text = String::from_utf8_lossy(input);
+            if let Ok(t) = crate::scrub::place::started_at(&text, now) {
+                assert!(t > 0 && t <= now, "{text:?} gave {t}");
+                assert_eq!(
+                    text,
+                    format!("started-ns {t}"),
+                    "a note of another form trusted"
+                );
+            }
+        });
+    }
+
     #[test]
     fn cache_rows() {
         use std::sync::atomic::{AtomicUsize, Ordering};

@@ -370,7 +370,10 @@ pub(super) fn looks_like_a_cache(name: &[u8]) -> bool {
         return true;
     }
     let mut header = [0u8; 16];
-    std::fs::File::open(&*fastsum::name::path(name))
-        .and_then(|mut f| f.read_exact(&mut header))
-        .is_ok_and(|()| &header == b"SQLite format 3\0")
+    // Regular files only, never waiting: an operand that is a FIFO is not
+    // a cache, and its bytes are the run's.
+    fastsum::read::open_regular(&fastsum::name::path(name))
+        .ok()
+        .and_then(|mut f| f.read_exact(&mut header).ok())
+        .is_some_and(|()| &header == b"SQLite format 3\0")
 }

@@ -80,14 +80,8 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             .map_or(0, |at| at + 1);
         head.truncate(whole);
     }
-    // A list of NUL-terminated records (-z): its names are not escaped,
-    // and a newline-terminated rewrite would change every line.
-    let nul = head.iter().position(|&b| b == 0);
-    if nul.is_some_and(|at| !head[..at].contains(&b'\n')) {
-        return failed(
-            run,
-            "a NUL-terminated list (-z) cannot be updated yet: make it again; nothing was changed",
-        );
+    if let Err(why) = refuse_nul_terminated(&head) {
+        return failed(run, why);
     }
     let first = first_line(&mut head.as_slice());
     let old = match Manifest::read(head.as_slice(), given) {
@@ -106,19 +100,8 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             return failed(run, &why);
         }
     }
-    // A --dirs list keeps its directory lines (each directory's digest
-    // after its files).
-    if !old.directories.is_empty() {
-        if o.tree.walk.max_depth.is_some() {
-            return failed(
-                run,
-                "a list with directory lines and --max-depth do not go together",
-            );
-        }
-        if let Some(why) = old.algorithm.directory_digest_refusal() {
-            return failed(run, &why);
-        }
-        o.tree.walk.directories = true;
+    if let Err(why) = keep_directory_lines(o, &old) {
+        return failed(run, &why);
     }
     o.tree.algorithm = old.algorithm;
     o.json = shape == Shape::Json;
@@ -167,6 +150,34 @@ fn listed_answers(
     };
     let session = list.stamped_answers();
     Ok((std::sync::Arc::new(session), list))
+}
+
+/// A list of NUL-terminated records (-z) is refused: its names are not
+/// escaped, and a newline-terminated rewrite would change every line.
+fn refuse_nul_terminated(head: &[u8]) -> Result<(), &'static str> {
+    let nul = head.iter().position(|&b| b == 0);
+    match nul.is_some_and(|at| !head[..at].contains(&b'\n')) {
+        true => Err(
+            "a NUL-terminated list (-z) cannot be updated yet: make it again; nothing was changed",
+        ),
+        false => Ok(()),
+    }
+}
+
+/// A --dirs list keeps its directory lines (each directory's digest after
+/// its files): the run walks with directories.
+fn keep_directory_lines(o: &mut Options, old: &Manifest) -> Result<(), String> {
+    if old.directories.is_empty() {
+        return Ok(());
+    }
+    if o.tree.walk.max_depth.is_some() {
+        return Err("a list with directory lines and --max-depth do not go together".into());
+    }
+    if let Some(why) = old.algorithm.directory_digest_refusal() {
+        return Err(why.to_string());
+    }
+    o.tree.walk.directories = true;
+    Ok(())
 }
 
 /// Files of an untagged list checked against the algorithm its digests'

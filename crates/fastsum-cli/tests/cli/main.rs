@@ -30,6 +30,7 @@ mod first_use;
 mod manual;
 mod messages;
 mod multibuffer;
+mod opens;
 mod remote;
 mod remote_diff;
 mod remote_links;

@@ -287,3 +287,97 @@ fn a_file_swapped_for_a_fifo_during_a_paced_scrub_is_refused() {
         std::fs::write(dir.join("t/f11"), vec![11u8; 32 << 10]).unwrap();
     }
 }
+
+/// The hostile review of issue 51: a note forged with any past time, a
+/// cached run after a remount, and `--older-than` after a scrub that found
+/// corruption each let a corrupted file pass with exit 0.
+#[test]
+fn no_note_no_cached_run_and_no_recent_scrub_hides_known_corruption() {
+    let Some(fs) = rotted_in_the_second_root() else {
+        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return;
+    };
+    let mnt = fs.mnt();
+    let db = fs.dir.path().join("c.db");
+    let cache = "--cache=../c.db";
+    let found = |args: &[&str], what: &str| {
+        let out = scrub_within(&mnt, args, Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
+        assert!(stdout(&out).contains("corrupted\ta/g3"), "{what}: {}", stdout(&out));
+    };
+    // Forged notes with past times: never trusted to pass over it.
+    let hour_ago = format!(
+        "started-ns {}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+            - 3_600_000_000_000
+    );
+    for forged in ["started-ns 1", "started-ns 1000000000", hour_ago.as_str()] {
+        killed_after(&mnt, &[cache, "--limit-rate=200K", "b", "a"], Duration::from_millis(400));
+        forge_notes(&db, forged);
+        found(&[cache, "--resume", "b", "a"], forged);
+    }
+    // Found once: still found by a scrub that skips recent entries.
+    found(&[cache, "--older-than=30d", "b", "a"], "--older-than");
+    found(&[cache, "--older-than=30d", "a"], "--older-than, one root");
+    // The same image on another loop device, read by a cached -r first.
+    fs.umount();
+    let image = fs.dir.path().join("image");
+    let other = ok(Command::new("losetup").args(["-f", "--show"]).arg(&image))
+        .expect("a second loop device")
+        .trim()
+        .to_string();
+    assert!(ok(Command::new("mount").arg(&other).arg(&mnt)).is_some());
+    let cached = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", cache, "a", "b"])
+        .current_dir(&mnt)
+        .output()
+        .unwrap();
+    let out = scrub_within(&mnt, &[cache, "b", "a"], Duration::from_secs(60));
+    let _ = Command::new("umount").arg(&mnt).status();
+    let _ = Command::new("losetup").args(["-d", &other]).status();
+    fs.mount().expect("mounted again on the first device");
+    assert!(cached.status.success());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("corrupted\ta/g3"), "{}", stdout(&out));
+}
+
+/// The hostile review: operands that are FIFOs or devices hung a cache
+/// scrub; a recorded file replaced by a FIFO vanished from the report;
+/// overlapping operands counted files twice.
+#[test]
+fn fifo_and_device_operands_are_refused_and_overlaps_counted_once() {
+    let env = tempfile::tempdir().unwrap();
+    let dir = env.path();
+    std::fs::create_dir(dir.join("s")).unwrap();
+    std::fs::write(dir.join("s/a"), b"1\n").unwrap();
+    std::fs::write(dir.join("s/b"), b"2\n").unwrap();
+    settle();
+    scrub(dir, &["--cache=c.db", "s"]);
+    std::fs::remove_file(dir.join("s/b")).unwrap();
+    let fifo = std::ffi::CString::new(dir.join("s/b").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path; mkfifo only creates a node.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", dir.join("z")).unwrap();
+    let limit = Duration::from_secs(20);
+    for operand in ["s/b", "z", "/dev/zero"] {
+        let out = scrub_within(dir, &["--cache=c.db", operand], limit);
+        assert_eq!(out.status.code(), Some(2), "{operand}: {}", stderr(&out));
+        assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+    }
+    // Walked: the FIFO where s/b was is said, in both reading paths.
+    for extra in [&[][..], &["--limit-rate=1M"]] {
+        let mut args = vec!["--cache=c.db"];
+        args.extend_from_slice(extra);
+        args.push("s");
+        let out = scrub_within(dir, &args, limit);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("s/b: not a regular file"), "{}", stderr(&out));
+    }
+    // Overlapping operands: s/a once.
+    let out = scrub_within(dir, &["--cache=c.db", "-v", "s", "s/", "s/a"], limit);
+    assert_eq!(stdout(&out).matches("s/a").count(), 1, "{}", stdout(&out));
+    assert!(stderr(&out).contains("1 verified"), "{}", stderr(&out));
+}

@@ -10,6 +10,7 @@ use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::stat::now_ns;
+use crate::fs::FileStamp;
 use crate::stage::Hashed;
 
 /// `path` made absolute against `cwd`, with `.` components and repeated
@@ -106,6 +107,23 @@ impl CacheSession {
         self.racy_rereads.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Whether a read of the file at `absolute` under `stamp` gave another
+    /// digest than the one recorded under the same stamp but for the
+    /// device number: the same file on a file system mounted again, whose
+    /// bytes changed with no write the file system knows of. The record is
+    /// kept (scrub reports the corruption), never replaced by the new
+    /// bytes (issue 51.2).
+    fn contradicts_record(&self, absolute: &Path, stamp: &FileStamp, digest: &Digest) -> bool {
+        let Some(recorded) = self.snapshot.entry(absolute) else {
+            return false;
+        };
+        let same_but_device = FileStamp {
+            dev: stamp.dev,
+            ..recorded.stamp
+        };
+        recorded.stamp.dev != stamp.dev && same_but_device == *stamp && recorded.digest != *digest
+    }
+
     /// A miss read: its bytes counted and, if the read was verified, its
     /// digest remembered under its stamp.
     pub(super) fn note_read(&self, path: &Path, hashed: &Hashed) {
@@ -113,10 +131,14 @@ impl CacheSession {
         let Some(stamp) = hashed.stamp else {
             return;
         };
+        let absolute = absolute_in(&self.cwd, path);
+        if self.contradicts_record(&absolute, &stamp, &hashed.digest) {
+            return;
+        }
         let batch = {
             let mut pending = self.new_entries.lock().expect("not poisoned");
             pending.entries.push(NewEntry {
-                path: absolute_in(&self.cwd, path),
+                path: absolute,
                 stamp,
                 digest: hashed.digest,
             });

@@ -53,14 +53,11 @@ pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// New entries by directory: their names and what to store.
 type ByDir<'a> = BTreeMap<&'a [u8], Vec<(&'a [u8], Entry)>>;
 
-/// The settled ones of `entries` (a run that started at `started_ns`)
-/// by directory.
+/// The settled ones of `entries` (a run that started at `started_ns`),
+/// none of a file system never written back, by directory.
 fn grouped(entries: &[NewEntry], started_ns: i64) -> ByDir<'_> {
     let mut by_dir: ByDir<'_> = BTreeMap::new();
-    let trusted = |e: &&NewEntry| {
-        e.stamp.is_settled_at(started_ns) && !crate::fs::stamps_unreliable(e.stamp.dev)
-    };
-    for new in entries.iter().filter(trusted) {
+    for new in entries.iter().filter(|e| e.stamp.vouches_at(started_ns)) {
         if let Some((dir, name)) = split_key(&new.path) {
             let entry = Entry {
                 stamp: new.stamp,

@@ -163,29 +163,6 @@ fn implied(reported: &[Vec<u8>], names: &[Vec<u8>]) -> bool {
         .all(|r| names.contains([r.as_slice(), below].concat().as_slice()))
 }
 
-/// The roots without those another root names again or holds (`a b a`,
-/// `c c/x`): each directory walked once, so no file is counted twice.
-fn distinct_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
-    let real: Vec<Option<PathBuf>> = roots
-        .iter()
-        .map(|r| std::fs::canonicalize(r).ok())
-        .collect();
-    let covered = |i: usize| {
-        let Some(me) = &real[i] else {
-            return false;
-        };
-        real.iter().enumerate().any(|(j, other)| {
-            other.as_ref().is_some_and(|other| {
-                (me == other && j < i) || (me != other && me.starts_with(other))
-            })
-        })
-    };
-    (0..roots.len())
-        .filter(|&i| !covered(i))
-        .map(|i| roots[i].clone())
-        .collect()
-}
-
 /// Keeps one name of each directory (by device and inode, where the
 /// platform gives them).
 fn one_per_directory(members: &mut Vec<PathBuf>) {
@@ -206,7 +183,7 @@ impl TreeHasher {
     pub fn duplicate_directories(self, roots: &[PathBuf]) -> Result<DirReport> {
         let hasher = self.recursive(true).walking_directories();
         let algorithm = hasher.options().algorithm;
-        let operands: Vec<Source> = distinct_roots(roots)
+        let operands: Vec<Source> = crate::fs::roots::distinct_roots(roots)
             .into_iter()
             .map(Source::Path)
             .collect();

@@ -27,6 +27,7 @@ pub(crate) mod limits;
 pub mod name;
 pub(crate) mod regular;
 pub(crate) mod residency;
+pub(crate) mod roots;
 pub mod stat;
 
 #[cfg(feature = "cache")]

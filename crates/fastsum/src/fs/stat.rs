@@ -235,6 +235,15 @@ impl FileStamp {
     }
 }
 
+impl FileStamp {
+    /// Whether this stamp vouches for a digest taken at `hashed_at_ns`:
+    /// settled ([`FileStamp::is_settled_at`]) and on a file system that is
+    /// written back (not tmpfs, ramfs, nor a generated one).
+    pub(crate) fn vouches_at(&self, hashed_at_ns: i64) -> bool {
+        self.is_settled_at(hashed_at_ns) && !super::stamps_unreliable(self.dev)
+    }
+}
+
 /// Now, in ns since the epoch.
 pub fn now_ns() -> i64 {
     SystemTime::now()

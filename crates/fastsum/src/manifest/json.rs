@@ -54,10 +54,8 @@ pub(crate) fn write_record_stamped(
             let _ = write!(out, "\",\"size\":{}", hashed.size);
             // A stamp vouches only when settled, on a file system written
             // back (issue 51.4).
-            let settled = |s: &&crate::fs::FileStamp| {
-                stamps_before.is_some_and(|t| s.is_settled_at(t))
-                    && !crate::fs::stamps_unreliable(s.dev)
-            };
+            let settled =
+                |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.vouches_at(t));
             if let Some(s) = hashed.stamp.as_ref().filter(settled) {
                 let _ = write!(
                     out,

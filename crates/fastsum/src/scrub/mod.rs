@@ -30,10 +30,12 @@
 //! is opened as a listed one is: a FIFO or device where a file was is
 //! refused, never waited on or read.
 
+mod finding;
 mod judge;
 mod listed;
-mod place;
+pub(crate) mod place;
 
+pub use finding::{Finding, ScrubSummary};
 use judge::{judge, Pending};
 use place::{place_key, resume_state};
 
@@ -44,7 +46,6 @@ use std::time::Duration;
 
 use crate::algo::Algorithm;
 use crate::cache::{absolute_in, Cache, Entry, NewEntry, Snapshot};
-use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::stat::now_ns;
 use crate::fs::FileStamp;
@@ -94,73 +95,6 @@ impl ScrubOptions {
     }
 }
 
-/// What the scrub found for one file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Finding {
-    /// Same stamp, same digest.
-    Verified,
-    /// Same stamp, another digest: the bytes changed behind the file
-    /// system's back.
-    Corrupted {
-        /// The digest recorded.
-        recorded: Digest,
-        /// The digest of the bytes now.
-        actual: Digest,
-    },
-    /// The stamp changed since it was recorded (or the entry was racy): a
-    /// normal modification, recorded again.
-    Changed,
-    /// Not in the cache: recorded now.
-    New,
-    /// Verified within `older_than` and unchanged: not read.
-    NotDue,
-    /// Could not be read (or changed while it was read).
-    Failed(String),
-    /// Listed without a stamp (`scrub_manifest`): nothing to judge it by.
-    Unstamped,
-}
-
-/// What a scrub did, in all.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ScrubSummary {
-    /// Files verified.
-    pub verified: u64,
-    /// Files corrupted.
-    pub corrupted: u64,
-    /// Files modified normally since recorded.
-    pub changed: u64,
-    /// Files not recorded before.
-    pub new: u64,
-    /// Files not due.
-    pub not_due: u64,
-    /// Files (and directories) that could not be read.
-    pub failed: u64,
-    /// Files listed without a stamp (`scrub_manifest`), not read.
-    pub unstamped: u64,
-    /// Files passed over because an earlier scrub had verified them
-    /// (`resume`).
-    pub resumed_past: u64,
-    /// Bytes read.
-    pub bytes_read: u64,
-    /// Whether it stopped before the end (`stop`): `resume` goes on.
-    pub interrupted: bool,
-}
-
-impl ScrubSummary {
-    /// Counts one finding.
-    fn count(&mut self, finding: &Finding) {
-        match finding {
-            Finding::Verified => self.verified += 1,
-            Finding::Corrupted { .. } => self.corrupted += 1,
-            Finding::Changed => self.changed += 1,
-            Finding::New => self.new += 1,
-            Finding::NotDue => self.not_due += 1,
-            Finding::Failed(_) => self.failed += 1,
-            Finding::Unstamped => self.unstamped += 1,
-        }
-    }
-}
-
 /// The run that reads for a scrub: verified reads, at the pace, on every
 /// core, stopped when asked.
 fn reading_hasher(
@@ -202,8 +136,12 @@ struct Run<'a> {
     /// `limit_rate`'s pace, shared by every read of the scrub.
     pace: Option<Arc<Pace>>,
     /// When the interrupted scrub being resumed started: files whose
-    /// entries were stored since, under their stamp now, are passed over.
+    /// entries that scrub stored (their time is its start), under their
+    /// stamp now, are passed over.
     resume_since: Option<i64>,
+    /// Files found corrupted by a scrub, not since verified or rewritten
+    /// (absolute path bytes): never passed over (`place::Corrupted`).
+    corrupted: place::Corrupted,
     /// Each root's absolute path as spelled, beside its canonical one
     /// (`absolute`): where entries stored under that spelling are found.
     spelled: Vec<PathBuf>,
@@ -242,7 +180,15 @@ impl Run<'_> {
                     let path = e.path().map(Path::to_path_buf).unwrap_or_default();
                     self.found(&path, Finding::Failed(e.kind().to_string()));
                 }
-                WalkItem::Special { .. } | WalkItem::Directory { .. } => {}
+                // A FIFO, device or link where a recorded file was: said,
+                // never read.
+                WalkItem::Special { path, .. } => {
+                    let below = path.strip_prefix(root).unwrap_or(&path);
+                    if self.recorded(operand, &absolute.join(below)).is_some() {
+                        self.found(&path, Finding::Failed("not a regular file".into()));
+                    }
+                }
+                WalkItem::Directory { .. } => {}
             }
         })?;
         match self.failure.take() {
@@ -260,19 +206,23 @@ impl Run<'_> {
     /// passed over (verified by the scrub being resumed, not due), or
     /// queued to be read.
     fn consider(&mut self, operand: usize, path: PathBuf, absolute: PathBuf, size: u64) {
+        // A file found corrupted is read every time until it is verified
+        // or rewritten: never resumed past, never "not due".
+        let skippable = !self.corrupted.holds(&absolute);
         let entry = self.recorded(operand, &absolute);
         let unchanged = |entry: &Entry| {
             // One stat, no read.
             let stamp = std::fs::symlink_metadata(&path).map(|m| FileStamp::of(&m));
             stamp.is_ok_and(|s| entry.answer_for(&s).is_some())
         };
-        if let (Some(entry), Some(since)) = (&entry, self.resume_since) {
-            if entry.hashed_at_ns >= since && unchanged(entry) {
+        if let (Some(entry), Some(since), true) = (&entry, self.resume_since, skippable) {
+            // Stored by the interrupted scrub itself, and by nothing else.
+            if entry.hashed_at_ns == since && unchanged(entry) {
                 self.summary.resumed_past += 1;
                 return;
             }
         }
-        if let (Some(entry), Some(due)) = (&entry, self.options.older_than) {
+        if let (Some(entry), Some(due), true) = (&entry, self.options.older_than, skippable) {
             let verified_ago = self.started_ns.saturating_sub(entry.hashed_at_ns);
             let recent = u128::try_from(verified_ago).unwrap_or(0) < due.as_nanos();
             if recent && unchanged(entry) {
@@ -318,6 +268,7 @@ impl Run<'_> {
             }
             let (finding, entry) = judge(pending, outcome);
             keep.extend(entry);
+            self.corrupted.note(&pending.absolute, &finding);
             self.found(&pending.path, finding);
         }
         self.keep(&keep)?;
@@ -366,6 +317,10 @@ impl Run<'_> {
                 absolute: full,
             };
             let finding = match record.outcome {
+                // A FIFO, device or link where a recorded file was: said.
+                Outcome::Skipped(_) if pending.entry.is_some() => {
+                    Finding::Failed("not a regular file".into())
+                }
                 Outcome::Skipped(_) | Outcome::Directory(_) => return,
                 Outcome::WalkFailed(kind) => Finding::Failed(kind.to_string()),
                 outcome => {
@@ -375,6 +330,7 @@ impl Run<'_> {
                     }
                     let (finding, entry) = judge(&pending, Some(outcome));
                     keep.extend(entry);
+                    self.corrupted.note(&pending.absolute, &finding);
                     finding
                 }
             };
@@ -427,6 +383,8 @@ impl ScrubOptions {
         roots: &[PathBuf],
         sink: &mut dyn FnMut(&Path, &Finding),
     ) -> Result<ScrubSummary> {
+        let (roots, refused) = scrubbable(roots, sink);
+        let roots = &roots[..];
         let cwd = std::env::current_dir().unwrap_or_default();
         let spelled: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
         let absolute: Vec<PathBuf> = roots
@@ -438,14 +396,18 @@ impl ScrubOptions {
         prefixes.extend(spelled.iter().filter(|s| !absolute.contains(s)).cloned());
         let snapshot = cache.load(self.algorithm, &prefixes)?;
         let key = place_key(self.algorithm, &absolute);
-        let started_ns = now_ns();
+        let now = now_ns();
         let resume_since = match self.resume {
-            true => resume_state(cache, &key, started_ns)?,
+            true => resume_state(cache, &key, now)?,
             false => None,
         };
+        // A resumed scrub's entries carry the interrupted one's time, so a
+        // second interruption resumes past both.
+        let started_ns = resume_since.unwrap_or(now);
         // Kept from the start: a scrub killed at any point resumes from
         // what it stored.
-        cache.set_note(&key, Some(&place::note(resume_since.unwrap_or(started_ns))))?;
+        cache.set_note(&key, Some(&place::note(started_ns)))?;
+        let corrupted = place::Corrupted::load(cache, self.algorithm)?;
         let mut run = Run {
             cache,
             snapshot,
@@ -454,11 +416,15 @@ impl ScrubOptions {
             started_ns,
             pace: self.limit_rate.map(|rate| Arc::new(Pace::new(rate))),
             resume_since,
+            corrupted,
             spelled,
             absolute,
             batch: Vec::new(),
             batch_bytes: 0,
-            summary: ScrubSummary::default(),
+            summary: ScrubSummary {
+                failed: refused,
+                ..ScrubSummary::default()
+            },
             failure: None,
         };
         // A rate-limited scrub goes a batch at a time too: the pipeline hands
@@ -471,14 +437,36 @@ impl ScrubOptions {
             for (operand, root) in roots.iter().enumerate() {
                 run.scrub_root(operand, root)?;
                 if run.summary.interrupted {
-                    return Ok(run.summary);
+                    break;
                 }
             }
-            run.read_batch()?;
+            if !run.summary.interrupted {
+                run.read_batch()?;
+            }
         }
+        run.corrupted.save(run.cache)?;
         if !run.summary.interrupted {
             run.cache.set_note(&key, None)?;
         }
         Ok(run.summary)
     }
+}
+
+/// The roots a scrub walks: each once (`a a`, `a a/x`), and none that is
+/// neither a directory nor a regular file (a FIFO, a device, a link to
+/// one), which is said and never read; how many were refused.
+fn scrubbable(roots: &[PathBuf], sink: &mut dyn FnMut(&Path, &Finding)) -> (Vec<PathBuf>, u64) {
+    let mut refused = 0;
+    let roots = crate::fs::roots::distinct_roots(roots)
+        .into_iter()
+        .filter(|root| match std::fs::metadata(root) {
+            Ok(meta) if !meta.is_dir() && !meta.is_file() => {
+                sink(root, &Finding::Failed("not a regular file".into()));
+                refused += 1;
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    (roots, refused)
 }

@@ -41,11 +41,13 @@ pub(super) fn note(started_ns: i64) -> String {
 /// The start time a note holds, if it is a note this scrub writes and the
 /// time is in the past (at or before `now_ns`) and after the epoch; the
 /// reason otherwise.
-pub(super) fn started_at(note: &str, now_ns: i64) -> Result<i64, String> {
+pub(crate) fn started_at(note: &str, now_ns: i64) -> Result<i64, String> {
     let time = note
         .strip_prefix(WORD)
         .and_then(|rest| rest.strip_prefix(' '))
-        .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        // Canonical digits only: the one spelling a scrub writes.
+        .filter(|digits| !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|digits| !digits.is_empty())
         .and_then(|digits| digits.parse::<i64>().ok())
         .ok_or_else(|| format!("'{}' is not a start time", note.escape_debug()))?;
     match time {
@@ -74,6 +76,91 @@ pub(super) fn resume_state(cache: &Cache, key: &str, now_ns: i64) -> Result<Opti
     }
 }
 
+/// The files scrubs found corrupted and nothing has verified or
+/// rewritten since (hostile review of issue 51: a corrupted entry is left
+/// as it was, so its time said "verified recently" and `--older-than`
+/// called it not due). Kept in the cache's notes per algorithm, as hex of
+/// their absolute paths; such a file is read by every scrub, never passed
+/// over, until it is verified (its bytes are the record's again) or its
+/// stamp moves (a person rewrote it).
+pub(crate) struct Corrupted {
+    key: String,
+    paths: std::collections::BTreeSet<Vec<u8>>,
+    changed: bool,
+}
+
+impl Corrupted {
+    /// The set kept for `algorithm` (a note that cannot be read is an
+    /// error: it could hide a corrupted file).
+    pub(super) fn load(cache: &Cache, algorithm: Algorithm) -> Result<Corrupted> {
+        let key = format!("scrub-corrupted {algorithm}");
+        let mut paths = std::collections::BTreeSet::new();
+        if let Some(note) = cache.note(&key)? {
+            for hex in note.split(' ').filter(|h| !h.is_empty()) {
+                let path = unhex(hex).ok_or_else(|| {
+                    Error::new(ErrorKind::Io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "the cache's list of corrupted files is damaged: fastsum cache clear, then record and scrub again",
+                    )))
+                })?;
+                paths.insert(path);
+            }
+        }
+        Ok(Corrupted {
+            key,
+            paths,
+            changed: false,
+        })
+    }
+
+    /// Whether the file at `absolute` was found corrupted.
+    pub(super) fn holds(&self, absolute: &std::path::Path) -> bool {
+        self.paths.contains(name::path_bytes(absolute))
+    }
+
+    /// Remembers what a read of the file at `absolute` found.
+    pub(super) fn note(&mut self, absolute: &std::path::Path, finding: &super::Finding) {
+        use super::Finding;
+        let bytes = name::path_bytes(absolute);
+        match finding {
+            Finding::Corrupted { .. } => self.changed |= self.paths.insert(bytes.to_vec()),
+            Finding::Verified | Finding::Changed | Finding::New => {
+                self.changed |= self.paths.remove(bytes)
+            }
+            _ => {}
+        }
+    }
+
+    /// Stores the set, if it changed.
+    pub(super) fn save(&self, cache: &mut Cache) -> Result<()> {
+        if !self.changed {
+            return Ok(());
+        }
+        let value: Vec<String> = self.paths.iter().map(|p| hex(p)).collect();
+        match value.is_empty() {
+            true => cache.set_note(&self.key, None),
+            false => cache.set_note(&self.key, Some(&value.join(" "))),
+        }
+    }
+}
+
+/// Bytes as hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex as bytes; `None` for text that is not hex.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let digits = text.as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    digits
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +181,8 @@ mod tests {
             "started-ns 5 ",
             "started-ns 99999999999999999999",
             "2f746d70",
+            "started-ns 05",
+            "started-ns 00000000000000000001",
         ] {
             assert!(started_at(bad, now).is_err(), "{bad:?} was trusted");
         }
