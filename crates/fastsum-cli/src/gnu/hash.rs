@@ -78,10 +78,11 @@ pub(super) fn digest_named(
             (Ok(()), Some(Outcome::Failed(kind))) => Err(kind),
             _ => Err(ErrorKind::Io(io::Error::other("not hashed"))),
         }
-    } else if name == b"-" {
+    } else if name == b"-" && !listed(run) {
         run.hasher.hash_stdin(algorithm).map_err(ErrorKind::Io)
     } else if listed(run) {
-        // A list's path: regular files only, never waiting.
+        // A list's path: regular files only, never waiting; a line naming
+        // `-` names a file of that name, never standard input (51.3).
         match run
             .hasher
             .hash_listed(algorithm, &fastsum::name::path(name))

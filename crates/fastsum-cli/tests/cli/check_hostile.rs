@@ -118,3 +118,55 @@ fn the_gnu_personalities_read_devices_as_coreutils_does() {
     let reference = env.reference("md5sum", &[b"--strict", b"-c", b"SUMS"], b"");
     assert_eq!(out, reference);
 }
+
+/// The hostile review: `-c --dirs` entered a /proc mounted below a listed
+/// directory (and cgroupfs below /sys/fs/cgroup/), and a line naming `-`
+/// made fastsum's -c read standard input (/dev/zero: without end).
+#[test]
+fn no_generated_mount_below_and_no_standard_input_from_a_line() {
+    let env = TestEnv::new();
+    env.mkdir("t/p");
+    env.file(b"t/a", b"a\n");
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "proc", "proc"])
+        .arg(env.path().join("t/p"))
+        .status()
+        .is_ok_and(|s| s.success());
+    if mounted {
+        env.file(b"SUMS", format!("{EMPTY_MD5}  t/\n").as_bytes());
+        let out = env.fastsum_within(Duration::from_secs(20), &[b"-c", b"--dirs", b"SUMS"]);
+        let _ = std::process::Command::new("umount")
+            .arg(env.path().join("t/p"))
+            .status();
+        assert_eq!(out.status, 1, "{}", out.stderr_str());
+        assert!(out.stdout_str().contains("t/: FAILED open or read"));
+        assert!(
+            out.stderr_str().contains("t/p: a generated file system"),
+            "{}",
+            out.stderr_str()
+        );
+    } else {
+        eprintln!("SKIPPED: no proc mount here (needs root)");
+    }
+    // `-`: a file of that name in fastsum's own -c; standard input stays
+    // closed to it (here /dev/zero, which would never end).
+    env.file(b"DASH", format!("{EMPTY_MD5}  -\n").as_bytes());
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let out = env
+        .command("fastsum")
+        .args(["-c", "DASH"])
+        .stdin(zero)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "-: FAILED open or read\n"
+    );
+    env.file(b"-", b"");
+    let out = env.fastsum_within(Duration::from_secs(20), &[b"-c", b"DASH"]);
+    assert_eq!((out.status, out.stdout_str().as_str()), (0, "-: OK\n"));
+    // md5sum reads standard input for `-`, as coreutils does.
+    let out = env.fastsum("md5sum", &[b"-c", b"DASH"], b"");
+    assert_eq!(out, env.reference("md5sum", &[b"-c", b"DASH"], b""));
+}

@@ -303,7 +303,11 @@ fn no_note_no_cached_run_and_no_recent_scrub_hides_known_corruption() {
     let found = |args: &[&str], what: &str| {
         let out = scrub_within(&mnt, args, Duration::from_secs(60));
         assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
-        assert!(stdout(&out).contains("corrupted\ta/g3"), "{what}: {}", stdout(&out));
+        assert!(
+            stdout(&out).contains("corrupted\ta/g3"),
+            "{what}: {}",
+            stdout(&out)
+        );
     };
     // Forged notes with past times: never trusted to pass over it.
     let hour_ago = format!(
@@ -315,7 +319,11 @@ fn no_note_no_cached_run_and_no_recent_scrub_hides_known_corruption() {
             - 3_600_000_000_000
     );
     for forged in ["started-ns 1", "started-ns 1000000000", hour_ago.as_str()] {
-        killed_after(&mnt, &[cache, "--limit-rate=200K", "b", "a"], Duration::from_millis(400));
+        killed_after(
+            &mnt,
+            &[cache, "--limit-rate=200K", "b", "a"],
+            Duration::from_millis(400),
+        );
         forge_notes(&db, forged);
         found(&[cache, "--resume", "b", "a"], forged);
     }
@@ -365,7 +373,11 @@ fn fifo_and_device_operands_are_refused_and_overlaps_counted_once() {
     for operand in ["s/b", "z", "/dev/zero"] {
         let out = scrub_within(dir, &["--cache=c.db", operand], limit);
         assert_eq!(out.status.code(), Some(2), "{operand}: {}", stderr(&out));
-        assert!(stderr(&out).contains("not a regular file"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
     }
     // Walked: the FIFO where s/b was is said, in both reading paths.
     for extra in [&[][..], &["--limit-rate=1M"]] {
@@ -374,7 +386,11 @@ fn fifo_and_device_operands_are_refused_and_overlaps_counted_once() {
         args.push("s");
         let out = scrub_within(dir, &args, limit);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("s/b: not a regular file"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("s/b: not a regular file"),
+            "{}",
+            stderr(&out)
+        );
     }
     // Overlapping operands: s/a once.
     let out = scrub_within(dir, &["--cache=c.db", "-v", "s", "s/", "s/a"], limit);

@@ -298,24 +298,24 @@ impl crate::pipeline::TreeHasher {
     /// separator) and digest as it is complete, `problem` each path that
     /// could not be read and why. Returns the root's digest (a file's own
     /// when `root` is a file), `None` when anything could not be read.
-    /// `Err`: the algorithm cannot make directory digests, or the run could
-    /// not start.
+    /// `Err`: the algorithm cannot make directory digests, the run could
+    /// not start, or `root` is on a generated file system.
     pub fn tree_digests(
         self,
         root: PathBuf,
         found: &mut dyn FnMut(&std::path::Path, &Digest),
         problem: &mut dyn FnMut(PathBuf, String),
     ) -> std::result::Result<Option<Digest>, String> {
-        // A generated file system (/proc, /sys) is never walked for a
-        // digest: its files are made as they are read (`/proc/self/pagemap`
-        // reads without end), so a list's line naming one could hang the
-        // check (issue 51.18).
+        // A generated file system (/proc, /sys, cgroupfs) is never walked
+        // for a digest: `/proc/self/pagemap` reads without end (51.18).
         if let Ok(meta) = std::fs::metadata(&root) {
             if crate::fs::generated(crate::fs::FileStamp::of(&meta).dev) {
                 return Err("a generated file system (as /proc or /sys): not walked".into());
             }
         }
-        let hasher = self.recursive(true).walking_directories();
+        let mut walk = self.options().walk.clone();
+        walk.refuse_generated = true;
+        let hasher = self.walk(walk).recursive(true).walking_directories();
         let algorithm = hasher.options().algorithm;
         let operands = [Source::Path(root)];
         // The root's record comes last (post-order): the last digest seen.

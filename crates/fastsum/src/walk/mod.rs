@@ -69,6 +69,10 @@ pub struct WalkOptions {
     /// before its entries: what a directory digest needs to see empty
     /// directories and where each directory's entries end.
     pub directories: bool,
+    /// A directory on a generated file system (`/proc`, `/sys`, cgroupfs,
+    /// mounted anywhere below the root) is an error item, never entered:
+    /// what a directory digest a list asks for needs (issue 51.18).
+    pub refuse_generated: bool,
 }
 
 impl WalkOptions {
@@ -401,7 +405,9 @@ impl<'a> Walker<'a> {
         followed: Option<FileStamp>,
         parent: &Directory,
     ) -> Option<Found> {
-        let needs_stat = self.options.one_file_system || parent.ancestry.is_some();
+        let needs_stat = self.options.one_file_system
+            || self.options.refuse_generated
+            || parent.ancestry.is_some();
         let st = match followed {
             Some(st) => Some(st),
             None if needs_stat => match listing.stat(name, self.options.follow_links) {
@@ -412,6 +418,11 @@ impl<'a> Walker<'a> {
         };
         if self.options.one_file_system && st.is_some_and(|st| st.dev != self.root_dev) {
             return None;
+        }
+        if self.options.refuse_generated && st.is_some_and(|st| crate::fs::generated(st.dev)) {
+            let why = "a generated file system (as /proc or /sys): not walked";
+            let error = Error::with_path(name::path(path).into_owned(), std::io::Error::other(why));
+            return Some(Found::Item(WalkItem::Error(error)));
         }
         let ancestry = match (&parent.ancestry, st) {
             (Some(chain), Some(st)) => {
