@@ -131,7 +131,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let status = match result {
         Ok(summary) => {
             out.err_raw(&links_left_out(&summary));
-            out.out(&summary_text(&summary, &partial));
+            out.err_raw(&unchecked_columns(&list));
+            let unchecked = list.unchecked.get() > 0;
+            out.out(&summary_text(&summary, &partial, unchecked));
+            let trouble = trouble || unchecked;
             match (trouble, passed(&summary) && partial.count() == 0) {
                 (true, _) => 2,
                 (false, true) => 0,
@@ -175,6 +178,20 @@ fn walk_of(args: &AuditArgs) -> WalkOptions {
     WalkOptions {
         follow_links: !args.no_follow,
         ..WalkOptions::default()
+    }
+}
+
+/// The list's columns no comparison checked (hashdeep's tiger, whirlpool),
+/// said: such an audit never passes (hostile review of issue 51.9).
+fn unchecked_columns(list: &List) -> Vec<u8> {
+    match list.unchecked.get() {
+        0 => Vec::new(),
+        n => format!(
+            "{NAME}: {}: {} fastsum does not compute (tiger, whirlpool) not checked: the audit cannot pass\n",
+            list.path().display(),
+            crate::term::count(n as u64, "column", "columns")
+        )
+        .into_bytes(),
     }
 }
 
@@ -261,8 +278,8 @@ fn path(entry: &Option<fastsum::diff::Entry>) -> Vec<u8> {
 /// modified files (which hashdeep counts both as new and as not found).
 /// Partially matched files (some columns matched, not all) are counted
 /// apart, not as matched or moved.
-fn summary_text(s: &DiffSummary, partial: &Partial) -> Vec<u8> {
-    let verdict = match passed(s) && partial.count() == 0 {
+fn summary_text(s: &DiffSummary, partial: &Partial, unchecked: bool) -> Vec<u8> {
+    let verdict = match passed(s) && partial.count() == 0 && !unchecked {
         true => "passed",
         false => "failed",
     };
@@ -281,7 +298,14 @@ fn summary_text(s: &DiffSummary, partial: &Partial) -> Vec<u8> {
 /// The list: a file, or standard input or a pipe (`<(hashdeep …)`)
 /// spooled to a file of its own (so that each column can be compared in
 /// a pass of its own).
-enum List {
+struct List {
+    source: Source,
+    /// Columns of a hashdeep list that fastsum does not compute (tiger,
+    /// whirlpool): not checked, so the audit cannot pass (exit 2).
+    unchecked: std::cell::Cell<usize>,
+}
+
+enum Source {
     File(PathBuf),
     Spooled(spool::Spooled),
 }
@@ -294,15 +318,22 @@ impl List {
         } else if std::fs::metadata(manifest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             std::fs::File::open(manifest)?.read_to_end(&mut bytes)?;
         } else {
-            return Ok(List::File(manifest.to_path_buf()));
+            return Ok(List::of_source(Source::File(manifest.to_path_buf())));
         }
-        spool::Spooled::new(bytes).map(List::Spooled)
+        spool::Spooled::new(bytes).map(|s| List::of_source(Source::Spooled(s)))
+    }
+
+    fn of_source(source: Source) -> List {
+        List {
+            source,
+            unchecked: std::cell::Cell::new(0),
+        }
     }
 
     fn path(&self) -> &Path {
-        match self {
-            List::File(path) => path,
-            List::Spooled(spooled) => spooled.path(),
+        match &self.source {
+            Source::File(path) => path,
+            Source::Spooled(spooled) => spooled.path(),
         }
     }
 
@@ -325,11 +356,10 @@ impl List {
             return given.into_iter().collect();
         }
         let header = lines.find(|l| !l.starts_with(b"##")).unwrap_or_default();
-        let mut columns: Vec<Algorithm> = fastsum::manifest::hashdeep::Columns::read(header)
-            .unwrap_or_default()
-            .into_iter()
-            .flatten()
-            .collect();
+        let read = fastsum::manifest::hashdeep::Columns::read(header).unwrap_or_default();
+        let uncomputed = read.iter().filter(|c| c.is_none()).count();
+        self.unchecked.set(uncomputed);
+        let mut columns: Vec<Algorithm> = read.into_iter().flatten().collect();
         if let Some(given) = given.filter(|g| columns.contains(g)) {
             columns.retain(|c| *c != given);
             columns.insert(0, given);

@@ -9,6 +9,7 @@ use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::{DupesOptions, Group};
 use fastsum::manifest::render::Renderer;
+use fastsum::manifest::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::count;
@@ -245,9 +246,11 @@ fn clear_leftovers(
 ) -> bool {
     let mut all_done = true;
     for left in &report.leftovers {
+        let name =
+            crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&left.path));
         let what = format!(
             "fastsum dupes: {}: left over by an interrupted fastsum (pid {})",
-            left.path.display(),
+            String::from_utf8_lossy(&name),
             left.pid
         );
         let line = match action {
@@ -287,12 +290,36 @@ fn act(
     let mut all_done = true;
     for group in &report.groups {
         group.act(action, keep, args.dry_run, &mut |acted| {
-            let (member, kept) = (acted.member.display(), acted.kept.display());
+            let (member_bytes, kept_bytes) = (
+                fastsum::name::path_bytes(&acted.member),
+                fastsum::name::path_bytes(&acted.kept),
+            );
+            // Report lines escape names, messages quote them (issue 51.17).
+            let quote = |name: &[u8]| {
+                String::from_utf8_lossy(&crate::term::Quoting { utf8: true }.quotef(name))
+                    .into_owned()
+            };
+            let (member, kept) = (quote(member_bytes), quote(kept_bytes));
+            let verb_part = format!("{verb}: ");
             match &acted.outcome {
                 ActOutcome::Done if action == Action::Remove => {
-                    out.out(format!("{verb}: {member}\n").as_bytes())
+                    let parts = [
+                        LinePart::Text(verb_part.as_bytes()),
+                        LinePart::Name(member_bytes),
+                    ];
+                    LinePart::write_line(out.stdout_buf(), &parts, true);
+                    out.commit();
                 }
-                ActOutcome::Done => out.out(format!("{verb}: {member} -> {kept}\n").as_bytes()),
+                ActOutcome::Done => {
+                    let parts = [
+                        LinePart::Text(verb_part.as_bytes()),
+                        LinePart::Name(member_bytes),
+                        LinePart::Text(b" -> "),
+                        LinePart::Name(kept_bytes),
+                    ];
+                    LinePart::write_line(out.stdout_buf(), &parts, true);
+                    out.commit();
+                }
                 ActOutcome::SameFile => out.err_raw(
                     format!(
                         "fastsum dupes: {member}: left as it is: it is {kept} by another name \

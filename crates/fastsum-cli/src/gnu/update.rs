@@ -152,6 +152,20 @@ fn listed_answers(
     Ok((std::sync::Arc::new(session), list))
 }
 
+/// A path the old list names twice (its lines disagree or repeat): the
+/// update cannot tell which line was the list's word, so it changes
+/// nothing (as diff and audit refuse such a list).
+fn listed_twice(old: &Manifest) -> Option<String> {
+    let mut paths: Vec<&[u8]> = old.entries.iter().map(|e| &e.path[..]).collect();
+    paths.sort_unstable();
+    let twice = paths.windows(2).find(|pair| pair[0] == pair[1])?;
+    let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
+    Some(format!(
+        "{} is listed twice",
+        String::from_utf8_lossy(&name)
+    ))
+}
+
 /// A list of NUL-terminated records (-z) is refused: its names are not
 /// escaped, and a newline-terminated rewrite would change every line.
 fn refuse_nul_terminated(head: &[u8]) -> Result<(), &'static str> {
@@ -301,7 +315,7 @@ pub(super) fn run_update(
         (false, _, _) => Some("some files could not be read".to_string()),
         (true, Err(e), _) => Some(fastsum::Error::os_message(&e)),
         (true, Ok(()), Err(why)) => Some(why.clone()),
-        (true, Ok(()), Ok(_)) => None,
+        (true, Ok(()), Ok(old)) => listed_twice(old),
     };
     if let Some(why) = problem {
         aside.discard();

@@ -327,3 +327,42 @@ fn symbolic_links_are_followed_as_hashdeep_follows_them() {
     assert_eq!(file_lines(&without.stdout_str()).len(), 2);
     assert!(without.stderr_str().contains("2 symbolic links left out"));
 }
+
+/// The hostile review of issue 51.9: a column fastsum does not compute
+/// (hashdeep's tiger) cannot be checked, so the audit never passes.
+#[test]
+fn a_column_fastsum_cannot_compute_fails_the_audit() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    for i in 0..3 {
+        env.file(format!("t/f{i}").as_bytes(), format!("f{i}\n").as_bytes());
+    }
+    let (status, list) = hashdeep(&env, &["-c", "md5,tiger", "-r", "t"]);
+    assert_eq!(status, 0);
+    let lied = list
+        .lines()
+        .map(|l| match l.ends_with("t/f1") {
+            true => {
+                let f: Vec<&str> = l.split(',').collect();
+                format!("{},{},{},{}\n", f[0], f[1], "0".repeat(48), f[3])
+            }
+            false => format!("{l}\n"),
+        })
+        .collect::<String>();
+    for (name, text) in [("T.hd", list.as_str()), ("LIED.hd", lied.as_str())] {
+        env.file(name.as_bytes(), text.as_bytes());
+        let out = fastsum(&env, &["audit", name, "t"]);
+        assert_eq!(out.status, 2, "{name}: {}", out.stdout_str());
+        assert!(
+            out.stdout_str().contains("Audit failed"),
+            "{}",
+            out.stdout_str()
+        );
+        assert!(
+            out.stderr_str()
+                .contains("1 column fastsum does not compute"),
+            "{}",
+            out.stderr_str()
+        );
+    }
+}

@@ -73,6 +73,34 @@ fn no_name_forges_a_report_line_or_reaches_the_terminal_raw() {
     // dupes: the three are one group.
     let out = run(&env, &["dupes", "t"]);
     clean("dupes", &out.stdout, 3);
+    // dupes' action lines (the hostile review: printed raw).
+    let out = run(&env, &["dupes", "--link", "--dry-run", "t"]);
+    clean("dupes --link --dry-run", &out.stdout, 2);
+    // JSON: C1 escaped too (U+009B, CSI).
+    let out = run(&env, &["diff", "--json", "u", "t"]);
+    assert!(!out.stdout_str().contains('\u{9b}'), "{}", out.stdout_str());
+    assert!(
+        out.stdout_str().contains("c\\u009bd"),
+        "{}",
+        out.stdout_str()
+    );
+    // A path listed twice: the message escapes it.
+    let mut twice = run(&env, &["-r", "t"]).stdout;
+    twice.extend(twice.clone());
+    env.file(b"TWICE", &twice);
+    for command in ["audit", "diff"] {
+        let out = run(&env, &[command, "TWICE", "t"]);
+        let said = out.stderr_str();
+        assert!(said.contains("is listed twice"), "{command}: {said}");
+        assert!(!out.stderr.contains(&0x1b), "{command}: {said}");
+        assert_eq!(
+            said.lines()
+                .filter(|l| l.contains("is listed twice"))
+                .count(),
+            4,
+            "{said}"
+        );
+    }
     // Messages on stderr quote names as coreutils does: no raw control
     // byte there either.
     let out = run(&env, &["diff", "u", "t/a\x1b[2Jb"]);

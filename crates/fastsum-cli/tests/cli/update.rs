@@ -451,3 +451,27 @@ fn directory_lines_are_kept_and_a_nul_terminated_list_is_refused() {
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     assert_eq!(out.stdout_str(), "", "links dropped: {}", out.stdout_str());
 }
+
+/// The hostile review: a list naming a path twice was updated with the
+/// path said removed (it exists). Refused, the list left as it was, as
+/// diff and audit refuse it.
+#[test]
+fn a_list_naming_a_path_twice_is_left_as_it_was() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/b", b"b\n");
+    let list = fastsum(&env, &["-r", "t"]).stdout;
+    let first = list.split(|&b| b == b'\n').next().unwrap().to_vec();
+    let twice = [list.clone(), first, b"\n".to_vec()].concat();
+    env.file(b"S", &twice);
+    let out = fastsum(&env, &["-r", "--update=S", "t"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("t/a is listed twice"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(out.stdout_str(), "");
+    assert_eq!(std::fs::read(env.path().join("S")).unwrap(), twice);
+}

@@ -184,7 +184,10 @@ impl Stream {
                     return;
                 }
                 Some(before) if *before == key => Listed::Problem {
-                    error: format!("{} is listed twice", String::from_utf8_lossy(&key)),
+                    error: format!(
+                        "{} is listed twice",
+                        crate::escape::display_path(&crate::fs::name::path(&key))
+                    ),
                     key: key.clone(),
                     path: self.path.clone(),
                 },
@@ -280,7 +283,10 @@ fn repeats_made_problems(entries: &mut [Listed], name: &Path) {
         if let Listed::Entry(repeat) = &mut entries[i] {
             let key = std::mem::take(&mut repeat.key);
             entries[i] = Listed::Problem {
-                error: format!("{} is listed twice", String::from_utf8_lossy(&key)),
+                error: format!(
+                    "{} is listed twice",
+                    crate::escape::display_path(&crate::fs::name::path(&key))
+                ),
                 key,
                 path: name.to_path_buf(),
             };

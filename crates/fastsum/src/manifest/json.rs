@@ -131,9 +131,9 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
             '\n' => out.extend_from_slice(b"\\n"),
             '\r' => out.extend_from_slice(b"\\r"),
             '\t' => out.extend_from_slice(b"\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
-            }
+            // Every control character, C1 too (U+0080-U+009F: CSI among
+            // them), so no name reaches a terminal raw (issue 51.17).
+            c if c.is_control() => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
             c => {
                 let mut utf8 = [0u8; 4];
                 out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
