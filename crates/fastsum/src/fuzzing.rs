@@ -258,7 +258,6 @@ mod targets {
         });
     }
 
-    #[cfg(feature = "cache")]
     /// A scrub's resume note (issue 51.1) never panics the parser, and is
     /// trusted only in the one form a scrub writes, with a past time.
     #[test]
@@ -279,6 +278,7 @@ mod targets {
     }
 
     #[test]
+    #[cfg(feature = "cache")]
     fn cache_rows() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let decoded = AtomicUsize::new(0);

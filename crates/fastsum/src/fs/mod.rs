@@ -30,7 +30,9 @@ pub(crate) mod residency;
 pub(crate) mod roots;
 pub mod stat;
 
-#[cfg(feature = "cache")]
+// The cache, the walk and directory digests ask these; a build without
+// them does not.
+#[allow(unused_imports)]
 pub(crate) use device::{generated, stamps_unreliable};
 pub use stat::FileStamp;
 #[cfg(feature = "tree")]

@@ -240,7 +240,7 @@ impl FileStamp {
     /// settled ([`FileStamp::is_settled_at`]) and on a file system that is
     /// written back (not tmpfs, ramfs, nor a generated one).
     pub(crate) fn vouches_at(&self, hashed_at_ns: i64) -> bool {
-        self.is_settled_at(hashed_at_ns) && !super::stamps_unreliable(self.dev)
+        self.is_settled_at(hashed_at_ns) && !super::device::stamps_unreliable(self.dev)
     }
 }
 
