@@ -152,6 +152,23 @@ fn listed_answers(
     Ok((std::sync::Arc::new(session), list))
 }
 
+/// The header lines (`%%%%` and `##`) a hashdeep list at `path` starts
+/// with, as they are.
+fn hashdeep_header_of(path: &Path) -> Option<Vec<u8>> {
+    let mut head = Vec::new();
+    let file = fastsum::read::open_regular(path).ok()?;
+    file.take(HEAD).read_to_end(&mut head).ok()?;
+    let mut end = 0;
+    for line in head.split_inclusive(|&b| b == b'\n') {
+        if !line.ends_with(b"\n") || !(line.starts_with(b"%%%%") || line.starts_with(b"##")) {
+            break;
+        }
+        end += line.len();
+    }
+    head.starts_with(fastsum::manifest::hashdeep::Columns::MAGIC)
+        .then(|| head[..end].to_vec())
+}
+
 /// A path the old list names twice (its lines disagree or repeat): the
 /// update cannot tell which line was the list's word, so it changes
 /// nothing (as diff and audit refuse such a list).
@@ -300,7 +317,16 @@ pub(super) fn run_update(
     });
     let stdout = std::mem::replace(&mut run.out, crate::term::output::Output::to_file(file));
     if o.hashdeep {
-        super::hash::hashdeep_header(run, o, args);
+        // The old list's header as it was (its `## $` line names the
+        // command that wrote it): an unchanged tree leaves the list
+        // byte-identical.
+        match hashdeep_header_of(&update.path) {
+            Some(header) => {
+                run.out.stdout_buf().extend_from_slice(&header);
+                run.out.commit();
+            }
+            None => super::hash::hashdeep_header(run, o, args),
+        }
     }
     run.written = Some(Default::default());
     let hashed = hash_operands_and_remotes(run, o, operands);

@@ -179,3 +179,32 @@ fn an_empty_directory_more_is_a_difference() {
         digests.stdout_str()
     );
 }
+
+/// The hostile review: a plan moved `x/f` onto `x` while the old side
+/// still had the directory `x/` (a rename that cannot be done). A move is
+/// never onto a directory only the old side has, nor from a path only the
+/// new side has as a directory: a send and a removal instead.
+#[test]
+fn a_plan_never_moves_a_file_onto_a_directory() {
+    let env = TestEnv::new();
+    env.mkdir("old/x");
+    env.mkdir("new");
+    env.file(b"old/x/f", b"data\n");
+    env.file(b"new/x", b"data\n");
+    env.mkdir("old2");
+    env.mkdir("new2/y");
+    env.file(b"old2/y", b"data\n");
+    env.file(b"new2/y/f", b"data\n");
+    for (old, new, gone, sent) in [("old", "new", "x/f", "x"), ("old2", "new2", "y", "y/f")] {
+        let plan = diff(&env, &["--plan", old, new]).stdout_str();
+        assert!(plan.contains(r#""moved":[]"#), "{plan}");
+        assert!(
+            plan.contains(&format!(r#""send":[{{"path":"{sent}","change":"added""#)),
+            "{plan}"
+        );
+        assert!(
+            plan.contains(&format!(r#""only_old":[{{"path":"{gone}""#)),
+            "{plan}"
+        );
+    }
+}

@@ -252,7 +252,20 @@ pub(super) fn with_moves(merged: Merged, algorithm: Algorithm) -> Vec<Change> {
         mut removed,
         mut added,
     } = merged;
-    let moves = compare::pair_moves(&mut removed, &mut added, algorithm);
+    let mut moves = compare::pair_moves(&mut removed, &mut added, algorithm);
+    // A move onto a directory only the old side has (x/f -> x), or from a
+    // path only the new side has as a directory (x -> x/f), cannot be done
+    // as a rename before the directories change: an addition and a
+    // removal instead (hostile review of issue 51.13).
+    let directories = |side: &[Found]| -> std::collections::HashSet<Vec<u8>> {
+        side.iter()
+            .filter(|f| f.kind == EntryKind::Directory)
+            .map(|f| f.key.strip_suffix(b"/").unwrap_or(&f.key).to_vec())
+            .collect()
+    };
+    let (old_dirs, new_dirs) = (directories(&removed), directories(&added));
+    moves
+        .retain(|&(i, j)| !old_dirs.contains(&added[j].key) && !new_dirs.contains(&removed[i].key));
     let (mut moved_old, mut moved_new) = (vec![false; removed.len()], vec![false; added.len()]);
     for &(i, j) in &moves {
         moved_old[i] = true;
