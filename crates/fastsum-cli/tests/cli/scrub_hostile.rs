@@ -34,6 +34,32 @@ fn scrub_within(dir: &Path, args: &[&str], limit: Duration) -> std::process::Out
     child.wait_with_output().unwrap()
 }
 
+/// A FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let fifo = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path; mkfifo only creates a node.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+}
+
+/// Runs `during` with the image of `fs` mounted on another loop device
+/// (the device number changes; inode, size and times do not), then mounts
+/// it again on its own.
+fn on_another_loop_device<T>(fs: &Ext4, during: impl FnOnce(&Path) -> T) -> T {
+    let mnt = fs.mnt();
+    fs.umount();
+    let image = fs.dir.path().join("image");
+    let other = ok(Command::new("losetup").args(["-f", "--show"]).arg(&image))
+        .expect("a second loop device")
+        .trim()
+        .to_string();
+    assert!(ok(Command::new("mount").arg(&other).arg(&mnt)).is_some());
+    let result = during(&mnt);
+    let _ = Command::new("umount").arg(&mnt).status();
+    let _ = Command::new("losetup").args(["-d", &other]).status();
+    fs.mount().expect("mounted again on the first device");
+    result
+}
+
 /// A rate-limited scrub of `args`, killed with SIGKILL after `after`.
 fn killed_after(dir: &Path, args: &[&str], after: Duration) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
@@ -179,19 +205,8 @@ fn corruption_is_found_on_another_loop_device_and_under_other_spellings() {
     };
     let mnt = fs.mnt();
     let cache = "--cache=../c.db";
-    // The same image on another loop device (the device number changes;
-    // inode, size and times do not).
-    fs.umount();
-    let image = fs.dir.path().join("image");
-    let other = ok(Command::new("losetup").args(["-f", "--show"]).arg(&image))
-        .expect("a second loop device")
-        .trim()
-        .to_string();
-    assert!(ok(Command::new("mount").arg(&other).arg(&mnt)).is_some());
-    let out = scrub(&mnt, &[cache, "-v", "b", "a"]);
-    let _ = Command::new("umount").arg(&mnt).status();
-    let _ = Command::new("losetup").args(["-d", &other]).status();
-    fs.mount().expect("mounted again on the first device");
+    // The same image on another loop device.
+    let out = on_another_loop_device(&fs, |mnt| scrub(mnt, &[cache, "-v", "b", "a"]));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("corrupted\ta/g3"), "{}", stdout(&out));
     assert!(
@@ -236,9 +251,7 @@ fn a_fifo_or_device_where_a_listed_file_was_is_refused_not_waited_on() {
         list.push_str(&line.replacen("\"t/a\"", &format!("\"{other}\""), 1));
     }
     std::fs::write(dir.join("list.json"), list).unwrap();
-    let fifo = std::ffi::CString::new(dir.join("t/fifo").to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    mkfifo(&dir.join("t/fifo"));
     let out = scrub_within(dir, &["--manifest=list.json"], Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let said = stderr(&out);
@@ -273,9 +286,7 @@ fn a_file_swapped_for_a_fifo_during_a_paced_scrub_is_refused() {
             std::thread::sleep(Duration::from_millis(500));
             let last = dir.join("t/f11");
             std::fs::remove_file(&last).unwrap();
-            let fifo = std::ffi::CString::new(last.to_str().unwrap()).unwrap();
-            // SAFETY: a NUL-terminated path; mkfifo only creates a node.
-            assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+            mkfifo(&last);
             run.join().unwrap()
         });
         // The walk met a FIFO (left out, not read) or the read found one
@@ -331,22 +342,17 @@ fn no_note_no_cached_run_and_no_recent_scrub_hides_known_corruption() {
     found(&[cache, "--older-than=30d", "b", "a"], "--older-than");
     found(&[cache, "--older-than=30d", "a"], "--older-than, one root");
     // The same image on another loop device, read by a cached -r first.
-    fs.umount();
-    let image = fs.dir.path().join("image");
-    let other = ok(Command::new("losetup").args(["-f", "--show"]).arg(&image))
-        .expect("a second loop device")
-        .trim()
-        .to_string();
-    assert!(ok(Command::new("mount").arg(&other).arg(&mnt)).is_some());
-    let cached = Command::new(env!("CARGO_BIN_EXE_fastsum"))
-        .args(["-r", cache, "a", "b"])
-        .current_dir(&mnt)
-        .output()
-        .unwrap();
-    let out = scrub_within(&mnt, &[cache, "b", "a"], Duration::from_secs(60));
-    let _ = Command::new("umount").arg(&mnt).status();
-    let _ = Command::new("losetup").args(["-d", &other]).status();
-    fs.mount().expect("mounted again on the first device");
+    let (cached, out) = on_another_loop_device(&fs, |mnt| {
+        let cached = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+            .args(["-r", cache, "a", "b"])
+            .current_dir(mnt)
+            .output()
+            .unwrap();
+        (
+            cached,
+            scrub_within(mnt, &[cache, "b", "a"], Duration::from_secs(60)),
+        )
+    });
     assert!(cached.status.success());
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("corrupted\ta/g3"), "{}", stdout(&out));
@@ -365,9 +371,7 @@ fn fifo_and_device_operands_are_refused_and_overlaps_counted_once() {
     settle();
     scrub(dir, &["--cache=c.db", "s"]);
     std::fs::remove_file(dir.join("s/b")).unwrap();
-    let fifo = std::ffi::CString::new(dir.join("s/b").to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path; mkfifo only creates a node.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    mkfifo(&dir.join("s/b"));
     std::os::unix::fs::symlink("/dev/zero", dir.join("z")).unwrap();
     let limit = Duration::from_secs(20);
     for operand in ["s/b", "z", "/dev/zero"] {
