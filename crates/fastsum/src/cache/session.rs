@@ -117,11 +117,9 @@ impl CacheSession {
         let Some(recorded) = self.snapshot.entry(absolute) else {
             return false;
         };
-        let same_but_device = FileStamp {
-            dev: stamp.dev,
-            ..recorded.stamp
-        };
-        recorded.stamp.dev != stamp.dev && same_but_device == *stamp && recorded.digest != *digest
+        recorded.stamp.dev != stamp.dev
+            && stamp.is_remount_of(&recorded.stamp)
+            && recorded.digest != *digest
     }
 
     /// A miss read: its bytes counted and, if the read was verified, its

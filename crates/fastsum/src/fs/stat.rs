@@ -236,6 +236,18 @@ impl FileStamp {
 }
 
 impl FileStamp {
+    /// Whether `other` is this stamp but for the device number: the same
+    /// version of the same file on a file system mounted again (another
+    /// loop device, a USB disk under another name), as scrub and the cache
+    /// tell it (issue 51.2). The kind is compared too.
+    pub(crate) fn is_remount_of(&self, other: &FileStamp) -> bool {
+        *self
+            == FileStamp {
+                dev: self.dev,
+                ..*other
+            }
+    }
+
     /// Whether this stamp vouches for a digest taken at `hashed_at_ns`:
     /// settled ([`FileStamp::is_settled_at`]) and on a file system that is
     /// written back (not tmpfs, ramfs, nor a generated one).

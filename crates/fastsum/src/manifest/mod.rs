@@ -62,6 +62,16 @@ impl LinePart<'_> {
     pub fn write_line(out: &mut Vec<u8>, parts: &[LinePart<'_>], report: bool) {
         let mut escaped = Vec::new();
         let escape = parts.iter().any(|part| match part {
+            // Plain ASCII with no control byte and no backslash: as it is,
+            // without the escaping pass.
+            LinePart::Name(name)
+                if report
+                    && name
+                        .iter()
+                        .all(|&b| (0x20..0x7f).contains(&b) && b != b'\\') =>
+            {
+                false
+            }
             LinePart::Name(name) if report => {
                 escaped.clear();
                 crate::escape::write_report_escaped(name, &mut escaped);

@@ -61,14 +61,7 @@ pub(super) fn judge(pending: &Pending, outcome: Option<Outcome>) -> (Finding, Op
 /// ctime to the nanosecond is not a case to plan for).
 fn answer(recorded: &Entry, now: &FileStamp) -> Option<Digest> {
     recorded.answer_for(now).or_else(|| {
-        let remounted = FileStamp {
-            dev: now.dev,
-            ..recorded.stamp
-        };
-        let entry = Entry {
-            stamp: remounted,
-            ..*recorded
-        };
-        entry.answer_for(now)
+        let settled = recorded.stamp.is_settled_at(recorded.hashed_at_ns);
+        (now.is_remount_of(&recorded.stamp) && settled).then_some(recorded.digest)
     })
 }

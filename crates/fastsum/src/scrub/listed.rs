@@ -26,7 +26,7 @@ use crate::stage::Source;
 /// times to the nanosecond and another device, and its bytes must be
 /// compared with the list, not called "changed" (issue 51).
 fn same(a: &FileStamp, b: &FileStamp) -> bool {
-    (a.size, a.ino, a.mtime_ns, a.ctime_ns) == (b.size, b.ino, b.mtime_ns, b.ctime_ns)
+    a.is_remount_of(&FileStamp { kind: a.kind, ..*b })
 }
 
 impl ScrubOptions {
