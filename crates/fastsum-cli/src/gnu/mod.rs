@@ -51,20 +51,44 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
-    let (o, operands) = match resolve::resolve(&mut run, parsed) {
+    let (mut o, operands, rest) = match resolve::resolve(&mut run, parsed) {
         Ok(resolved) => resolved,
         Err(status) => return status,
     };
     if o.hashdeep && o.update.is_none() {
         hash::hashdeep_header(&mut run, &o, args);
     }
-    let ok = match (o.check, o.algorithms.len() > 1) {
+    let mut ok = match (o.check, o.algorithms.len() > 1) {
         (true, _) => check_all(&mut run, &o, &operands),
         (false, true) => multi::hash_operands(&mut run, &o, &operands),
         (false, false) if o.update.is_some() => update::run_update(&mut run, &o, &operands, args),
         (false, false) => hash_operands_and_remotes(&mut run, &o, &operands),
-    } && !o.operand_errors;
+    };
+    if let Some(rest) = rest {
+        drop(operands);
+        ok &= hash_the_rest(&mut run, &mut o, rest);
+    }
+    let ok = ok && !o.operand_errors;
     run.finish(if ok { 0 } else { 1 })
+}
+
+/// The rest of a `--files0-from` list, hashed and printed a batch at a
+/// time in the list's order (memory does not grow with the list).
+fn hash_the_rest(run: &mut Run, o: &mut Options, mut rest: files0::Names) -> bool {
+    let mut ok = true;
+    loop {
+        let batch = match rest.next_batch(run, &mut o.operand_errors) {
+            Ok(batch) => batch,
+            Err(_) => return false,
+        };
+        if batch.is_empty() {
+            return ok;
+        }
+        ok &= match o.algorithms.len() > 1 {
+            true => multi::hash_operands(run, o, &batch),
+            false => hash_operands_and_remotes(run, o, &batch),
+        };
+    }
 }
 
 /// `-c`: every list checked, with the cache's sessions (one per

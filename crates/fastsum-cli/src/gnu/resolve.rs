@@ -6,14 +6,16 @@ use fastsum::manifest::gnu::Family;
 use fastsum::pipeline::Order;
 use fastsum::{Algorithm, ReadStrategy};
 
+use super::files0::Names;
 use super::options::{looks_like_a_cache, Options};
 use super::parse::Parsed;
 use super::run::Run;
 use crate::personality::ToolKind;
 
-/// The options to run with and the operands; `Err(status)` when a
-/// setting cannot be (the message is out).
-pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec<u8>>), i32> {
+/// The options to run with, the operands, and the rest of a
+/// `--files0-from` list still to read (its first batch is in the
+/// operands); `Err(status)` when a setting cannot be (the message is out).
+pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
     let Parsed {
         mut o,
         length_bits,
@@ -52,6 +54,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
         return Err(run.usage_error(Some(message)));
     }
     fastsum_combinations(run, &o, length_given)?;
+    let update_given = update.is_some();
     if let Some(manifest) = update {
         update_combinations(run, &o)?;
         super::update::adopt(run, &mut o, &manifest)?;
@@ -62,9 +65,10 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     if o.hashdeep && !o.no_follow {
         o.tree.walk.follow_links = true;
     }
-    let operands = match files0_from {
-        None => operands,
-        Some(source) => operands_from(run, &mut o, &source, operands)?,
+    let whole = o.check || o.raw || update_given || prune.is_some();
+    let (operands, rest) = match files0_from {
+        None => (operands, None),
+        Some(source) => operands_from(run, &mut o, &source, operands, whole)?,
     };
     if o.raw && operands.len() > 1 {
         run.error(b"the --raw option is not supported with multiple files");
@@ -89,8 +93,12 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<(Options, Vec<Vec
     }
     o.renderer = renderer(run, &o);
     run.write_error_cause = o.check || !o.tree.algorithm.is_legacy();
-    Ok((o, operands))
+    Ok((o, operands, rest))
 }
+
+/// What [`resolve`] gives: the options, the operands, and the rest of a
+/// `--files0-from` list, read a batch at a time as the run goes.
+pub(super) type Resolved = (Options, Vec<Vec<u8>>, Option<Names>);
 
 /// fastsum's own options that do not go with others: several `-a` (one
 /// read, tagged lines) and `--max-depth` without `-r`.
@@ -197,13 +205,15 @@ fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
 }
 
 /// `--files0-from=SOURCE`: the operands it lists (none may be given too,
-/// as du says).
+/// as du says): its first batch, and the list to read on unless `whole`
+/// asks for every name at once.
 fn operands_from(
     run: &mut Run,
     o: &mut Options,
     source: &[u8],
     given: Vec<Vec<u8>>,
-) -> Result<Vec<Vec<u8>>, i32> {
+    whole: bool,
+) -> Result<(Vec<Vec<u8>>, Option<Names>), i32> {
     if let Some(first) = given.first() {
         let mut m = b"extra operand ".to_vec();
         m.extend(run.quoting.quote(first));
@@ -211,13 +221,17 @@ fn operands_from(
         let m = "file operands cannot be combined with --files0-from";
         return Err(run.usage_error(Some(m)));
     }
-    let names = super::files0::read_names(run, source, &mut o.operand_errors)?;
+    let mut list = Names::open(run, source)?;
+    let names = match whole {
+        true => list.read_all(run, &mut o.operand_errors)?,
+        false => list.next_batch(run, &mut o.operand_errors)?,
+    };
     if names.is_empty() {
         // Nothing listed: nothing to do (not standard input).
         return Err(run.finish(i32::from(o.operand_errors)));
     }
     o.names_given = true;
-    Ok(names)
+    Ok((names, (!list.done()).then_some(list)))
 }
 
 /// The renderer for the resolved settings: the tool's line shape, JSON,
@@ -426,7 +440,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
 
 /// `--cache x.sqlite` hashes x.sqlite: the path of an optional argument
 /// goes after `=`. Say so when an operand looks like the cache meant.
-fn warn_of_cache_operands(run: &mut Run, operands: &[Vec<u8>]) {
+pub(super) fn warn_of_cache_operands(run: &mut Run, operands: &[Vec<u8>]) {
     for name in operands.iter().filter(|n| looks_like_a_cache(n)) {
         let mut m = b"warning: ".to_vec();
         m.extend(run.quoting.quote(name));

@@ -40,3 +40,4 @@ mod scrub;
 mod scrub_hostile;
 mod tree;
 mod update;
+mod update_killed;

@@ -13,13 +13,14 @@ use std::path::{Path, PathBuf};
 
 use crossbeam_channel::{Receiver, Sender};
 
+use super::packed::Founds;
 use super::rooting::Rooting;
 use super::side::{Found, Listed};
 use super::EntryKind;
 use crate::algo::Algorithm;
 use crate::error::ErrorKind;
 use crate::fs::FileStamp;
-use crate::manifest::read::{read_manifest, read_manifest_each, Manifest, ManifestEntry};
+use crate::manifest::read::{read_manifest_each, Manifest, ManifestEntry};
 
 /// A manifest side: its algorithm and its entries in key order, held or
 /// coming from the second read of its file.
@@ -30,8 +31,8 @@ pub(super) struct ManifestSide {
 
 /// A manifest side's entries.
 pub(super) enum Entries {
-    /// Read whole and sorted; problems first.
-    Held(Vec<Listed>),
+    /// Read whole (packed) and sorted; problems first.
+    Held(Held),
     /// Read again as they are taken (problems first, then entries).
     Streamed(Receiver<Listed>),
 }
@@ -49,8 +50,7 @@ pub(super) fn read_side(
     max_depth: Option<usize>,
 ) -> Result<ManifestSide, ErrorKind> {
     let Some(path) = path else {
-        let manifest = read_manifest(std::io::stdin().lock(), algorithm).map_err(unreadable)?;
-        return held(manifest, Path::new("-"), root);
+        return held(std::io::stdin().lock(), algorithm, Path::new("-"), root);
     };
     // A list that cannot be opened keeps its OS error (Python's
     // FileNotFoundError, the CLI's "No such file or directory").
@@ -59,13 +59,12 @@ pub(super) fn read_side(
     let mut order = Order::default();
     let manifest = read_manifest_each(BufReader::new(file), algorithm, &mut |e| {
         survey.add(&e.path);
-        order.see(&e.path);
+        order.see(e.path);
     })
     .map_err(unreadable)?;
     if !order.sorted {
         let (file, _) = open(path)?;
-        let manifest = read_manifest(BufReader::new(file), algorithm).map_err(unreadable)?;
-        return held(manifest, path, root);
+        return held(BufReader::new(file), algorithm, path, root);
     }
     let prefix = root.prefix_for(&survey).map_err(unreadable)?;
     let (tx, rx) = crossbeam_channel::bounded(STREAM_AHEAD);
@@ -122,19 +121,20 @@ struct Order {
 }
 
 impl Order {
-    fn see(&mut self, path: &[u8]) {
-        let path = path.strip_prefix(b"./").unwrap_or(path);
+    /// One more path (kept, not copied, until the next: a line may be
+    /// 300 MB).
+    fn see(&mut self, mut path: Vec<u8>) {
+        if path.starts_with(b"./") {
+            path.drain(..2);
+        }
         if self.count == 0 {
             self.sorted = true;
         }
         self.count += 1;
-        if let Some(last) = &mut self.last {
-            self.sorted = self.sorted && last.as_slice() <= path;
-            last.clear();
-            last.extend_from_slice(path);
-        } else {
-            self.last = Some(path.to_vec());
+        if let Some(last) = &self.last {
+            self.sorted = self.sorted && *last <= path;
         }
+        self.last = Some(path);
     }
 }
 
@@ -228,82 +228,74 @@ impl Stream {
     }
 }
 
-/// A manifest read whole (from `name`) as a side: its entries keyed by
-/// re-rooted paths and sorted; bad lines come as problems first.
-fn held(mut manifest: Manifest, name: &Path, root: &Rooting) -> Result<ManifestSide, ErrorKind> {
+/// A manifest read whole (from `name`) as a side: its entries packed,
+/// keyed by re-rooted paths and sorted; bad lines come as problems first,
+/// a path listed twice as a problem where it stands (`Held::next`).
+fn held(
+    reader: impl std::io::BufRead,
+    algorithm: Option<Algorithm>,
+    name: &Path,
+    root: &Rooting,
+) -> Result<ManifestSide, ErrorKind> {
     let mut survey = root.survey();
-    manifest.entries.iter().for_each(|e| survey.add(&e.path));
-    let prefix = root.prefix_for(&survey).map_err(unreadable)?;
-    // One list, made once at its size: the problems, then the entries
-    // taken (not copied: each path becomes its key in place), sorted and
-    // their repeats turned into problems where they stand (issue 35: a
-    // list of entries, then a second list growing by doubling, held a
-    // 1M-line manifest's entries three times over).
-    let mut taken = std::mem::take(&mut manifest.entries);
-    let mut listed: Vec<Listed> = Vec::with_capacity(manifest.problems.len() + taken.len());
-    listed.extend(problems_of(&manifest, name));
-    let first = listed.len();
-    // Taken from the end, the list they leave shrunk as it goes: the
-    // entries are never all held twice (the new list's pages are touched
-    // only as it fills).
-    while let Some(e) = taken.pop() {
-        listed.push(Listed::Entry(Found {
-            key: strip(e.path, &prefix),
+    let mut entries = Founds::default();
+    let manifest = read_manifest_each(reader, algorithm, &mut |e| {
+        survey.add(&e.path);
+        entries.push(&Found {
+            key: e.path,
             path: None,
             kind: EntryKind::File,
             size: e.size,
             digest: Some(e.digest),
             unreadable: false,
-        }));
-        if taken.len().is_multiple_of(SHRINK_EVERY) {
-            taken.shrink_to_fit();
-        }
-    }
-    let entries = &mut listed[first..];
-    entries.reverse();
-    // A list fastsum wrote is in order already: sorting it would borrow
-    // half its size again.
-    if !entries.is_sorted_by(|a, b| listed_key(a) <= listed_key(b)) {
-        entries.sort_by(|a, b| listed_key(a).cmp(listed_key(b)));
-    }
-    repeats_made_problems(entries, name);
+        });
+    })
+    .map_err(unreadable)?;
+    entries.prefix = root.prefix_for(&survey).map_err(unreadable)?;
+    entries.sort();
     Ok(ManifestSide {
         algorithm: manifest.algorithm,
-        entries: Entries::Held(listed),
+        entries: Entries::Held(Held {
+            problems: problems_of(&manifest, name).into_iter().rev().collect(),
+            entries,
+            next: 0,
+            name: name.to_path_buf(),
+        }),
     })
 }
 
-/// Each entry with the key of the one before it (sorted: a path the list
-/// `name` gives twice) made a problem where it stands; the first counts.
-fn repeats_made_problems(entries: &mut [Listed], name: &Path) {
-    for i in 1..entries.len() {
-        if listed_key(&entries[i]) != listed_key(&entries[i - 1]) {
-            continue;
-        }
-        if let Listed::Entry(repeat) = &mut entries[i] {
-            let key = std::mem::take(&mut repeat.key);
-            entries[i] = Listed::Problem {
-                error: format!(
-                    "{} is listed twice",
-                    crate::escape::display_path(&crate::fs::name::path(&key))
-                ),
-                key,
-                path: name.to_path_buf(),
-            };
-        }
-    }
+/// A manifest held: its problems, then its entries in key order.
+pub(super) struct Held {
+    problems: Vec<Listed>,
+    entries: Founds,
+    next: usize,
+    name: PathBuf,
 }
 
-/// Entries moved from a manifest's list between shrinks of what is left.
-const SHRINK_EVERY: usize = 64 * 1024;
-
-/// The key a manifest's entry (or the problem a repeat of it became) is
-/// sorted by.
-fn listed_key(listed: &Listed) -> &[u8] {
-    match listed {
-        Listed::Entry(found) => &found.key,
-        Listed::Problem { key, .. } => key,
-        _ => &[],
+impl Held {
+    /// The next problem or entry (a repeat of the key before it made a
+    /// problem; the first counts).
+    pub(super) fn next(&mut self) -> Option<Listed> {
+        if let Some(problem) = self.problems.pop() {
+            return Some(problem);
+        }
+        let i = self.next;
+        if i == self.entries.len() {
+            return None;
+        }
+        self.next += 1;
+        let found = self.entries.get(i);
+        if i == 0 || self.entries.key(i - 1) != found.key {
+            return Some(Listed::Entry(found));
+        }
+        Some(Listed::Problem {
+            error: format!(
+                "{} is listed twice",
+                crate::escape::display_path(&crate::fs::name::path(&found.key))
+            ),
+            key: found.key,
+            path: self.name.clone(),
+        })
     }
 }
 
@@ -331,6 +323,10 @@ mod tests {
         }
     }
 
+    fn drain(mut held: Held) -> Vec<Listed> {
+        std::iter::from_fn(|| held.next()).collect()
+    }
+
     fn keys(listed: &[Listed]) -> Vec<String> {
         listed
             .iter()
@@ -354,11 +350,13 @@ mod tests {
         let got = keys(&streamed(
             read_side(Some(&list), None, &root, None).unwrap(),
         ));
-        let held = read_manifest(text.as_bytes(), None).unwrap();
-        let Entries::Held(expected) = super::held(held, &list, &root).unwrap().entries else {
+        let Entries::Held(held) = super::held(text.as_bytes(), None, &list, &root)
+            .unwrap()
+            .entries
+        else {
             unreachable!()
         };
-        assert_eq!(got, keys(&expected));
+        assert_eq!(got, keys(&drain(held)));
         assert_eq!(
             got,
             [
@@ -377,7 +375,10 @@ mod tests {
         // Out of order: held and sorted instead.
         std::fs::write(&list, format!("{MD5}  t/b\n{MD5}  t/a\n")).unwrap();
         let side = read_side(Some(&list), None, &root, None).unwrap();
-        assert!(matches!(&side.entries, Entries::Held(l) if keys(l) == ["a", "b"]));
+        let Entries::Held(held) = side.entries else {
+            panic!("held")
+        };
+        assert_eq!(keys(&drain(held)), ["a", "b"]);
     }
 
     #[test]

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use crossbeam_channel::Receiver;
 
-use super::manifest_side::{Entries, ManifestSide};
+use super::manifest_side::{Entries, Held, ManifestSide};
+use super::packed::{Changes, Founds};
 use super::side::{self, Found, Listed};
 use super::{
-    compare, entry_of, path_bytes, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary,
-    EntryKind, Side,
+    compare, entry_of, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, EntryKind, Side,
 };
 use crate::algo::Algorithm;
 
@@ -20,6 +20,7 @@ const PAIR_BATCH: usize = 512;
 /// Where one side's entries come from.
 pub(super) enum Source {
     List(std::vec::IntoIter<Listed>),
+    Held(Held, Option<usize>),
     Channel(Receiver<Listed>),
 }
 
@@ -44,7 +45,8 @@ impl Source {
     ) -> Source {
         match (side, manifest, algorithm) {
             (_, Some(manifest), _) => match manifest.entries {
-                Entries::Held(listed) => Source::listed(listed, options),
+                // Left out past --max-depth as they are taken.
+                Entries::Held(held) => Source::Held(held, options.walk.max_depth),
                 // Left out past --max-depth as they are read.
                 Entries::Streamed(rx) => Source::Channel(rx),
             },
@@ -71,12 +73,8 @@ impl Source {
     /// A manifest's or a remote host's entries, those deeper than
     /// `--max-depth` left out as a walk of the tree would leave them.
     pub(super) fn listed(mut listed: Vec<Listed>, options: &DiffOptions) -> Source {
-        if let Some(deepest) = options.walk.max_depth {
-            listed.retain(|l| match l {
-                Listed::Entry(found) => found.key.iter().filter(|&&b| b == b'/').count() < deepest,
-                _ => true,
-            });
-        }
+        let deepest = options.walk.max_depth;
+        listed.retain(|l| !matches!(l, Listed::Entry(found) if too_deep(found, deepest)));
         Source::List(listed.into_iter())
     }
 
@@ -109,6 +107,10 @@ impl Source {
         loop {
             let listed = match self {
                 Source::List(list) => list.next()?,
+                Source::Held(held, max_depth) => match held.next()? {
+                    Listed::Entry(found) if too_deep(&found, *max_depth) => continue,
+                    listed => listed,
+                },
                 Source::Channel(rx) => rx.recv().ok()?,
             };
             match listed {
@@ -132,10 +134,15 @@ impl Source {
     }
 }
 
+/// Deeper than `--max-depth` (as a walk of the tree would leave it).
+fn too_deep(found: &Found, max_depth: Option<usize>) -> bool {
+    max_depth.is_some_and(|deepest| found.key.iter().filter(|&&b| b == b'/').count() >= deepest)
+}
+
 /// Compares the pairs held (every core) and records what changed.
 fn settle(
     pairs: &mut Vec<(Found, Found)>,
-    changes: &mut Vec<Change>,
+    changes: &mut Changes,
     options: &DiffOptions,
     summary: &mut DiffSummary,
     problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
@@ -152,7 +159,7 @@ fn settle(
             None if all => ChangeKind::Unchanged,
             None => continue,
         };
-        changes.push(Change {
+        changes.push(&Change {
             kind,
             old: Some(entry_of(&old)),
             new: Some(entry_of(&new)),
@@ -163,9 +170,9 @@ fn settle(
 /// What the merge leaves: the changes of matched keys, and the entries
 /// only one side has (the candidates for moves).
 pub(super) struct Merged {
-    changes: Vec<Change>,
-    removed: Vec<Found>,
-    added: Vec<Found>,
+    pub changes: Changes,
+    pub removed: Founds,
+    pub added: Founds,
 }
 
 /// Both sides merged in key order: matched keys compared (a batch at a
@@ -179,16 +186,20 @@ pub(super) fn merge(
     sink: &mut impl FnMut(DiffEvent),
 ) -> Merged {
     let mut merged = Merged {
-        changes: Vec::new(),
-        removed: Vec::new(),
-        added: Vec::new(),
+        changes: Changes::default(),
+        removed: Founds::default(),
+        added: Founds::default(),
     };
     let mut pairs: Vec<(Found, Found)> = Vec::new();
     let mut problem = |summary: &mut DiffSummary, path: PathBuf, error: String| {
         summary.problems += 1;
         sink(DiffEvent::Problem { path, error });
     };
-    let readable = |f: Found| Some(f).filter(|f| !f.unreadable);
+    let unmatched = |side: &mut Founds, f: Found| {
+        if !f.unreadable {
+            side.push(&f);
+        }
+    };
     let (mut a, mut b) = (
         olds.next_entry(summary, &mut problem),
         news.next_entry(summary, &mut problem),
@@ -197,21 +208,21 @@ pub(super) fn merge(
         match (a.take(), b.take()) {
             (None, None) => break,
             (Some(x), None) => {
-                merged.removed.extend(readable(x));
+                unmatched(&mut merged.removed, x);
                 a = olds.next_entry(summary, &mut problem);
             }
             (None, Some(y)) => {
-                merged.added.extend(readable(y));
+                unmatched(&mut merged.added, y);
                 b = news.next_entry(summary, &mut problem);
             }
             (Some(x), Some(y)) => match x.key.cmp(&y.key) {
                 std::cmp::Ordering::Less => {
-                    merged.removed.extend(readable(x));
+                    unmatched(&mut merged.removed, x);
                     a = olds.next_entry(summary, &mut problem);
                     b = Some(y);
                 }
                 std::cmp::Ordering::Greater => {
-                    merged.added.extend(readable(y));
+                    unmatched(&mut merged.added, y);
                     b = news.next_entry(summary, &mut problem);
                     a = Some(x);
                 }
@@ -244,67 +255,13 @@ pub(super) fn merge(
     merged
 }
 
-/// The merge's changes with the unmatched entries paired into moves (same
-/// digest in `algorithm`), the rest removed and added; sorted by path.
-pub(super) fn with_moves(merged: Merged, algorithm: Algorithm) -> Vec<Change> {
-    let Merged {
-        mut changes,
-        mut removed,
-        mut added,
-    } = merged;
-    let mut moves = compare::pair_moves(&mut removed, &mut added, algorithm);
-    // A move onto a directory only the old side has (x/f -> x), or from a
-    // path only the new side has as a directory (x -> x/f), cannot be done
-    // as a rename before the directories change: an addition and a
-    // removal instead (hostile review of issue 51.13).
-    let directories = |side: &[Found]| -> std::collections::HashSet<Vec<u8>> {
-        side.iter()
-            .filter(|f| f.kind == EntryKind::Directory)
-            .map(|f| f.key.strip_suffix(b"/").unwrap_or(&f.key).to_vec())
-            .collect()
-    };
-    let (old_dirs, new_dirs) = (directories(&removed), directories(&added));
-    moves
-        .retain(|&(i, j)| !old_dirs.contains(&added[j].key) && !new_dirs.contains(&removed[i].key));
-    let (mut moved_old, mut moved_new) = (vec![false; removed.len()], vec![false; added.len()]);
-    for &(i, j) in &moves {
-        moved_old[i] = true;
-        moved_new[j] = true;
-        changes.push(Change {
-            kind: ChangeKind::Moved,
-            old: Some(entry_of(&removed[i])),
-            new: Some(entry_of(&added[j])),
-        });
-    }
-    for (f, _) in removed.iter().zip(&moved_old).filter(|(_, m)| !**m) {
-        changes.push(Change {
-            kind: ChangeKind::Removed,
-            old: Some(entry_of(f)),
-            new: None,
-        });
-    }
-    for (f, _) in added.iter().zip(&moved_new).filter(|(_, m)| !**m) {
-        changes.push(Change {
-            kind: ChangeKind::Added,
-            old: None,
-            new: Some(entry_of(f)),
-        });
-    }
-    changes.sort_by(|x, y| {
-        path_bytes(x.sort_path())
-            .cmp(path_bytes(y.sort_path()))
-            .then(x.kind.name().cmp(y.kind.name()))
-    });
-    changes
-}
-
 /// Every change counted and handed to `sink`, in order.
 pub(super) fn report(
-    changes: Vec<Change>,
+    changes: Changes,
     summary: &mut DiffSummary,
     sink: &mut impl FnMut(DiffEvent),
 ) {
-    for change in changes {
+    for change in (0..changes.len()).map(|i| changes.get(i)) {
         match change.kind {
             ChangeKind::Added => summary.added += 1,
             ChangeKind::Modified => summary.modified += 1,

@@ -30,6 +30,8 @@
 mod compare;
 mod manifest_side;
 mod merge;
+mod moves;
+mod packed;
 mod pruned;
 mod report;
 mod rooting;
@@ -318,7 +320,7 @@ impl DiffOptions {
         };
         let mut summary = DiffSummary::default();
         let merged = merge::merge(olds, news, self, &mut summary, &mut sink);
-        let changes = merge::with_moves(merged, move_algorithm(algorithm, self));
+        let changes = moves::with_moves(merged, move_algorithm(algorithm, self));
         merge::report(changes, &mut summary, &mut sink);
         Ok(summary)
     }

@@ -35,6 +35,7 @@ impl Rooting {
             candidates: self.candidates().into_iter().map(|c| (c, true)).collect(),
             shared: None,
             sample: Vec::new(),
+            first: Vec::new(),
         }
     }
 
@@ -53,13 +54,19 @@ impl Rooting {
                 // the shared leading directories, as few as make the
                 // listed files be found in the tree. Found means below the
                 // tree: an absolute path is never looked up where it is.
-                let shared = survey.shared.clone().unwrap_or_default();
+                let shared = survey.shared.as_deref().unwrap_or_default();
                 let sample: Vec<&[u8]> = survey.sample.iter().map(Vec::as_slice).collect();
                 let found_under = |cut: &[u8]| {
                     sample
                         .iter()
                         .filter(|p| {
                             let mut rest = &p[cut.len()..];
+                            // Longer than a path can be: never found
+                            // (and never joined: a hostile list's line
+                            // may be 300 MB of `a/`).
+                            if rest.len() > PATH_MAX {
+                                return false;
+                            }
                             while let Some(r) = rest.strip_prefix(b"/") {
                                 rest = r;
                             }
@@ -69,18 +76,27 @@ impl Rooting {
                 };
                 let mut best = Vec::new();
                 let mut best_found = found_under(b"");
-                for cut in shared {
-                    let found = found_under(&cut);
+                // The cuts that leave some sampled path short enough to
+                // be found.
+                let shortest = sample.iter().map(|p| p.len()).min().unwrap_or(0);
+                let cuts = (0..shared.len()).filter(|&i| shared[i] == b'/');
+                for cut in cuts.map(|i| &shared[..=i]) {
+                    if shortest - cut.len() > PATH_MAX {
+                        continue;
+                    }
+                    let found = found_under(cut);
                     if found > best_found {
                         best_found = found;
-                        best = cut;
+                        best = cut.to_vec();
                     }
                 }
                 // Fewer than half the files found under any cut: the roots
                 // cannot be matched with confidence, and a guess would be a
                 // confident wrong diff (every file "moved" or "removed").
-                if 2 * best_found < sample.len() {
-                    let example = String::from_utf8_lossy(sample[0]);
+                if 2 * best_found < sample.len() || sample.is_empty() {
+                    let example = crate::escape::display_path(&crate::fs::name::path(
+                        &survey.first[..survey.first.len().min(EXAMPLE)],
+                    ));
                     return Err(format!(
                         "its paths ({example} ...) cannot be matched with {}: give \
                          --old-root or --new-root PREFIX, the directory they start with",
@@ -89,11 +105,7 @@ impl Rooting {
                 }
                 Ok(best)
             }
-            Rooting::Shared => Ok(survey
-                .shared
-                .as_ref()
-                .and_then(|s| s.last().cloned())
-                .unwrap_or_default()),
+            Rooting::Shared => Ok(survey.shared.clone().unwrap_or_default()),
         }
     }
 }
@@ -104,12 +116,16 @@ impl Rooting {
 pub(super) struct PathSurvey {
     /// Each certain prefix, and whether every path so far starts with it.
     candidates: Vec<(Vec<u8>, bool)>,
-    /// The directory prefixes every path so far shares, shortest first
-    /// (`None` before the first).
-    shared: Option<Vec<Vec<u8>>>,
+    /// The longest directory prefix (ending in `/`) every path so far
+    /// shares and is longer than; its shorter ones are its own prefixes
+    /// up to each `/` (`None` before the first path). One copy of it: a
+    /// list of each prefix took memory by the square of a path's depth.
+    shared: Option<Vec<u8>>,
     /// The first 64 paths: looked up in the tree when no prefix is
     /// certain.
     sample: Vec<Vec<u8>>,
+    /// The first path's first bytes: the example a message gives.
+    first: Vec<u8>,
 }
 
 impl PathSurvey {
@@ -120,16 +136,19 @@ impl PathSurvey {
             *all = *all && path.starts_with(candidate);
         }
         match &mut self.shared {
-            None => self.shared = Some(dir_prefixes(path)),
+            None => self.shared = Some(path[..dir_prefix_len(path, path.len())].to_vec()),
             Some(shared) => {
-                let keep = shared
-                    .iter()
-                    .take_while(|p| path.starts_with(p) && path.len() > p.len())
-                    .count();
+                let common = shared.iter().zip(path).take_while(|(a, b)| a == b).count();
+                let keep = dir_prefix_len(path, common);
                 shared.truncate(keep);
             }
         }
-        if self.sample.len() < 64 {
+        if self.first.is_empty() {
+            self.first = path[..path.len().min(EXAMPLE)].to_vec();
+        }
+        // A path longer than any cut could make short enough to look up
+        // is no sample (a hostile line is 300 MB of `a/`).
+        if self.sample.len() < 64 && path.len() <= 16 * PATH_MAX {
             self.sample.push(path.to_vec());
         }
     }
@@ -151,14 +170,20 @@ fn with_slash(prefix: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The directory prefixes of `path` (`a/`, `a/b/` ...), shortest first:
-/// those a list's first path could share with every other.
-fn dir_prefixes(path: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for (i, &b) in path.iter().enumerate() {
-        if b == b'/' && i + 1 < path.len() {
-            out.push(path[..=i].to_vec());
-        }
-    }
-    out
+/// The length of `path`'s longest directory prefix (`a/`, `a/b/` ...)
+/// within its first `within` bytes that `path` is longer than (0 for none).
+fn dir_prefix_len(path: &[u8], within: usize) -> usize {
+    let within = within.min(path.len());
+    path[..within]
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|&(i, &b)| b == b'/' && i + 1 < path.len())
+        .map_or(0, |(i, _)| i + 1)
 }
+
+/// The most bytes of a path a message shows.
+const EXAMPLE: usize = 200;
+
+/// The longest path the system can look up.
+const PATH_MAX: usize = 4096;

@@ -24,6 +24,7 @@ pub(crate) mod device;
 #[cfg(feature = "tree")]
 pub(crate) mod dir;
 pub(crate) mod limits;
+pub(crate) mod mount;
 pub mod name;
 pub(crate) mod regular;
 pub(crate) mod residency;

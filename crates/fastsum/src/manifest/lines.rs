@@ -30,13 +30,13 @@ impl<R: BufRead> Lines<R> {
     /// a list's format is told by; `None` if there is none. It and the
     /// lines before it are handed out again by [`Lines::next_line`]: a few
     /// lines kept, never the list.
-    pub(super) fn first_entry(&mut self) -> Result<Option<Vec<u8>>, String> {
+    pub(super) fn first_entry(&mut self) -> Result<Option<&[u8]>, String> {
         while let Some((number, line)) = self.read_line()? {
             let entry = line.first().is_some_and(|&b| b != b'#');
             let line = line.to_vec();
-            self.again.push((number, line.clone()));
+            self.again.push((number, line));
             if entry {
-                return Ok(Some(line));
+                return Ok(self.again.last().map(|(_, line)| line.as_slice()));
             }
         }
         Ok(None)
@@ -50,12 +50,20 @@ impl<R: BufRead> Lines<R> {
             let again = self.again.get(self.replayed - 1);
             return Ok(again.map(|(number, line)| (*number, line.as_slice())));
         }
+        // Handed out: not held on (a first line may be 300 MB).
+        self.again = Vec::new();
+        self.replayed = 0;
         self.read_line()
     }
 
     /// The next line from the reader itself (the lines to hand out again
     /// are not looked at).
     fn read_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
+        // A long line's buffer is let go, not kept for the short ones
+        // after it (a line costs a small multiple of itself, once).
+        if self.line.capacity() > 1 << 20 {
+            self.line = Vec::new();
+        }
         self.line.clear();
         let read = self
             .reader

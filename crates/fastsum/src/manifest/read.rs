@@ -81,21 +81,20 @@ pub(crate) fn read_manifest_each(
     } else if first.starts_with(b"{") {
         read_json(&mut lines, algorithm, on_entry)
     } else {
-        read_lines(&mut lines, algorithm, &first, on_entry)
+        let default = match algorithm {
+            Some(a) => a,
+            None => untagged_default(first)?,
+        };
+        read_lines(&mut lines, default, on_entry)
     }
 }
 
 fn read_lines(
     lines: &mut Lines<impl BufRead>,
-    given: Option<Algorithm>,
-    first: &[u8],
+    default: Algorithm,
     on_entry: &mut dyn FnMut(ManifestEntry),
 ) -> Result<Manifest, String> {
     let mut files = 0u64;
-    let default = match given {
-        Some(a) => a,
-        None => untagged_default(first)?,
-    };
     let mut parser = CheckParser::new(TagPolicy::Any(default));
     let mut manifest = Manifest {
         algorithm: default,

@@ -26,13 +26,16 @@
 //! the same inode, size and times to the nanosecond: its bytes are
 //! compared with the record, not recorded anew. The roots are looked up
 //! by their canonical path (`mnt/../mnt/a`, a link to `a`: one key), then
-//! as spelled, for entries a run stored under that spelling. Every file
+//! as spelled, for entries a run stored under that spelling, then where
+//! the root was at the last scrub when its file system is now mounted at
+//! another place (`moved.rs`). Every file
 //! is opened as a listed one is: a FIFO or device where a file was is
 //! refused, never waited on or read.
 
 mod finding;
 mod judge;
 mod listed;
+mod moved;
 pub(crate) mod place;
 
 pub use finding::{Finding, ScrubSummary};
@@ -146,6 +149,9 @@ struct Run<'a> {
     /// (`absolute`): where entries stored under that spelling are found.
     spelled: Vec<PathBuf>,
     absolute: Vec<PathBuf>,
+    /// Where each root was at earlier scrubs, if elsewhere (its file
+    /// system mounted at another place: `moved.rs`), the latest first.
+    before: Vec<Vec<PathBuf>>,
     batch: Vec<Pending>,
     batch_bytes: u64,
     summary: ScrubSummary,
@@ -359,15 +365,17 @@ impl Run<'_> {
     }
 
     /// What the cache holds for the file at `absolute` (below the root
-    /// `operand`'s canonical path), or under the root's spelling.
+    /// `operand`'s canonical path), or under the root's spelling, or where
+    /// the root was at the last scrub.
     fn recorded(&self, operand: usize, absolute: &Path) -> Option<Entry> {
         self.snapshot.entry(absolute).or_else(|| {
             let below = absolute.strip_prefix(&self.absolute[operand]).ok()?;
-            let spelled = &self.spelled[operand];
-            match below.as_os_str().is_empty() {
-                true => self.snapshot.entry(spelled),
-                false => self.snapshot.entry(&spelled.join(below)),
-            }
+            let under = |root: &Path| match below.as_os_str().is_empty() {
+                true => self.snapshot.entry(root),
+                false => self.snapshot.entry(&root.join(below)),
+            };
+            under(&self.spelled[operand])
+                .or_else(|| self.before[operand].iter().find_map(|root| under(root)))
         })
     }
 }
@@ -392,9 +400,14 @@ impl ScrubOptions {
             .zip(&spelled)
             .map(|(root, spelled)| std::fs::canonicalize(root).unwrap_or_else(|_| spelled.clone()))
             .collect();
+        let moved = moved::Moved::load(cache, &absolute)?;
         let mut prefixes = absolute.clone();
         prefixes.extend(spelled.iter().filter(|s| !absolute.contains(s)).cloned());
+        prefixes.extend(moved.before.iter().flatten().cloned());
+        // Kept from the start, the places before it too: a scrub killed
+        // at any point leaves every place looked in again.
         let snapshot = cache.load(self.algorithm, &prefixes)?;
+        moved.remember(cache, &absolute)?;
         let key = place_key(self.algorithm, &absolute);
         let now = now_ns();
         let resume_since = match self.resume {
@@ -419,6 +432,7 @@ impl ScrubOptions {
             corrupted,
             spelled,
             absolute,
+            before: moved.before,
             batch: Vec::new(),
             batch_bytes: 0,
             summary: ScrubSummary {

@@ -1,0 +1,149 @@
+//! Where a directory is on its file system, whatever that file system is
+//! mounted on (issue 51.2): the file system's id (`f_fsid`, which ext4,
+//! XFS and Btrfs derive from the file system's UUID, so it stays the same
+//! on another device or mount point) and the path within the file system
+//! (the mount's root joined with the path below its mount point, from
+//! `/proc/self/mountinfo`). A scrub keeps its roots under this key, so a
+//! disk mounted at another place (a USB disk under another name) is still
+//! compared with what was recorded, not taken as new.
+
+use std::path::Path;
+
+/// A directory's place on its file system.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MountKey {
+    /// The file system's id (never 0: a file system that gives none has
+    /// no key).
+    pub fsid: u64,
+    /// The path within the file system (`/` for its root).
+    pub within: Vec<u8>,
+}
+
+/// The key of the directory at `canonical` (a canonical absolute path);
+/// `None` where the system cannot tell (no `f_fsid`, no mount table).
+#[cfg(target_os = "linux")]
+pub(crate) fn mount_key(canonical: &Path) -> Option<MountKey> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(canonical).ok()?.dev();
+    let fsid = fsid_of(canonical)?;
+    let mountinfo = std::fs::read("/proc/self/mountinfo").ok()?;
+    let within = within_of(&mountinfo, super::name::path_bytes(canonical), dev)?;
+    Some(MountKey { fsid, within })
+}
+
+/// Off Linux the mount table is not read here: no key.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn mount_key(_canonical: &Path) -> Option<MountKey> {
+    None
+}
+
+#[cfg(target_os = "linux")]
+fn fsid_of(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: an all-zero statvfs is a valid value to be overwritten.
+    let mut buf: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c_path is a NUL-terminated string that outlives the call,
+    // and buf is a writable statvfs.
+    let done = unsafe { libc::statvfs(c_path.as_ptr(), &mut buf) };
+    let fsid = u64::from(buf.f_fsid);
+    (done == 0 && fsid != 0).then_some(fsid)
+}
+
+/// The path within its file system of `path` on the device `dev`: of the
+/// mounts of that device whose mount point holds `path`, the deepest (the
+/// last of equals: a later mount hides an earlier one), its root joined
+/// with what `path` has below the mount point. A line of `mountinfo` is
+/// `ID PARENT MAJOR:MINOR ROOT POINT OPTIONS ...`, with space, tab,
+/// newline and backslash written as octal escapes.
+#[cfg(target_os = "linux")]
+fn within_of(mountinfo: &[u8], path: &[u8], dev: u64) -> Option<Vec<u8>> {
+    let device = format!("{}:{}", libc::major(dev), libc::minor(dev));
+    let mut best: Option<(Vec<u8>, Vec<u8>)> = None;
+    for line in mountinfo.split(|&b| b == b'\n') {
+        let mut fields = line.split(|&b| b == b' ').skip(2);
+        let (Some(d), Some(root), Some(point)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let (root, point) = (unescape(root), unescape(point));
+        let below = match path.strip_prefix(&point[..]) {
+            Some(rest) if point == b"/" || rest.is_empty() || rest.starts_with(b"/") => rest,
+            _ => continue,
+        };
+        let deeper = best.as_ref().is_none_or(|(p, _)| point.len() >= p.len());
+        if d == device.as_bytes() && deeper {
+            let mut within = root;
+            if !below.is_empty() && !below.starts_with(b"/") && !within.ends_with(b"/") {
+                within.push(b'/');
+            }
+            if within.ends_with(b"/") && below.starts_with(b"/") {
+                within.pop();
+            }
+            within.extend_from_slice(below);
+            best = Some((point, within));
+        }
+    }
+    best.map(|(_, within)| within)
+}
+
+/// `\NNN` octal escapes made bytes again.
+fn unescape(field: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(field.len());
+    let mut i = 0;
+    while i < field.len() {
+        let octal = field
+            .get(i + 1..i + 4)
+            .filter(|d| field[i] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        match octal {
+            Some(d) => {
+                out.push((d[0] - b'0') << 6 | (d[1] - b'0') << 3 | (d[2] - b'0'));
+                i += 4;
+            }
+            None => {
+                out.push(field[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_within_is_the_mounts_root_joined_with_what_is_below_it() {
+        let dev = libc::makedev(7, 3);
+        let info = b"1 0 8:1 / / rw - ext4 /dev/sda1 rw\n\
+            30 1 7:3 / /mnt/a\\040disk rw - ext4 /dev/loop3 rw\n\
+            31 1 7:3 /sub /srv/bind rw - ext4 /dev/loop3 rw\n\
+            32 30 7:4 / /mnt/a\\040disk/inner rw - ext4 /dev/loop4 rw\n";
+        let within = |path: &str| within_of(info, path.as_bytes(), dev);
+        assert_eq!(within("/mnt/a disk/x/y").as_deref(), Some(&b"/x/y"[..]));
+        assert_eq!(within("/mnt/a disk").as_deref(), Some(&b"/"[..]));
+        assert_eq!(within("/srv/bind/z").as_deref(), Some(&b"/sub/z"[..]));
+        assert_eq!(within("/srv/bind").as_deref(), Some(&b"/sub"[..]));
+        // Not below a mount of that device (a prefix of a name is not a
+        // directory above it).
+        assert_eq!(within("/mnt/a diskette"), None);
+        assert_eq!(
+            within_of(info, b"/etc", libc::makedev(8, 1)).as_deref(),
+            Some(&b"/etc"[..])
+        );
+    }
+
+    #[test]
+    fn a_directory_has_a_key_and_the_same_key_by_another_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let canonical = std::fs::canonicalize(dir.path()).unwrap();
+        let Some(key) = mount_key(&canonical) else {
+            return; // a file system without f_fsid
+        };
+        assert_ne!(key.fsid, 0);
+        assert!(key
+            .within
+            .ends_with(canonical.file_name().unwrap().as_encoded_bytes()));
+    }
+}
