@@ -1,18 +1,61 @@
-"""Type stubs for fastsum (the native module is fastsum._fastsum)."""
+"""Type stubs for fastsum (the native module is fastsum._fastsum).
+
+scripts/tests/python holds them to the built package with mypy.stubtest:
+every name, its kind and its signature as it is at run time. The classes
+are native (PyO3): none can be subclassed (@final)."""
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import Optional, Union
+from typing import Optional, Union, final
 
 from typing_extensions import Buffer
 
-StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
-PathOut = Union[str, bytes]
+__all__ = [
+    "Change",
+    "CheckResult",
+    "DiffIterator",
+    "Dupes",
+    "FileResult",
+    "Group",
+    "Hash",
+    "TreeIterator",
+    "__version__",
+    "algorithms_available",
+    "algorithms_guaranteed",
+    "blake2b",
+    "blake3",
+    "check",
+    "diff",
+    "dupes",
+    "hash_file",
+    "hash_files",
+    "hash_tree",
+    "md5",
+    "new",
+    "sha1",
+    "sha224",
+    "sha256",
+    "sha384",
+    "sha512",
+    "sha3_224",
+    "sha3_256",
+    "sha3_384",
+    "sha3_512",
+    "sm3",
+    "xxh3",
+    "xxh32",
+    "xxh64",
+    "xxh128",
+]
+
+_StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+_PathOut = Union[str, bytes]
 
 __version__: str
 algorithms_available: frozenset[str]
 algorithms_guaranteed: frozenset[str]
 
+@final
 class Hash:
     """A running hash with hashlib's interface."""
 
@@ -22,7 +65,7 @@ class Hash:
     def digest_size(self) -> int: ...
     @property
     def block_size(self) -> int: ...
-    def update(self, data: Buffer, /) -> None: ...
+    def update(self, data: Buffer) -> None: ...
     def digest(self) -> bytes: ...
     def hexdigest(self) -> str: ...
     def copy(self) -> Hash: ...
@@ -48,10 +91,11 @@ def sha3_256(data: Optional[Buffer] = None, *, usedforsecurity: bool = True) -> 
 def sha3_384(data: Optional[Buffer] = None, *, usedforsecurity: bool = True) -> Hash: ...
 def sha3_512(data: Optional[Buffer] = None, *, usedforsecurity: bool = True) -> Hash: ...
 
+@final
 class FileResult:
     """One file: its digest, or the error that kept it from being hashed."""
 
-    path: PathOut
+    path: _PathOut
     digest: Optional[str]
     size: Optional[int]
     error: Optional[OSError]
@@ -59,81 +103,87 @@ class FileResult:
     @property
     def ok(self) -> bool: ...
 
-def hash_file(path: StrOrBytesPath, algorithm: str = "md5") -> str: ...
+def hash_file(path: _StrOrBytesPath, algorithm: str = "md5") -> str: ...
 def hash_files(
-    paths: Iterable[StrOrBytesPath], algorithm: str = "md5", threads: Optional[int] = None
+    paths: Iterable[_StrOrBytesPath], algorithm: str = "md5", threads: Optional[int] = None
 ) -> list[FileResult]: ...
 
+@final
 class TreeIterator(Iterator[FileResult]):
     def __next__(self) -> FileResult: ...
     def close(self) -> None: ...
 
 def hash_tree(
-    root: StrOrBytesPath,
+    root: _StrOrBytesPath,
     algorithm: str = "md5",
     *,
-    exclude: Iterable[str] = (),
+    exclude: Iterable[str] = ...,
     follow: bool = False,
-    cache: Optional[StrOrBytesPath] = None,
+    cache: Optional[_StrOrBytesPath] = None,
     threads: Optional[int] = None,
 ) -> TreeIterator: ...
 
+@final
 class CheckResult:
-    path: PathOut
+    path: _PathOut
     status: str
     error: Optional[OSError]
     @property
     def ok(self) -> bool: ...
 
 def check(
-    manifest: StrOrBytesPath,
+    manifest: _StrOrBytesPath,
     algorithm: Optional[str] = None,
     *,
-    root: Optional[StrOrBytesPath] = None,
+    root: Optional[_StrOrBytesPath] = None,
     threads: Optional[int] = None,
 ) -> list[CheckResult]: ...
 
+@final
 class Change:
     kind: str
-    path: PathOut
-    old_path: Optional[PathOut]
-    new_path: Optional[PathOut]
+    path: _PathOut
+    old_path: Optional[_PathOut]
+    new_path: Optional[_PathOut]
     old_digest: Optional[str]
     new_digest: Optional[str]
     size: Optional[int]
     error: Optional[str]
 
+@final
 class DiffIterator(Iterator[Change]):
     def __next__(self) -> Change: ...
     def close(self) -> None: ...
 
 def diff(
-    old: StrOrBytesPath,
-    new: StrOrBytesPath,
+    old: _StrOrBytesPath,
+    new: _StrOrBytesPath,
     algorithm: Optional[str] = None,
     *,
     all: bool = False,
-    exclude: Iterable[str] = (),
+    exclude: Iterable[str] = ...,
     follow: bool = False,
     threads: Optional[int] = None,
 ) -> DiffIterator: ...
 
+@final
 class Group:
     size: int
     digest: str
     algorithm: str
-    paths: list[PathOut]
+    paths: list[_PathOut]
     def __len__(self) -> int: ...
 
+@final
 class Dupes:
     groups: list[Group]
-    unique: list[PathOut]
-    problems: list[tuple[PathOut, str]]
+    unique: list[_PathOut]
+    problems: list[tuple[_PathOut, str]]
     def __iter__(self) -> Iterator[Group]: ...
     def __len__(self) -> int: ...
 
 def dupes(
-    paths: Union[StrOrBytesPath, Iterable[StrOrBytesPath]],
+    paths: Union[_StrOrBytesPath, Iterable[_StrOrBytesPath]],
     algorithm: str = "xxh128",
     *,
     min_size: int = 0,
@@ -142,7 +192,7 @@ def dupes(
     hard_links: bool = False,
     verify: bool = False,
     unique: bool = False,
-    exclude: Iterable[str] = (),
+    exclude: Iterable[str] = ...,
     follow: bool = False,
     threads: Optional[int] = None,
 ) -> Dupes: ...

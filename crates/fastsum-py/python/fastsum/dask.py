@@ -29,26 +29,45 @@ with its first and last path, and the exit status is 2: never a manifest
 that silently lacks files.
 """
 
+from __future__ import annotations
+
 import argparse
 import os
 import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Optional, Tuple, Union
 
 from . import _fastsum
 
+if TYPE_CHECKING:
+    from distributed import Client
+
 __all__ = ["hash_tree", "main"]
 
+_StrOrBytesPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+# A listing as `_fastsum._list` returns it and the other tasks take it back:
+# (paths, kinds, sizes, notes), opaque to Python.
+_Listing = Tuple[bytes, bytes, bytes, Any]
+# Where a listing is cut: (start, end, first path, last path, byte offset of
+# the first path).
+_Cut = Tuple[int, int, bytes, bytes, int]
+# What a shard task returns: (stdout, stderr, files failed, symlinks left out).
+_ShardOutput = Tuple[bytes, bytes, int, int]
 
-def _list_task(root, names, exclude, follow):
+
+def _list_task(root: bytes, names: Optional[list[bytes]], exclude: Iterable[str],
+               follow: bool) -> _Listing:
     return _fastsum._list(root, names, list(exclude), follow)
 
 
-def _cuts_task(listing, shard_bytes, shard_files):
+def _cuts_task(listing: _Listing, shard_bytes: int, shard_files: int) -> list[_Cut]:
     """Where a listing is cut into shards: (start, end, first path, last
     path). Computed next to the listing, so the client never fetches it."""
     return _fastsum._cuts(listing, shard_bytes, shard_files)
 
 
-def _shard_task(listing, start, end, algorithm, json, threads, offset):
+def _shard_task(listing: _Listing, start: int, end: int, algorithm: str, json: bool,
+                threads: Optional[int], offset: int) -> _ShardOutput:
     # A test hook: tests slow shards down to kill a worker mid-run.
     delay = float(os.environ.get("FASTSUM_DASK_SHARD_DELAY", "0") or 0)
     if delay:
@@ -58,16 +77,16 @@ def _shard_task(listing, start, end, algorithm, json, threads, offset):
     return _fastsum._hash_shard(listing, start, end, algorithm, json, threads, offset)
 
 
-def _sort_key(name, is_dir):
+def _sort_key(name: bytes, is_dir: bool) -> bytes:
     # The walk's order: a directory's name sorts as if it ended in "/".
     return name + b"/" if is_dir else name
 
 
-def _top_level(root, follow, jobs_wanted):
+def _top_level(root: bytes, follow: bool, jobs_wanted: int) -> list[list[bytes]]:
     """The root's entries in the walk's order, grouped into about
     ``jobs_wanted`` listing jobs of consecutive entries (a job per entry
     would cost the scheduler more than the listing: a few ms a task)."""
-    entries = []
+    entries: list[tuple[bytes, bytes, bool]] = []
     with os.scandir(root) as it:
         for e in it:
             try:
@@ -81,9 +100,12 @@ def _top_level(root, follow, jobs_wanted):
     return [names[i:i + per_job] for i in range(0, len(names), per_job)]
 
 
-def hash_tree(root, client=None, algorithm="md5", *, exclude=(), follow=False, json=False,
-              shard_bytes=256 << 20, shard_files=20000, threads=None, retries=3,
-              out=None, err=None, _after_listing=None):
+def hash_tree(root: _StrOrBytesPath, client: Optional[Client] = None, algorithm: str = "md5", *,
+              exclude: Iterable[str] = (), follow: bool = False, json: bool = False,
+              shard_bytes: int = 256 << 20, shard_files: int = 20000,
+              threads: Optional[int] = None, retries: int = 3,
+              out: Optional[BinaryIO] = None, err: Optional[BinaryIO] = None,
+              _after_listing: Optional[Callable[[], object]] = None) -> int:
     """Hashes ``root`` on the cluster ``client`` talks to (the default
     client if None), writing ``fastsum -r``'s output to ``out`` (bytes;
     stdout by default) and its messages to ``err``; returns the exit
@@ -95,19 +117,20 @@ def hash_tree(root, client=None, algorithm="md5", *, exclude=(), follow=False, j
     out = out or sys.stdout.buffer
     err = err or sys.stderr.buffer
     root_b = os.fsencode(root)
-    exclude = list(exclude)
+    excludes = list(exclude)
     _fastsum.new(algorithm)  # an unknown name fails here, before any task
+    jobs: list[tuple[bytes, Optional[list[bytes]]]]
     if os.path.isdir(root_b):
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         jobs = [(root_b, names) for names in _top_level(root_b, follow, 4 * workers)]
     else:
         jobs = [(root_b, None)]  # a file, or a missing root: the walk says which
-    listings = [client.submit(_list_task, r, names, exclude, follow, pure=False,
+    listings = [client.submit(_list_task, r, names, excludes, follow, pure=False,
                               retries=retries) for r, names in jobs]
     cuts = [client.submit(_cuts_task, listing, shard_bytes, shard_files, pure=False,
                           retries=retries) for listing in listings]
-    shards = []  # (future, first path, last path), in output order
-    failed_listings = []
+    shards: list[tuple[Any, bytes, bytes]] = []  # (future, first path, last path), in order
+    failed_listings: list[tuple[Optional[list[bytes]], BaseException]] = []
     # The listings stay on the workers: the client fetches only where they
     # are cut, and each shard task takes its slice of the listing there.
     # One gather for every cut that worked, not a round trip each.
@@ -126,13 +149,13 @@ def hash_tree(root, client=None, algorithm="md5", *, exclude=(), follow=False, j
                                    offset, pure=False, retries=retries)
             shards.append((future, first, last))
     failures = symlinks = 0
-    missing = []
+    missing: list[tuple[bytes, bytes, BaseException]] = []
     done = 0
     while done < len(shards):
         # Wait for the next shard in order, then take it and every shard
         # after it that is also finished, in one gather.
         wait([shards[done][0]])
-        batch = []
+        batch: list[tuple[Any, bytes, bytes]] = []
         while done + len(batch) < len(shards) and \
                 shards[done + len(batch)][0].status in ("finished", "error"):
             batch.append(shards[done + len(batch)])
@@ -155,7 +178,10 @@ def hash_tree(root, client=None, algorithm="md5", *, exclude=(), follow=False, j
         err.write(f"fastsum: {symlinks} {what} left out (-L follows them)\n".encode())
     for names, e in failed_listings:
         shown = b", ".join(names or [root_b]).decode(errors="replace")
-        err.write(f"fastsum: {root}: listing of {shown} could not be done: {e}\n".encode())
+        # The root as its bytes say (a bytes root is not shown as b'...',
+        # a name that is not UTF-8 cannot fail the message's encoding).
+        where = root_b.decode(errors="replace")
+        err.write(f"fastsum: {where}: listing of {shown} could not be done: {e}\n".encode())
     for first, last, e in missing:
         err.write(b"fastsum: shard " + first + b" .. " + last
                   + f" could not be done: {e}\n".encode())
@@ -167,7 +193,7 @@ def hash_tree(root, client=None, algorithm="md5", *, exclude=(), follow=False, j
     return 1 if failures else 0
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m fastsum.dask",
         description="fastsum -r on a Dask cluster: the same manifest as one host's run.")

@@ -15,7 +15,7 @@
 //! * **I** = `c ^ (b | !d)`: `!d` ready early; two operations after `b`.
 //!
 //! Then add, rotate, add `b`. The `md-5` crate writes the functions in
-//! their textbook form; this one, measured in `docs/BENCHMARKS-LOG.md`, is
+//! their textbook form; this one, measured in `bench/results/BENCHMARKS-LOG.md`, is
 //! faster and is what [`super::hashers::Md5`] uses. It is checked against
 //! `md-5` by the known-answer vectors and a property test below.
 

@@ -1,7 +1,7 @@
 //! SHA-384, SHA-512 and SHA-3 through the system's OpenSSL (libcrypto 3),
 //! loaded at run time, where it is faster than RustCrypto's portable code:
 //! its assembly Keccak and AVX2 SHA-512 hash a 1 GiB file 1.2x and 1.35x
-//! faster on the benchmark machine (docs/BENCHMARKS-LOG.md, "Issue 33"), and
+//! faster on the benchmark machine (bench/results/BENCHMARKS-LOG.md, "Issue 33"), and
 //! coreutils 9.10 links it for the same algorithms.
 //!
 //! Nothing is linked at build time: on Linux, `libcrypto.so.3` is opened

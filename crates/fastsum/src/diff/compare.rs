@@ -24,7 +24,7 @@ use crate::read::FileHasher;
 /// the corpus's `changes` the floor of reading both trees (open, fstat,
 /// read, close; scripts/probe/read-floor.c with this buffer) is 147 ms at 64 KiB
 /// and 260 ms at 256 KiB, and mapping the large files instead measured no
-/// better than reading them (docs/BENCHMARKS-LOG.md).
+/// better than reading them (bench/results/BENCHMARKS-LOG.md).
 const CHUNK: usize = 64 * 1024;
 
 /// The outcome of comparing one matched pair.

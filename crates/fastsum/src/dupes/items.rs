@@ -12,7 +12,7 @@ use crate::fs::FileStamp;
 /// which the kernel reads in one go anyway. On the corpus's `dupes/`
 /// (40,800 files, 1.1 GB) the ends cut 30,636 same-size candidates to
 /// 12,353 for the whole-file stage. Measured against other lengths
-/// (docs/BENCHMARKS-LOG.md, medians warm / cold): 4 KiB 0.216 / 1.452 s,
+/// (bench/results/BENCHMARKS-LOG.md, medians warm / cold): 4 KiB 0.216 / 1.452 s,
 /// 16 KiB 0.209 / 1.429 s, 64 KiB 0.219 / 1.515 s; the corpus's traps
 /// that share their first and last 64 KiB need whole files at any length.
 pub(crate) const EDGE: u64 = 4096;

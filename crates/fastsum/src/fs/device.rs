@@ -8,7 +8,7 @@
 //! devices report what their members are; loop devices what their backing
 //! is. Virtio and Xen disks (`vd*`, `xvd*`) say 1 without knowing what is
 //! behind them: on this project's VM a virtio disk measured as an SSD
-//! (reads at depth 4-16 alike, docs/BENCHMARKS-LOG.md), so they count as
+//! (reads at depth 4-16 alike, bench/results/BENCHMARKS-LOG.md), so they count as
 //! solid. File systems with no single block device (btrfs on several,
 //! NFS, tmpfs) and every other OS count as solid: the default plan.
 

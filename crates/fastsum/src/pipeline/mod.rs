@@ -61,14 +61,14 @@ const RESULT_QUEUE: usize = 1024;
 
 /// Prefetch threads unless told otherwise (`--io-depth`): how many opens
 /// and read-ahead requests may wait on the device at once, apart from the
-/// hashing threads. Chosen by measurement (docs/BENCHMARKS-LOG.md, issue 16).
+/// hashing threads. Chosen by measurement (bench/results/BENCHMARKS-LOG.md, issue 16).
 pub(crate) const DEFAULT_IO_DEPTH: usize = 8;
 
 /// Prefetch threads when an operand is on a rotational disk: one, going
 /// through the files in inode order, so the head sweeps instead of
 /// hopping between several files (on an emulated 7200 rpm disk, 5,000
 /// files: 3.0 s with one, 4.6 s with two, 5.2 s with eight, 26.6 s with
-/// none and two workers reading; docs/BENCHMARKS-LOG.md).
+/// none and two workers reading; bench/results/BENCHMARKS-LOG.md).
 pub(crate) const ROTATIONAL_IO_DEPTH: usize = 1;
 
 /// The order results are handed out in.

@@ -15,7 +15,7 @@
 //! [`DORMANT_STRIDE`] itself (so a cold run is found at its first file);
 //! after [`QUIET_AFTER`] hits in a row they go dormant again.
 //!
-//! Measured on the corpus (scripts/bench/cold, docs/BENCHMARKS-LOG.md): the
+//! Measured on the corpus (scripts/bench/cold, bench/results/BENCHMARKS-LOG.md): the
 //! 50,000-file tree cold went from 2.5 s to about the read floor, the same
 //! as 32 hashing threads, with the hashing left on one worker per core.
 

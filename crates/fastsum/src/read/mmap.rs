@@ -3,7 +3,7 @@
 //! Why: the copy that `read(2)` makes from the page cache costs about as
 //! much as the hash itself for the memory-speed algorithms (xxHash, BLAKE3)
 //! and 4-13% of MD5 and SHA; a map hands the hasher the page cache directly.
-//! The sweep in `docs/BENCHMARKS-LOG.md` measures the gain and places the
+//! The sweep in `bench/results/BENCHMARKS-LOG.md` measures the gain and places the
 //! threshold ([`super::MMAP_THRESHOLD`]).
 //!
 //! Bounded: the file is mapped [`WINDOW`] bytes at a time and each window is
@@ -27,7 +27,7 @@ use super::sigbus::Guard;
 
 /// Bytes mapped at a time: 8 MiB keeps RSS well under the 32 MiB bound
 /// while making the per-window map/unmap cost negligible (under 1% at
-/// 10 GB/s, measured in `docs/BENCHMARKS-LOG.md`).
+/// 10 GB/s, measured in `bench/results/BENCHMARKS-LOG.md`).
 pub const WINDOW: usize = 8 * 1024 * 1024;
 
 /// Bytes past the window being mapped that the prefetching helper asks the

@@ -2,7 +2,7 @@
 //!
 //! Everything about reading lives here, with the reasons. The figures come
 //! from `scripts/bench/sweep-io` on the standard corpus (one thread, warm cache,
-//! medians), recorded in `docs/BENCHMARKS-LOG.md` ("I/O sweep").
+//! medians), recorded in `bench/results/BENCHMARKS-LOG.md` ("I/O sweep").
 //!
 //! * **Files of at least `MMAP_THRESHOLD` (256 KiB) are mapped**, in
 //!   bounded windows, for every algorithm. With MD5 and SHA near 0.8 and
@@ -53,7 +53,7 @@ pub(crate) const MMAP_THRESHOLD: u64 = 256 * 1024;
 
 /// Files at least this large, hashed with other cores free, have their
 /// next map window populated by a helper thread (issue 6: MD5 of 1 GiB,
-/// 1.417 s without, see docs/BENCHMARKS-LOG.md).
+/// 1.417 s without, see bench/results/BENCHMARKS-LOG.md).
 #[cfg(unix)]
 pub(crate) const PREFETCH_THRESHOLD: u64 = 64 * 1024 * 1024;
 

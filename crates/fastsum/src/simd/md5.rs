@@ -131,55 +131,7 @@ mod kernel {
             // `T`.
             let m: [[V; 16]; G] = unsafe { std::mem::transmute_copy(&words) };
             let (a0, b0, c0, d0) = (a, b, c, d);
-            four!(choose, G, a, b, c, d, m, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
-            four!(choose, G, a, b, c, d, m, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
-            four!(choose, G, a, b, c, d, m, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
-            four!(
-                choose,
-                G,
-                a,
-                b,
-                c,
-                d,
-                m,
-                12,
-                [12, 13, 14, 15],
-                [7, 12, 17, 22]
-            );
-            four!(md5_g, G, a, b, c, d, m, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
-            four!(md5_g, G, a, b, c, d, m, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
-            four!(md5_g, G, a, b, c, d, m, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
-            four!(md5_g, G, a, b, c, d, m, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
-            four!(
-                parity,
-                G,
-                a,
-                b,
-                c,
-                d,
-                m,
-                32,
-                [5, 8, 11, 14],
-                [4, 11, 16, 23]
-            );
-            four!(parity, G, a, b, c, d, m, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
-            four!(parity, G, a, b, c, d, m, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
-            four!(
-                parity,
-                G,
-                a,
-                b,
-                c,
-                d,
-                m,
-                44,
-                [9, 12, 15, 2],
-                [4, 11, 16, 23]
-            );
-            four!(md5_i, G, a, b, c, d, m, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
-            four!(md5_i, G, a, b, c, d, m, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
-            four!(md5_i, G, a, b, c, d, m, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
-            four!(md5_i, G, a, b, c, d, m, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
+            rounds::<V, G>(&mut a, &mut b, &mut c, &mut d, &m);
             for g in 0..G {
                 a[g] = V::add(a[g], a0[g]);
                 b[g] = V::add(b[g], b0[g]);
@@ -198,6 +150,69 @@ mod kernel {
                 state[w] = words[w][lane];
             }
         }
+    }
+
+    /// One block's 64 steps (RFC 1321, 3.4) on every group's state,
+    /// unrolled: each step's message word and shift are constants, as the
+    /// vector rotate wants them. Inlined into `kernel`, so the state
+    /// stays in registers.
+    #[inline(always)]
+    unsafe fn rounds<V: Vector, const G: usize>(
+        a: &mut [V; G],
+        b: &mut [V; G],
+        c: &mut [V; G],
+        d: &mut [V; G],
+        m: &[[V; 16]; G],
+    ) {
+        four!(choose, G, a, b, c, d, m, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
+        four!(choose, G, a, b, c, d, m, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
+        four!(choose, G, a, b, c, d, m, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
+        four!(
+            choose,
+            G,
+            a,
+            b,
+            c,
+            d,
+            m,
+            12,
+            [12, 13, 14, 15],
+            [7, 12, 17, 22]
+        );
+        four!(md5_g, G, a, b, c, d, m, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
+        four!(md5_g, G, a, b, c, d, m, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
+        four!(md5_g, G, a, b, c, d, m, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
+        four!(md5_g, G, a, b, c, d, m, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
+        four!(
+            parity,
+            G,
+            a,
+            b,
+            c,
+            d,
+            m,
+            32,
+            [5, 8, 11, 14],
+            [4, 11, 16, 23]
+        );
+        four!(parity, G, a, b, c, d, m, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
+        four!(parity, G, a, b, c, d, m, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
+        four!(
+            parity,
+            G,
+            a,
+            b,
+            c,
+            d,
+            m,
+            44,
+            [9, 12, 15, 2],
+            [4, 11, 16, 23]
+        );
+        four!(md5_i, G, a, b, c, d, m, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
+        four!(md5_i, G, a, b, c, d, m, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
+        four!(md5_i, G, a, b, c, d, m, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
+        four!(md5_i, G, a, b, c, d, m, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
     }
 }
 

@@ -8,7 +8,7 @@
 //! `scalar|neon|neonx2` (aarch64) is a ceiling: the
 //! widest supported width at or below it is taken (`scalar` turns lanes
 //! off, an unknown value is no ceiling). Unset, the fastest width measured
-//! on the CPU is taken (docs/BENCHMARKS-LOG.md).
+//! on the CPU is taken (bench/results/BENCHMARKS-LOG.md).
 
 use std::sync::OnceLock;
 
@@ -314,11 +314,11 @@ impl Ceiling {
 /// The widths best first, as measured for both algorithms, each with the
 /// ceiling that allows it. x86-64: AVX-512 2x16, AVX-512 x16, AVX2 2x8,
 /// AVX2 x8, SSE2 x4 (MD5's 2x16 is 1.5x its x16, SHA-1's AVX2 2x8 1.26x
-/// its x8: docs/BENCHMARKS-LOG.md). aarch64: two interleaved NEON groups,
+/// its x8: bench/results/BENCHMARKS-LOG.md). aarch64: two interleaved NEON groups,
 /// then one (reasoned, not measured: no aarch64 hardware here, and time
 /// under qemu means nothing; two independent chains keep the SIMD pipes
 /// of cores with 2-4 of them busy, as the x86 2x widths do; instruction
-/// counts in docs/BENCHMARKS-LOG.md).
+/// counts in bench/results/BENCHMARKS-LOG.md).
 const BEST_FIRST: [(Width, Ceiling); 7] = [
     (Width::Avx512x2, Ceiling::Unlimited),
     (Width::Avx512, Ceiling::Avx512),

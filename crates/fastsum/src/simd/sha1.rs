@@ -1,6 +1,6 @@
 //! Multi-buffer SHA-1: independent messages advanced together in SIMD
 //! lanes, as [`super::md5`] does for MD5. Measured against the SHA-NI
-//! single stream in `docs/BENCHMARKS-LOG.md` (`cargo bench -p fastsum --bench
+//! single stream in `bench/results/BENCHMARKS-LOG.md` (`cargo bench -p fastsum --bench
 //! hashing -- sha1_lanes`); `crate::stage::lanes` runs it for `-a sha1`.
 //!
 //! Every [`Width`] but SSE2's (4 lanes of plain SIMD lose to one SHA-NI
