@@ -141,6 +141,9 @@ pub(super) struct Options {
     /// `--format=hashdeep`: hashdeep's lists (a header, then
     /// `SIZE,DIGEST...,NAME`).
     pub(super) hashdeep: bool,
+    /// `-c --format=NAME`: the lists are read in that format, not the one
+    /// their content says.
+    pub(super) check_format: Option<fastsum::manifest::list::ListFormat>,
     /// `-P`/`--no-follow`: symbolic links are not followed, even where
     /// the format follows them by default (hashdeep's lists).
     pub(super) no_follow: bool,
@@ -216,6 +219,7 @@ impl Options {
             tree: TreeOptions::new(algorithm),
             json: false,
             hashdeep: false,
+            check_format: None,
             no_follow: false,
             no_progress: false,
             cache: None,

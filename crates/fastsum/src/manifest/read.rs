@@ -46,8 +46,8 @@ impl Manifest {
     /// Reads a manifest. `algorithm` is what untagged lines mean (`-a`);
     /// without it, their digest length decides where only one algorithm
     /// has it among those whose tools write untagged lines by default (32
-    /// digits: MD5, as md5sum and fastsum write; 40: SHA-1; 16: XXH64; 8:
-    /// XXH32), and any other length is an error naming the `-a` to give.
+    /// digits: MD5, as md5sum and fastsum write; 40: SHA-1; 16: XXH64),
+    /// and any other length is an error naming the `-a` to give.
     pub fn read(reader: impl BufRead, algorithm: Option<Algorithm>) -> Result<Manifest, String> {
         read_manifest(reader, algorithm)
     }
@@ -158,7 +158,8 @@ fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
         32 => Ok(Algorithm::Md5),
         40 => Ok(Algorithm::Sha1),
         16 => Ok(Algorithm::Xxh64),
-        8 => Ok(Algorithm::Xxh32),
+        // xxhsum -H0 writes 8 digits, and so does `rhash --simple` (CRC-32).
+        8 => Err("its untagged 8-digit digests need -a (xxh32 or crc32b)".into()),
         56 => Err("its untagged 56-digit digests need -a (sha224 or blake2b -l 224)".into()),
         64 => Err("its untagged 64-digit digests need -a (sha256, blake3 or blake2b -l 256)".into()),
         96 => Err("its untagged 96-digit digests need -a (sha384 or blake2b -l 384)".into()),
