@@ -150,6 +150,10 @@ impl List {
     fn tell_format(&mut self, run: &mut Run, o: &Options, checkfile: &[u8]) {
         let empty: Box<dyn Read> = Box::new(io::empty());
         let mut reader = std::mem::replace(&mut self.reader, BufReader::new(empty));
+        // A NUL in its first block: a list written with -z, read as -c -z.
+        if reader.fill_buf().is_ok_and(|head| head.contains(&0)) {
+            self.terminator = 0;
+        }
         let (prefix, first) = match check_list::first_entry(&mut reader, self.terminator) {
             Ok(read) => read,
             Err(_) => {

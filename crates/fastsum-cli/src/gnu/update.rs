@@ -95,6 +95,12 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             "a hashdeep list of several columns cannot be updated yet",
         );
     }
+    if several_digests(&head, shape) {
+        return failed(
+            run,
+            "a list of several digests a file (several -a) cannot be updated yet",
+        );
+    }
     if shape == Shape::Untagged && given.is_none() {
         if let Err(why) = confirm_guess(&path, &old) {
             return failed(run, &why);
@@ -410,4 +416,27 @@ fn say_changes(run: &mut Run, old: &Manifest, new: super::run::Written, path: &P
     );
     let _ = std::io::stderr().flush();
     run.error(m.as_bytes());
+}
+
+/// Whether the list gives several digests a file (several -a: tagged lines
+/// of two algorithms, or JSON records with `"digests"`): the run would
+/// write one algorithm's and lose the others', so it is refused.
+fn several_digests(head: &[u8], shape: Shape) -> bool {
+    let mut lines = head.split(|&b| b == b'\n');
+    match shape {
+        Shape::Json => lines.any(|l| l.windows(11).any(|w| w == b"\"digests\":{")),
+        Shape::Tagged => {
+            use fastsum::manifest::gnu::{CheckParser, TagPolicy};
+            let mut parser = CheckParser::new(TagPolicy::Any(Algorithm::Md5));
+            let mut seen = None;
+            lines
+                .filter_map(|l| parser.parse(l).map(|l| l.algorithm))
+                .any(|a| {
+                    let other = seen.is_some_and(|s| s != a);
+                    seen = Some(a);
+                    other
+                })
+        }
+        _ => false,
+    }
 }

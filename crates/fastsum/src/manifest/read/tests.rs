@@ -131,3 +131,13 @@ fn several_digests_read_as_one_algorithm() {
     assert_eq!(given.entries[0].digest, Digest::from_hex(sha).unwrap());
     assert!(read(&json, Some(Algorithm::Sha1)).is_err());
 }
+
+/// Issue 51.8: a list written with -z (NUL-terminated, names not
+/// escaped) reads as one written with newlines.
+#[test]
+fn nul_terminated_lists_read() {
+    let md5 = "900150983cd24fb0d6963f7d28e17f72";
+    let list = read(&format!("{md5}  a\n b\0{md5}  c\r\0"), None).unwrap();
+    let paths: Vec<&[u8]> = list.entries.iter().map(|e| e.path.as_slice()).collect();
+    assert_eq!(paths, [&b"a\n b"[..], b"c\r"]);
+}
