@@ -241,11 +241,17 @@ fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
         let modified = file.metadata().and_then(|m| m.modified()).ok()?;
         (modified < written).then_some((path, entry))
     });
+    // A file older than the list that matches no algorithm was changed
+    // since (a same-size edit, its mtime put back: issue 51.8), which
+    // --update is for; the guess is wrong when another algorithm matches,
+    // or when no file at all matches it.
+    let (mut confirmed, mut unmatched) = (false, None);
     for (path, entry) in older.take(GUESS_CHECKS) {
         if hasher
             .hash_listed(guess, &path)
             .is_ok_and(|d| d == entry.digest)
         {
+            confirmed = true;
             continue;
         }
         let same_length = fastsum::Algorithm::ALL
@@ -264,12 +270,19 @@ fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
             true => "no other algorithm of that length matches either".to_string(),
             false => format!("{} matches", matching.join(", ")),
         };
-        return Err(format!(
+        let why = format!(
             "its untagged digests were taken for {guess}, but {} (older than the list) does not hash to its line in {guess} ({matches}): give -a; nothing was changed",
             path.display()
-        ));
+        );
+        match matching.is_empty() {
+            true => unmatched = unmatched.or(Some(why)),
+            false => return Err(why),
+        }
     }
-    Ok(())
+    match (confirmed, unmatched) {
+        (false, Some(why)) => Err(why),
+        _ => Ok(()),
+    }
 }
 
 /// The list's first line that is not a comment (`#`), with its newline;

@@ -27,6 +27,7 @@ mod dupes_dirs;
 mod fastsum_cli;
 mod files_and_depth;
 mod first_use;
+mod lists_round_trip;
 mod manual;
 mod messages;
 mod multibuffer;
