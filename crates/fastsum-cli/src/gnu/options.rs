@@ -57,6 +57,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "max-depth", HasArg::Required, "max-depth"),
             spec(None, "dirs", HasArg::No, "dirs"),
             spec(None, "format", HasArg::Required, "format"),
+            spec(None, "debug", HasArg::No, "debug"),
             spec(None, "update", HasArg::Required, "update"),
             spec(None, "prune-matching", HasArg::Required, "prune-matching"),
             spec(None, "files0-from", HasArg::Required, "files0-from"),

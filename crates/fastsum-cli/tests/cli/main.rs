@@ -14,6 +14,7 @@ mod bench;
 mod cache;
 mod cache_settle;
 mod captured_listing;
+mod check_formats;
 mod check_hostile;
 mod check_json;
 mod cksum;
