@@ -337,3 +337,57 @@ fn a_list_named_for_its_algorithm_reads_as_that_algorithm() {
         (0, "t/plain: OK\n".to_string())
     );
 }
+
+/// Real data nobody here wrote: this machine's Debian `InRelease` and a
+/// `Packages` it lists (apt keeps it lz4-compressed and its path
+/// flattened: laid out again as the archive has it). Checked OK, then
+/// FAILED with a byte flipped. SKIPPED where apt has no lists or lz4 is
+/// missing.
+#[test]
+fn a_debian_inrelease_checks_the_packages_file_it_lists() {
+    let lists = std::path::Path::new("/var/lib/apt/lists");
+    let found = fs::read_dir(lists)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .find_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let (prefix, rest) = name.split_once("_dists_")?;
+            let (suite, packages) = rest.split_once('_')?;
+            let packages = packages.strip_suffix("_Packages.lz4")?;
+            let release = lists.join(format!("{prefix}_dists_{suite}_InRelease"));
+            release
+                .exists()
+                .then(|| (e.path(), release, packages.replace('_', "/")))
+        });
+    let Some((compressed, release, dir)) = found else {
+        eprintln!("SKIPPED: no InRelease with its Packages.lz4 in /var/lib/apt/lists");
+        return;
+    };
+    let env = TestEnv::new();
+    let packages = format!("m/{dir}/Packages");
+    env.mkdir(&format!("m/{dir}"));
+    let lz4 = Command::new("lz4")
+        .arg("-dqf")
+        .arg(&compressed)
+        .arg(env.path().join(&packages))
+        .status();
+    if !lz4.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: lz4 could not decompress {}", compressed.display());
+        return;
+    }
+    fs::copy(&release, env.path().join("m/InRelease")).unwrap();
+    let out = fastsum(&env, &["-c", "--ignore-missing", "m/InRelease"]);
+    assert_eq!(
+        (out.status, out.stdout_str()),
+        (0, format!("{packages}: OK\n")),
+        "{}",
+        out.stderr_str()
+    );
+    let mut bytes = fs::read(env.path().join(&packages)).unwrap();
+    bytes[0] ^= 1;
+    fs::write(env.path().join(&packages), bytes).unwrap();
+    let out = fastsum(&env, &["-c", "--ignore-missing", "m/InRelease"]);
+    assert_eq!(out.status, 1);
+    assert!(out.stdout_str().contains(&format!("{packages}: FAILED")));
+}
