@@ -163,7 +163,7 @@ pub(super) fn prefetch_also(
 
 /// After the first digest matched: the verdict of the entry's size and
 /// its further digests (`prefetched[k]`, or hashed here), each mismatch
-/// said on stderr.
+/// said on stderr (not with `--status`).
 pub(super) fn verdict_of_the_rest(
     run: &mut Run,
     o: &Options,
@@ -175,7 +175,9 @@ pub(super) fn verdict_of_the_rest(
         let actual = std::fs::metadata(&*fastsum::name::path(name)).map(|m| m.len());
         match actual {
             Ok(actual) if actual != size => {
-                run.file_error(name, &format!("{actual} bytes, {size} listed"));
+                if !o.status_only {
+                    run.file_error(name, &format!("{actual} bytes, {size} listed"));
+                }
                 return Verdict::Failed;
             }
             _ => {}
@@ -190,7 +192,9 @@ pub(super) fn verdict_of_the_rest(
         match hashed {
             Hashed::Digest(actual) if actual.as_bytes().starts_with(expected.as_bytes()) => {}
             Hashed::Digest(_) => {
-                run.file_error(name, &format!("its {algorithm} digest does not match"));
+                if !o.status_only {
+                    run.file_error(name, &format!("its {algorithm} digest does not match"));
+                }
                 verdict = Verdict::Failed;
             }
             Hashed::Missing | Hashed::Failed(_) => return Verdict::Unreadable,

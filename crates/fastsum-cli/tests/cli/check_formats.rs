@@ -246,6 +246,9 @@ fn a_file_whose_digests_do_not_all_match_fails() {
     assert!(out
         .stderr_str()
         .contains("t/plain: its sha256 digest does not match"));
+    let out = fastsum(&env, &["-c", "--status", "L.hd"]);
+    let said = (out.status, out.stdout_str(), out.stderr_str());
+    assert_eq!(said, (1, String::new(), String::new()));
 }
 
 /// The format is told from the content; --format forces one; a list in
