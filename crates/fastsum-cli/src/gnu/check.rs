@@ -74,7 +74,7 @@ pub(super) fn check_file(
     let Some(mut list) = List::open(run, o, checkfile) else {
         return false;
     };
-    let mut named = named_parser(run, o, checkfile);
+    let mut named = check_list::named_parser(run, o, checkfile);
     let parser = named.as_mut().unwrap_or(parser);
     let mut tally = Tally::default();
     let mut made = check_dirs::Made::default();
@@ -223,7 +223,7 @@ impl List {
             if len == 0 {
                 continue;
             }
-            let lone = self.lone_line(&line[..len]);
+            let lone = check_list::lone_line(self.lone_file.as_deref(), &line[..len]);
             let line = lone.as_deref().unwrap_or(&line[..len]);
             let len = line.len();
             let parsed = parser
@@ -250,37 +250,6 @@ impl List {
     }
 }
 
-impl List {
-    /// A line holding only a digest, in a list named for one file: the
-    /// line that names that file (`HEX  FILE`).
-    fn lone_line(&self, line: &[u8]) -> Option<Vec<u8>> {
-        let file = self.lone_file.as_ref()?;
-        if line.is_empty() || !line.iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        let mut named = line.to_vec();
-        named.extend_from_slice(b"  ");
-        named.extend_from_slice(file);
-        Some(named)
-    }
-}
-
-/// The reading of a list named for its algorithm (`x.iso.sha256`,
-/// `SHA256SUMS`) in fastsum's own mode without `-a`: untagged lines are
-/// that algorithm's. `None`: the run's parser reads it.
-pub(super) fn named_parser(
-    run: &Run,
-    o: &Options,
-    checkfile: &[u8],
-) -> Option<gnu_lines::CheckParser> {
-    if run.tool.kind != ToolKind::Fastsum || o.algorithm_specified {
-        return None;
-    }
-    let algorithm = fastsum::manifest::list::algorithm_of_list_name(checkfile)?;
-    let policy = gnu_lines::TagPolicy::Any(algorithm);
-    Some(gnu_lines::CheckParser::new(policy))
-}
-
 /// A digest from the chunk's prefetch, or none (hashed in line).
 type Prefetched = Option<Result<fastsum::Digest, ErrorKind>>;
 
@@ -297,7 +266,7 @@ fn report_item(
 ) {
     let (name, algorithm, expected, also, size) = match item {
         CheckItem::Problem(number, why) => {
-            return report_problem(run, o, display_name, tally, (number, &why))
+            return check_list::report_problem(run, o, display_name, tally, (number, &why))
         }
         CheckItem::Misformatted(number, named) => {
             tally.misformatted += 1;
@@ -359,25 +328,6 @@ fn report_item(
         return;
     }
     verdict::say(run, o, &name, verdict);
-}
-
-/// An entry of a list in another format than lines that could not be
-/// read: counted as misformatted, and said with why.
-fn report_problem(
-    run: &mut Run,
-    o: &Options,
-    display_name: &[u8],
-    tally: &mut Tally,
-    (number, why): (u64, &str),
-) {
-    tally.misformatted += 1;
-    if o.json && !o.status_only {
-        verdict::misformatted(run.out.stdout_buf(), display_name, number);
-        run.out.commit();
-    }
-    let mut m = run.quoting.quotef(display_name);
-    m.extend_from_slice(format!(": {number}: {why}").as_bytes());
-    run.error(&m);
 }
 
 /// After a list: "no properly formatted lines" (with fastsum's hint of

@@ -13,7 +13,8 @@ use super::check_hash::{prefetch_digests, report_hashed, CheckItem};
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
 use super::run::Run;
-use super::verdict::Verdict;
+use super::verdict::{self, Tally, Verdict};
+use crate::personality::ToolKind;
 
 /// A list read entry by entry.
 pub(super) struct Entries {
@@ -213,4 +214,59 @@ pub(super) fn say_format(run: &mut Run, o: &Options, display_name: &[u8], format
         }
         run.error(&m);
     }
+}
+
+/// An entry of a list in another format than lines that could not be
+/// read: counted as misformatted, and said with why.
+pub(super) fn report_problem(
+    run: &mut Run,
+    o: &Options,
+    display_name: &[u8],
+    tally: &mut Tally,
+    (number, why): (u64, &str),
+) {
+    tally.misformatted += 1;
+    if o.json && !o.status_only {
+        verdict::misformatted(run.out.stdout_buf(), display_name, number);
+        run.out.commit();
+    }
+    // The first few said with why, all of them with -w: a file that is no
+    // list at all, forced with --format, does not print a line per line.
+    if tally.misformatted <= PROBLEMS_SAID || o.warn {
+        let mut m = run.quoting.quotef(display_name);
+        m.extend_from_slice(format!(": {number}: {why}").as_bytes());
+        run.error(&m);
+    }
+}
+
+/// Unreadable entries of a list said with why before `-w` is needed.
+const PROBLEMS_SAID: u64 = 10;
+
+/// A line holding only a digest, in a list named for one file (`file`):
+/// the line that names that file (`HEX  FILE`).
+pub(super) fn lone_line(file: Option<&[u8]>, line: &[u8]) -> Option<Vec<u8>> {
+    let file = file?;
+    if line.is_empty() || !line.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let mut named = line.to_vec();
+    named.extend_from_slice(b"  ");
+    named.extend_from_slice(file);
+    Some(named)
+}
+
+/// The reading of a list named for its algorithm (`x.iso.sha256`,
+/// `SHA256SUMS`) in fastsum's own mode without `-a`: untagged lines are
+/// that algorithm's. `None`: the run's parser reads it.
+pub(super) fn named_parser(
+    run: &Run,
+    o: &Options,
+    checkfile: &[u8],
+) -> Option<fastsum::manifest::gnu::CheckParser> {
+    if run.tool.kind != ToolKind::Fastsum || o.algorithm_specified {
+        return None;
+    }
+    let algorithm = fastsum::manifest::list::algorithm_of_list_name(checkfile)?;
+    let policy = fastsum::manifest::gnu::TagPolicy::Any(algorithm);
+    Some(fastsum::manifest::gnu::CheckParser::new(policy))
 }
