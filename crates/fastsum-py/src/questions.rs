@@ -44,6 +44,15 @@ impl CheckResult {
     }
 }
 
+/// A manifest's problem as the library words it for the command line
+/// (`need -a (sha256, blake3 ...)`), in Python's: the `algorithm`
+/// argument, spelled as Python takes it.
+fn in_python_words(why: &str) -> String {
+    why.replace("need -a (", "need the algorithm argument (")
+        .replace("give -a", "give the algorithm argument")
+        .replace("blake2b -l ", "blake2b-")
+}
+
 /// `check(manifest, algorithm=None, *, root=None, threads=None) ->
 /// list[CheckResult]`: every file a manifest (md5sum, sha*sum, b2sum,
 /// b3sum, xxhsum or fastsum JSON format) lists, hashed on every core and
@@ -70,7 +79,10 @@ pub fn check(
     })?;
     let listed = py
         .detach(|| Manifest::read(std::io::BufReader::new(file), algorithm))
-        .map_err(|why| PyValueError::new_err(format!("{}: {why}", manifest_path.display())))?;
+        .map_err(|why| {
+            let why = in_python_words(&why);
+            PyValueError::new_err(format!("{}: {why}", manifest_path.display()))
+        })?;
     let mut options = TreeOptions::new(listed.algorithm);
     if let Some(n) = threads.filter(|&n| n > 0) {
         options.threads = n;

@@ -28,8 +28,12 @@ def test_check_reports_ok_failed_and_missing_in_list_order(tree, tmp_path_factor
     manifest = tmp_path_factory.mktemp("m") / "SHA256SUMS"
     manifest.write_bytes(b"".join(lines))
     write(root, b"a.txt", b"changed\n")
-    with pytest.raises(ValueError, match="need -a"):
+    with pytest.raises(ValueError, match=r"need the algorithm argument \(sha256, blake3"):
         fastsum.check(manifest, root=root)  # 64 digits: sha256, blake3 or blake2b-256?
+    crc = tmp_path_factory.mktemp("m") / "CRCS"
+    crc.write_bytes(b"363a3020  a.txt\n")  # rhash --simple: 8 digits, xxh32 or crc32b?
+    with pytest.raises(ValueError, match=r"algorithm argument \(xxh32 or crc32b\)"):
+        fastsum.check(crc, root=root)
     results = fastsum.check(manifest, "sha256", root=root)
     status = {os.path.basename(os.fsencode(r.path)): r.status for r in results}
     assert status[b"a.txt"] == "failed"

@@ -68,6 +68,16 @@ const TOKENS: &[&[u8]] = &[
     b"\xc3\xa9",
     b"-",
     b"%%%% ",
+    b";",
+    b" 363A3020",
+    b"CRC32 (",
+    b"SHA256:\n ",
+    b"MD5Sum:\n ",
+    b"-----BEGIN PGP SIGNED MESSAGE-----\n",
+    b"-----BEGIN PGP SIGNATURE-----\n",
+    b"- ",
+    b"\"digests\":{",
+    b"\"md5\":\"",
 ];
 
 /// xorshift64*: enough for mutations, and replayable from its seed.
@@ -242,6 +252,32 @@ mod targets {
                 let text = String::from_utf8_lossy(line);
                 let _ = crate::manifest::json_read::parse_object(&text);
                 let _ = crate::digest::decode_base64(&text);
+            }
+        });
+    }
+
+    /// Every list `fastsum -c` reads entry by entry (issue 55.1): told
+    /// from the content, then read as each format; the explanation of a
+    /// list in none, and the names that give an algorithm.
+    #[test]
+    fn check_lists() {
+        use crate::manifest::list::{self, ListFormat, ListReader};
+        fuzz(&seeds(), "check-lists", |input| {
+            let first = lines(input).find(|l| !l.is_empty()).unwrap_or_default();
+            let detected = ListFormat::detect(first);
+            let _ = list::explain(first);
+            let _ = list::algorithm_of_list_name(first);
+            let _ = list::file_of_list_name(first);
+            for format in [
+                detected,
+                ListFormat::Json,
+                ListFormat::Hashdeep,
+                ListFormat::Sfv,
+                ListFormat::Release,
+            ] {
+                let mut reader = ListReader::new(input, format);
+                // Each call reads at least one line: it ends.
+                while let Ok(Some(_)) = reader.next_line() {}
             }
         });
     }

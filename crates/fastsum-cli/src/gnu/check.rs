@@ -6,10 +6,12 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
 use fastsum::manifest::gnu as gnu_lines;
+use fastsum::manifest::list::ListFormat;
 use fastsum::{Algorithm, ErrorKind};
 
 use super::check_dirs;
 use super::check_hash::{prefetch_digests, report_hashed, CheckItem};
+use super::check_list::{self, Entries};
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
 use super::run::Run;
@@ -23,6 +25,16 @@ pub(super) const CHECK_CHUNK_LINES: usize = 4096;
 /// One checksum list, read a chunk of lines at a time.
 struct List {
     reader: BufReader<Box<dyn Read>>,
+    /// fastsum's own mode, a list in another format than lines: read by
+    /// the library entry by entry (then `reader` is not read).
+    entries: Option<Entries>,
+    /// fastsum's own mode: its first entry line, to say what did not fit.
+    first: Option<Vec<u8>>,
+    /// Lines end here: NUL with fastsum's `-c -z`.
+    terminator: u8,
+    /// fastsum's own mode, a list named for one file (`x.iso.sha256`):
+    /// that file, which a line holding only a digest names.
+    lone_file: Option<Vec<u8>>,
     is_stdin: bool,
     line: Vec<u8>,
     line_number: u64,
@@ -59,27 +71,25 @@ pub(super) fn check_file(
     } else {
         checkfile
     };
-    let Some(mut list) = List::open(run, checkfile) else {
+    let Some(mut list) = List::open(run, o, checkfile) else {
         return false;
     };
+    let mut named = check_list::named_parser(run, o, checkfile);
+    let parser = named.as_mut().unwrap_or(parser);
     let mut tally = Tally::default();
     let mut made = check_dirs::Made::default();
     // The list is read a chunk of lines at a time; the chunk's files are
     // hashed together through the pipeline (every core, multi-buffer MD5),
     // then its lines are reported in order exactly as one at a time.
     while !list.at_end && !list.read_failed {
-        let items = list.next_chunk(run, parser);
+        let items = list.next_chunk(run, o, parser);
         let mut prefetched = prefetch_digests(run, o, &items);
+        let mut also = check_list::prefetch_also(run, o, &items);
         check_dirs::fill(run, o, &items, &mut prefetched, &mut made);
         for (index, item) in items.into_iter().enumerate() {
-            report_item(
-                run,
-                o,
-                item,
-                prefetched[index].take(),
-                display_name,
-                &mut tally,
-            );
+            let rest = also.iter_mut().map(|c| c[index].take()).collect();
+            let hashed = (prefetched[index].take(), rest);
+            report_item(run, o, item, hashed, display_name, &mut tally);
         }
     }
     if list.read_failed {
@@ -88,7 +98,7 @@ pub(super) fn check_file(
         run.error(&m);
         return false;
     }
-    summarize(run, o, display_name, &tally, list.other_length);
+    summarize(run, o, display_name, &tally, &list);
     tally.any_properly_formatted
         && tally.any_matched
         && tally.mismatched == 0
@@ -98,8 +108,9 @@ pub(super) fn check_file(
 
 impl List {
     /// The list at `checkfile` (`-`: standard input); `None` (said) if it
-    /// cannot be opened.
-    fn open(run: &mut Run, checkfile: &[u8]) -> Option<List> {
+    /// cannot be opened. In fastsum's own mode its format is told from its
+    /// first entry line (or `--format`): lines, or entries.
+    fn open(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<List> {
         let is_stdin = checkfile == b"-";
         let reader: Box<dyn Read> = if is_stdin {
             Box::new(io::stdin())
@@ -112,24 +123,82 @@ impl List {
                 }
             }
         };
-        Some(List {
+        let mut list = List {
             reader: BufReader::with_capacity(64 * 1024, reader),
+            entries: None,
+            first: None,
+            terminator: b'\n',
+            lone_file: None,
             is_stdin,
             line: Vec::new(),
             line_number: 0,
             other_length: None,
             at_end: false,
             read_failed: false,
-        })
+        };
+        if run.tool.kind == ToolKind::Fastsum {
+            list.terminator = o.terminator;
+            let lone = fastsum::manifest::list::file_of_list_name(checkfile);
+            list.lone_file = lone.filter(|f| !f.contains(&b'\\')).map(<[u8]>::to_vec);
+            list.tell_format(run, o, checkfile);
+        }
+        Some(list)
+    }
+
+    /// Reads up to the first entry line to tell the list's format; its
+    /// bytes are read again by the lines' or the entries' reader.
+    fn tell_format(&mut self, run: &mut Run, o: &Options, checkfile: &[u8]) {
+        let empty: Box<dyn Read> = Box::new(io::empty());
+        let mut reader = std::mem::replace(&mut self.reader, BufReader::new(empty));
+        // A NUL in its first block: a list written with -z, read as -c -z.
+        if reader.fill_buf().is_ok_and(|head| head.contains(&0)) {
+            self.terminator = 0;
+        }
+        let (prefix, first) = match check_list::first_entry(&mut reader, self.terminator) {
+            Ok(read) => read,
+            Err(_) => {
+                self.read_failed = true;
+                return;
+            }
+        };
+        let format = match (o.check_format, &first) {
+            (Some(format), _) => format,
+            (None, Some(first)) => ListFormat::detect(first),
+            (None, None) => ListFormat::Lines,
+        };
+        let display_name: &[u8] = if self.is_stdin {
+            b"standard input"
+        } else {
+            checkfile
+        };
+        check_list::say_format(run, o, display_name, format);
+        self.first = first;
+        let again: Box<dyn Read> = Box::new(io::Cursor::new(prefix).chain(reader));
+        match format {
+            ListFormat::Lines => self.reader = BufReader::with_capacity(64 * 1024, again),
+            _ => self.entries = Some(Entries::new(again, format, checkfile)),
+        }
     }
 
     /// The next chunk of lines, parsed (comments and empty lines skipped).
-    fn next_chunk(&mut self, run: &Run, parser: &mut gnu_lines::CheckParser) -> Vec<CheckItem> {
+    fn next_chunk(
+        &mut self,
+        run: &Run,
+        o: &Options,
+        parser: &mut gnu_lines::CheckParser,
+    ) -> Vec<CheckItem> {
+        if let Some(entries) = &mut self.entries {
+            let chunk = entries.next_chunk(o, CHECK_CHUNK_LINES);
+            self.read_failed = chunk.is_err();
+            let items = chunk.unwrap_or_default();
+            self.at_end = items.is_empty();
+            return items;
+        }
         let mut items: Vec<CheckItem> = Vec::new();
         while items.len() < CHECK_CHUNK_LINES {
             self.line.clear();
             self.line_number += 1;
-            match self.reader.read_until(b'\n', &mut self.line) {
+            match self.reader.read_until(self.terminator, &mut self.line) {
                 Ok(0) => {
                     self.at_end = true;
                     break;
@@ -145,17 +214,20 @@ impl List {
                 continue;
             }
             let mut len = line.len();
-            if line[len - 1] == b'\n' {
+            if line[len - 1] == self.terminator {
                 len -= 1;
             }
-            if len > 0 && line[len - 1] == b'\r' {
+            if len > 0 && line[len - 1] == b'\r' && self.terminator == b'\n' {
                 len -= 1;
             }
             if len == 0 {
                 continue;
             }
+            let lone = check_list::lone_line(self.lone_file.as_deref(), &line[..len]);
+            let line = lone.as_deref().unwrap_or(&line[..len]);
+            let len = line.len();
             let parsed = parser
-                .parse(&line[..len])
+                .parse(line)
                 .filter(|l| !(self.is_stdin && l.name.as_ref() == b"-"));
             if parsed.is_none() && self.other_length.is_none() && run.tool.kind == ToolKind::Fastsum
             {
@@ -169,6 +241,8 @@ impl List {
                     algorithm: entry.algorithm,
                     expected: entry.expected,
                     matchable: entry.matchable,
+                    also: Vec::new(),
+                    size: None,
                 },
             });
         }
@@ -176,17 +250,24 @@ impl List {
     }
 }
 
+/// A digest from the chunk's prefetch, or none (hashed in line).
+type Prefetched = Option<Result<fastsum::Digest, ErrorKind>>;
+
 /// One line's verdict: hashed (or its digest taken from the chunk's
-/// prefetch), compared, counted and said.
+/// prefetch: the first, and those of its further digests), compared,
+/// counted and said.
 fn report_item(
     run: &mut Run,
     o: &Options,
     item: CheckItem,
-    prefetched: Option<Result<fastsum::Digest, ErrorKind>>,
+    (prefetched, rest): (Prefetched, Vec<Prefetched>),
     display_name: &[u8],
     tally: &mut Tally,
 ) {
-    let (name, algorithm, expected) = match item {
+    let (name, algorithm, expected, also, size) = match item {
+        CheckItem::Problem(number, why) => {
+            return check_list::report_problem(run, o, display_name, tally, (number, &why))
+        }
         CheckItem::Misformatted(number, named) => {
             tally.misformatted += 1;
             if o.json && !o.status_only {
@@ -207,7 +288,9 @@ fn report_item(
             algorithm,
             expected,
             matchable,
-        } => (name, algorithm, (expected, matchable)),
+            also,
+            size,
+        } => (name, algorithm, (expected, matchable), also, size),
     };
     tally.any_properly_formatted = true;
     let hashed = match prefetched {
@@ -220,7 +303,10 @@ fn report_item(
         Hashed::Digest(actual)
             if expected.1 && actual.as_bytes().starts_with(expected.0.as_bytes()) =>
         {
-            Verdict::Ok
+            match also.is_empty() && size.is_none() {
+                true => Verdict::Ok,
+                false => check_list::verdict_of_the_rest(run, o, &name, (&also, size), rest),
+            }
         }
         Hashed::Digest(_) => Verdict::Failed,
     };
@@ -246,22 +332,37 @@ fn report_item(
 
 /// After a list: "no properly formatted lines" (with fastsum's hint of
 /// the algorithm), or the WARNING counts and "no file was verified".
-fn summarize(
-    run: &mut Run,
-    o: &Options,
-    display_name: &[u8],
-    tally: &Tally,
-    other_length: Option<usize>,
-) {
+fn summarize(run: &mut Run, o: &Options, display_name: &[u8], tally: &Tally, list: &List) {
     if o.json && !o.status_only {
         verdict::summary(run.out.stdout_buf(), display_name, tally);
         run.out.commit();
+    }
+    if let Some(skipped) = list.entries.as_ref().map(|e| e.directories_skipped) {
+        if skipped > 0 {
+            let mut m = run.quoting.quotef(display_name);
+            let what = crate::term::count(skipped, "directory digest", "directory digests");
+            m.extend_from_slice(format!(": {what} not checked (-c --dirs checks them)").as_bytes());
+            run.error(&m);
+        }
     }
     if !tally.any_properly_formatted {
         let mut m = run.quoting.quotef(display_name);
         m.extend_from_slice(b": no properly formatted checksum lines found");
         run.error(&m);
-        if let Some(digits) = other_length {
+        let explain = match (&list.entries, &list.first) {
+            (None, Some(first)) if list.other_length.is_none() => {
+                Some(fastsum::manifest::list::explain(first))
+            }
+            (Some(entries), _) => Some(entries.explain_none()),
+            _ => None,
+        };
+        if let Some(explain) = explain {
+            let mut m = run.quoting.quotef(display_name);
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(explain.as_bytes());
+            run.error(&m);
+        }
+        if let Some(digits) = list.other_length {
             let mut m = run.quoting.quotef(display_name);
             m.extend_from_slice(
                 format!(
@@ -328,6 +429,10 @@ fn algorithms_of_length(digits: usize) -> String {
         })
         .map(|a| a.name().to_string())
         .collect();
+    if digits == 8 {
+        // `rhash --simple`'s CRC-32.
+        names.push(Algorithm::Crc32b.name().to_string());
+    }
     if digits.is_multiple_of(2) && digits * 4 <= 512 && digits > 0 {
         names.push(if digits * 4 == 512 {
             "blake2b".to_string()

@@ -22,6 +22,9 @@ pub(super) enum CheckItem {
     /// Not a checksum line: its line number, and the tag its `--warn`
     /// warning names.
     Misformatted(u64, &'static str),
+    /// An entry of a list in another format that could not be read: its
+    /// line number and why (said whether or not `--warn`).
+    Problem(u64, String),
     /// A file to check.
     Entry {
         name: Vec<u8>,
@@ -29,6 +32,11 @@ pub(super) enum CheckItem {
         expected: fastsum::Digest,
         /// The line's digest could be a digest (see `CheckLine::matchable`).
         matchable: bool,
+        /// Further digests the entry carries (hashdeep's columns, several
+        /// `-a`'s JSON, a Release file's sections): all must match.
+        also: Vec<(Algorithm, fastsum::Digest)>,
+        /// The size it lists, checked too.
+        size: Option<u64>,
     },
 }
 
@@ -152,7 +160,7 @@ fn few_files(items: &[CheckItem]) -> bool {
         .iter()
         .filter_map(|item| match item {
             CheckItem::Entry { name, .. } => Some(&name[..]),
-            CheckItem::Misformatted(..) => None,
+            _ => None,
         })
         .collect();
     names.sort_unstable();

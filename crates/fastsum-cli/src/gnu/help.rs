@@ -18,7 +18,9 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS;\n");
     s.push_str("                          repeated, several digests from one read\n");
     s.push_str("  -b, --binary          read in binary mode\n");
-    s.push_str("  -c, --check           read checksums from the FILEs and check them\n");
+    s.push_str("  -c, --check           read checksums from the FILEs and check them: GNU and\n");
+    s.push_str("                          BSD lines, fastsum's --json, hashdeep, SFV, Debian\n");
+    s.push_str("                          Release files (told from their content)\n");
     s.push_str("  -l, --length=BITS     digest length in bits; must not exceed the max for\n");
     s.push_str("                          the blake2 algorithm and must be a multiple of 8\n");
     s.push_str("      --tag             create a BSD-style checksum (the default for every\n");
@@ -48,6 +50,9 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          read); say what changed (A, D, M and the path)\n");
     s.push_str("      --format=hashdeep  write hashdeep's list (SIZE,DIGEST...,NAME), for -a\n");
     s.push_str("                          md5, sha1, sha256 (several -a: several columns)\n");
+    s.push_str("      --format=NAME     with -c: read the lists as NAME (gnu, bsd, json,\n");
+    s.push_str("                          hashdeep, sfv, release), not as their content says\n");
+    s.push_str("      --debug           with -c: say which format each list was read as\n");
     s.push_str(
         "      --dirs            also print each directory's digest (DIGEST  DIR/), after\n",
     );
@@ -71,7 +76,7 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --upload-self     copy this fastsum to a private temporary directory on\n");
     s.push_str("                          the host when its uname -sm matches, run it there,\n");
     s.push_str("                          and remove it\n");
-    s.push_str("  -v, --verbose         say which remote method ran\n");
+    s.push_str("  -v, --verbose         say which remote method ran (with -c: which format)\n");
     s.push_str("      --io=MODE         auto (default), read or mmap\n");
     s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");
     s.push_str(

@@ -13,6 +13,7 @@ use crate::personality::Tool;
 mod check;
 mod check_dirs;
 mod check_hash;
+mod check_list;
 pub mod documented;
 mod files0;
 #[cfg(test)]

@@ -57,6 +57,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "max-depth", HasArg::Required, "max-depth"),
             spec(None, "dirs", HasArg::No, "dirs"),
             spec(None, "format", HasArg::Required, "format"),
+            spec(None, "debug", HasArg::No, "debug"),
             spec(None, "update", HasArg::Required, "update"),
             spec(None, "prune-matching", HasArg::Required, "prune-matching"),
             spec(None, "files0-from", HasArg::Required, "files0-from"),
@@ -141,6 +142,9 @@ pub(super) struct Options {
     /// `--format=hashdeep`: hashdeep's lists (a header, then
     /// `SIZE,DIGEST...,NAME`).
     pub(super) hashdeep: bool,
+    /// `-c --format=NAME`: the lists are read in that format, not the one
+    /// their content says.
+    pub(super) check_format: Option<fastsum::manifest::list::ListFormat>,
     /// `-P`/`--no-follow`: symbolic links are not followed, even where
     /// the format follows them by default (hashdeep's lists).
     pub(super) no_follow: bool,
@@ -216,6 +220,7 @@ impl Options {
             tree: TreeOptions::new(algorithm),
             json: false,
             hashdeep: false,
+            check_format: None,
             no_follow: false,
             no_progress: false,
             cache: None,

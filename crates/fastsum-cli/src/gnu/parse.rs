@@ -125,6 +125,21 @@ fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
     Ok(true)
 }
 
+/// `--format=NAME`: hashdeep's lists written (`hashdeep`), or, with `-c`,
+/// the format lists are read in.
+fn format_option(run: &mut Run, o: &mut Options, value: &[u8]) -> Result<(), i32> {
+    use fastsum::manifest::list::ListFormat;
+    let name = String::from_utf8_lossy(value);
+    o.hashdeep = name == "hashdeep";
+    o.check_format = ListFormat::from_name(&name);
+    if o.check_format.is_none() {
+        let names: Vec<&str> = ListFormat::NAMES.iter().map(|(n, _)| *n).collect();
+        let what = format!("format ({})", names.join(", "));
+        return Err(invalid_value(run, &what, value));
+    }
+    Ok(())
+}
+
 /// How many files are hashed: walks, threads, I/O, the cache, JSON.
 fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Result<bool, i32> {
     match key {
@@ -169,10 +184,7 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
                 .push(String::from_utf8_lossy(&value).into_owned())
         }
         "json" => p.o.json = true,
-        "format" => match &value[..] {
-            b"hashdeep" => p.o.hashdeep = true,
-            _ => return Err(invalid_value(run, "format (hashdeep)", &value)),
-        },
+        "format" => format_option(run, &mut p.o, &value)?,
         "no-progress" => p.o.no_progress = true,
         "cache" => {
             p.cache_without_path = value.is_empty();

@@ -36,13 +36,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
             None => o.tree.algorithm,
         },
     };
-    if o.check
-        && o.tree.algorithm.is_legacy()
-        && (tool.kind != ToolKind::Cksum || o.algorithm_specified)
-    {
-        run.error(b"--check is not supported with --algorithm={bsd,sysv,crc,crc32b}");
-        return Err(run.finish(1));
-    }
+    refuse_legacy_check(run, &o)?;
     o.tree.strategy = match (io_mode.as_str(), read_size) {
         ("mmap", _) => ReadStrategy::Mmap,
         ("read", size) | ("auto", size @ Some(_)) => ReadStrategy::Read {
@@ -62,7 +56,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
     // hashdeep follows symbolic links, to files and directories: its lists
     // are written (and updated) as it would write them, unless -P (issue
     // 51.10).
-    if o.hashdeep && !o.no_follow {
+    if o.hashdeep && !o.no_follow && !o.check {
         o.tree.walk.follow_links = true;
     }
     let whole = o.check || o.raw || update_given || prune.is_some();
@@ -100,6 +94,23 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
 /// `--files0-from` list, read a batch at a time as the run goes.
 pub(super) type Resolved = (Options, Vec<Vec<u8>>, Option<Names>);
 
+/// `-c` with cksum's and sum's numbers, which are not digests: refused, as
+/// coreutils refuses it; fastsum's own `-c` checks crc32b (`rhash
+/// --simple`'s and SFV's CRC-32).
+fn refuse_legacy_check(run: &mut Run, o: &Options) -> Result<(), i32> {
+    let kind = run.tool.kind;
+    let own_crc32b = kind == ToolKind::Fastsum && o.tree.algorithm == Algorithm::Crc32b;
+    if o.check
+        && o.tree.algorithm.is_legacy()
+        && !own_crc32b
+        && (kind != ToolKind::Cksum || o.algorithm_specified)
+    {
+        run.error(b"--check is not supported with --algorithm={bsd,sysv,crc,crc32b}");
+        return Err(run.finish(1));
+    }
+    Ok(())
+}
+
 /// fastsum's own options that do not go with others: several `-a` (one
 /// read, tagged lines) and `--max-depth` without `-r`.
 fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Result<(), i32> {
@@ -114,6 +125,7 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
             ),
             (o.tree.order == Order::Unordered, "--unordered"),
             (o.tree.walk.directories, "--dirs"),
+            (o.stamps, "--stamps"),
         ];
         if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
             let m = format!("several -a and {what} do not go together");
@@ -127,8 +139,12 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
     if o.tree.walk.directories {
         dirs_combinations(run, o)?;
     }
-    if o.hashdeep {
+    if o.hashdeep && !o.check {
         hashdeep_combinations(run, o)?;
+    }
+    if o.check_format.is_some() && !o.hashdeep && !o.check {
+        let m = "--format reads lists in that format with -c; it writes only --format=hashdeep";
+        return Err(run.usage_error(Some(m)));
     }
     Ok(())
 }
@@ -157,10 +173,6 @@ fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
             "-L and --no-follow do not go together",
         ),
         (o.json, "--format=hashdeep and --json do not go together"),
-        (
-            o.check,
-            "--format=hashdeep is for writing lists; -c reads any",
-        ),
         (
             o.tree.walk.directories,
             "--format=hashdeep and --dirs do not go together (hashdeep lists files)",
@@ -418,7 +430,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         Some("the --cache-stats option is meaningful only with --cache")
     } else if o.base64 && o.raw {
         Some("--base64 and --raw are mutually exclusive")
-    } else if o.terminator == 0 && o.check {
+    } else if o.terminator == 0 && o.check && !fastsum {
         Some("the --zero option is not supported when verifying checksums")
     } else if o.tag && o.check {
         Some("the --tag option is meaningless when verifying checksums")

@@ -95,6 +95,12 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             "a hashdeep list of several columns cannot be updated yet",
         );
     }
+    if several_digests(&head, shape) {
+        return failed(
+            run,
+            "a list of several digests a file (several -a) cannot be updated yet",
+        );
+    }
     if shape == Shape::Untagged && given.is_none() {
         if let Err(why) = confirm_guess(&path, &old) {
             return failed(run, &why);
@@ -235,11 +241,17 @@ fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
         let modified = file.metadata().and_then(|m| m.modified()).ok()?;
         (modified < written).then_some((path, entry))
     });
+    // A file older than the list that matches no algorithm was changed
+    // since (a same-size edit, its mtime put back: issue 51.8), which
+    // --update is for; the guess is wrong when another algorithm matches,
+    // or when no file at all matches it.
+    let (mut confirmed, mut unmatched) = (false, None);
     for (path, entry) in older.take(GUESS_CHECKS) {
         if hasher
             .hash_listed(guess, &path)
             .is_ok_and(|d| d == entry.digest)
         {
+            confirmed = true;
             continue;
         }
         let same_length = fastsum::Algorithm::ALL
@@ -258,12 +270,19 @@ fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
             true => "no other algorithm of that length matches either".to_string(),
             false => format!("{} matches", matching.join(", ")),
         };
-        return Err(format!(
+        let why = format!(
             "its untagged digests were taken for {guess}, but {} (older than the list) does not hash to its line in {guess} ({matches}): give -a; nothing was changed",
             path.display()
-        ));
+        );
+        match matching.is_empty() {
+            true => unmatched = unmatched.or(Some(why)),
+            false => return Err(why),
+        }
     }
-    Ok(())
+    match (confirmed, unmatched) {
+        (false, Some(why)) => Err(why),
+        _ => Ok(()),
+    }
 }
 
 /// The list's first line that is not a comment (`#`), with its newline;
@@ -410,4 +429,27 @@ fn say_changes(run: &mut Run, old: &Manifest, new: super::run::Written, path: &P
     );
     let _ = std::io::stderr().flush();
     run.error(m.as_bytes());
+}
+
+/// Whether the list gives several digests a file (several -a: tagged lines
+/// of two algorithms, or JSON records with `"digests"`): the run would
+/// write one algorithm's and lose the others', so it is refused.
+fn several_digests(head: &[u8], shape: Shape) -> bool {
+    let mut lines = head.split(|&b| b == b'\n');
+    match shape {
+        Shape::Json => lines.any(|l| l.windows(11).any(|w| w == b"\"digests\":{")),
+        Shape::Tagged => {
+            use fastsum::manifest::gnu::{CheckParser, TagPolicy};
+            let mut parser = CheckParser::new(TagPolicy::Any(Algorithm::Md5));
+            let mut seen = None;
+            lines
+                .filter_map(|l| parser.parse(l).map(|l| l.algorithm))
+                .any(|a| {
+                    let other = seen.is_some_and(|s| s != a);
+                    seen = Some(a);
+                    other
+                })
+        }
+        _ => false,
+    }
 }

@@ -158,6 +158,32 @@ pub(crate) fn parse_line(
     Ok((size, digest, name.to_vec()))
 }
 
+/// A line's digests, each with its column's algorithm.
+pub(crate) type Digests = Vec<(Algorithm, Digest)>;
+
+/// One file line under `columns` with every column's digest: its size,
+/// the digests of the columns fastsum computes (in their order: tiger and
+/// whirlpool are left out), and its name; `Err` says what is wrong with it.
+pub(crate) fn parse_line_all(
+    line: &[u8],
+    columns: &[Option<Algorithm>],
+) -> Result<(u64, Digests, Vec<u8>), String> {
+    let mut digests = Vec::with_capacity(columns.len());
+    let mut rest = (0, Vec::new());
+    for (pick, column) in columns.iter().enumerate() {
+        let Some(algorithm) = *column else {
+            continue;
+        };
+        let (size, digest, name) = parse_line(line, columns, pick)?;
+        digests.push((algorithm, digest));
+        rest = (size, name);
+    }
+    if digests.is_empty() {
+        return Err("none of its columns is md5, sha1 or sha256".into());
+    }
+    Ok((rest.0, digests, rest.1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
-//! Reading fastsum's own `--json` records back: a small parser for flat
-//! JSON objects whose values are strings, numbers, `null`, `true` and
-//! `false` (all that a record holds; docs/JSON.md).
+//! Reading fastsum's own `--json` records back: a small parser for JSON
+//! objects whose values are strings, numbers, `null`, `true` and `false`,
+//! and objects of those one level down (several `-a`'s `"digests"`): all
+//! that a record holds (docs/JSON.md).
 
 /// A value of a flat record.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,6 +14,8 @@ pub enum Value {
     Null,
     /// `true` or `false`.
     Bool(bool),
+    /// An object of flat values (a record's `"digests"`), in order.
+    Object(Vec<(String, Value)>),
 }
 
 /// The fields of one JSON object on one line, in order; `Err` says what is
@@ -23,28 +26,7 @@ pub fn parse_object(line: &str) -> Result<Vec<(String, Value)>, String> {
         at: 0,
     };
     p.space();
-    p.expect(b'{')?;
-    let mut fields = Vec::new();
-    p.space();
-    if p.peek() == Some(b'}') {
-        p.at += 1;
-    } else {
-        loop {
-            p.space();
-            let key = p.string()?;
-            p.space();
-            p.expect(b':')?;
-            p.space();
-            let value = p.value()?;
-            fields.push((key, value));
-            p.space();
-            match p.next() {
-                Some(b',') => continue,
-                Some(b'}') => break,
-                _ => return Err(format!("expected ',' or '}}' at byte {}", p.at)),
-            }
-        }
-    }
+    let fields = p.object(true)?;
     p.space();
     if p.at != p.s.len() {
         return Err(format!("text after the object at byte {}", p.at));
@@ -58,6 +40,35 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
+    /// `{...}` from here; `nest`: its values may be objects (flat ones).
+    fn object(&mut self, nest: bool) -> Result<Vec<(String, Value)>, String> {
+        self.expect(b'{')?;
+        let mut fields = Vec::new();
+        self.space();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(fields);
+        }
+        loop {
+            self.space();
+            let key = self.string()?;
+            self.space();
+            self.expect(b':')?;
+            self.space();
+            let value = match self.peek() {
+                Some(b'{') if nest => Value::Object(self.object(false)?),
+                _ => self.value()?,
+            };
+            fields.push((key, value));
+            self.space();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b'}') => return Ok(fields),
+                _ => return Err(format!("expected ',' or '}}' at byte {}", self.at)),
+            }
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.s.get(self.at).copied()
     }
@@ -99,7 +110,7 @@ impl Parser<'_> {
                 let text = String::from_utf8_lossy(self.s.get(start..self.at).unwrap_or_default());
                 Ok(Value::Number(text.into_owned()))
             }
-            _ => Err(format!("no value at byte {} (records are flat)", self.at)),
+            _ => Err(format!("no value at byte {} (records hold no arrays)", self.at)),
         }
     }
 
@@ -213,6 +224,15 @@ mod tests {
         assert_eq!(fields[2], ("x".into(), Value::Null));
         assert_eq!(fields[3], ("ok".into(), Value::Bool(true)));
         assert!(parse_object(r#"{"a":[1]}"#).is_err());
+        let nested = parse_object(r#"{"d":{"md5":"ab","n":1},"e":{}}"#).unwrap();
+        let inner = vec![
+            ("md5".to_string(), Value::Text("ab".into())),
+            ("n".to_string(), Value::Number("1".into())),
+        ];
+        assert_eq!(nested[0], ("d".into(), Value::Object(inner)));
+        assert_eq!(nested[1], ("e".into(), Value::Object(Vec::new())));
+        // One level down only: records are never deeper.
+        assert!(parse_object(r#"{"d":{"e":{}}}"#).is_err());
         assert!(parse_object(r#"{"a":"b"} x"#).is_err());
         assert!(parse_object(r#"{"a":"b""#).is_err());
     }

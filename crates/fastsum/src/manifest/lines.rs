@@ -13,6 +13,8 @@ pub(super) struct Lines<R> {
     /// Lines read ahead to find the format, handed out again first.
     again: Vec<(u64, Vec<u8>)>,
     replayed: usize,
+    /// What ends a line: a newline, or NUL in a list written with `-z`.
+    terminator: u8,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -23,6 +25,7 @@ impl<R: BufRead> Lines<R> {
             number: 0,
             again: Vec::new(),
             replayed: 0,
+            terminator: b'\n',
         }
     }
 
@@ -31,6 +34,16 @@ impl<R: BufRead> Lines<R> {
     /// lines before it are handed out again by [`Lines::next_line`]: a few
     /// lines kept, never the list.
     pub(super) fn first_entry(&mut self) -> Result<Option<&[u8]>, String> {
+        // A NUL in the list's first block: records written with -z (a
+        // checksum line is a C string, with no NUL in it; a -z record's
+        // name may hold newlines).
+        let head = self
+            .reader
+            .fill_buf()
+            .map_err(|e| crate::Error::os_message(&e))?;
+        if head.contains(&0) {
+            self.terminator = 0;
+        }
         while let Some((number, line)) = self.read_line()? {
             let entry = line.first().is_some_and(|&b| b != b'#');
             let line = line.to_vec();
@@ -67,13 +80,16 @@ impl<R: BufRead> Lines<R> {
         self.line.clear();
         let read = self
             .reader
-            .read_until(b'\n', &mut self.line)
+            .read_until(self.terminator, &mut self.line)
             .map_err(|e| crate::Error::os_message(&e))?;
         if read == 0 {
             return Ok(None);
         }
         self.number += 1;
-        let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        Ok(Some((self.number, line.strip_suffix(b"\r").unwrap_or(line))))
+        let line = self.line.strip_suffix(&[self.terminator]).unwrap_or(&self.line);
+        match self.terminator {
+            b'\n' => Ok(Some((self.number, line.strip_suffix(b"\r").unwrap_or(line)))),
+            _ => Ok(Some((self.number, line))),
+        }
     }
 }

@@ -11,6 +11,8 @@
 //!   the renderer), and `json_read`, reading it back.
 //! * [`render`]: the one renderer of hashing results (lines, JSON,
 //!   messages), for the CLI and the Python package alike.
+//! * [`list`]: every list `fastsum -c` reads, its format told from its
+//!   content (fastsum's JSON, hashdeep's, SFV, Debian's Release files).
 //! * [`quote`]: names in messages, quoted as coreutils quotes them.
 //! * [`read`]: any of them read, a line at a time, into path → digest
 //!   entries, for
@@ -25,6 +27,7 @@ parsers! {
     pub mod hashdeep;
     pub(crate) mod json_read;
     mod lines;
+    pub mod list;
     pub mod read;
     pub mod xxhsum;
 }

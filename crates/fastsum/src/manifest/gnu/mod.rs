@@ -125,10 +125,15 @@ impl CheckParser {
     /// length) and the offset of what follows the tag and its length suffix.
     fn match_tag(&mut self, s: &[u8]) -> Option<(Algorithm, usize)> {
         let mut best: Option<Algorithm> = None;
+        // rhash --bsd's tag for the CRC-32 of zlib (SFV's).
+        if s.starts_with(b"CRC32") && matches!(s.get(5), Some(b' ' | b'(')) {
+            return Some((Algorithm::Crc32b, 5));
+        }
         for a in Algorithm::ALL {
             let tag = a.tag().as_bytes();
-            if a.is_legacy() {
-                // crc, bsd and sysv lines are never checked.
+            if a.is_legacy() && a != Algorithm::Crc32b {
+                // crc, bsd and sysv lines are never checked (cksum's and
+                // sum's numbers are not digests).
                 continue;
             }
             if s.starts_with(tag) {
@@ -182,6 +187,8 @@ impl CheckParser {
         let variable = matches!(algorithm, Algorithm::Blake2b { .. });
         let min_line = if variable {
             3
+        } else if algorithm == Algorithm::Crc32b {
+            CRC_ALONE + 2
         } else {
             2 * algorithm.output_len() + 2
         };
@@ -190,7 +197,10 @@ impl CheckParser {
             return None;
         }
         let hex_start = i;
-        let hex_len = if variable {
+        let hex_len = if algorithm == Algorithm::Crc32b {
+            // `rhash --simple`: the CRC alone.
+            CRC_ALONE
+        } else if variable {
             let n = s
                 .get(i..)?
                 .iter()
@@ -232,18 +242,22 @@ impl CheckParser {
     }
 }
 
+/// Hex digits of a CRC-32 written alone (rhash, SFV): the start of
+/// crc32b's digest, whose byte count follows it (24 digits, as fastsum's
+/// own tagged lines write it).
+const CRC_ALONE: usize = 8;
+
 /// `( NAME ) = HEX` after the tag: the part after '(' is read as GNU's
 /// `bsd_split_3` does (the name ends at the last ')').
 fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLine<'_>> {
-    let mut i = 0;
-    if s.first() == Some(&b' ') {
-        i += 1;
-    }
+    // rhash --bsd pads its tags to one width: `MD5   (NAME) = HEX`.
+    let i = s.iter().take_while(|&&b| b == b' ').count();
     if s.get(i) != Some(&b'(') {
         return None;
     }
     let (name, hex) = bsd_split_3(s.get(i + 1..)?, escaped)?;
-    if hex.len() != 2 * algorithm.output_len() {
+    let crc_alone = algorithm == Algorithm::Crc32b && hex.len() == CRC_ALONE;
+    if hex.len() != 2 * algorithm.output_len() && !crc_alone {
         return None;
     }
     let expected = parse_hex(hex)?;

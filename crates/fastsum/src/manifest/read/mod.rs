@@ -46,8 +46,8 @@ impl Manifest {
     /// Reads a manifest. `algorithm` is what untagged lines mean (`-a`);
     /// without it, their digest length decides where only one algorithm
     /// has it among those whose tools write untagged lines by default (32
-    /// digits: MD5, as md5sum and fastsum write; 40: SHA-1; 16: XXH64; 8:
-    /// XXH32), and any other length is an error naming the `-a` to give.
+    /// digits: MD5, as md5sum and fastsum write; 40: SHA-1; 16: XXH64),
+    /// and any other length is an error naming the `-a` to give.
     pub fn read(reader: impl BufRead, algorithm: Option<Algorithm>) -> Result<Manifest, String> {
         read_manifest(reader, algorithm)
     }
@@ -103,6 +103,7 @@ fn read_lines(
         problems: Vec::new(),
     };
     let mut seen: Option<Algorithm> = None;
+    let mut last_name: Vec<u8> = Vec::new();
     while let Some((number, line)) = lines.next_line()? {
         if line.first().is_none_or(|&b| b == b'#') {
             continue;
@@ -114,6 +115,9 @@ fn read_lines(
             continue;
         };
         match seen {
+            // Several -a: each file's lines one after another, one per
+            // algorithm; the first algorithm's are read.
+            Some(a) if a != parsed.algorithm && *parsed.name == *last_name => continue,
             Some(a) if a != parsed.algorithm => {
                 return Err(format!(
                     "it mixes {a} and {} lines (line {number}): one algorithm per list",
@@ -122,6 +126,8 @@ fn read_lines(
             }
             _ => seen = Some(parsed.algorithm),
         }
+        last_name.clear();
+        last_name.extend_from_slice(&parsed.name);
         let entry = ManifestEntry {
             path: parsed.name.into_owned(),
             digest: parsed.expected,
@@ -157,7 +163,8 @@ fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
         32 => Ok(Algorithm::Md5),
         40 => Ok(Algorithm::Sha1),
         16 => Ok(Algorithm::Xxh64),
-        8 => Ok(Algorithm::Xxh32),
+        // xxhsum -H0 writes 8 digits, and so does `rhash --simple` (CRC-32).
+        8 => Err("its untagged 8-digit digests need -a (xxh32 or crc32b)".into()),
         56 => Err("its untagged 56-digit digests need -a (sha224 or blake2b -l 224)".into()),
         64 => Err("its untagged 64-digit digests need -a (sha256, blake3 or blake2b -l 256)".into()),
         96 => Err("its untagged 96-digit digests need -a (sha384 or blake2b -l 384)".into()),
@@ -180,7 +187,7 @@ fn read_json(
     };
     let mut seen: Option<Algorithm> = None;
     while let Some((number, line)) = lines.next_line()? {
-        let record = match json_record(line) {
+        let record = match json_record(line, given) {
             Ok(Some(record)) => record,
             Ok(None) => continue,
             Err(problem) => {
@@ -235,7 +242,7 @@ struct JsonRecord {
 /// What one line of a JSON list says: a record of an algorithm, nothing to
 /// compare (a blank line, a special file the run skipped), or the problem
 /// that makes the line unusable (an unreadable file is one).
-fn json_record(line: &[u8]) -> Result<Option<JsonRecord>, String> {
+fn json_record(line: &[u8], given: Option<Algorithm>) -> Result<Option<JsonRecord>, String> {
     if line.is_empty() {
         return Ok(None);
     }
@@ -256,11 +263,46 @@ fn json_record(line: &[u8]) -> Result<Option<JsonRecord>, String> {
         let path = String::from_utf8_lossy(&path);
         return Err(format!("{path} was listed as unreadable: {error}"));
     }
+    if let Some(digests) = several_digests(&fields) {
+        return several_record(&fields, digests, path, given).map(Some);
+    }
     let Some(Ok(algorithm)) = text("algorithm").map(str::parse::<Algorithm>) else {
         return Err("a record without a known algorithm".to_string());
     };
     let digest = json_digest(&fields, path, algorithm);
     Ok(Some(JsonRecord { algorithm, digest }))
+}
+
+/// A several `-a` record's `"digests"`.
+fn several_digests(fields: &[(String, Value)]) -> Option<&[(String, Value)]> {
+    fields.iter().find_map(|(k, v)| match v {
+        Value::Object(inner) if k == "digests" => Some(inner.as_slice()),
+        _ => None,
+    })
+}
+
+/// A several `-a` record read as one algorithm's: `given`'s if it has
+/// it, else its first.
+fn several_record(
+    fields: &[(String, Value)],
+    digests: &[(String, Value)],
+    path: Vec<u8>,
+    given: Option<Algorithm>,
+) -> Result<JsonRecord, String> {
+    let known = |(name, value): &(String, Value)| match (name.parse::<Algorithm>(), value) {
+        (Ok(algorithm), Value::Text(hex)) => Some((algorithm, hex.clone())),
+        _ => None,
+    };
+    let mut all = digests.iter().filter_map(known);
+    let (algorithm, hex) = match given {
+        Some(given) => all.find(|(a, _)| *a == given),
+        None => all.next(),
+    }
+    .ok_or("a record without a digest of a known algorithm")?;
+    let mut flat: Vec<(String, Value)> = fields.to_vec();
+    flat.push(("digest".to_string(), Value::Text(hex)));
+    let digest = json_digest(&flat, path, algorithm);
+    Ok(JsonRecord { algorithm, digest })
 }
 
 /// A record's entry (and whether it is a directory's) from its digest,
@@ -387,111 +429,4 @@ fn finish(mut manifest: Manifest, seen: Option<Algorithm>, files: u64) -> Result
 
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn read(text: &str, algorithm: Option<Algorithm>) -> Result<Manifest, String> {
-        read_manifest(text.as_bytes(), algorithm)
-    }
-
-    #[test]
-    fn every_format_reads_to_the_same_entries() {
-        let md5 = "900150983cd24fb0d6963f7d28e17f72";
-        let gnu = read(&format!("{md5}  a b\n{md5} *c\n"), None).unwrap();
-        assert_eq!(gnu.algorithm, Algorithm::Md5);
-        assert_eq!(gnu.entries[0].path, b"a b");
-        assert_eq!(gnu.entries[1].path, b"c");
-        let tagged = read(&format!("MD5 (a b) = {md5}\n"), None).unwrap();
-        assert_eq!(tagged.entries[0].path, b"a b");
-        let json = read(
-            &format!("{{\"path\":\"caf\\ufffd\",\"path_base64\":\"Y2Fm6Q==\",\"algorithm\":\"md5\",\"digest\":\"{md5}\",\"size\":3}}\n{{\"path\":\"l\",\"algorithm\":\"md5\",\"skipped\":\"symbolic link\"}}\n"),
-            None,
-        )
-        .unwrap();
-        assert_eq!(json.entries.len(), 1);
-        assert_eq!(json.entries[0].path, b"caf\xe9");
-        assert_eq!(json.entries[0].size, Some(3));
-        let escaped = read(&format!("\\{md5}  a\\nb\n"), None).unwrap();
-        assert_eq!(escaped.entries[0].path, b"a\nb");
-    }
-
-    /// Lines before the first entry (comments, blank lines) are read
-    /// once to find the format, then read by it with their numbers; a
-    /// list that is only comments is empty. (The first streaming reader
-    /// handed its first comment back forever: found by the fuzz target.)
-    #[test]
-    fn leading_comments_and_blank_lines_are_read_once_in_every_format() {
-        let md5 = "900150983cd24fb0d6963f7d28e17f72";
-        let gnu = read(&format!("# made by hand\n\n#\n{md5}  a\r\n{md5}  b"), None).unwrap();
-        let paths: Vec<&[u8]> = gnu.entries.iter().map(|e| e.path.as_slice()).collect();
-        assert_eq!(paths, [b"a".as_slice(), b"b"]);
-        assert!(gnu.problems.is_empty());
-        // fastsum's JSON has no comments: the line is a problem, numbered.
-        let json = read(
-            &format!("\n# note\n{{\"path\":\"a\",\"algorithm\":\"md5\",\"digest\":\"{md5}\"}}\n"),
-            None,
-        )
-        .unwrap();
-        assert_eq!(json.entries.len(), 1);
-        assert_eq!(json.problems.len(), 1);
-        assert_eq!(json.problems[0].0, 2);
-        let hashdeep = read(
-            &format!("#\n%%%% HASHDEEP-1.0\n%%%% size,md5,filename\n## run\n3,{md5},a\nbad\n"),
-            None,
-        )
-        .unwrap();
-        assert_eq!(hashdeep.entries.len(), 1);
-        assert_eq!(hashdeep.entries[0].size, Some(3));
-        assert_eq!(hashdeep.problems.iter().map(|p| p.0).collect::<Vec<_>>(), [6]);
-        for empty in ["", "# only\n\n# comments\n"] {
-            let e = read(empty, None).unwrap_err();
-            assert!(e.contains("empty"), "{empty:?}: {e}");
-        }
-    }
-
-    #[test]
-    fn ambiguity_and_mixtures_are_errors_that_say_why() {
-        let sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-        let e = read(&format!("{sha256}  a\n"), None).unwrap_err();
-        assert!(e.contains("-a (sha256, blake3"), "{e}");
-        let ok = read(&format!("{sha256}  a\n"), Some(Algorithm::Blake3)).unwrap();
-        assert_eq!(ok.algorithm, Algorithm::Blake3);
-        let md5 = "900150983cd24fb0d6963f7d28e17f72";
-        let e = read(&format!("MD5 (a) = {md5}\nSHA256 (b) = {sha256}\n"), None).unwrap_err();
-        assert!(e.contains("mixes md5 and sha256"), "{e}");
-        let e = read("hello world\n", None).unwrap_err();
-        assert!(e.contains("not a checksum list"), "{e}");
-        let some_bad = read(&format!("{md5}  a\nnonsense\n"), None).unwrap();
-        assert_eq!(
-            some_bad.problems,
-            vec![(2, "improperly formatted checksum line".to_string())]
-        );
-    }
-
-    #[test]
-    fn base64_is_strict_and_never_panics() {
-        // Issue 30.12: "====" panicked, "A===" decoded to nothing.
-        for bad in [
-            "====",
-            "A===",
-            "AB=C",
-            "AB==AB==",
-            "QQ=",
-            "QR==",
-            "QUI=QUI=",
-            "Q Q=",
-            "\u{e9}AAA",
-        ] {
-            assert_eq!(decode_base64(bad), None, "{bad}");
-        }
-        for (good, bytes) in [
-            ("", &b""[..]),
-            ("QQ==", b"A"),
-            ("QUI=", b"AB"),
-            ("QUJD", b"ABC"),
-            ("/w==", b"\xff"),
-        ] {
-            assert_eq!(decode_base64(good).as_deref(), Some(bytes), "{good}");
-        }
-    }
-}
+mod tests;

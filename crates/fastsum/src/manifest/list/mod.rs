@@ -1,0 +1,281 @@
+//! Every list `fastsum -c` reads, told from its content: GNU and BSD
+//! lines (read by [`super::gnu`], line by line, as the coreutils tools
+//! read them), and the formats here, read whole entries at a time:
+//!
+//! * fastsum's `--json` records (one digest or several `"digests"`, with
+//!   `--stamps` or `--dirs`), see docs/JSON.md;
+//! * hashdeep's `%%%% HASHDEEP-1.0` lists (every column);
+//! * SFV (`rhash --sfv`, cksfv): `NAME CRC32` lines, `;` comments;
+//! * Debian's `Release`/`InRelease` checksum sections (`SHA256:` then
+//!   ` HASH SIZE PATH`, paths relative to the list's directory).
+//!
+//! An entry carries every digest its line gives and the size where the
+//! format has one: a file matches only when all of them do.
+
+mod records;
+mod release;
+mod sfv;
+#[cfg(test)]
+mod tests;
+
+use std::io::BufRead;
+
+use super::lines::Lines;
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+
+/// A list format `fastsum -c` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListFormat {
+    /// GNU (`HEX  NAME`) and BSD-tagged (`MD5 (NAME) = HEX`) lines, as
+    /// md5sum, sha*sum, b3sum, xxhsum, `rhash --simple`/`--bsd` and
+    /// fastsum write them: read by [`super::gnu::CheckParser`].
+    Lines,
+    /// fastsum's `--json` records.
+    Json,
+    /// hashdeep's lists.
+    Hashdeep,
+    /// Simple File Verification: `NAME CRC32` lines.
+    Sfv,
+    /// Debian's `Release` and `InRelease` files (the signature is not
+    /// verified here).
+    Release,
+}
+
+impl ListFormat {
+    /// The names `--format` takes, with the format each means.
+    pub const NAMES: &'static [(&'static str, ListFormat)] = &[
+        ("gnu", ListFormat::Lines),
+        ("bsd", ListFormat::Lines),
+        ("json", ListFormat::Json),
+        ("hashdeep", ListFormat::Hashdeep),
+        ("sfv", ListFormat::Sfv),
+        ("release", ListFormat::Release),
+    ];
+
+    /// The format `--format NAME` names.
+    pub fn from_name(name: &str) -> Option<ListFormat> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+    }
+
+    /// What the format is, in a message.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ListFormat::Lines => "GNU/BSD checksum lines",
+            ListFormat::Json => "fastsum --json records",
+            ListFormat::Hashdeep => "a hashdeep list",
+            ListFormat::Sfv => "an SFV list",
+            ListFormat::Release => "a Debian Release file",
+        }
+    }
+
+    /// Whether the list's paths are relative to the list's own directory
+    /// (a Release file's), not to where the check runs.
+    pub fn paths_relative_to_list(self) -> bool {
+        self == ListFormat::Release
+    }
+
+    /// The format of a list whose first line that is neither blank nor a
+    /// `#` comment is `first`.
+    pub fn detect(first: &[u8]) -> ListFormat {
+        if first == super::hashdeep::MAGIC {
+            ListFormat::Hashdeep
+        } else if first.starts_with(b"{") {
+            ListFormat::Json
+        } else if first.starts_with(b";") {
+            ListFormat::Sfv
+        } else if release::starts_release(first) {
+            ListFormat::Release
+        } else if looks_like_lines(first) || !sfv::looks_like_sfv(first) {
+            ListFormat::Lines
+        } else {
+            ListFormat::Sfv
+        }
+    }
+}
+
+/// Whether `line` starts as a GNU line (a hex digest and a blank) or a
+/// BSD-tagged one (`TAG (` or `TAG(`), optionally `\`-escaped.
+fn looks_like_lines(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\\").unwrap_or(line);
+    let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    let after = line.get(digits..).unwrap_or_default();
+    if digits >= 8 && matches!(after.first(), Some(b' ' | b'\t')) {
+        return true;
+    }
+    let tag = line
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+        .count();
+    let after = line.get(tag..).unwrap_or_default();
+    tag > 0 && (after.starts_with(b" (") || after.starts_with(b"("))
+}
+
+/// One listed file (or, in fastsum's `--dirs` JSON, directory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListEntry {
+    /// The path as listed (unescaped bytes).
+    pub path: Vec<u8>,
+    /// Every digest the entry gives, in the list's order.
+    pub digests: Vec<(Algorithm, Digest)>,
+    /// The size it lists, if the format gives one.
+    pub size: Option<u64>,
+    /// A directory's digest (`"directory_digest"`, docs/DIRECTORY-DIGEST.md).
+    pub directory: bool,
+}
+
+/// What one line of a list comes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListLine {
+    /// A file to check.
+    Entry(ListEntry),
+    /// A line with nothing to check (a header, a comment, a file the run
+    /// that wrote the list skipped).
+    Nothing,
+    /// A line that could not be read, and why.
+    Problem(String),
+}
+
+/// A list in one of the formats read entry by entry (every one but
+/// [`ListFormat::Lines`]), read a line at a time.
+pub struct ListReader<R> {
+    lines: Lines<R>,
+    format: ListFormat,
+    hashdeep: Option<Vec<Option<Algorithm>>>,
+    release: release::Sections,
+}
+
+impl<R: BufRead> ListReader<R> {
+    /// A reader of `reader` as `format`.
+    pub fn new(reader: R, format: ListFormat) -> ListReader<R> {
+        ListReader {
+            lines: Lines::new(reader),
+            format,
+            hashdeep: None,
+            release: release::Sections::default(),
+        }
+    }
+
+    /// The next line's number and what it comes to; `None` at the end;
+    /// `Err` if the list could not be read (or, for a Release file, whose
+    /// entries are gathered from every section, read whole first).
+    pub fn next_line(&mut self) -> Result<Option<(u64, ListLine)>, String> {
+        if self.format == ListFormat::Release {
+            return self.release.next(&mut self.lines);
+        }
+        let Some((number, line)) = self.lines.next_line()? else {
+            return Ok(None);
+        };
+        let read = match self.format {
+            ListFormat::Json => records::json_line(line),
+            ListFormat::Sfv => sfv::sfv_line(line),
+            ListFormat::Hashdeep => hashdeep_line(&mut self.hashdeep, line),
+            ListFormat::Lines | ListFormat::Release => {
+                ListLine::Problem("not a format read entry by entry".into())
+            }
+        };
+        Ok(Some((number, read)))
+    }
+}
+
+/// A hashdeep list's line: the magic, the column line (kept in
+/// `columns`), `#` comments, or a file's line with every column.
+fn hashdeep_line(columns: &mut Option<Vec<Option<Algorithm>>>, line: &[u8]) -> ListLine {
+    use super::hashdeep;
+    if line.is_empty() || line == hashdeep::MAGIC || line.starts_with(b"#") {
+        return ListLine::Nothing;
+    }
+    if line.starts_with(b"%%%% ") {
+        return match hashdeep::columns(line) {
+            Ok(read) => {
+                *columns = Some(read);
+                ListLine::Nothing
+            }
+            Err(why) => ListLine::Problem(why),
+        };
+    }
+    let Some(columns) = columns else {
+        return ListLine::Problem("a file's line before the column line".into());
+    };
+    match hashdeep::parse_line_all(line, columns) {
+        Ok((size, digests, path)) => ListLine::Entry(ListEntry {
+            path,
+            digests,
+            size: Some(size),
+            directory: false,
+        }),
+        Err(why) => ListLine::Problem(why),
+    }
+}
+
+/// The algorithm a list's file name gives its untagged lines
+/// (`x.iso.sha256`, `SHA256SUMS`, `md5sums.txt`): what `-c` reads them as
+/// when `-a` is not given.
+pub fn algorithm_of_list_name(name: &[u8]) -> Option<Algorithm> {
+    let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+    let base = String::from_utf8_lossy(base).to_ascii_lowercase();
+    let stem = base.strip_suffix(".txt").unwrap_or(&base);
+    let word = match stem.strip_suffix("sums") {
+        Some(word) => word,
+        None => stem.rsplit_once('.')?.1,
+    };
+    match word {
+        "md5" => Some(Algorithm::Md5),
+        "sha1" => Some(Algorithm::Sha1),
+        "sha224" => Some(Algorithm::Sha224),
+        "sha256" => Some(Algorithm::Sha256),
+        "sha384" => Some(Algorithm::Sha384),
+        "sha512" => Some(Algorithm::Sha512),
+        "b2" => Some(Algorithm::Blake2b { output_len: 64 }),
+        "b3" | "blake3" => Some(Algorithm::Blake3),
+        _ => None,
+    }
+}
+
+/// The file a one-digest list (`x.iso.sha256` holding only the digest)
+/// names: the list's name without its algorithm's extension.
+pub fn file_of_list_name(name: &[u8]) -> Option<&[u8]> {
+    let dot = name.iter().rposition(|&b| b == b'.')?;
+    let (file, ext) = (name.get(..dot)?, name.get(dot..)?);
+    let named = !ext.contains(&b'/') && !file.is_empty() && !file.ends_with(b"/");
+    (named && algorithm_of_list_name(ext).is_some()).then_some(file)
+}
+
+/// Why a list whose first entry line is `first` is in no format fastsum
+/// reads: the closest format, and what of it did not fit.
+pub fn explain(first: &[u8]) -> String {
+    let format = ListFormat::detect(first);
+    let why = match format {
+        ListFormat::Lines => lines_misfit(first),
+        ListFormat::Sfv => "its lines are not NAME then 8 hex digits".to_string(),
+        _ => "its first entry could not be read".to_string(),
+    };
+    format!("closest format: {}; {why}", format.describe())
+}
+
+/// What in `line` is not a GNU or BSD checksum line.
+fn lines_misfit(line: &[u8]) -> String {
+    let bare = line.strip_prefix(b"\\").unwrap_or(line);
+    let digits = bare.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    let tag = bare
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+        .count();
+    let word = String::from_utf8_lossy(bare.get(..tag).unwrap_or_default()).into_owned();
+    let after_tag = bare.get(tag..).unwrap_or_default();
+    if tag > 0 && (after_tag.starts_with(b" (") || after_tag.starts_with(b"(")) {
+        let known = Algorithm::ALL.iter().find(|a| a.tag() == word);
+        return match known {
+            None => format!("the tag {word:?} names no algorithm fastsum checks"),
+            Some(a) => format!(
+                "{word} lines are TAG (NAME) = HEX with {} hex digits",
+                2 * a.output_len()
+            ),
+        };
+    }
+    if digits > 0 && bare.get(digits).is_some_and(|b| *b == b' ' || *b == b'\t') {
+        return format!("{digits} hex digits are the digest of no algorithm given (see -a)");
+    }
+    "the line starts with neither a hex digest (HEX  NAME) nor a tag (TAG (NAME) = HEX)".to_string()
+}

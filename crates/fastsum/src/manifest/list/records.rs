@@ -1,0 +1,91 @@
+//! fastsum's `--json` records as list entries: one digest
+//! (`"algorithm"`, `"digest"`), several (`"digests": {"md5": ...}`, from
+//! several `-a`), or a directory's (`"directory_digest"`, from `--dirs`);
+//! `--stamps`' fields are read past (a check compares contents).
+
+use super::{ListEntry, ListLine};
+use crate::algo::Algorithm;
+use crate::digest::{decode_base64, Digest};
+use crate::manifest::json_read::{number_field, parse_object, text_field, Value};
+
+/// One line of a `--json` list.
+pub(super) fn json_line(line: &[u8]) -> ListLine {
+    if line.is_empty() {
+        return ListLine::Nothing;
+    }
+    match json_entry(line) {
+        Ok(Some(entry)) => ListLine::Entry(entry),
+        Ok(None) => ListLine::Nothing,
+        Err(why) => ListLine::Problem(why),
+    }
+}
+
+fn json_entry(line: &[u8]) -> Result<Option<ListEntry>, String> {
+    let fields = std::str::from_utf8(line)
+        .map_err(|_| "not UTF-8".to_string())
+        .and_then(parse_object)
+        .map_err(|why| format!("not a fastsum --json record: {why}"))?;
+    let text = |key: &str| text_field(&fields, key);
+    let path = match (text("path_base64"), text("path")) {
+        (Some(b64), _) => decode_base64(b64).ok_or("bad path_base64")?,
+        (None, Some(p)) => p.as_bytes().to_vec(),
+        (None, None) => return Err("a record without a path".to_string()),
+    };
+    if text("skipped").is_some() {
+        return Ok(None);
+    }
+    if let Some(error) = text("error") {
+        let path = String::from_utf8_lossy(&path);
+        return Err(format!("{path} was listed as unreadable: {error}"));
+    }
+    let (digests, directory) = record_digests(&fields)?;
+    if directory && path.last() != Some(&b'/') {
+        return Err("a directory digest for a name without '/'".into());
+    }
+    Ok(Some(ListEntry {
+        path,
+        digests,
+        size: number_field(&fields, "size"),
+        directory,
+    }))
+}
+
+/// A record's digests, and whether it is a directory's.
+fn record_digests(fields: &[(String, Value)]) -> Result<(Vec<(Algorithm, Digest)>, bool), String> {
+    let several = fields.iter().find_map(|(k, v)| match v {
+        Value::Object(inner) if k == "digests" => Some(inner),
+        _ => None,
+    });
+    if let Some(inner) = several {
+        let mut digests = Vec::with_capacity(inner.len());
+        for (name, value) in inner {
+            let Value::Text(hex) = value else {
+                return Err(format!("a {name} digest that is not a string"));
+            };
+            digests.push(checked_digest(name, hex)?);
+        }
+        if digests.is_empty() {
+            return Err("a record with no digests".into());
+        }
+        return Ok((digests, false));
+    }
+    let text = |key: &str| text_field(fields, key);
+    let algorithm = text("algorithm").ok_or("a record without an algorithm")?;
+    let (hex, directory) = match text("directory_digest") {
+        Some(d) => (d, true),
+        None => (text("digest").ok_or("a record without a digest")?, false),
+    };
+    Ok((vec![checked_digest(algorithm, hex)?], directory))
+}
+
+/// The digest `hex` of the algorithm named `name`, of its length.
+fn checked_digest(name: &str, hex: &str) -> Result<(Algorithm, Digest), String> {
+    let algorithm: Algorithm = name
+        .parse()
+        .map_err(|_| format!("an algorithm fastsum does not know: {name:?}"))?;
+    let digest = Digest::from_hex(hex).map_err(|_| format!("a {algorithm} digest that is not hex"))?;
+    if digest.len() != algorithm.output_len() {
+        return Err(format!("a digest of the wrong length for {algorithm}"));
+    }
+    Ok((algorithm, digest))
+}
