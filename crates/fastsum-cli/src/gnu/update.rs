@@ -68,22 +68,11 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
     };
     let given = o.algorithm_specified.then_some(o.tree.algorithm);
-    let mut head = Vec::new();
-    let read = file.take(HEAD).read_to_end(&mut head);
-    if let Err(e) = read {
-        return failed(run, &fastsum::Error::os_message(&e));
-    }
-    if head.len() as u64 == HEAD {
-        let whole = head
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |at| at + 1);
-        head.truncate(whole);
-    }
-    if let Err(why) = refuse_nul_terminated(&head) {
-        return failed(run, why);
-    }
-    let first = first_line(&mut head.as_slice());
+    let (head, terminator) = match head_of(file) {
+        Ok(read) => read,
+        Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
+    };
+    let first = first_line(&mut head.as_slice(), terminator);
     let old = match Manifest::read(head.as_slice(), given) {
         Ok(old) => old,
         Err(why) => return failed(run, &why),
@@ -110,6 +99,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         return failed(run, &why);
     }
     o.tree.algorithm = old.algorithm;
+    o.terminator = terminator;
     o.json = shape == Shape::Json;
     // A list with stamps keeps them (scrub --manifest reads them).
     o.stamps = o.json && old.entries.iter().any(|e| e.stamp.is_some());
@@ -189,16 +179,31 @@ fn listed_twice(old: &Manifest) -> Option<String> {
     ))
 }
 
-/// A list of NUL-terminated records (-z) is refused: its names are not
-/// escaped, and a newline-terminated rewrite would change every line.
-fn refuse_nul_terminated(head: &[u8]) -> Result<(), &'static str> {
-    let nul = head.iter().position(|&b| b == 0);
-    match nul.is_some_and(|at| !head[..at].contains(&b'\n')) {
-        true => Err(
-            "a NUL-terminated list (-z) cannot be updated yet: make it again; nothing was changed",
-        ),
-        false => Ok(()),
+/// The list's first whole records (up to `HEAD` bytes) and their
+/// terminator: records written with -z are kept NUL-terminated (their
+/// names unescaped, as -z writes them).
+fn head_of(file: std::fs::File) -> std::io::Result<(Vec<u8>, u8)> {
+    let mut head = Vec::new();
+    file.take(HEAD).read_to_end(&mut head)?;
+    let terminator = match nul_terminated(&head) {
+        true => 0,
+        false => b'\n',
+    };
+    if head.len() as u64 == HEAD {
+        let whole = head
+            .iter()
+            .rposition(|&b| b == terminator)
+            .map_or(0, |at| at + 1);
+        head.truncate(whole);
     }
+    Ok((head, terminator))
+}
+
+/// Whether a list's records are NUL-terminated (-z): a NUL in its first
+/// block, as the list reader tells them (a checksum line holds no NUL; a
+/// -z record's name may hold newlines).
+fn nul_terminated(head: &[u8]) -> bool {
+    head.contains(&0)
 }
 
 /// A --dirs list keeps its directory lines (each directory's digest after
@@ -285,13 +290,13 @@ fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
     }
 }
 
-/// The list's first line that is not a comment (`#`), with its newline;
-/// what was read before it is dropped (comments only).
-fn first_line(reader: &mut impl BufRead) -> Vec<u8> {
+/// The list's first line that is not a comment (`#`), with its
+/// terminator; what was read before it is dropped (comments only).
+fn first_line(reader: &mut impl BufRead, terminator: u8) -> Vec<u8> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line).unwrap_or(0) == 0 || !line.starts_with(b"#") {
+        if reader.read_until(terminator, &mut line).unwrap_or(0) == 0 || !line.starts_with(b"#") {
             return line;
         }
     }

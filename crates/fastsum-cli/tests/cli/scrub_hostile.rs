@@ -231,6 +231,48 @@ fn corruption_is_found_on_another_loop_device_and_under_other_spellings() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
 
+/// The same disk mounted at another place (and on another device): its
+/// roots are found by their file system's id and their path within it,
+/// compared with what was recorded at the first place, never taken as
+/// new (issue 51.2); the corrupted file stays corrupted at either place.
+#[test]
+fn corruption_is_found_where_the_disk_is_mounted_at_another_place() {
+    let Some(fs) = rotted_in_the_second_root() else {
+        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return;
+    };
+    let mnt = fs.mnt();
+    let cache = "--cache=../c.db";
+    fs.umount();
+    let elsewhere = fs.dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let image = fs.dir.path().join("image");
+    let other = ok(Command::new("losetup").args(["-f", "--show"]).arg(&image))
+        .expect("a second loop device")
+        .trim()
+        .to_string();
+    assert!(ok(Command::new("mount").arg(&other).arg(&elsewhere)).is_some());
+    let twice: Vec<_> = (0..2)
+        .map(|_| scrub(&elsewhere, &[cache, "b", "a"]))
+        .collect();
+    let _ = Command::new("umount").arg(&elsewhere).status();
+    let _ = Command::new("losetup").args(["-d", &other]).status();
+    for out in &twice {
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
+        assert!(stdout(out).contains("corrupted\ta/g3"), "{}", stdout(out));
+        assert!(
+            stderr(out).contains("1 corrupted, 0 changed, 11 verified, 0 new"),
+            "{}",
+            stderr(out)
+        );
+    }
+    // Back at the first place: still corrupted.
+    fs.mount().expect("mounted again on the first device");
+    let out = scrub(&mnt, &[cache, "a"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 corrupted"), "{}", stderr(&out));
+}
+
 #[test]
 fn a_fifo_or_device_where_a_listed_file_was_is_refused_not_waited_on() {
     let env = tempfile::tempdir().unwrap();

@@ -21,7 +21,7 @@ impl Rng {
         let seed = std::env::var("FASTSUM_TEST_SEED")
             .ok()
             .and_then(|s| s.parse().ok())
-            .unwrap_or(0x5eed_51u64);
+            .unwrap_or(0x005e_ed51_u64);
         Rng(seed | 1)
     }
 

@@ -46,6 +46,8 @@ fn fsid_of(path: &Path) -> Option<u64> {
     // SAFETY: c_path is a NUL-terminated string that outlives the call,
     // and buf is a writable statvfs.
     let done = unsafe { libc::statvfs(c_path.as_ptr(), &mut buf) };
+    // c_ulong: 32 bits on 32-bit targets.
+    #[allow(clippy::useless_conversion)]
     let fsid = u64::from(buf.f_fsid);
     (done == 0 && fsid != 0).then_some(fsid)
 }

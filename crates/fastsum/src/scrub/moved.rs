@@ -79,7 +79,7 @@ fn decode(note: &str) -> Vec<PathBuf> {
 
 fn decode_one(digits: &str) -> Option<PathBuf> {
     let digits = digits.as_bytes();
-    if digits.is_empty() || digits.len() % 2 != 0 {
+    if digits.is_empty() || !digits.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> = digits
