@@ -76,12 +76,12 @@ class Placer:
         finally:
             os.close(fd)
 
-    def set_attributes(self, fd, name, spec, current, is_dir):
+    def set_attributes(self, fd, name, spec, current, is_dir, fresh=False):
         if self.uid is not None or self.gid is not None:
             os.chown(name, -1 if self.uid is None else self.uid, -1 if self.gid is None else self.gid,
                      dir_fd=fd, follow_symlinks=False)
         wanted = mode_for(spec, current, is_dir)
-        if wanted != current or spec is not None:
+        if fresh or wanted != current or spec is not None:
             os.chmod(name, wanted, dir_fd=fd)
 
     # -- files ---------------------------------------------------------
@@ -122,7 +122,8 @@ class Placer:
                 except OSError:
                     pass
             current = stat.S_IMODE(old.st_mode) if existing else 0o666 & ~self.umask
-            self.set_attributes(fd, tmp, item.get('mode'), current, False)
+            # The temporary file is 0600 until here: it always gets its mode.
+            self.set_attributes(fd, tmp, item.get('mode'), current, False, fresh=True)
             self.validate(fd, tmp)
             if existing and item.get('backup'):
                 backup = '%s.%d.%s~' % (os.fsdecode(name), os.getpid(),
