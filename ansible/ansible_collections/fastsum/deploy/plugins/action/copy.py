@@ -170,4 +170,3 @@ class ActionModule(ActionBase):
             outcome['msg'] = 'fastsum.deploy.copy: not everything was put in place under %s: %s' % (
                 dest, '; '.join('%s: %s' % (shown(base64.b64decode(p)) or '.', why) for p, why in applied['failed']))
         return outcome
-

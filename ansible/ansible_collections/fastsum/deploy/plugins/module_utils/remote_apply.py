@@ -151,7 +151,7 @@ class Placer:
         if path is None:
             raise OSError('validate needs /proc on the host')
         args = [path if word == '%s' else word.replace('%s', path) for word in shlex.split(command)]
-        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(fd,))
+        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(fd,), check=False)
         if proc.returncode != 0:
             raise OSError('failed to validate: %s' % proc.stdout.decode('utf-8', 'replace').strip())
 

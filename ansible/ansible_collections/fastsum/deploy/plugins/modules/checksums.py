@@ -10,10 +10,10 @@ DOCUMENTATION = r'''
 module: checksums
 short_description: Digests of many remote files in one module run
 version_added: 0.1.0
-author: fastsum contributors
+author: fastsum contributors (@fastsum)
 description:
   - What M(ansible.builtin.stat)'s C(checksum) gives for one file, for many files at once, in one module
-    run: the paths in O(paths), or every regular file under O(path) with O(recurse=true).
+    run, for the paths in O(paths), or every regular file under O(path) with O(recurse=true).
   - Python's C(hashlib) computes them on the host (files above 256 KiB on a thread pool); V(blake3) and
     V(xxh128) are computed by C(fastsum) on the host (on its C(PATH), or O(fastsum_path)).
   - A path that is not a regular file, or cannot be read, gets an entry in RV(errors), not a digest;
@@ -40,10 +40,14 @@ options:
     type: str
 attributes:
   check_mode:
+    description: Reads only, so it runs the same in check mode.
     support: full
   diff_mode:
+    description: Nothing to show.
     support: none
   platform:
+    description: POSIX hosts.
+    support: full
     platforms: posix
 seealso:
   - module: ansible.builtin.stat
@@ -66,7 +70,9 @@ EXAMPLES = r'''
 
 RETURN = r'''
 checksums:
-  description: Path to lower-case hex digest, for each regular file read.
+  description:
+    - Path to lower-case hex digest, for each regular file read.
+    - A byte of a name that is not UTF-8 is written C(\\xNN).
   returned: always
   type: dict
   sample: {"/etc/passwd": "1f0c4f..."}
@@ -170,11 +176,13 @@ def main():
         if not program:
             module.fail_json(msg='algorithm %s needs fastsum on the host (fastsum_path)' % algorithm)
         by_fastsum(module, program, paths, algorithm, sums, errors)
-    show = {}
-    for key, value in sums.items():
-        show[to_text(key, errors='surrogate_or_strict')] = value
-    module.exit_json(changed=False, algorithm=algorithm, checksums=show,
-                     errors=dict((to_text(k, errors='surrogate_or_strict'), v) for k, v in errors.items()))
+    module.exit_json(changed=False, algorithm=algorithm, checksums=dict((shown(k), v) for k, v in sums.items()),
+                     errors=dict((shown(k), v) for k, v in errors.items()))
+
+
+def shown(path):
+    """A path as text: bytes that are not UTF-8 as \\xNN (JSON carries text only)."""
+    return path.decode('utf-8', 'backslashreplace')
 
 
 if __name__ == '__main__':

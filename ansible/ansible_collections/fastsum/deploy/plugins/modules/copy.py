@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 module: copy
 short_description: Copy a file or a directory tree to hosts, sending only what changed
 version_added: 0.1.0
-author: fastsum contributors
+author: fastsum contributors (@fastsum)
 description:
   - The arguments, results and behaviour of M(ansible.builtin.copy) for a O(src) on the controller
     that is a file or a directory, in about three remote operations whatever the number of files,
@@ -22,22 +22,21 @@ description:
   - The files that differ travel in one tar archive through the connection's C(put_file); each is
     written under a temporary name beside its place and renamed into place, so a file is always the
     old one or the new one, whole.
-  - A symlink on the host inside the destination is never followed: where the source has a file or a
+  - A symlink on the host inside the destination is never followed; where the source has a file or a
     directory, the link itself is replaced (as C(rsync) does).
   - The deliberate differences from M(ansible.builtin.copy) are listed in the collection's README.
 options:
   src:
     description:
       - Local path to a file or a directory to copy. A directory is copied recursively; with a
-        trailing C(/) only its contents are copied into O(dest), as C(rsync) does.
+        trailing C(/) only its contents are copied into O(dest), as C(rsync) does. Required.
       - Relative paths are looked up in the role's or playbook's C(files) directory.
     type: path
-    required: true
   dest:
     description:
       - Remote absolute path where the file or the tree goes. For a directory O(src), a directory.
+        Required.
     type: path
-    required: true
   mode:
     description:
       - The permissions of the files written or already in place, octal (V('0644'), V('01777'))
@@ -124,14 +123,18 @@ options:
     choices: [auto, never]
 attributes:
   check_mode:
+    description: Reports what would change (the same lists) and changes nothing.
     support: full
   diff_mode:
+    description: Shows the list of files created, updated and removed.
     support: full
   platform:
+    description: POSIX hosts; Windows hosts are refused.
+    support: full
     platforms: posix
 notes:
   - Windows hosts are refused with a message; use M(ansible.windows.win_copy).
-  - O(content) and O(remote_src=true) of M(ansible.builtin.copy) are not supported.
+  - C(content) and O(remote_src=true) of M(ansible.builtin.copy) are not supported.
 seealso:
   - module: ansible.builtin.copy
   - module: ansible.posix.synchronize
@@ -239,7 +242,7 @@ def main():
             fastsum_path=dict(type='str'),
             fastsum_controller=dict(type='str'),
             use_fastsum=dict(type='str', default='auto', choices=['auto', 'never']),
-            _fastsum_op=dict(type='str', choices=['list', 'apply']),
+            _fastsum_op=dict(type='str'),
             _fastsum_request=dict(type='dict'),
         ),
         supports_check_mode=True,

@@ -90,6 +90,7 @@ class HostCommands:
     def list(self, request, directory):
         """The host's listing (remote_tree.list_tree's answer)."""
         algorithm = self.args['checksum_algorithm']
+        request = dict(request, owner=self.args.get('owner'), group=self.args.get('group'))
         if self.args.get('use_fastsum', 'auto') == 'auto':
             listing = self._list_raw(dict(request), directory, algorithm)
             if listing is not None:

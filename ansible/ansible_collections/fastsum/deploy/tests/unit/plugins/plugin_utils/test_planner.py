@@ -38,14 +38,14 @@ def test_unchanged_changed_created():
 def test_mode_change_alone_is_an_update_without_sending():
     local = {b'a': local_file('1', 0o600)}
     remote = {b'a': remote_file('1', 0o644)}
-    plan, report, _ = make_plan(local, remote, None, Options({'mode': 'preserve'}))
+    plan, report, dummy = make_plan(local, remote, None, Options({'mode': 'preserve'}))
     assert plan['files'] == [] and names(plan['attributes']) == [b'a'] and report['updated'] == [b'a']
-    plan, report, _ = make_plan(local, remote, None, Options({}))
+    plan, report, dummy = make_plan(local, remote, None, Options({}))
     assert report['unchanged'] == [b'a'] and not plan['attributes']
 
 
 def test_force_false_leaves_what_is_there():
-    plan, report, _ = make_plan({b'a': local_file('1')}, {b'a': remote_file('2')}, None, Options({'force': False}))
+    plan, report, dummy = make_plan({b'a': local_file('1')}, {b'a': remote_file('2')}, None, Options({'force': False}))
     assert plan['files'] == [] and report['unchanged'] == [b'a']
 
 
@@ -53,7 +53,7 @@ def test_delete_spares_excluded_and_removes_trees_once():
     local = {b'': {'kind': 'd', 'mode': 0o755}}
     remote = {b'': {'kind': 'd'}, b'old': {'kind': 'd'}, b'old/x': remote_file('1'),
               b'keep.local': remote_file('2'), b'stale': remote_file('3')}
-    plan, report, _ = make_plan(local, remote, None, Options({'delete': True, 'exclude': ['*.local']}))
+    plan, report, dummy = make_plan(local, remote, None, Options({'delete': True, 'exclude': ['*.local']}))
     assert names(plan['remove']) == [b'old', b'stale']
     assert report['removed'] == [b'old/', b'stale']
 
@@ -61,7 +61,7 @@ def test_delete_spares_excluded_and_removes_trees_once():
 def test_fastsum_plan_decides_bytes():
     local = {b'a': local_file('1'), b'b': local_file('2')}
     remote = {b'a': remote_file(None), b'b': remote_file(None)}
-    _, report, _ = make_plan(local, remote, {b'b'}, Options({}))
+    dummy, report, dummy2 = make_plan(local, remote, {b'b'}, Options({}))
     assert report['unchanged'] == [b'a'] and report['updated'] == [b'b']
 
 
