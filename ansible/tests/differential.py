@@ -64,16 +64,20 @@ class Trio:
     def run(self, name, args, flags=(), sub='', builtin=True):
         """Without BUILTIN, builtin copy's tree is the last one and its
         `changed` taken as False (a re-run that changes nothing)."""
-        results = {} if builtin else {'B': {'changed': False}}
+        tasks, keys = [], []
         for key, host, module, extra in (
                 ('B', BUILTIN_HOST if builtin else None, 'ansible.builtin.copy', {}),
                 ('F', 'ssh', 'fastsum.deploy.copy', {'fastsum_path': FASTSUM, 'fastsum_controller': FASTSUM}),
                 ('P', 'local', 'fastsum.deploy.copy', {'use_fastsum': 'never', 'fastsum_controller': FASTSUM})):
-            task = dict(args, dest=os.path.join(self.dests[key], sub) + ('/' if args['dest'].endswith('/') else ''),
-                        **extra)
             if host is None:
                 continue
-            results[key] = self.ansible.run(host, module, task, *flags)
+            task = dict(args, dest=os.path.join(self.dests[key], sub, '') if args['dest'].endswith('/')
+                        else os.path.join(self.dests[key], sub),
+                        **extra)
+            tasks.append((module, task, None if host == 'local' else host))
+            keys.append(key)
+        results = dict(zip(keys, self.ansible.play(tasks, *flags)))
+        results.setdefault('B', {'changed': False})
         for key in 'FP':
             check(not results[key].get('failed'), '%s: %s ran (%s)' % (name, key, results[key].get('msg', '')))
         method = results['F'].get('method'), results['P'].get('method')
@@ -109,22 +113,20 @@ def differential(ansible, work):
     write(os.path.join(src, 'new/nested/file'), b'new\n')
     results = trio.run('edits (one same size, mtime put back)', base)
     check(sorted(results['F']['updated']) == ['a.txt', 'etc/conf'], 'edits: updated %s' % results['F']['updated'])
-    for mode in ('preserve', 'u=rw,g=r,o=', '0640'):
-        trio.run('mode %s' % mode, dict(base, mode=mode))
-        trio.run('mode %s again' % mode, dict(base, mode=mode), builtin=False)
+    trio.run('mode preserve', dict(base, mode='preserve'))
+    trio.run('mode preserve again', dict(base, mode='preserve'), builtin=False)
+    trio.run('mode u=rw,g=r,o=', dict(base, mode='u=rw,g=r,o='))
     write(os.path.join(src, 'a.txt'), b'checked\n')
     snaps = {k: snapshot(p) for k, p in trio.dests.items()}
     results = trio.run('--check --diff', base, ('--check', '--diff'))
     check(all(snapshot(p) == snaps[k] for k, p in trio.dests.items()), '--check: nothing changed')
     check(results['F'].get('updated') == ['a.txt'] == results['P'].get('updated'),
           '--check: reports the update')
-    trio.run('after --check', dict(base, mode='0640'))
-    write(os.path.join(src, 'a.txt'), b'backed up\n')
-    results = trio.run('backup', dict(base, backup=True, mode='0640'))
+    results = trio.run('backup, mode 0640', dict(base, backup=True, mode='0640'))
     check(len(results['F'].get('backup_files', [])) == 1, 'backup: one backup file')
     os.unlink(os.path.join(src, 'many/f00'))
-    trio.run('a deleted source file stays (no delete)', dict(base, mode='0640'))
-    trio.run('owner and group', dict(base, mode='0640', owner='nobody', group='nogroup'))
+    trio.run('owner and group, a source file deleted (no delete: it stays)',
+             dict(base, mode='0640', owner='nobody', group='nogroup'))
     trio.compare('owner and group', owners=True)
     trio.run('owner and group again', dict(base, mode='0640', owner='nobody', group='nogroup'), builtin=False)
     trio.run('trailing slash', {'src': src + '/deep/', 'dest': 'y/'}, sub='y')
@@ -133,75 +135,95 @@ def differential(ansible, work):
     trio.run('one file again', one, sub='z', builtin=False)
     trio.run('one file to a name', {'src': os.path.join(src, 'bin/run.sh'), 'dest': 'z/renamed'},
              sub='z/renamed')
-    return src, trio
+    return src
 
 
-def fastsum_only(ansible, work, src, trio):
-    """What builtin copy gets wrong or cannot do, against the source."""
+def fastsum_only(ansible, work, src):
+    """What builtin copy gets wrong or cannot do, against the source: each
+    step once over ssh (fastsum on the host) and once through the local
+    connection (the Python fallback), in one playbook run."""
     hostile = os.path.join(work, 'hostile')
     shutil.copytree(src, hostile, symlinks=True)
     write(os.path.join(os.fsencode(hostile), b'bad\xffname'), b'latin\n')
     write(os.path.join(hostile, 'nl\nname'), b'newline\n')
     write(os.path.join(hostile, 'x' * 255), b'long\n')
-    dest = os.path.join(work, 'only')
     outside = os.path.join(work, 'outside')
     write(os.path.join(outside, 'x'), b'must stay\n')
-    for host, extra in (('ssh', {'fastsum_path': FASTSUM}), ('local', {'use_fastsum': 'never'})):
-        args = dict(src=hostile + '/', dest=os.path.join(dest, host), fastsum_controller=FASTSUM, mode='preserve',
-                    **extra)
-        result = ansible.run(host, 'fastsum.deploy.copy', args)
-        check(not result.get('failed') and snapshot(hostile) == snapshot(args['dest']),
-              '%s: hostile names byte-exact (%s)' % (host, result.get('msg', '')))
-        link = os.path.join(args['dest'], 'deep/a')
+    dests = {'ssh': os.path.join(work, 'only', 'ssh'), 'local': os.path.join(work, 'only', 'local')}
+    base = {'ssh': dict(src=hostile + '/', dest=dests['ssh'], fastsum_controller=FASTSUM, mode='preserve',
+                        fastsum_path=FASTSUM),
+            'local': dict(src=hostile + '/', dest=dests['local'], fastsum_controller=FASTSUM, mode='preserve',
+                          use_fastsum='never')}
+
+    def both(**extra):
+        results = ansible.play([('fastsum.deploy.copy', dict(base[h], **extra), None if h == 'local' else h)
+                                for h in ('ssh', 'local')])
+        return dict(zip(('ssh', 'local'), results))
+
+    results = both()
+    for host, dest in dests.items():
+        check(not results[host].get('failed') and snapshot(hostile) == snapshot(dest),
+              '%s: hostile names byte-exact (%s)' % (host, results[host].get('msg', '')))
+        link = os.path.join(dest, 'deep/a')
         shutil.rmtree(link)
         os.symlink(outside, link)
-        os.unlink(os.path.join(hostile, 'deep/a/x'))
-        write(os.path.join(hostile, 'deep/a/x'), b'changed\n')
-        result = ansible.run(host, 'fastsum.deploy.copy', args)
+    os.unlink(os.path.join(hostile, 'deep/a/x'))
+    write(os.path.join(hostile, 'deep/a/x'), b'changed\n')
+    results = both()
+    for host, dest in dests.items():
+        link = os.path.join(dest, 'deep/a')
         check(open(os.path.join(outside, 'x'), 'rb').read() == b'must stay\n' and not os.path.islink(link),
-              '%s: a symlink in dest is replaced, never followed (%s)' % (host, result.get('msg', '')))
-        check(snapshot(hostile) == snapshot(args['dest']), '%s: converged after the symlink' % host)
-        os.makedirs(os.path.join(args['dest'], 'gone/deeper'))
-        write(os.path.join(args['dest'], 'stale'), b's')
-        write(os.path.join(args['dest'], 'keep.local'), b'k')
-        result = ansible.run(host, 'fastsum.deploy.copy', dict(args, delete=True, exclude=['*.local']))
-        check(sorted(result.get('removed', [])) == ['gone/', 'stale'], '%s: delete removed %s' % (host, result.get('removed')))
-        expected = snapshot(hostile)
-        got = snapshot(args['dest'])
-        check(got.pop(b'keep.local', None) is not None and got == expected, '%s: delete mirrors, exclude kept' % host)
-        os.chmod(args['dest'] + '/deep', 0o711)
-        write(os.path.join(hostile, 'newdir/f'), b'n')
-        result = ansible.run(host, 'fastsum.deploy.copy', dict(args, directory_mode='0700'))
-        modes = [oct(os.stat(os.path.join(args['dest'], d)).st_mode & 0o777) for d in ('deep', 'newdir')]
+              '%s: a symlink in dest is replaced, never followed (%s)' % (host, results[host].get('msg', '')))
+        check(snapshot(hostile) == snapshot(dest), '%s: converged after the symlink' % host)
+        os.makedirs(os.path.join(dest, 'gone/deeper'))
+        write(os.path.join(dest, 'stale'), b's')
+        write(os.path.join(dest, 'keep.local'), b'k')
+    results = both(delete=True, exclude=['*.local'])
+    for host, dest in dests.items():
+        removed = sorted(results[host].get('removed', []))
+        check(removed == ['gone/', 'stale'], '%s: delete removed %s' % (host, removed))
+        got = snapshot(dest)
+        check(got.pop(b'keep.local', None) is not None and got == snapshot(hostile),
+              '%s: delete mirrors, exclude kept' % host)
+        os.chmod(os.path.join(dest, 'deep'), 0o711)
+    write(os.path.join(hostile, 'newdir/f'), b'n')
+    results = both(directory_mode='0700')
+    for host, dest in dests.items():
+        modes = [oct(os.stat(os.path.join(dest, d)).st_mode & 0o777) for d in ('deep', 'newdir')]
         check(modes == ['0o711', '0o700'], '%s: directory_mode for new directories only %s' % (host, modes))
-        os.unlink(os.path.join(hostile, 'newdir/f'))
-        os.rmdir(os.path.join(hostile, 'newdir'))
     checksums(ansible, hostile)
     become(ansible, work, src)
-    result = ansible.run('local', 'fastsum.deploy.copy', {'src': src, 'dest': dest, 'fastsum_controller': FASTSUM},
+    result = ansible.run('local', 'fastsum.deploy.copy', {'src': src, 'dest': dests['local'],
+                                                          'fastsum_controller': FASTSUM},
                          '-e', 'ansible_shell_type=powershell')
-    check(result.get('failed') and 'Windows' in result.get('msg', ''), 'Windows hosts refused: %s' % result.get('msg'))
+    check('does not support Windows' in result.get('msg', ''), 'Windows hosts refused: %s' % result.get('msg'))
 
 
 def checksums(ansible, tree):
-    for algorithm in ('md5', 'sha256'):
-        result = ansible.run('ssh', 'fastsum.deploy.checksums', {'path': tree, 'recurse': True, 'algorithm': algorithm})
-        expected = {}
-        for top, dirs, files in os.walk(tree):
-            for name in files:
-                path = os.path.join(top, name)
-                with open(path, 'rb') as handle:
-                    expected[path] = hashlib.new(algorithm, handle.read()).hexdigest()
-        utf8 = {k: v for k, v in expected.items() if k.isprintable()}
-        got = {k: v for k, v in result.get('checksums', {}).items() if k in utf8}
-        check(got == utf8 and len(got) > 20, 'checksums %s agrees with hashlib (%d files)' % (algorithm, len(got)))
-    result = ansible.run('ssh', 'fastsum.deploy.checksums', {'paths': [tree + '/a.txt', tree + '/missing', tree],
-                                                              'algorithm': 'xxh128', 'fastsum_path': FASTSUM})
-    check(set(result.get('errors', {})) == {tree + '/missing', tree} and len(result.get('checksums', {})) == 1,
-          'checksums: errors per path, xxh128 by fastsum: %s' % result.get('errors'))
+    """fastsum.deploy.checksums against hashlib, over ssh."""
+    expected = {}
+    for top, dirs, files in os.walk(tree):
+        for name in files:
+            path = os.path.join(top, name)
+            with open(path, 'rb') as handle:
+                data = handle.read()
+            if path.isprintable():
+                expected[path] = {a: hashlib.new(a, data).hexdigest() for a in ('md5', 'sha256')}
+    tasks = [('fastsum.deploy.checksums', {'path': tree, 'recurse': True, 'algorithm': a}, 'ssh')
+             for a in ('md5', 'sha256')]
+    tasks.append(('fastsum.deploy.checksums', {'paths': [tree + '/a.txt', tree + '/missing', tree],
+                                               'algorithm': 'xxh128', 'fastsum_path': FASTSUM}, 'ssh'))
+    results = ansible.play(tasks)
+    for algorithm, result in zip(('md5', 'sha256'), results):
+        got = {k: v for k, v in result.get('checksums', {}).items() if k in expected}
+        check(got == {k: v[algorithm] for k, v in expected.items()} and len(got) > 20,
+              'checksums %s agrees with hashlib (%d files)' % (algorithm, len(got)))
+    check(set(results[2].get('errors', {})) == {tree + '/missing', tree} and len(results[2].get('checksums', {})) == 1,
+          'checksums: errors per path, xxh128 by fastsum: %s' % results[2].get('errors'))
 
 
 def become(ansible, work, src):
+    """become_user other than root, through sudo, over ssh."""
     if os.geteuid() != 0 or not shutil.which('sudo'):
         print('skip   become: not root or no sudo')
         return
@@ -209,10 +231,12 @@ def become(ansible, work, src):
     os.makedirs(dest)
     shutil.chown(dest, 'nobody', 'nogroup')
     os.chmod(work, 0o755)
-    for host, extra in (('ssh', {'fastsum_path': FASTSUM}), ('ssh', {'use_fastsum': 'never'})):
-        args = dict(src=src + '/', dest=os.path.join(dest, extra.get('use_fastsum', 'fastsum')),
-                    fastsum_controller=FASTSUM, **extra)
-        result = ansible.run(host, 'fastsum.deploy.copy', args, '-b', '--become-user', 'nobody')
+    tasks = []
+    for how, extra in (('fastsum', {'fastsum_path': FASTSUM}), ('python', {'use_fastsum': 'never'})):
+        tasks.append(('fastsum.deploy.copy', dict(src=src + '/', dest=os.path.join(dest, how),
+                                                  fastsum_controller=FASTSUM, **extra), 'ssh'))
+    results = ansible.play(tasks, '-b', '--become-user', 'nobody')
+    for (module, args, host), result in zip(tasks, results):
         owners = {os.stat(os.path.join(args['dest'], name)).st_uid for name in os.listdir(args['dest'])}
         check(not result.get('failed') and owners == {65534},
               'become_user nobody (%s): files owned by nobody (%s)' % (result.get('method'), result.get('msg', '')))
@@ -226,8 +250,8 @@ def main():
     started = time.time()
     try:
         ansible = Ansible(sshd.inventory(), COLLECTIONS, {'PATH': os.path.dirname(FASTSUM) + ':' + os.environ['PATH']})
-        src, trio = differential(ansible, work)
-        fastsum_only(ansible, work, src, trio)
+        src = differential(ansible, work)
+        fastsum_only(ansible, work, src)
     finally:
         sshd.stop()
     print('%d checks failed, %.0f s' % (len(FAILURES), time.time() - started))

@@ -101,6 +101,27 @@ class Ansible:
         return json.loads(match.group(1))
 
 
+    def play(self, tasks, *flags):
+        """One ansible-playbook run on host `local` of TASKS [(module, args,
+        delegate_to or None)]: one start of Ansible for all; their results."""
+        plays = [{'hosts': 'local', 'gather_facts': False, 'tasks': [
+            dict({module: args, 'ignore_errors': True}, **({'delegate_to': host} if host else {}))
+            for module, args, host in tasks]}]
+        with tempfile.NamedTemporaryFile('w', suffix='.yml', delete=False) as handle:
+            json.dump(plays, handle)
+        try:
+            command = [os.path.join(VENV_BIN, 'ansible-playbook'), '-i', self.inventory, handle.name] + list(flags)
+            proc = subprocess.run(command, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        finally:
+            os.unlink(handle.name)
+        out = proc.stdout.decode('utf-8', 'replace')
+        results = [json.loads(m) for m in re.findall(r'^\S+(?: -> \S+)? \| [A-Z!]+ => (\{.*\})\s*$', out, re.M)]
+        if len(results) != len(tasks):
+            raise AssertionError('%d results of %d tasks:\n%s\n%s' % (
+                len(results), len(tasks), out, proc.stderr.decode('utf-8', 'replace')))
+        return results
+
+
 BACKUP = re.compile(rb'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~$')
 
 

@@ -133,7 +133,7 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail('fastsum.deploy.copy: the host could not list %s: %s' % (
                 dest, '; '.join('%s: %s' % (shown(base64.b64decode(p)), why) for p, why in listing['errors'])))
         opts = Options(args, listing.get('owner_id'), listing.get('group_id'))
-        plan, report, sources = make_plan(local, remote, differ, opts, root_is_source_dir=True)
+        plan, report, sources = make_plan(local, remote, differ, opts)
         if created_root and not single:
             report['created'].insert(0, b'./')
         outcome = {'dest': dest, 'method': host.method, 'changed': False}

@@ -78,7 +78,7 @@ def _file_mode_spec(opts, local):
     return opts.mode
 
 
-def make_plan(local, remote, differ, opts, root_is_source_dir=True):
+def make_plan(local, remote, differ, opts):
     """The plan for the host and the report.
 
     LOCAL, REMOTE: {rel: entry} (remote entries have kind, mode, uid, gid,
@@ -93,7 +93,7 @@ def make_plan(local, remote, differ, opts, root_is_source_dir=True):
     for rel in sorted(local):
         entry, there = local[rel], remote.get(rel)
         if entry['kind'] == 'd':
-            _plan_dir(rel, there, opts, plan, report, root_is_source_dir)
+            _plan_dir(rel, there, opts, plan, report)
         elif entry['kind'] == 'l':
             if there is not None and there['kind'] == 'l' and there.get('target') == entry['target']:
                 report['unchanged'].append(rel)
@@ -109,11 +109,10 @@ def make_plan(local, remote, differ, opts, root_is_source_dir=True):
     return plan, report, sources
 
 
-def _plan_dir(rel, there, opts, plan, report, root_is_source_dir):
+def _plan_dir(rel, there, opts, plan, report):
     if rel == b'':
-        if there is not None and there['kind'] == 'd' and root_is_source_dir and _owner_differs(opts, there):
-            plan['attributes'].append({'path': b64(rel), 'mode': None})
-            report['updated'].append(b'./')
+        # The destination's own directory keeps its owner, as builtin
+        # copy leaves it (it is made, with directory_mode, when missing).
         return
     if there is not None and there['kind'] == 'd':
         if _owner_differs(opts, there):
