@@ -21,6 +21,7 @@ import os
 import shlex
 import stat
 import subprocess
+import sys
 import tarfile
 import time
 
@@ -250,8 +251,10 @@ def remove_at(fd, name):
 
 
 def apply_archive(path):
-    """Apply the archive at PATH (plan.json first, then the files)."""
-    with tarfile.open(path, 'r|') as archive:
+    """Apply the archive at PATH, - for standard input (plan.json first,
+    then the files)."""
+    stream = sys.stdin.buffer if path == '-' else None
+    with tarfile.open(None if stream else path, 'r|', fileobj=stream) as archive:
         first = archive.next()
         if first is None or first.name != 'plan.json':
             raise ValueError('%s: not an archive of fastsum.deploy.copy' % path)

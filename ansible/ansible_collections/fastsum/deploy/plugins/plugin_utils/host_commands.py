@@ -31,6 +31,9 @@ from ansible.module_utils.common.text.converters import to_bytes, to_text
 from ansible_collections.fastsum.deploy.plugins.plugin_utils import local_tree
 
 MODULE = 'fastsum.deploy.copy'
+# Archives up to this size go on the apply command's standard input; bigger
+# ones through put_file into a temporary directory (not held in memory).
+PIPE_LIMIT = 64 * 1024 * 1024
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -148,9 +151,29 @@ class HostCommands:
                 'target': base64.b64decode(target) if target else None}
         return found
 
+    def _can_pipe(self, archive):
+        """Whether the archive can go on the apply command's standard input
+        (one round trip, no temporary directory): not when become waits for
+        a password on it, nor for archives too big to hold in memory."""
+        become = getattr(self.action._connection, 'become', None)
+        if become is not None and self.action._play_context.become and become.expect_prompt():
+            return False
+        return os.path.getsize(archive) <= PIPE_LIMIT
+
     def apply(self, archive):
         """Send ARCHIVE and put its files in place; remote_apply's answer."""
         action = self.action
+        if self.method == 'fastsum' and self._can_pipe(archive):
+            with open(archive, 'rb') as handle:
+                data = handle.read()
+            res = action._low_level_execute_command(python_command(self.python, 'apply', '-'), sudoable=True,
+                                                    in_data=data)
+            out = to_text(res.get('stdout', ''), errors='surrogate_or_strict')
+            applied = marked(out, 'fastsum-deploy-apply')
+            if applied is None:
+                raise AnsibleActionFail('fastsum.deploy.copy: unpacking on the host failed (exit %s): %s %s' % (
+                    res.get('rc'), out[-2000:], to_text(res.get('stderr', ''))[-2000:]))
+            return applied
         self.tmpdir = action._connection._shell.tmpdir or action._make_tmp_path()
         remote = action._connection._shell.join_path(self.tmpdir, 'fastsum-deploy.tar')
         action._transfer_file(archive, remote)

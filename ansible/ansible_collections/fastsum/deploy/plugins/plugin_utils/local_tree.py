@@ -107,7 +107,7 @@ def remote_plan(program, listing_text, dest_root, src, algorithm, follow, exclud
     """`fastsum diff --plan` of the host's listing against SRC: the set of
     relative paths (bytes) the host lacks or holds other bytes of."""
     label = b'ansible:' + dest_root
-    args = ['diff', '--plan', '--no-progress', '-a', algorithm, '--remote-listing', '-'] + \
+    args = ['diff', '--plan', '--no-progress', '--cache', '-a', algorithm, '--remote-listing', '-'] + \
         filter_args(follow, excludes) + ['--', label, os.fsencode(src)]
     proc = subprocess.run([program] + args, input=listing_text, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, check=False)
