@@ -39,7 +39,11 @@ def shown(rel):
 
 class ActionModule(ActionBase):
 
-    TRANSFERS_FILES = True
+    # False: ActionBase would make a temporary directory on the host before
+    # run() and remove it after, two round trips an unchanged run does not
+    # need (measured: 2.4 s against a raw command's 1.1 s at 1,000 files).
+    # HostCommands.apply makes one when an archive goes through put_file.
+    TRANSFERS_FILES = False
 
     def _arguments(self):
         args = dict(self._task.args)
