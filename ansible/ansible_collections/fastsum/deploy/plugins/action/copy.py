@@ -100,9 +100,11 @@ class ActionModule(ActionBase):
     def _copy_tree(self, host, program, src, trailing, dest, args):
         root = dest.rstrip('/') if trailing else '%s/%s' % (dest.rstrip('/'), os.path.basename(src))
         root_b = to_bytes(root, errors='surrogate_or_strict')
-        algorithm = args['checksum_algorithm']
-        local = local_tree.list_source(program, src, algorithm, args['local_follow'], args['exclude'])
         listing = host.list({'dest': base64.b64encode(root_b).decode('ascii')}, directory=True)
+        algorithm = args['checksum_algorithm']
+        if host.method == 'python' and algorithm not in local_tree.HASHLIB_ALGORITHMS:
+            algorithm = 'sha1'  # what the fallback hashed with (hashlib has no blake3, xxh128)
+        local = local_tree.list_source(program, src, algorithm, args['local_follow'], args['exclude'])
         differ = None
         if host.method == 'fastsum' and listing['root_kind'] == 'd':
             differ = local_tree.remote_plan(program, host.fastsum_listing, root_b, src, algorithm,
