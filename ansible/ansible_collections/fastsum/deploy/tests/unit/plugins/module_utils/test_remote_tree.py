@@ -99,3 +99,17 @@ def test_listing_does_not_follow_links(tmp_path):
     names = [base64.b64decode(e[0]) for e in listing['entries']]
     assert names == [b'', b'l']
     assert listing['entries'][1][1] == 'l'
+
+
+@pytest.mark.parametrize('content, ok', [(b'ok\n', True), (b'bad\n', False)])
+def test_validate_runs_on_the_temporary_file(tmp_path, content, ok):
+    (tmp_path / 'root').mkdir()
+    (tmp_path / 'root' / 'f').write_bytes(b'old\n')
+    plan = {'root': b64(os.fsencode(str(tmp_path / 'root' / 'f'))), 'single': True,
+            'validate': 'grep -q ok %s', 'files': [{'path': b64(b''), 'mode': None, 'backup': True}]}
+    archive(tmp_path / 'a.tar', plan, [content])
+    result = apply_archive(str(tmp_path / 'a.tar'))
+    assert (tmp_path / 'root' / 'f').read_bytes() == (content if ok else b'old\n')
+    assert bool(result['failed']) != ok
+    assert len(result['done']['backups']) == (1 if ok else 0)
+    assert not [n for n in os.listdir(str(tmp_path / 'root')) if n.startswith('.fastsum-deploy.')]
