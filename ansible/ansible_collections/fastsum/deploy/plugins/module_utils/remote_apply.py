@@ -1,0 +1,270 @@
+# -*- coding: utf-8 -*-
+# Copyright: fastsum contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The host's side of fastsum.deploy.copy: put an archive's files in place.
+
+The archive (plain tar, written by the controller) holds ``plan.json``
+first, then the files to write as members ``f0``, ``f1``, ... in the plan's
+order: it is read as a stream, each file written while its member passes.
+Every directory below the root is opened with O_NOFOLLOW, one component at
+a time, so a symlink on the host is replaced (as rsync does), never
+followed; each file is written under a fresh temporary name beside its
+place, given its owner and mode there, and renamed over its place in one
+step: a file in place is always the old one or the new one, whole.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import os
+import shlex
+import stat
+import subprocess
+import sys
+import tarfile
+import time
+
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import (
+    DIR_FLAGS, b64, current_umask, mode_for, resolve_group, resolve_owner, unb64)
+
+TMP_PREFIX = '.fastsum-deploy.'
+
+
+class Placer:
+    """Applies one plan under ROOT; collects what was done and what failed."""
+
+    def __init__(self, plan):
+        self.plan = plan
+        self.root = unb64(plan['root'])
+        self.uid = resolve_owner(plan.get('owner'))
+        self.gid = resolve_group(plan.get('group'))
+        self.umask = current_umask()
+        self.done = {'created': [], 'updated': [], 'removed': [], 'attributes': [], 'backups': []}
+        self.failed = []
+        self.root_fd = None
+
+    # -- directories ---------------------------------------------------
+    def open_parent(self, rel):
+        """(descriptor of REL's directory, REL's last name), never via a link."""
+        parts = rel.split(b'/')
+        fd = os.dup(self.root_fd)
+        try:
+            for part in parts[:-1]:
+                sub = os.open(part, DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = sub
+        except OSError:
+            os.close(fd)
+            raise
+        return fd, parts[-1]
+
+    def make_dir(self, rel, mode):
+        fd, name = self.open_parent(rel)
+        try:
+            try:
+                st = os.lstat(name, dir_fd=fd)
+            except FileNotFoundError:
+                st = None
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                return
+            if st is not None:
+                # A file or a symlink where a directory goes: the thing
+                # itself goes (never what a link points to).
+                os.unlink(name, dir_fd=fd)
+            os.mkdir(name, 0o777, dir_fd=fd)
+            self.set_attributes(fd, name, mode, 0o777 & ~self.umask, True)
+        finally:
+            os.close(fd)
+
+    def set_attributes(self, fd, name, spec, current, is_dir, fresh=False):
+        if self.uid is not None or self.gid is not None:
+            os.chown(name, -1 if self.uid is None else self.uid, -1 if self.gid is None else self.gid,
+                     dir_fd=fd, follow_symlinks=False)
+        wanted = mode_for(spec, current, is_dir)
+        if fresh or wanted != current or spec is not None:
+            os.chmod(name, wanted, dir_fd=fd)
+
+    # -- files ---------------------------------------------------------
+    def temp_in(self, fd):
+        for attempt in range(100):
+            name = '%s%d.%d.%d' % (TMP_PREFIX, os.getpid(), int(time.time() * 1e6), attempt)
+            try:
+                return name, os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0),
+                                     0o600, dir_fd=fd)
+            except FileExistsError:
+                continue
+        raise OSError('no temporary name could be made')
+
+    def write_file(self, item, stream):
+        rel = unb64(item['path'])
+        fd, name = self.open_parent(rel)
+        tmp = None
+        try:
+            try:
+                old = os.lstat(name, dir_fd=fd)
+            except FileNotFoundError:
+                old = None
+            if old is not None and stat.S_ISDIR(old.st_mode):
+                raise OSError('a directory is there')
+            tmp, out = self.temp_in(fd)
+            try:
+                while True:
+                    block = stream.read(1024 * 1024)
+                    if not block:
+                        break
+                    os.write(out, block)
+            finally:
+                os.close(out)
+            existing = old is not None and stat.S_ISREG(old.st_mode)
+            if existing and self.uid is None and self.gid is None:
+                try:
+                    os.chown(tmp, old.st_uid, old.st_gid, dir_fd=fd)
+                except OSError:
+                    pass
+            current = stat.S_IMODE(old.st_mode) if existing else 0o666 & ~self.umask
+            # The temporary file is 0600 until here: it always gets its mode.
+            self.set_attributes(fd, tmp, item.get('mode'), current, False, fresh=True)
+            self.validate(fd, tmp)
+            if existing and item.get('backup'):
+                backup = '%s.%d.%s~' % (os.fsdecode(name), os.getpid(),
+                                        time.strftime('%Y-%m-%d@%H:%M:%S', time.localtime()))
+                os.link(name, backup, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
+                self.done['backups'].append(b64(os.path.join(os.path.dirname(rel), os.fsencode(backup))))
+            os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            tmp = None
+            self.done['updated' if old is not None else 'created'].append(item['path'])
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp, dir_fd=fd)
+                except OSError:
+                    pass
+            os.close(fd)
+
+    def validate(self, fd, tmp):
+        command = self.plan.get('validate')
+        if not command:
+            return
+        if '%s' not in command:
+            raise OSError('validate must contain %%s: %s' % command)
+        path = '/proc/self/fd/%d/%s' % (fd, tmp) if os.path.isdir('/proc/self/fd') else None
+        if path is None:
+            raise OSError('validate needs /proc on the host')
+        args = [path if word == '%s' else word.replace('%s', path) for word in shlex.split(command)]
+        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(fd,), check=False)
+        if proc.returncode != 0:
+            raise OSError('failed to validate: %s' % proc.stdout.decode('utf-8', 'replace').strip())
+
+    def write_link(self, item):
+        rel = unb64(item['path'])
+        fd, name = self.open_parent(rel)
+        try:
+            tmp = '%s%d.%d.link' % (TMP_PREFIX, os.getpid(), int(time.time() * 1e6))
+            os.symlink(unb64(item['target']), tmp, dir_fd=fd)
+            try:
+                old = os.lstat(name, dir_fd=fd)
+            except FileNotFoundError:
+                old = None
+            if old is not None and stat.S_ISDIR(old.st_mode):
+                os.unlink(tmp, dir_fd=fd)
+                raise OSError('a directory is there')
+            os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            self.done['updated' if old is not None else 'created'].append(item['path'])
+        finally:
+            os.close(fd)
+
+    def fix_attributes(self, item):
+        rel = unb64(item['path'])
+        fd, name = self.open_parent(rel) if rel else (os.dup(self.root_fd), '.')
+        try:
+            st = os.lstat(name, dir_fd=fd)
+            self.set_attributes(fd, name, item.get('mode'), stat.S_IMODE(st.st_mode), stat.S_ISDIR(st.st_mode))
+            self.done['attributes'].append(item['path'])
+        finally:
+            os.close(fd)
+
+    def remove(self, rel):
+        fd, name = self.open_parent(rel)
+        try:
+            remove_at(fd, name)
+        finally:
+            os.close(fd)
+
+    # -- the whole plan ------------------------------------------------
+    def guard(self, what, path, step, *args):
+        try:
+            step(*args)
+        except (OSError, ValueError) as err:
+            self.failed.append([path, '%s: %s' % (what, getattr(err, 'strerror', None) or err)])
+
+    def open_root(self):
+        if self.plan.get('single'):
+            parent, name = os.path.split(self.root)
+            self.root = parent or b'.'
+            for item in self.plan.get('files', []) + self.plan.get('attributes', []):
+                item['path'] = b64(name) if unb64(item['path']) == b'' else item['path']
+        if not os.path.isdir(self.root):
+            os.makedirs(self.root)
+            if not self.plan.get('single'):
+                st = os.stat(self.root)
+                os.chmod(self.root, mode_for(self.plan.get('root_mode'), stat.S_IMODE(st.st_mode), True))
+        self.root_fd = os.open(self.root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
+
+    def run(self, members):
+        """Apply the plan; MEMBERS yields each file's bytes in plan order."""
+        self.open_root()
+        try:
+            for rel in self.plan.get('remove', []):
+                self.guard('could not remove', rel, self.remove, unb64(rel))
+            for item in self.plan.get('mkdirs', []):
+                self.guard('could not make the directory', item['path'], self.make_dir,
+                           unb64(item['path']), item.get('mode'))
+            for item in self.plan.get('files', []):
+                stream = next(members, None)
+                if stream is None:
+                    self.failed.append([item['path'], 'the archive ended before it'])
+                    continue
+                self.guard('could not write', item['path'], self.write_file, item, stream)
+            for item in self.plan.get('links', []):
+                self.guard('could not make the link', item['path'], self.write_link, item)
+            for item in self.plan.get('attributes', []):
+                self.guard('could not set owner or mode', item['path'], self.fix_attributes, item)
+        finally:
+            os.close(self.root_fd)
+        return {'done': self.done, 'failed': self.failed}
+
+
+def remove_at(fd, name):
+    """Remove NAME in FD: a file, a link (not what it points to), or a tree."""
+    st = os.lstat(name, dir_fd=fd)
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=fd)
+        return
+    sub = os.open(name, DIR_FLAGS, dir_fd=fd)
+    try:
+        for entry in os.listdir(sub):
+            remove_at(sub, entry)
+    finally:
+        os.close(sub)
+    os.rmdir(name, dir_fd=fd)
+
+
+def apply_archive(path):
+    """Apply the archive at PATH, - for standard input (plan.json first,
+    then the files)."""
+    stream = sys.stdin.buffer if path == '-' else None
+    with tarfile.open(None if stream else path, 'r|', fileobj=stream) as archive:
+        first = archive.next()
+        if first is None or first.name != 'plan.json':
+            raise ValueError('%s: not an archive of fastsum.deploy.copy' % path)
+        plan = json.loads(archive.extractfile(first).read().decode('utf-8'))
+
+        def members():
+            while True:
+                member = archive.next()
+                if member is None:
+                    return
+                yield archive.extractfile(member)
+
+        return Placer(plan).run(members())

@@ -1,0 +1,259 @@
+# -*- coding: utf-8 -*-
+# Copyright: fastsum contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The host's side of fastsum.deploy.copy: list a tree, and modes.
+
+Standard library only: the same file runs inside the copy module (the
+Python fallback, one module run) and as ``python3 -c`` through a raw
+command where the host has fastsum. Every name travels as bytes (base64
+on the wire), every file is reached through directory descriptors opened
+with O_NOFOLLOW below the root, so a symlink inside the tree is reported
+as a symlink and never followed out of it.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import base64
+import grp
+import hashlib
+import os
+import pwd
+import re
+import stat
+from concurrent.futures import ThreadPoolExecutor
+
+# Files above this size are hashed by the thread pool (hashlib releases the
+# GIL on buffers above 2 KiB); smaller ones inline, where a thread costs
+# more than the hash.
+THREAD_MIN_SIZE = 256 * 1024
+CHUNK = 1024 * 1024
+DIR_FLAGS = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | getattr(os, 'O_NOFOLLOW', 0)
+FILE_FLAGS = os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0)
+
+
+def b64(data):
+    return base64.b64encode(data).decode('ascii')
+
+
+def unb64(text):
+    return base64.b64decode(text.encode('ascii'))
+
+
+def kind_of(mode):
+    """One letter: f file, d directory, l symlink, o anything else."""
+    if stat.S_ISREG(mode):
+        return 'f'
+    if stat.S_ISDIR(mode):
+        return 'd'
+    if stat.S_ISLNK(mode):
+        return 'l'
+    return 'o'
+
+
+def resolve_owner(owner):
+    """The uid of a user name or number, None when not given."""
+    if owner is None or owner == '':
+        return None
+    try:
+        return int(owner)
+    except ValueError:
+        return pwd.getpwnam(owner).pw_uid
+
+
+def resolve_group(group):
+    if group is None or group == '':
+        return None
+    try:
+        return int(group)
+    except ValueError:
+        return grp.getgrnam(group).gr_gid
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_CLAUSE = re.compile(r'^([ugoa]*)((?:[-+=][rwxXst]*)+)$')
+_BITS = {
+    'u': {'r': 0o400, 'w': 0o200, 'x': 0o100, 's': 0o4000, 't': 0},
+    'g': {'r': 0o040, 'w': 0o020, 'x': 0o010, 's': 0o2000, 't': 0},
+    'o': {'r': 0o004, 'w': 0o002, 'x': 0o001, 's': 0, 't': 0o1000},
+}
+_WHO_ALL = {'u': 0o4700, 'g': 0o2070, 'o': 0o1007}
+
+
+def _clause_bits(who, perms, current, is_dir):
+    mask = 0
+    for person in who:
+        for perm in perms:
+            if perm == 'X':
+                if is_dir or current & 0o111:
+                    mask |= _BITS[person]['x']
+            else:
+                mask |= _BITS[person][perm]
+    return mask
+
+
+def mode_for(spec, current, is_dir=False):
+    """The permission bits SPEC gives a file whose bits are CURRENT.
+
+    SPEC: None (keep CURRENT), an int (the bits, as Ansible takes an int),
+    a string of octal digits, or symbolic clauses (u+rwx,g=rx,o-w, X, s, t)
+    as chmod and ansible.builtin.file take them. ValueError when invalid.
+    """
+    if spec is None:
+        return current
+    if isinstance(spec, int):
+        return spec & 0o7777
+    text = str(spec)
+    if re.match(r'^0?[0-7]{1,4}$', text):
+        return int(text, 8)
+    mode = current & 0o7777
+    for clause in text.split(','):
+        match = _CLAUSE.match(clause)
+        if not match:
+            raise ValueError('bad symbolic permission for mode: %s' % text)
+        who = match.group(1).replace('a', 'ugo') or 'ugo'
+        for op, perms in re.findall(r'([-+=])([rwxXst]*)', match.group(2)):
+            bits = _clause_bits(who, perms, mode, is_dir)
+            if op == '+':
+                mode |= bits
+            elif op == '-':
+                mode &= ~bits
+            else:
+                for person in set(who):
+                    mode &= ~_WHO_ALL[person]
+                mode |= bits
+    return mode
+
+
+def hash_at(dir_fd, name, algorithm):
+    """Hex digest of the regular file NAME in DIR_FD, never through a link."""
+    fd = os.open(name, FILE_FLAGS, dir_fd=dir_fd)
+    try:
+        digest = hashlib.new(algorithm)
+        while True:
+            block = os.read(fd, CHUNK)
+            if not block:
+                break
+            digest.update(block)
+        return digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def _hash_path(path, algorithm):
+    fd = os.open(path, FILE_FLAGS)
+    try:
+        digest = hashlib.new(algorithm)
+        while True:
+            block = os.read(fd, CHUNK)
+            if not block:
+                break
+            digest.update(block)
+        return digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def _walk(dir_fd, prefix, out, big, algorithm, errors):
+    for name in sorted(os.listdir(dir_fd)):
+        raw = os.fsencode(name)
+        rel = prefix + raw
+        try:
+            st = os.lstat(name, dir_fd=dir_fd)
+        except OSError as err:
+            errors.append([b64(rel), err.strerror])
+            continue
+        kind = kind_of(st.st_mode)
+        entry = [b64(rel), kind, stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, None, None, st.st_size]
+        out.append(entry)
+        if kind == 'l':
+            entry[6] = b64(os.fsencode(os.readlink(name, dir_fd=dir_fd)))
+        elif kind == 'f' and algorithm:
+            if st.st_size >= THREAD_MIN_SIZE:
+                big.append((entry, rel))
+            else:
+                try:
+                    entry[5] = hash_at(dir_fd, name, algorithm)
+                except OSError as err:
+                    errors.append([b64(rel), err.strerror])
+        elif kind == 'd':
+            try:
+                sub = os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+            except OSError as err:
+                errors.append([b64(rel), err.strerror])
+                continue
+            try:
+                _walk(sub, rel + b'/', out, big, algorithm, errors)
+            finally:
+                os.close(sub)
+
+
+def _hash_big(root, big, algorithm, errors):
+    if not big:
+        return
+
+    def one(item):
+        entry, rel = item
+        try:
+            entry[5] = _hash_path(os.path.join(root, rel), algorithm)
+        except OSError as err:
+            errors.append([b64(rel), err.strerror])
+
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
+        list(pool.map(one, big))
+
+
+def _root_of(request):
+    """The path the tree goes to, and whether it names a directory there."""
+    dest = unb64(request['dest'])
+    name = unb64(request['name']) if request.get('name') else None
+    if name is not None:
+        # A single file: into DEST when DEST is a directory (or ends in /).
+        if dest.endswith(b'/') or os.path.isdir(dest):
+            dest = os.path.join(dest, name)
+        if request.get('follow') and os.path.islink(dest):
+            dest = os.path.realpath(dest)
+    return dest
+
+
+def list_tree(request):
+    """What the host has at the request's destination (see README)."""
+    root = _root_of(request)
+    algorithm = request.get('algorithm')
+    answer = {'root': b64(root), 'entries': [], 'errors': [], 'umask': current_umask(),
+              'uid': os.geteuid(), 'gid': os.getegid()}
+    for key, resolve in (('owner', resolve_owner), ('group', resolve_group)):
+        try:
+            answer[key + '_id'] = resolve(request.get(key))
+        except KeyError:
+            answer['errors'].append(['', 'no such %s: %s' % (key, request.get(key))])
+    try:
+        st = os.stat(root) if not request.get('name') else os.lstat(root)
+    except OSError:
+        answer['root_kind'] = 'm'
+        return answer
+    answer['root_kind'] = kind_of(st.st_mode)
+    top = [b64(b''), answer['root_kind'], stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, None, None,
+           st.st_size]
+    answer['entries'].append(top)
+    if answer['root_kind'] == 'f' and algorithm:
+        try:
+            top[5] = _hash_path(root, algorithm)
+        except OSError as err:
+            answer['errors'].append([b64(b''), err.strerror])
+    elif answer['root_kind'] == 'l':
+        top[6] = b64(os.readlink(root))
+    elif answer['root_kind'] == 'd' and not request.get('name'):
+        big = []
+        fd = os.open(root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
+        try:
+            _walk(fd, b'', answer['entries'], big, algorithm, answer['errors'])
+        finally:
+            os.close(fd)
+        _hash_big(root, big, algorithm, answer['errors'])
+    return answer

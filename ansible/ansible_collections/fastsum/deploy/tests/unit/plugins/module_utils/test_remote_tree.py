@@ -1,0 +1,115 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The host's side: modes against chmod(1), listing and applying in a
+temporary directory (symlinks replaced, never followed; names as bytes)."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import base64
+import io
+import json
+import os
+import stat
+import subprocess
+import tarfile
+
+import pytest
+
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import list_tree, mode_for
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_apply import apply_archive
+
+
+@pytest.mark.parametrize('spec', ['u=rw,g=r,o=', 'u+x', 'go-w', 'a=rX', 'u=rwx,g+s', 'o+t', '=r', 'ug+w,o-r'])
+@pytest.mark.parametrize('start', [0o644, 0o755, 0o600])
+def test_symbolic_modes_match_chmod(tmp_path, spec, start):
+    path = tmp_path / 'f'
+    path.write_bytes(b'')
+    os.chmod(str(path), start)
+    old_umask = os.umask(0)
+    try:
+        subprocess.run(['chmod', spec, str(path)], check=True)
+    finally:
+        os.umask(old_umask)
+    assert mode_for(spec, start) == stat.S_IMODE(os.stat(str(path)).st_mode)
+
+
+def test_octal_modes():
+    assert mode_for('0640', 0o777) == 0o640
+    assert mode_for('1777', 0) == 0o1777
+    assert mode_for(0o600, 0o777) == 0o600
+    assert mode_for(None, 0o644) == 0o644
+    with pytest.raises(ValueError):
+        mode_for('u~x', 0o644)
+
+
+def b64(data):
+    return base64.b64encode(data).decode('ascii')
+
+
+def archive(path, plan, contents):
+    with tarfile.open(str(path), 'w') as tar:
+        for name, data in [('plan.json', json.dumps(plan).encode())] + \
+                [('f%d' % i, c) for i, c in enumerate(contents)]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_apply_replaces_links_and_keeps_outside(tmp_path):
+    root = tmp_path / 'root'
+    outside = tmp_path / 'outside'
+    outside.mkdir()
+    (outside / 'x').write_bytes(b'keep')
+    root.mkdir()
+    os.symlink(str(outside), str(root / 'sub'))
+    name = b'sub/bad\xff$(x)\nname'
+    plan = {'root': b64(os.fsencode(str(root))), 'mkdirs': [{'path': b64(b'sub'), 'mode': '0700'}],
+            'files': [{'path': b64(name), 'mode': None}, {'path': b64(b'sub/x'), 'mode': 'u=rw'}]}
+    archive(tmp_path / 'a.tar', plan, [b'one', b'two'])
+    result = apply_archive(str(tmp_path / 'a.tar'))
+    assert result['failed'] == []
+    assert not os.path.islink(str(root / 'sub'))
+    assert (outside / 'x').read_bytes() == b'keep'
+    assert open(os.path.join(os.fsencode(str(root)), name), 'rb').read() == b'one'
+    assert stat.S_IMODE(os.stat(str(root / 'sub')).st_mode) == 0o700
+    assert not [n for n in os.listdir(str(root / 'sub')) if n.startswith('.fastsum-deploy.')]
+    listing = list_tree({'dest': b64(os.fsencode(str(root))), 'algorithm': 'sha1'})
+    kinds = dict((base64.b64decode(e[0]), e[1]) for e in listing['entries'])
+    assert kinds[name] == 'f' and kinds[b'sub'] == 'd' and kinds[b''] == 'd'
+
+
+def test_apply_fails_one_file_under_a_directory_and_does_the_rest(tmp_path):
+    root = tmp_path / 'root'
+    (root / 'taken').mkdir(parents=True)
+    plan = {'root': b64(os.fsencode(str(root))),
+            'files': [{'path': b64(b'taken'), 'mode': None}, {'path': b64(b'fine'), 'mode': None}]}
+    archive(tmp_path / 'a.tar', plan, [b'1', b'2'])
+    result = apply_archive(str(tmp_path / 'a.tar'))
+    assert [f[0] for f in result['failed']] == [b64(b'taken')]
+    assert (root / 'fine').read_bytes() == b'2'
+
+
+def test_listing_does_not_follow_links(tmp_path):
+    (tmp_path / 'out').mkdir()
+    (tmp_path / 'out' / 'secret').write_bytes(b's')
+    (tmp_path / 'root').mkdir()
+    os.symlink(str(tmp_path / 'out'), str(tmp_path / 'root' / 'l'))
+    listing = list_tree({'dest': b64(os.fsencode(str(tmp_path / 'root'))), 'algorithm': 'md5'})
+    names = [base64.b64decode(e[0]) for e in listing['entries']]
+    assert names == [b'', b'l']
+    assert listing['entries'][1][1] == 'l'
+
+
+@pytest.mark.parametrize('content, ok', [(b'ok\n', True), (b'bad\n', False)])
+def test_validate_runs_on_the_temporary_file(tmp_path, content, ok):
+    (tmp_path / 'root').mkdir()
+    (tmp_path / 'root' / 'f').write_bytes(b'old\n')
+    plan = {'root': b64(os.fsencode(str(tmp_path / 'root' / 'f'))), 'single': True,
+            'validate': 'grep -q ok %s', 'files': [{'path': b64(b''), 'mode': None, 'backup': True}]}
+    archive(tmp_path / 'a.tar', plan, [content])
+    result = apply_archive(str(tmp_path / 'a.tar'))
+    assert (tmp_path / 'root' / 'f').read_bytes() == (content if ok else b'old\n')
+    assert bool(result['failed']) != ok
+    assert len(result['done']['backups']) == (1 if ok else 0)
+    assert not [n for n in os.listdir(str(tmp_path / 'root')) if n.startswith('.fastsum-deploy.')]

@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The plan: what is created, updated, removed, left, from two listings."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import base64
+
+from ansible_collections.fastsum.deploy.plugins.plugin_utils.planner import Options, excluded, make_plan
+
+
+def local_file(digest, mode=0o644):
+    return {'kind': 'f', 'mode': mode, 'digest': digest, 'path': b'/src/x'}
+
+
+def remote_file(digest, mode=0o644, uid=0, gid=0):
+    return {'kind': 'f', 'mode': mode, 'digest': digest, 'uid': uid, 'gid': gid}
+
+
+def names(items):
+    return [base64.b64decode(i['path'] if isinstance(i, dict) else i) for i in items]
+
+
+def test_unchanged_changed_created():
+    local = {b'': {'kind': 'd', 'mode': 0o755}, b'a': local_file('1'), b'b': local_file('2'),
+             b'd': {'kind': 'd', 'mode': 0o755}, b'd/c': local_file('3')}
+    remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1'),
+              b'b': remote_file('9')}
+    plan, report, sources = make_plan(local, remote, None, Options({}))
+    assert report['unchanged'] == [b'a']
+    assert report['updated'] == [b'b']
+    assert report['created'] == [b'd/', b'd/c']
+    assert names(plan['files']) == [b'b', b'd/c'] and len(sources) == 2
+    assert names(plan['mkdirs']) == [b'd']
+
+
+def test_mode_change_alone_is_an_update_without_sending():
+    local = {b'a': local_file('1', 0o600)}
+    remote = {b'a': remote_file('1', 0o644)}
+    plan, report, dummy = make_plan(local, remote, None, Options({'mode': 'preserve'}))
+    assert plan['files'] == [] and names(plan['attributes']) == [b'a'] and report['updated'] == [b'a']
+    plan, report, dummy = make_plan(local, remote, None, Options({}))
+    assert report['unchanged'] == [b'a'] and not plan['attributes']
+
+
+def test_force_false_leaves_what_is_there():
+    plan, report, dummy = make_plan({b'a': local_file('1')}, {b'a': remote_file('2')}, None, Options({'force': False}))
+    assert plan['files'] == [] and report['unchanged'] == [b'a']
+
+
+def test_delete_spares_excluded_and_removes_trees_once():
+    local = {b'': {'kind': 'd', 'mode': 0o755}}
+    remote = {b'': {'kind': 'd'}, b'old': {'kind': 'd'}, b'old/x': remote_file('1'),
+              b'keep.local': remote_file('2'), b'stale': remote_file('3')}
+    plan, report, dummy = make_plan(local, remote, None, Options({'delete': True, 'exclude': ['*.local']}))
+    assert names(plan['remove']) == [b'old', b'stale']
+    assert report['removed'] == [b'old/', b'stale']
+
+
+def test_fastsum_plan_decides_bytes():
+    local = {b'a': local_file('1'), b'b': local_file('2')}
+    remote = {b'a': remote_file(None), b'b': remote_file(None)}
+    dummy, report, dummy2 = make_plan(local, remote, {b'b'}, Options({}))
+    assert report['unchanged'] == [b'a'] and report['updated'] == [b'b']
+
+
+def test_gitignore_globs():
+    assert excluded(b'a/b/c.tmp', False, ['*.tmp'])
+    assert excluded(b'build/x', False, ['/build/'])
+    assert not excluded(b'src/build', False, ['/build/'])
+    assert excluded(b'x/cache/y', False, ['**/cache'])
+    assert not excluded(b'build', False, ['build/'])
