@@ -197,3 +197,61 @@ fn a_files0_list_longer_than_a_batch_is_hashed_whole_and_in_order() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+/// Files rewritten in place while `--update` reads them (a writer that
+/// never stops): the list it leaves names, for each such file, bytes the
+/// file really had (all `a`s or all `b`s, never a torn mix), or the run
+/// fails and leaves the old list.
+#[test]
+fn an_update_beside_a_writer_records_only_bytes_a_file_had() {
+    use std::io::{Seek, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let env = TestEnv::new();
+    let dir = env.path();
+    std::fs::create_dir(dir.join("t")).unwrap();
+    let size = 4 << 20;
+    let (all_a, all_b) = (vec![b'a'; size], vec![b'b'; size]);
+    for i in 0..4 {
+        std::fs::write(dir.join(format!("t/f{i}")), &all_a).unwrap();
+    }
+    let old = run(dir, &["-r", "--cache=warm.db", "t"]);
+    let digests = [&all_a, &all_b].map(|bytes| reference_hex("md5sum", bytes));
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            // In place, a 64 KiB write at a time: a reader racing it
+            // sees a mix unless it notices the write.
+            let mut round = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let path = dir.join(format!("t/f{}", round % 4));
+                let fill = [&all_a, &all_b][round / 4 % 2];
+                let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                file.rewind().unwrap();
+                for chunk in fill.chunks(64 << 10) {
+                    file.write_all(chunk).unwrap();
+                }
+                round += 1;
+            }
+        });
+        for round in 0..6 {
+            std::fs::write(dir.join("SUMS"), &old).unwrap();
+            let cache = format!("--cache=c{round}.db");
+            let out = fastsum(dir, &["-r", "--update=SUMS", &cache, "t"])
+                .output()
+                .unwrap();
+            let now = std::fs::read(dir.join("SUMS")).unwrap();
+            if !out.status.success() {
+                assert_eq!(now, old, "a failed update leaves the old list");
+                continue;
+            }
+            for line in String::from_utf8_lossy(&now).lines() {
+                let digest = line.split(' ').next().unwrap();
+                assert!(
+                    digests.iter().any(|d| d == digest),
+                    "round {round}: {line}: bytes the file never had"
+                );
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+}
