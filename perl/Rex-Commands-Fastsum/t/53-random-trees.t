@@ -34,7 +34,7 @@ use Test::More;
 use File::Temp ();
 use Digest::MD5 qw(md5_hex);
 use lib 't/lib';
-use TestHost ();
+use TestHost;    # skips the file with the reason where sshd, Rex or fastsum is missing
 
 my $seed   = $ENV{FASTSUM_REX_SEED} // ( time ^ $$ ) % 1_000_000;
 my $rounds = $ENV{FASTSUM_REX_ROUNDS} // 6;
