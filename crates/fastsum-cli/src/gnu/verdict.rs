@@ -9,6 +9,8 @@ use fastsum::manifest::render::Renderer;
 use fastsum::manifest::LinePart;
 use fastsum::{Algorithm, Digest};
 
+use crate::personality::ToolKind;
+
 use super::options::Options;
 use super::run::Run;
 
@@ -46,8 +48,10 @@ impl Tally {
     }
 }
 
-/// `NAME: OK`, `NAME: FAILED` or `NAME: FAILED open or read`, the name
-/// escaped as coreutils 9.4 on escape it (`\\`, `\n`, `\r`).
+/// `NAME: OK`, `NAME: FAILED` or `NAME: FAILED open or read`: under
+/// fastsum's own name, the name escaped as coreutils 9.4 to 9.10 escape it
+/// (`\\`, `\n`, `\r`); under a coreutils tool's name, quoted as 9.11
+/// quotes it (`'sp ace': OK`).
 pub(super) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
     let status: &[u8] = match verdict {
         Verdict::Unreadable => b"FAILED open or read",
@@ -60,12 +64,20 @@ pub(super) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
         return;
     }
     let mut line = Vec::with_capacity(name.len() + 24);
-    let parts = [
-        LinePart::Name(name),
-        LinePart::Text(b": "),
-        LinePart::Text(status),
-    ];
-    LinePart::write_line(&mut line, &parts, false);
+    if run.tool.kind == ToolKind::Fastsum {
+        let parts = [
+            LinePart::Name(name),
+            LinePart::Text(b": "),
+            LinePart::Text(status),
+        ];
+        LinePart::write_line(&mut line, &parts, false);
+    } else {
+        // The personalities follow coreutils 9.11: shell-quoted names.
+        line = run.quoting.quotef(name);
+        line.extend_from_slice(b": ");
+        line.extend_from_slice(status);
+        line.push(b'\n');
+    }
     if run.progress.is_some() && stdout_is_a_terminal() {
         run.around_the_bar(|out| out.out(&line));
     } else {

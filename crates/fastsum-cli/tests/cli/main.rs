@@ -19,6 +19,7 @@ mod check_hostile;
 mod check_json;
 mod cksum;
 mod coreutils_910;
+mod coreutils_911;
 mod diff;
 mod diff_dirs;
 mod differential;

@@ -224,10 +224,12 @@ fn shell_escape_always<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) ->
                 }
             }
             Char::Printable(bytes) => {
-                if in_dollar {
+                // A `'` right after an escape closes `$'...'` itself
+                // (`'$'\303'\''`, as gnulib writes it), no `''` first.
+                if in_dollar && bytes != b"'" {
                     out.extend_from_slice(b"''");
-                    in_dollar = false;
                 }
+                in_dollar = false;
                 if bytes == b"'" {
                     out.extend_from_slice(b"'\\''");
                 } else {
@@ -266,6 +268,8 @@ mod tests {
         assert_eq!(q(b"a#"), "a#");
         assert_eq!(q(b"miss ing"), "'miss ing'");
         assert_eq!(q(b"\xff\xfe"), "''$'\\377\\376'");
+        assert_eq!(q(b"\xff'"), "''$'\\377'\\'''");
+        assert_eq!(q(b"a\n'b"), "'a'$'\\n'\\''b'");
         assert_eq!(q("é".as_bytes()), "é");
         assert_eq!(q(b"standard input"), "'standard input'");
     }
