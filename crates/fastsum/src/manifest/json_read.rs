@@ -184,6 +184,34 @@ impl Parser<'_> {
     }
 }
 
+/// A record's fields, and its path.
+pub(crate) type RecordHead = (Vec<(String, Value)>, Vec<u8>);
+
+/// A fastsum `--json` record's fields and its path (from `path_base64`
+/// or `path`); `None` for a skipped entry's record; an error for a line
+/// that is no record, has no path, or lists its file as unreadable. The
+/// one reading of a record's head, for `diff`/`--update` and for `-c`.
+pub(crate) fn record_head(line: &[u8]) -> Result<Option<RecordHead>, String> {
+    let fields = std::str::from_utf8(line)
+        .map_err(|_| "not UTF-8".to_string())
+        .and_then(parse_object)
+        .map_err(|why| format!("not a fastsum --json record: {why}"))?;
+    let text = |key: &str| text_field(&fields, key);
+    let path = match (text("path_base64"), text("path")) {
+        (Some(b64), _) => crate::digest::decode_base64(b64).ok_or("bad path_base64")?,
+        (None, Some(p)) => p.as_bytes().to_vec(),
+        (None, None) => return Err("a record without a path".to_string()),
+    };
+    if text("skipped").is_some() {
+        return Ok(None);
+    }
+    if let Some(error) = text("error") {
+        let path = String::from_utf8_lossy(&path);
+        return Err(format!("{path} was listed as unreadable: {error}"));
+    }
+    Ok(Some((fields, path)))
+}
+
 /// The text of the field `key` of a parsed object, if it is text.
 pub fn text_field<'a>(fields: &'a [(String, Value)], key: &str) -> Option<&'a str> {
     fields

@@ -5,8 +5,8 @@
 
 use super::{ListEntry, ListLine};
 use crate::algo::Algorithm;
-use crate::digest::{decode_base64, Digest};
-use crate::manifest::json_read::{number_field, parse_object, text_field, Value};
+use crate::digest::Digest;
+use crate::manifest::json_read::{number_field, record_head, text_field, Value};
 
 /// One line of a `--json` list.
 pub(super) fn json_line(line: &[u8]) -> ListLine {
@@ -21,23 +21,9 @@ pub(super) fn json_line(line: &[u8]) -> ListLine {
 }
 
 fn json_entry(line: &[u8]) -> Result<Option<ListEntry>, String> {
-    let fields = std::str::from_utf8(line)
-        .map_err(|_| "not UTF-8".to_string())
-        .and_then(parse_object)
-        .map_err(|why| format!("not a fastsum --json record: {why}"))?;
-    let text = |key: &str| text_field(&fields, key);
-    let path = match (text("path_base64"), text("path")) {
-        (Some(b64), _) => decode_base64(b64).ok_or("bad path_base64")?,
-        (None, Some(p)) => p.as_bytes().to_vec(),
-        (None, None) => return Err("a record without a path".to_string()),
-    };
-    if text("skipped").is_some() {
+    let Some((fields, path)) = record_head(line)? else {
         return Ok(None);
-    }
-    if let Some(error) = text("error") {
-        let path = String::from_utf8_lossy(&path);
-        return Err(format!("{path} was listed as unreadable: {error}"));
-    }
+    };
     let (digests, directory) = record_digests(&fields)?;
     if directory && path.last() != Some(&b'/') {
         return Err("a directory digest for a name without '/'".into());

@@ -9,9 +9,9 @@ use std::io::BufRead;
 
 use super::gnu::{CheckParser, TagPolicy};
 use super::lines::Lines;
-use super::json_read::{number_field, parse_object, text_field, Value};
+use super::json_read::{number_field, record_head, text_field, Value};
 use crate::algo::Algorithm;
-use crate::digest::{decode_base64, Digest};
+use crate::digest::Digest;
 
 /// One listed file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -246,23 +246,10 @@ fn json_record(line: &[u8], given: Option<Algorithm>) -> Result<Option<JsonRecor
     if line.is_empty() {
         return Ok(None);
     }
-    let fields = std::str::from_utf8(line)
-        .map_err(|_| "not UTF-8".to_string())
-        .and_then(parse_object)
-        .map_err(|why| format!("not a fastsum --json record: {why}"))?;
-    let text = |key: &str| text_field(&fields, key);
-    let path = match (text("path_base64"), text("path")) {
-        (Some(b64), _) => decode_base64(b64).ok_or("bad path_base64")?,
-        (None, Some(p)) => p.as_bytes().to_vec(),
-        (None, None) => return Err("a record without a path".to_string()),
-    };
-    if text("skipped").is_some() {
+    let Some((fields, path)) = record_head(line)? else {
         return Ok(None);
-    }
-    if let Some(error) = text("error") {
-        let path = String::from_utf8_lossy(&path);
-        return Err(format!("{path} was listed as unreadable: {error}"));
-    }
+    };
+    let text = |key: &str| text_field(&fields, key);
     if let Some(digests) = several_digests(&fields) {
         return several_record(&fields, digests, path, given).map(Some);
     }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::digest::decode_base64;
 
 fn read(text: &str, algorithm: Option<Algorithm>) -> Result<Manifest, String> {
     read_manifest(text.as_bytes(), algorithm)
