@@ -146,17 +146,8 @@ def hash_at(dir_fd, name, algorithm):
 
 
 def _hash_path(path, algorithm):
-    fd = os.open(path, FILE_FLAGS)
-    try:
-        digest = hashlib.new(algorithm)
-        while True:
-            block = os.read(fd, CHUNK)
-            if not block:
-                break
-            digest.update(block)
-        return digest.hexdigest()
-    finally:
-        os.close(fd)
+    """Hex digest of the regular file at PATH, never through a link."""
+    return hash_at(None, path, algorithm)
 
 
 def _walk(dir_fd, prefix, out, big, algorithm, errors):
