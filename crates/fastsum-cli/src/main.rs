@@ -2,22 +2,12 @@
 //! name it was invoked under (`md5sum`, `b3sum`, `xxhsum` ...); everything
 //! else is in the personality modules and the `fastsum` library.
 
-mod audit_cmd;
-mod b3sum;
-mod bench;
-mod cache_cmd;
-mod diff_cmd;
-mod diff_plan;
-mod dupes_cmd;
-mod dupes_dirs;
-mod gnu;
-mod manual;
+mod cmd;
 mod personality;
-mod remote_cmd;
-mod scrub_cmd;
 mod term;
-mod tree_digest_cmd;
-mod xxhsum;
+
+use cmd::{audit, bench, cache, diff, dupes, manual, remote, scrub, tree_digest};
+use personality::{b3sum, gnu, xxhsum};
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -93,38 +83,38 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 10] = [
     Subcommand {
         name: "diff",
         about: "show what changed between two trees, manifests or remote trees",
-        run: diff_cmd::run,
-        command: Some(diff_cmd::command),
+        run: diff::run,
+        command: Some(diff::command),
     },
     Subcommand {
         name: "dupes",
         about: "find identical files, and act on them safely",
-        run: dupes_cmd::run,
-        command: Some(dupes_cmd::command),
+        run: dupes::run,
+        command: Some(dupes::command),
     },
     Subcommand {
         name: "audit",
         about: "audit a tree against a list (as hashdeep -a): matched, moved, new, missing",
-        run: audit_cmd::run,
-        command: Some(audit_cmd::command),
+        run: audit::run,
+        command: Some(audit::command),
     },
     Subcommand {
         name: "scrub",
         about: "find silent corruption: files whose bytes changed behind the file system",
-        run: scrub_cmd::run,
-        command: Some(scrub_cmd::command),
+        run: scrub::run,
+        command: Some(scrub::command),
     },
     Subcommand {
         name: "tree-digest",
         about: "print one digest for each whole directory tree",
-        run: tree_digest_cmd::run,
-        command: Some(tree_digest_cmd::command),
+        run: tree_digest::run,
+        command: Some(tree_digest::command),
     },
     Subcommand {
         name: "remote-command",
         about: "print the listing command a deploy tool runs on a host itself",
-        run: remote_cmd::run,
-        command: Some(remote_cmd::command),
+        run: remote::run,
+        command: Some(remote::command),
     },
     Subcommand {
         name: "bench",
@@ -135,8 +125,8 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 10] = [
     Subcommand {
         name: "cache",
         about: "look after the checksum cache: stats, prune, clear",
-        run: cache_cmd::run,
-        command: Some(cache_cmd::command),
+        run: cache::run,
+        command: Some(cache::command),
     },
     Subcommand {
         name: "completions",

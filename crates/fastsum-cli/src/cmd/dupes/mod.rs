@@ -1,6 +1,8 @@
 //! `fastsum dupes PATH...`: the library's groups of identical files,
 //! printed (text or JSON Lines), with a summary on stderr.
 
+pub(crate) mod dirs;
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -174,7 +176,7 @@ fn run_dirs(args: &DupesArgs) -> i32 {
     }
     // --max-depth was refused above: directories are compared whole.
     options.walk = args.walk.options();
-    crate::dupes_dirs::run(crate::dupes_dirs::DirsRun {
+    crate::cmd::dupes::dirs::run(crate::cmd::dupes::dirs::DirsRun {
         paths: &args.paths,
         algorithm,
         options,

@@ -1,5 +1,11 @@
 //! Which tool fastsum is: the coreutils tools it imitates, chosen by the
 //! name it was invoked under (b3sum and xxhsum are recognised in main.rs).
+//! `gnu` is the coreutils front end, which is also fastsum's own main mode;
+//! `b3sum` and `xxhsum` imitate those tools.
+
+pub(crate) mod b3sum;
+pub(crate) mod gnu;
+pub(crate) mod xxhsum;
 
 use fastsum::Algorithm;
 

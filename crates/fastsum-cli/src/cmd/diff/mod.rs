@@ -2,6 +2,8 @@
 //! --name-status` prints (or as JSON Lines, or as one summary line), with
 //! `diff`'s exit status: 0 no change, 1 changes, 2 trouble.
 
+pub(crate) mod plan;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -140,7 +142,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let mut printer = Printer {
         args: &args,
         out: Output::new(Buffering::Line),
-        plan: args.plan.then(crate::diff_plan::Plan::default),
+        plan: args.plan.then(crate::cmd::diff::plan::Plan::default),
         display: &display,
     };
     let result = std::thread::scope(|scope| {
@@ -191,7 +193,7 @@ fn diff_options(
 struct Printer<'a> {
     args: &'a DiffArgs,
     out: Output,
-    plan: Option<crate::diff_plan::Plan>,
+    plan: Option<crate::cmd::diff::plan::Plan>,
     /// The progress bar, which what is written goes around.
     display: &'a crate::term::progress::Display,
 }

@@ -1,7 +1,7 @@
 //! Completion scripts for bash, zsh and fish.
 
 use super::{algorithm_names, clap_options, subcommand, subcommands};
-use crate::gnu::documented::{fastsum_options, DocOption};
+use crate::personality::gnu::documented::{fastsum_options, DocOption};
 
 /// Every spelling of fastsum's own options, as typed.
 fn spellings(options: &[DocOption]) -> Vec<String> {
@@ -88,7 +88,7 @@ _fastsum() {{
 complete -o filenames -o bashdefault -F _fastsum fastsum
 "#,
         cases = cases,
-        cache = clap_spellings(&crate::cache_cmd::command()).join(" "),
+        cache = clap_spellings(&crate::cmd::cache::command()).join(" "),
         options = spellings(&options).join(" "),
         algorithms = algorithm_names().join(" "),
         takes_value = takes_value.join("|"),
