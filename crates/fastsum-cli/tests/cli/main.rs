@@ -28,6 +28,7 @@ mod dupes;
 mod dupes_dirs;
 mod fastsum_cli;
 mod files_and_depth;
+mod first_hour;
 mod first_use;
 mod lists_round_trip;
 mod manual;

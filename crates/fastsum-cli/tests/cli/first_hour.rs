@@ -1,0 +1,111 @@
+//! A first hour with no friction (issue 55.4), tried as a new user would:
+//! the hints on a mistyped subcommand and a directory without `-r`, one
+//! exit status for usage errors. The personalities are checked against
+//! coreutils itself: they keep its bytes.
+
+use crate::testenv;
+
+use testenv::TestEnv;
+
+/// `fastsum dif a b` hashes `dif` as a file (a file of that name is
+/// hashed as any other), and when there is none, says which subcommand was
+/// meant; md5sum says what coreutils' says.
+#[test]
+fn a_mistyped_subcommand_gets_a_hint_only_when_no_such_file_exists() {
+    let env = TestEnv::new();
+    env.file(b"a", b"first\n");
+    env.file(b"b", b"second\n");
+    let out = env.fastsum("fastsum", &[b"dif", b"a", b"b"], b"");
+    let md5 = |s: &[u8]| testenv::reference_hex("md5sum", s);
+    assert_eq!(
+        (out.status, out.stdout_str(), out.stderr_str()),
+        (
+            1,
+            format!("{}  a\n{}  b\n", md5(b"first\n"), md5(b"second\n")),
+            "fastsum: dif: No such file or directory\n\
+             fastsum: did you mean the subcommand 'diff'?\n"
+                .to_string()
+        )
+    );
+    for (typed, meant) in [("dupe", "dupes"), ("becnh", "bench"), ("scrubb", "scrub")] {
+        let out = env.fastsum("fastsum", &[typed.as_bytes()], b"");
+        assert!(
+            out.stderr_str()
+                .ends_with(&format!("did you mean the subcommand '{meant}'?\n")),
+            "{typed}: {}",
+            out.stderr_str()
+        );
+    }
+    // Only the first argument can be a subcommand; a far name gets none.
+    for args in [&[&b"a"[..], b"dif"][..], &[b"README"]] {
+        let out = env.fastsum("fastsum", args, b"");
+        assert!(!out.stderr_str().contains("did you mean"), "{args:?}");
+    }
+    // A file named `dif` is a file.
+    env.file(b"dif", b"a file\n");
+    let out = env.fastsum("fastsum", &[b"dif"], b"");
+    assert_eq!(
+        (out.status, out.stdout_str(), out.stderr_str()),
+        (0, format!("{}  dif\n", md5(b"a file\n")), String::new())
+    );
+    std::fs::remove_file(env.path().join("dif")).unwrap();
+    env.assert_same("md5sum", &[b"dif", b"a"], b"");
+}
+
+/// `fastsum doc`: "Is a directory (use -r)"; `-r doc` hashes it; several
+/// `-a` say the same; md5sum and sha256sum say coreutils' words only.
+#[test]
+fn a_directory_without_r_says_to_use_r_under_fastsums_name_only() {
+    let env = TestEnv::new();
+    env.mkdir("doc");
+    env.file(b"doc/page", b"text\n");
+    let out = env.fastsum("fastsum", &[b"doc"], b"");
+    assert_eq!(
+        (out.status, out.stderr_str()),
+        (1, "fastsum: doc: Is a directory (use -r)\n".to_string())
+    );
+    let out = env.fastsum("fastsum", &[b"-a", b"md5", b"-a", b"sha1", b"doc"], b"");
+    assert_eq!(out.stderr_str(), "fastsum: doc: Is a directory (use -r)\n");
+    let out = env.fastsum("fastsum", &[b"-r", b"doc"], b"");
+    assert_eq!((out.status, out.stderr_str()), (0, String::new()));
+    for tool in ["md5sum", "sha256sum"] {
+        let theirs = env.assert_same(tool, &[b"doc"], b"");
+        assert_eq!(
+            theirs.stderr_str(),
+            format!("{tool}: doc: Is a directory\n")
+        );
+    }
+}
+
+/// Usage errors end with status 2 under fastsum's name, in the main mode
+/// as in the subcommands (clap's); the personalities keep GNU's 1, byte
+/// for byte.
+#[test]
+fn usage_errors_are_status_2_in_every_mode_of_fastsum_and_1_in_md5sum() {
+    let env = TestEnv::new();
+    env.file(b"f", b"x");
+    for args in [
+        &[&b"--bogus"[..]][..],
+        &[b"-a", b"nope", b"f"],
+        &[b"-a", b"blake2b", b"-l", b"7", b"f"],
+        &[b"--stamps", b"f"],
+        &[b"diff", b"--bogus", b"f", b"f"],
+        &[b"dupes", b"--bogus"],
+        &[b"scrub"],
+        &[b"bench", b"--bogus"],
+    ] {
+        let out = env.fastsum("fastsum", args, b"");
+        assert_eq!(out.status, 2, "{args:?}: {}", out.stderr_str());
+        assert!(out.stdout.is_empty() && !out.stderr.is_empty(), "{args:?}");
+    }
+    // What is not a usage error keeps its status: a list that cannot be
+    // read, a file that cannot.
+    let out = env.fastsum("fastsum", &[b"--files0-from=missing"], b"");
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    let out = env.fastsum("fastsum", &[b"missing"], b"");
+    assert_eq!(out.status, 1);
+    for args in [&[&b"--bogus"[..]][..], &[b"-l", b"7", b"f"], &[b"-x"]] {
+        let ours = env.assert_same("b2sum", args, b"");
+        assert_eq!(ours.status, 1, "{args:?}");
+    }
+}
