@@ -1,7 +1,10 @@
 //! A first hour with no friction (issue 55.4), tried as a new user would:
 //! the hints on a mistyped subcommand and a directory without `-r`, one
-//! exit status for usage errors. The personalities are checked against
+//! exit status for usage errors, the progress bar on terminals of every
+//! size. The personalities are checked against
 //! coreutils itself: they keep its bytes.
+
+use std::time::Duration;
 
 use crate::testenv;
 
@@ -108,4 +111,94 @@ fn usage_errors_are_status_2_in_every_mode_of_fastsum_and_1_in_md5sum() {
         let ours = env.assert_same("b2sum", args, b"");
         assert_eq!(ours.status, 1, "{args:?}");
     }
+}
+
+/// `fastsum ARGS slow` on a terminal of `size` while a writer holds the
+/// FIFO `slow` open 1.6 s (past the bar's 1 s delay): what the terminal
+/// showed.
+fn on_a_terminal(env: &TestEnv, args: &str, size: Option<(u16, u16)>) -> String {
+    let fifo = env.path().join("slow");
+    let _ = std::fs::remove_file(&fifo);
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path; mkfifo only creates a node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let mut pipe = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+        pipe.write_all(b"abc").unwrap();
+        std::thread::sleep(Duration::from_millis(1600));
+    });
+    let command = format!("{} {args} slow > out", env!("CARGO_BIN_EXE_fastsum"));
+    let shown = testenv::on_a_terminal_sized(env.path(), &command, size);
+    writer.join().unwrap();
+    assert!(shown.status.success(), "{shown:?}");
+    String::from_utf8_lossy(&shown.stdout).into_owned()
+}
+
+/// What each drawing left visible: the text between carriage returns and
+/// newlines, the escape sequences taken out.
+fn drawn_lines(shown: &str) -> Vec<String> {
+    let mut plain = String::new();
+    let mut chars = shown.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => {
+                // CSI: ESC [ parameters, then a final letter.
+                if chars.next() == Some('[') {
+                    for c in chars.by_ref() {
+                        if c.is_ascii_alphabetic() {
+                            break;
+                        }
+                    }
+                }
+            }
+            c => plain.push(c),
+        }
+    }
+    plain
+        .split(['\r', '\n'])
+        .filter(|l| l.contains("files"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The bar fits a terminal of 80 columns and of 40 (it was 30 cells and
+/// the words, which wrapped), and never moves the cursor up a line (as
+/// indicatif does to clear a bar that wrapped).
+#[test]
+fn the_progress_bar_never_wraps() {
+    let env = TestEnv::new();
+    env.file(b"a", b"a");
+    env.file(b"b", b"b");
+    for columns in [80u16, 40] {
+        let shown = on_a_terminal(&env, "a b", Some((24, columns)));
+        let lines = drawn_lines(&shown);
+        assert!(!lines.is_empty(), "{columns}: no bar drawn: {shown:?}");
+        for line in &lines {
+            assert!(
+                line.trim_end().chars().count() < usize::from(columns),
+                "{columns} columns: {line:?}"
+            );
+        }
+        assert!(!shown.contains("\x1b[1A"), "{columns}: {shown:?}");
+        // Two of three done in a moment and the last held 1.6 s: the
+        // files' pace says "0 seconds" left, which is not said.
+        assert!(!shown.contains("ETA 0 seconds"), "{shown:?}");
+        // The bar is cleared at the end: nothing of it is left on the line.
+        assert!(shown.ends_with("\r\x1b[2K"), "{shown:?}");
+    }
+}
+
+/// A pseudo-terminal of 0x0 (as `script` makes from a pipe, and some CI
+/// runners) gets no bar: no escape sequence at all.
+#[test]
+fn a_terminal_of_no_size_gets_no_cursor_motion() {
+    let env = TestEnv::new();
+    let shown = on_a_terminal(&env, "", None);
+    assert!(!shown.contains('\x1b'), "{shown:?}");
+    let out = std::fs::read_to_string(env.path().join("out")).unwrap();
+    assert_eq!(
+        out,
+        format!("{}  slow\n", testenv::reference_hex("md5sum", b"abc"))
+    );
 }
