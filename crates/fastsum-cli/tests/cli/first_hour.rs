@@ -1,7 +1,7 @@
 //! A first hour with no friction (issue 55.4), tried as a new user would:
 //! the hints on a mistyped subcommand and a directory without `-r`, one
 //! exit status for usage errors, the progress bar on terminals of every
-//! size. The personalities are checked against
+//! size, and what `--help` lists. The personalities are checked against
 //! coreutils itself: they keep its bytes.
 
 use std::time::Duration;
@@ -110,6 +110,36 @@ fn usage_errors_are_status_2_in_every_mode_of_fastsum_and_1_in_md5sum() {
     for args in [&[&b"--bogus"[..]][..], &[b"-l", b"7", b"f"], &[b"-x"]] {
         let ours = env.assert_same("b2sum", args, b"");
         assert_eq!(ours.status, 1, "{args:?}");
+    }
+}
+
+/// `fastsum --help` names every personality, `cksum` and `sum` too.
+#[test]
+fn help_lists_every_personality() {
+    let env = TestEnv::new();
+    let help = env.fastsum("fastsum", &[b"--help"], b"").stdout_str();
+    let said = help
+        .lines()
+        .skip_while(|l| !l.to_lowercase().contains("personalit"))
+        .take(6)
+        .collect::<Vec<_>>()
+        .join("\n");
+    for tool in [
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "sha512sum",
+        "b2sum",
+        "cksum",
+        "sum",
+        "b3sum",
+        "xxhsum",
+    ] {
+        assert!(
+            said.split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == tool),
+            "{tool} not listed: {said}"
+        );
     }
 }
 

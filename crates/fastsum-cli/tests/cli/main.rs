@@ -29,6 +29,7 @@ mod dupes_dirs;
 mod fastsum_cli;
 mod files_and_depth;
 mod first_hour;
+mod first_hour_setup;
 mod first_use;
 mod lists_round_trip;
 mod manual;

@@ -95,7 +95,8 @@ pub fn page() -> String {
     p.push_str(
         ".SH PERSONALITIES\n\
          Invoked as \\fBmd5sum\\fR, \\fBsha1sum\\fR, \\fBsha224sum\\fR, \\fBsha256sum\\fR,\n\
-         \\fBsha384sum\\fR, \\fBsha512sum\\fR, \\fBb2sum\\fR, \\fBb3sum\\fR or \\fBxxhsum\\fR\n\
+         \\fBsha384sum\\fR, \\fBsha512sum\\fR, \\fBb2sum\\fR, \\fBcksum\\fR, \\fBsum\\fR,\n\
+         \\fBb3sum\\fR or \\fBxxhsum\\fR\n\
          (a link of that name), fastsum is that tool: the same options, output,\n\
          messages and exit codes.\n\
          .SH ENVIRONMENT\n\
