@@ -47,6 +47,9 @@ impl Hints {
         message: &mut Vec<u8>,
     ) {
         let ErrorKind::Io(e) = kind else { return };
+        if message.is_empty() {
+            return; // said elsewhere (a format that keeps errors in its records)
+        }
         if self.directories && e.kind() == io::ErrorKind::IsADirectory {
             let end = message.len() - usize::from(message.ends_with(b"\n"));
             message.splice(end..end, *b" (use -r)");
