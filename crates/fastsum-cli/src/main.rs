@@ -62,7 +62,8 @@ fn run() -> anyhow::Result<u8> {
         // `fastsum diff OLD NEW` ... (a file named so: `fastsum ./diff`).
         (sub.run)(argv.into_iter().skip(2).collect())
     } else {
-        gnu::run(personality::Tool::FASTSUM, program, &args)
+        let words: Vec<&'static str> = SUBCOMMANDS.iter().map(|s| s.name).collect();
+        gnu::run_fastsum(program, &args, &words)
     };
     Ok(u8::try_from(status).unwrap_or(1))
 }

@@ -25,9 +25,10 @@ use crate::term::output::{Buffering, Output};
 /// `fastsum -r --json --stamps` stand in for the cache.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum scrub", version)]
+// Trees or a list, one of the two: the usage line shows it (issue 55.4).
+#[command(group(clap::ArgGroup::new("what").required(true).args(["paths", "manifest"])))]
 struct ScrubArgs {
     /// The trees (or files) to scrub.
-    #[arg(required_unless_present = "manifest", conflicts_with = "manifest")]
     paths: Vec<PathBuf>,
     /// The algorithm of the recorded digests (as the runs that recorded
     /// them used: `fastsum -r --cache`'s default is md5).

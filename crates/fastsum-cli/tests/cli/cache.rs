@@ -357,7 +357,8 @@ fn a_file_replaced_by_a_directory_is_not_answered() {
     assert_eq!(out.status, 1);
     assert!(out.stdout.is_empty());
     assert!(
-        out.stderr_str().starts_with("fastsum: x: Is a directory\n"),
+        out.stderr_str()
+            .starts_with("fastsum: x: Is a directory (use -r)\n"),
         "{}",
         out.stderr_str()
     );

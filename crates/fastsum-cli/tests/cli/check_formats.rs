@@ -315,7 +315,7 @@ fn stamps_with_several_digests_are_refused() {
         &env,
         &["-r", "--json", "--stamps", "-a", "md5", "-a", "sha1", "t"],
     );
-    assert_eq!(out.status, 1);
+    assert_eq!(out.status, 2);
     assert!(out
         .stderr_str()
         .contains("several -a and --stamps do not go together"));

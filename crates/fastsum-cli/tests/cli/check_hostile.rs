@@ -104,7 +104,7 @@ fn directory_lines_are_walked_only_with_dirs_and_never_on_a_generated_file_syste
     );
     // `-c -r` and the other walk options stay meaningless.
     let out = env.fastsum_within(Duration::from_secs(20), &[b"-c", b"-r", b"--dirs", b"SUMS"]);
-    assert_eq!(out.status, 1);
+    assert_eq!(out.status, 2);
     assert!(out.stderr_str().contains("meaningless when verifying"));
 }
 

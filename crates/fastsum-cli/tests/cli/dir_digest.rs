@@ -264,33 +264,34 @@ fn directory_digests_refuse_what_would_make_them_wrong() {
     let env = TestEnv::new();
     env.mkdir("t/sub");
     env.file(b"t/sub/a", b"a");
-    // Usage errors: 1 in fastsum's own mode (as md5sum's), 2 in a
-    // subcommand (clap's).
+    // Usage errors: 2 in fastsum's own mode as in a subcommand (clap's;
+    // issue 55.4).
     for (args, status, said) in [
         (
             &["-r", "--dirs", "--max-depth", "1", "t"][..],
-            1,
+            2,
             "--max-depth do not go together",
         ),
         (
             &["-r", "--dirs", "--unordered", "t"],
-            1,
+            2,
             "--unordered do not go together",
         ),
-        (&["--dirs", "t"], 1, "meaningful only with --recursive"),
+        (&["--dirs", "t"], 2, "meaningful only with --recursive"),
         (
             &["-r", "--dirs", "-a", "md5", "-a", "sha1", "t"],
-            1,
+            2,
             "several -a and --dirs",
         ),
-        (&["-r", "--dirs", "-a", "cksum", "t"], 1, "not a hash"),
+        (&["-r", "--dirs", "-a", "cksum", "t"], 2, "not a hash"),
         (&["tree-digest", "-a", "crc32b", "t"], 2, "not a hash"),
         (
             &["-c", "--dirs", "-r", "SUMS"],
-            1,
+            2,
             "meaningless when verifying",
         ),
         (
+            // Said when the remote operand is met, not a usage error.
             &["-r", "--dirs", "host:t"],
             1,
             "--dirs is not available for HOST:PATH",

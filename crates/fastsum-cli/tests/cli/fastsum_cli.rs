@@ -84,7 +84,7 @@ fn check_reads_lists_that_mix_algorithms() {
 fn unknown_algorithm_is_a_usage_error_listing_the_choices() {
     let env = TestEnv::new();
     let out = env.fastsum("fastsum", &[b"-a", b"crc32", b"x"], b"");
-    assert_eq!(out.status, 1);
+    assert_eq!(out.status, 2);
     let err = out.stderr_str();
     assert!(err.starts_with("fastsum: invalid argument ‘crc32’ for ‘--algorithm’\nValid arguments are:\n  - ‘md5’\n"), "{err}");
     assert!(

@@ -70,7 +70,7 @@ fn max_depth_walks_what_find_maxdepth_finds() {
         }
     }
     let out = env.fastsum("fastsum", &[b"--max-depth=1", b"t"], b"");
-    assert_eq!(out.status, 1);
+    assert_eq!(out.status, 2);
     assert!(out
         .stderr_str()
         .contains("--max-depth option is meaningful only with --recursive"));
@@ -144,7 +144,7 @@ fn files0_from_hashes_as_the_same_operands_would() {
     assert_eq!(out.stderr_str(), theirs);
     // Operands and --files0-from exclude each other; a list not there.
     let out = env.fastsum("fastsum", &[b"--files0-from=list0", b"t/top"], b"");
-    assert_eq!(out.status, 1);
+    assert_eq!(out.status, 2);
     assert!(out
         .stderr_str()
         .contains("file operands cannot be combined with --files0-from"));

@@ -311,7 +311,7 @@ fn cache_options_never_do_nothing_silently() {
     env.file(b"f", b"bytes");
     // --cache-stats without --cache did nothing: now a usage error.
     let out = env.fastsum("fastsum", &[b"--cache-stats", b"f"], b"");
-    assert_eq!(out.status, 1);
+    assert_eq!(out.status, 2);
     assert!(out
         .stderr_str()
         .starts_with("fastsum: the --cache-stats option is meaningful only with --cache\n"));

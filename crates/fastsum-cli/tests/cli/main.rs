@@ -28,6 +28,8 @@ mod dupes;
 mod dupes_dirs;
 mod fastsum_cli;
 mod files_and_depth;
+mod first_hour;
+mod first_hour_setup;
 mod first_use;
 mod lists_round_trip;
 mod manual;

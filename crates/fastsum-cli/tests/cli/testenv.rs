@@ -473,10 +473,25 @@ pub fn changes_corpus(env: &TestEnv) -> (PathBuf, String) {
 
 /// Runs `command` (a shell line) in `dir` on a pseudo-terminal through
 /// util-linux's `script`, as a user at a terminal would: what the
-/// terminal showed is the output's stdout.
+/// terminal showed is the output's stdout. The terminal is 100x24 (a
+/// pseudo-terminal `script` makes from a pipe is 0x0, where no bar is drawn).
 pub fn on_a_terminal(dir: &Path, command: &str) -> std::process::Output {
+    on_a_terminal_sized(dir, command, Some((24, 100)))
+}
+
+/// [`on_a_terminal`] on a terminal of `size` (rows, columns), or of the
+/// 0x0 `script` leaves it at.
+pub fn on_a_terminal_sized(
+    dir: &Path,
+    command: &str,
+    size: Option<(u16, u16)>,
+) -> std::process::Output {
+    let command = match size {
+        Some((rows, columns)) => format!("stty rows {rows} cols {columns}; {command}"),
+        None => command.to_string(),
+    };
     Command::new("script")
-        .args(["-qec", command, "/dev/null"])
+        .args(["-qec", &command, "/dev/null"])
         .current_dir(dir)
         .env("TERM", "xterm")
         .env("COLUMNS", "100")

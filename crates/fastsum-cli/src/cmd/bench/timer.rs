@@ -39,6 +39,9 @@ pub enum Budget {
     Iterations(u32),
     /// Iterations until this much time has been spent (at least 3).
     Time(Duration),
+    /// The default: iterations until this much time has been spent, at
+    /// least 2 (a share of the whole run's few seconds, issue 55.4).
+    Share(Duration),
 }
 
 /// What one strategy measured.
@@ -102,6 +105,7 @@ pub fn run_strategy(
         let done = match budget {
             Budget::Iterations(n) => times.len() >= n.max(1) as usize,
             Budget::Time(limit) => times.len() >= 3 && clock.now() - started >= limit,
+            Budget::Share(limit) => times.len() >= 2 && clock.now() - started >= limit,
         };
         if done {
             break;
@@ -226,6 +230,27 @@ pub fn own_peak_rss() -> Result<u64> {
         .ok_or_else(|| {
             Error::with_path("/proc/self/status", std::io::Error::other("no VmHWM line"))
         })
+}
+
+/// The CPU time this process (every thread) has had so far, user and
+/// system: against the wall clock, how much of a run it got to run.
+#[cfg(unix)]
+pub fn own_cpu_time() -> Option<Duration> {
+    // SAFETY: rusage is plain data that getrusage fills in.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        (libc::getrusage(libc::RUSAGE_SELF, &mut usage) == 0).then_some(usage)
+    }?;
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    Some(time(usage.ru_utime) + time(usage.ru_stime))
+}
+
+/// Elsewhere unknown (no "too busy" said).
+#[cfg(not(unix))]
+pub fn own_cpu_time() -> Option<Duration> {
+    None
 }
 
 /// Total size of `files` (for the rate).

@@ -95,7 +95,8 @@ pub fn page() -> String {
     p.push_str(
         ".SH PERSONALITIES\n\
          Invoked as \\fBmd5sum\\fR, \\fBsha1sum\\fR, \\fBsha224sum\\fR, \\fBsha256sum\\fR,\n\
-         \\fBsha384sum\\fR, \\fBsha512sum\\fR, \\fBb2sum\\fR, \\fBb3sum\\fR or \\fBxxhsum\\fR\n\
+         \\fBsha384sum\\fR, \\fBsha512sum\\fR, \\fBb2sum\\fR, \\fBcksum\\fR, \\fBsum\\fR,\n\
+         \\fBb3sum\\fR or \\fBxxhsum\\fR\n\
          (a link of that name), fastsum is that tool: the same options, output,\n\
          messages and exit codes.\n\
          .SH ENVIRONMENT\n\
@@ -108,7 +109,10 @@ pub fn page() -> String {
          The checksum cache of \\fB\\-\\-cache\\fR.\n\
          .SH EXIT STATUS\n\
          0 if every file was hashed (or checked OK), 1 if any could not be read or\n\
-         did not match, 2 for a usage error of a subcommand.\n\
+         did not match, 2 for a usage error (an option unknown, a value refused,\n\
+         options that do not go together), in the main mode as in the subcommands\n\
+         (whose own statuses their help gives: diff's 1 is \\(lqchanges\\(rq). Under\n\
+         a personality's name, its own statuses: coreutils' 1 for a usage error.\n\
          .SH SEE ALSO\n\
          md5sum(1), sha256sum(1), b2sum(1), cksum(1), b3sum(1), xxhsum(1)\n",
     );

@@ -28,6 +28,7 @@ pub(super) struct Names {
 impl Names {
     /// Opens `source`; `Err(status)` (the message out) if it cannot be.
     pub(super) fn open(run: &mut Run, source: &[u8]) -> Result<Names, i32> {
+        run.working = true;
         let reader: Box<dyn BufRead> = match source {
             b"-" => Box::new(BufReader::new(std::io::stdin())),
             path => match std::fs::File::open(&*fastsum::name::path(path)) {

@@ -292,6 +292,10 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) -> bool 
     let rendered = o.renderer.render(record, run.out.stdout_buf(), &mut err);
     run.out.commit();
     run.stop_if_unwritable();
+    if let Outcome::Failed(kind) = &record.outcome {
+        let name = fastsum::name::path_bytes(&record.path);
+        run.hints.amend(&run.name, name, kind, &mut err);
+    }
     if !err.is_empty() {
         run.out.err_raw(&err);
     }

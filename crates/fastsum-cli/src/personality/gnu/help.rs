@@ -107,8 +107,9 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --version     output version information and exit\n");
     s.push_str("\nALGORITHMS: ");
     s.push_str(&Algorithm::valid_names());
-    s.push_str("\n\nInvoked through a link named md5sum, sha1sum, sha224sum, sha256sum,\n");
-    s.push_str("sha384sum, sha512sum, b2sum, b3sum or xxhsum, fastsum behaves as that tool.\n");
+    s.push_str("\n\nPersonalities: invoked through a link named md5sum, sha1sum, sha224sum,\n");
+    s.push_str("sha256sum, sha384sum, sha512sum, b2sum, cksum, sum, b3sum or xxhsum, fastsum\n");
+    s.push_str("behaves as that tool (scripts/install-links DIR makes the links).\n");
     s.push_str("When checking, BSD-style lines name their algorithm (MD5, SHA256, BLAKE2b,\n");
     s.push_str("BLAKE3, XXH64, ...); other lines use --algorithm.\n");
     s

@@ -20,6 +20,7 @@ mod files0;
 mod fuzz;
 mod hash;
 mod help;
+mod hint;
 mod multi;
 mod options;
 mod parse;
@@ -47,15 +48,36 @@ const MAX_READ_SIZE: usize = 256 << 20;
 /// Runs `tool` with `args` (without `argv[0]`); returns the exit status:
 /// the command line parsed (`parse.rs`), resolved (`resolve.rs`), run.
 pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
+    run_with(tool, program, args, &[])
+}
+
+/// fastsum's own main mode: [`run`], where a command line refused is exit
+/// status 2 as the subcommands' (clap's) are, and a failed operand's
+/// message may end in a hint (`hint.rs`): `subcommands` are the words
+/// that start a subcommand, for the hint on a mistyped one.
+pub fn run_fastsum(program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'static str]) -> i32 {
+    run_with(Tool::FASTSUM, program, args, subcommands)
+}
+
+fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'static str]) -> i32 {
     let mut run = Run::new(tool, program);
+    // A usage error: GNU's status 1 for the personalities, 2 for fastsum.
+    let refused = |run: &Run, status: i32| match tool.kind {
+        crate::personality::ToolKind::Fastsum if status != 0 && !run.working => 2,
+        _ => status,
+    };
     let parsed = match parse::parse(&mut run, args) {
         Ok(parsed) => parsed,
-        Err(status) => return status,
+        Err(status) => return refused(&run, status),
     };
     let (mut o, operands, rest) = match resolve::resolve(&mut run, parsed) {
         Ok(resolved) => resolved,
-        Err(status) => return status,
+        Err(status) => return refused(&run, status),
     };
+    if tool.kind == crate::personality::ToolKind::Fastsum && !o.check {
+        let first = args.first().map(Vec::as_slice);
+        run.hints = hint::Hints::new(o.tree.recursive, first, subcommands);
+    }
     if o.hashdeep && o.update.is_none() {
         hash::hashdeep_header(&mut run, &o, args);
     }

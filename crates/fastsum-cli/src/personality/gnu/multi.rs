@@ -169,7 +169,7 @@ fn print(
     let (digests, size) = match result {
         Ok(done) => done,
         Err(kind) => {
-            run.file_error(name, &kind.to_string());
+            run.hashing_error(name, &kind);
             return false;
         }
     };

@@ -112,12 +112,14 @@ fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
             run.out.out(text.as_bytes());
             // Found at exit by close_stdout, with no cause.
             run.write_error_cause = false;
+            run.working = true;
             return Err(run.finish(0));
         }
         "version" => {
             let text = help::version(run.tool.name);
             run.out.out(text.as_bytes());
             run.write_error_cause = false;
+            run.working = true;
             return Err(run.finish(0));
         }
         _ => return Ok(false),

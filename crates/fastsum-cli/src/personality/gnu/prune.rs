@@ -50,6 +50,7 @@ pub(super) fn adopt(
         run.error(why.as_bytes());
         return Err(1);
     }
+    run.working = true;
     let mut bytes = Vec::new();
     let read = match source {
         b"-" => std::io::stdin().lock().take(LIMIT).read_to_end(&mut bytes),

@@ -37,6 +37,11 @@ pub(super) struct Run {
     /// `--update`: each file's path and digest as it is written, to say
     /// what changed without reading the new list back.
     pub(super) written: Option<Written>,
+    /// Work began (a list is read, help written): a failure from here on
+    /// is not a command line refused (fastsum's exit status 2).
+    pub(super) working: bool,
+    /// fastsum's own mode: what a failed operand's message adds.
+    pub(super) hints: super::hint::Hints,
 }
 
 /// The cache as `-c` uses it: one session per algorithm met in the lists.
@@ -64,6 +69,8 @@ impl Run {
             write_error_cause: true,
             written: None,
             progress: None,
+            working: false,
+            hints: Default::default(),
         }
     }
 
@@ -84,6 +91,16 @@ impl Run {
             }),
             _ => write(&mut self.out),
         }
+    }
+
+    /// An operand that could not be hashed, with fastsum's hints.
+    pub(super) fn hashing_error(&mut self, name: &[u8], kind: &fastsum::ErrorKind) {
+        let mut line = self.name.clone();
+        line.extend_from_slice(b": ");
+        line.extend(self.quoting.quotef(name));
+        line.extend_from_slice(format!(": {kind}\n").as_bytes());
+        self.hints.amend(&self.name, name, kind, &mut line);
+        self.around_the_bar(|out| out.err_raw(&line));
     }
 
     pub(super) fn file_error(&mut self, name: &[u8], cause: &str) {

@@ -56,6 +56,7 @@ fn shape_of(first: &[u8]) -> Shape {
 /// algorithm for the run; the cache is used (the default one unless
 /// `--cache=PATH`). `Err` is the exit status, said.
 pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(), i32> {
+    run.working = true;
     let path = fastsum::name::path(manifest).into_owned();
     let failed = |run: &mut Run, why: &str| {
         let mut m = manifest.to_vec();
