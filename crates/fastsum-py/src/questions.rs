@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use fastsum::diff::{Change as LibChange, DiffEvent, DiffOptions, Entry, Side};
 use fastsum::dupes::DupesOptions;
-use fastsum::manifest::check::CheckStatus;
+use fastsum::output::check::CheckStatus;
 use fastsum::manifest::read::Manifest;
 use fastsum::walk::WalkOptions;
 use fastsum::TreeOptions;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::manifest::render::Renderer;
+use fastsum::output::render::Renderer;
 use fastsum::manifest::LinePart;
 use fastsum::scrub::{Finding, ScrubOptions, ScrubSummary};
 use fastsum::walk::WalkOptions;

@@ -10,7 +10,7 @@ pub mod progress;
 pub mod shared;
 /// Names in messages as coreutils quotes them (the library's, shared
 /// with the Python package's Dask runner).
-pub use fastsum::manifest::quote::Quoting;
+pub use fastsum::output::quote::Quoting;
 
 /// How `HOST:PATH` operands are reached: `FASTSUM_RSH` (as rsync's
 /// `RSYNC_RSH`) or `ssh`, until `-e` says otherwise.
@@ -56,7 +56,7 @@ pub fn stdout_width() -> Option<usize> {
 /// and may hold any of them) as `\uXXXX`, as RFC 8259 requires.
 pub fn json_string(text: &str) -> String {
     let mut out = Vec::with_capacity(text.len() + 2);
-    fastsum::manifest::render::Renderer::write_json_string(&mut out, text);
+    fastsum::output::render::Renderer::write_json_string(&mut out, text);
     String::from_utf8(out).expect("the escaper writes UTF-8")
 }
 

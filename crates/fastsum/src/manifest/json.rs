@@ -107,7 +107,7 @@ pub(crate) fn write_digests(
     out.extend_from_slice(format!("}},\"size\":{size}}}\n").as_bytes());
 }
 
-/// [`Renderer::write_json_name`](super::render::Renderer::write_json_name).
+/// [`Renderer::write_json_name`](crate::output::render::Renderer::write_json_name).
 pub(crate) fn write_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
     write_string(out, label);
     out.push(b':');
@@ -121,7 +121,7 @@ pub(crate) fn write_name(out: &mut Vec<u8>, label: &str, name: &[u8]) {
     }
 }
 
-/// [`Renderer::write_json_string`](super::render::Renderer::write_json_string).
+/// [`Renderer::write_json_string`](crate::output::render::Renderer::write_json_string).
 pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     for c in text.chars() {

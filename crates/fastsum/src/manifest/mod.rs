@@ -9,14 +9,11 @@
 //!   digests, name), read and written.
 //! * `json`: fastsum's JSON Lines output for programs (written through
 //!   the renderer), and `json_read`, reading it back.
-//! * [`render`]: the one renderer of hashing results (lines, JSON,
-//!   messages), for the CLI and the Python package alike.
 //! * [`list`]: every list `fastsum -c` reads, its format told from its
 //!   content (fastsum's JSON, hashdeep's, SFV, Debian's Release files).
-//! * [`quote`]: names in messages, quoted as coreutils quotes them.
 //! * [`read`]: any of them read, a line at a time, into path → digest
 //!   entries, for
-//!   `fastsum diff`, and [`check`]: such a manifest checked on every core.
+//!   `fastsum diff` (checked on every core by `crate::output::check`).
 //!
 //! Each parser is a literal port of the reference tool's rules, because a
 //! drop-in must accept and reject exactly the lines the original does.
@@ -32,12 +29,7 @@ parsers! {
     pub mod xxhsum;
 }
 #[cfg(feature = "tree")]
-pub mod check;
-#[cfg(feature = "tree")]
 pub(crate) mod json;
-pub mod quote;
-#[cfg(feature = "tree")]
-pub mod render;
 
 use std::borrow::Cow;
 

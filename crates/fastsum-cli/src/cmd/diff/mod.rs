@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::diff::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
-use fastsum::manifest::render::Renderer;
+use fastsum::output::render::Renderer;
 use fastsum::manifest::LinePart;
 use fastsum::Algorithm;
 

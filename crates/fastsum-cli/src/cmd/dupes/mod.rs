@@ -10,7 +10,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::{DupesOptions, Group};
-use fastsum::manifest::render::Renderer;
+use fastsum::output::render::Renderer;
 use fastsum::manifest::LinePart;
 use fastsum::Algorithm;
 

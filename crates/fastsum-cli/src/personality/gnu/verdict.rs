@@ -5,7 +5,7 @@
 
 use std::io::Write as _;
 
-use fastsum::manifest::render::Renderer;
+use fastsum::output::render::Renderer;
 use fastsum::manifest::LinePart;
 use fastsum::{Algorithm, Digest};
 

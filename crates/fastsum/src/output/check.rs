@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::read::Manifest;
+use crate::manifest::read::Manifest;
 use crate::error::{ErrorKind, Result};
 use crate::pipeline::{Outcome, TreeHasher, TreeOptions};
 use crate::stage::Source;

@@ -5,7 +5,7 @@
 //! output cannot drift apart (as grep-printer is ripgrep's one printer).
 
 use super::quote::Quoting;
-use super::{gnu, hashdeep, json};
+use crate::manifest::{gnu, hashdeep, json};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::pipeline::{Outcome, Record};
@@ -35,7 +35,7 @@ pub enum Format {
     Raw,
     /// JSON Lines (docs/JSON.md).
     Json,
-    /// hashdeep's `SIZE,HEX,NAME` lines ([`super::hashdeep`]).
+    /// hashdeep's `SIZE,HEX,NAME` lines ([`crate::manifest::hashdeep`]).
     Hashdeep,
 }
 
