@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::output::render::Renderer;
-use fastsum::manifest::LinePart;
+use fastsum::output::LinePart;
 use fastsum::scrub::{Finding, ScrubOptions, ScrubSummary};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::diff::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
 use fastsum::output::render::Renderer;
-use fastsum::manifest::LinePart;
+use fastsum::output::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::output::{Buffering, Output};

@@ -11,7 +11,7 @@ use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::{DupesOptions, Group};
 use fastsum::output::render::Renderer;
-use fastsum::manifest::LinePart;
+use fastsum::output::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::count;

@@ -6,7 +6,7 @@
 use std::io::Write as _;
 
 use fastsum::output::render::Renderer;
-use fastsum::manifest::LinePart;
+use fastsum::output::LinePart;
 use fastsum::{Algorithm, Digest};
 
 use crate::personality::ToolKind;
