@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use fastsum::diff::{Change as LibChange, DiffEvent, DiffOptions, Entry, Side};
 use fastsum::dupes::DupesOptions;
-use fastsum::manifest::check::CheckStatus;
 use fastsum::manifest::read::Manifest;
+use fastsum::output::check::CheckStatus;
 use fastsum::walk::WalkOptions;
 use fastsum::TreeOptions;
 use pyo3::exceptions::PyValueError;

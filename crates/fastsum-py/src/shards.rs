@@ -21,7 +21,6 @@
 
 use std::ffi::OsString;
 
-use fastsum::manifest;
 use fastsum::pipeline::Order;
 use fastsum::walk::{SpecialKind, WalkItem, WalkOptions};
 use fastsum::{Algorithm, ErrorKind, Outcome, Record, Source, TreeHasher};
@@ -335,7 +334,7 @@ fn shard_output(
     };
     let (mut out, mut err, mut failures, mut symlinks) = (Vec::new(), Vec::new(), 0, 0);
     // The library's renderer: the lines, JSON and messages the CLI prints.
-    let renderer = manifest::render::Renderer::fastsum(algorithm, json);
+    let renderer = fastsum::output::render::Renderer::fastsum(algorithm, json);
     for i in range.clone() {
         let path = paths[i - range.start];
         let outcome = match l.kinds[i] {

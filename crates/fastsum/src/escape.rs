@@ -1,9 +1,17 @@
-//! The one escaping rule for a file's name in a report line or a message
-//! (issue 51.17): no name may forge a line, move the cursor or recolour a
-//! terminal. The bottom of the library's layers, so that the error type's
-//! messages and every report line (`manifest::LinePart`) use it.
+//! Every escaping of a file's name, in one place (issue 52.4), two rules:
+//!
+//! * a report line's or a message's (issue 51.17,
+//!   [`write_report_escaped`]): no name may forge a line, move the cursor
+//!   or recolour a terminal;
+//! * a checksum line's, as coreutils and b3sum write it
+//!   ([`write_escaped`], read back by [`unescape`]): `\\`, `\n`, `\r`
+//!   only, byte for byte as the original tools.
+//!
+//! The bottom of the library's layers, so that the error type's messages,
+//! the formats (`manifest::gnu`) and every report line
+//! (`output::LinePart`) use it.
 
-/// Appends `name` escaped for a report's line (`LinePart::write_line`):
+/// Appends `name` escaped for a report's line (`output::LinePart`):
 /// `\\` (not on Windows, a separator there), `\n`, `\r`, `\t`, and
 /// `\xHH` for each byte of any other control character (C0, DEL, C1 as
 /// UTF-8) and for a lone byte 0x80-0x9f (C1 to an 8-bit terminal).
@@ -60,4 +68,71 @@ pub(crate) fn display_path(path: &std::path::Path) -> String {
     let mut out = Vec::new();
     write_report_escaped(bytes, &mut out);
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// True if GNU and b3sum escape this name when printing it: it holds a
+/// backslash, a newline or a carriage return. On Windows a backslash
+/// separates path components (no name holds one), so it is left alone.
+pub(crate) fn needs_escape(name: &[u8]) -> bool {
+    name.iter()
+        .any(|&b| matches!(b, b'\n' | b'\r') || (b == b'\\' && !cfg!(windows)))
+}
+
+/// Appends `name` to `out` with `\` → `\\` (not on Windows, see
+/// [`needs_escape`]), newline → `\n`, CR → `\r`.
+pub(crate) fn write_escaped(name: &[u8], out: &mut Vec<u8>) {
+    for &b in name {
+        match b {
+            b'\\' if !cfg!(windows) => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+}
+
+/// Reverses [`write_escaped`]. `None` if the name ends in a lone backslash,
+/// has a backslash before anything but `\`, `n` or `r`, or holds a NUL
+/// (coreutils' `filename_unescape`).
+pub(crate) fn unescape(name: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
+    if !name.iter().any(|&b| b == b'\\' || b == 0) {
+        return Some(std::borrow::Cow::Borrowed(name));
+    }
+    let mut out = Vec::with_capacity(name.len());
+    let mut bytes = name.iter();
+    while let Some(&b) = bytes.next() {
+        match b {
+            b'\\' => match bytes.next()? {
+                b'n' => out.push(b'\n'),
+                b'r' => out.push(b'\r'),
+                b'\\' => out.push(b'\\'),
+                _ => return None,
+            },
+            0 => return None,
+            _ => out.push(b),
+        }
+    }
+    Some(std::borrow::Cow::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_round_trips() {
+        let name = b"a\\b\nc\rd e";
+        assert!(needs_escape(name));
+        let mut out = Vec::new();
+        write_escaped(name, &mut out);
+        assert_eq!(out, b"a\\\\b\\nc\\rd e");
+        assert_eq!(unescape(&out).unwrap().as_ref(), name);
+    }
+
+    #[test]
+    fn bad_escapes_are_rejected() {
+        for bad in [&b"a\\"[..], b"a\\t", b"a\0b"] {
+            assert!(unescape(bad).is_none(), "{bad:?}");
+        }
+    }
 }

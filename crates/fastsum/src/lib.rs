@@ -79,6 +79,7 @@ pub(crate) mod fs;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod manifest;
+pub mod output;
 #[cfg(feature = "tree")]
 pub mod pipeline;
 pub mod read;

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::diff::{ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
-use fastsum::manifest::LinePart;
+use fastsum::output::LinePart;
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::manifest::render::Renderer;
+use fastsum::output::render::Renderer;
 use fastsum::walk::WalkOptions;
 use fastsum::{Algorithm, Outcome, Record, Source, TreeHasher, TreeOptions};
 

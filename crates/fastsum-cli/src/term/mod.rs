@@ -10,7 +10,7 @@ pub mod progress;
 pub mod shared;
 /// Names in messages as coreutils quotes them (the library's, shared
 /// with the Python package's Dask runner).
-pub use fastsum::manifest::quote::Quoting;
+pub use fastsum::output::quote::Quoting;
 
 /// How `HOST:PATH` operands are reached: `FASTSUM_RSH` (as rsync's
 /// `RSYNC_RSH`) or `ssh`, until `-e` says otherwise.
@@ -56,7 +56,7 @@ pub fn stdout_width() -> Option<usize> {
 /// and may hold any of them) as `\uXXXX`, as RFC 8259 requires.
 pub fn json_string(text: &str) -> String {
     let mut out = Vec::with_capacity(text.len() + 2);
-    fastsum::manifest::render::Renderer::write_json_string(&mut out, text);
+    fastsum::output::render::Renderer::write_json_string(&mut out, text);
     String::from_utf8(out).expect("the escaper writes UTF-8")
 }
 
@@ -190,7 +190,7 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 /// line escapes names (`LinePart::write_line`: a leading `\` when it
 /// holds `\` or any control character).
 pub fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
-    use fastsum::manifest::LinePart;
+    use fastsum::output::LinePart;
     let parts = [LinePart::Text(indent.as_bytes()), LinePart::Name(name)];
     LinePart::write_line(buf, &parts, true);
 }

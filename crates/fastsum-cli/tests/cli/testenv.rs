@@ -220,7 +220,7 @@ impl TestEnv {
 /// escapes (a leading `\`, then `\\`, `\n`, `\r`) undone, the name
 /// shell-quoted for the C.UTF-8 locale the tests run in.
 fn as_9_11(stdout: &[u8]) -> Vec<u8> {
-    let quoting = fastsum::manifest::quote::Quoting { utf8: true };
+    let quoting = fastsum::output::quote::Quoting { utf8: true };
     let mut out = Vec::with_capacity(stdout.len());
     for line in stdout.split_inclusive(|&b| b == b'\n') {
         let verdict = [&b": FAILED open or read\n"[..], b": FAILED\n", b": OK\n"]

@@ -295,7 +295,7 @@ fn reproduce(name: &str, algorithm: Algorithm) -> Option<String> {
 pub fn render_json(report: &Report) -> String {
     let mut out = format!(
         "{{\"schema\":{},\"algorithm\":\"{}\",\"files\":{},\"bytes\":{},\"strategies\":[",
-        fastsum::manifest::render::Renderer::JSON_SCHEMA_VERSION,
+        fastsum::output::render::Renderer::JSON_SCHEMA_VERSION,
         report.algorithm,
         report.files,
         report.bytes

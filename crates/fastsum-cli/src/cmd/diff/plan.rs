@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use fastsum::diff::{Change, ChangeKind, DiffSummary, Entry, EntryKind};
-use fastsum::manifest::render::Renderer;
+use fastsum::output::render::Renderer;
 
 use crate::term::json_string;
 

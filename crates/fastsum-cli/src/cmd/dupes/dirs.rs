@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use fastsum::dupes::dirs::DirGroup;
-use fastsum::manifest::render::Renderer;
+use fastsum::output::render::Renderer;
 use fastsum::{Algorithm, TreeHasher, TreeOptions};
 
 use crate::term::count;

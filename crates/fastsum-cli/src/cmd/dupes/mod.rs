@@ -10,8 +10,8 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
 use fastsum::dupes::{DupesOptions, Group};
-use fastsum::manifest::render::Renderer;
-use fastsum::manifest::LinePart;
+use fastsum::output::render::Renderer;
+use fastsum::output::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::count;

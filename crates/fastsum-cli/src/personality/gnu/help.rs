@@ -119,7 +119,7 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
 pub fn version(name: &str) -> String {
     let v = env!("CARGO_PKG_VERSION");
     if name == "fastsum" {
-        let schema = fastsum::manifest::render::Renderer::JSON_SCHEMA_VERSION;
+        let schema = fastsum::output::render::Renderer::JSON_SCHEMA_VERSION;
         format!("fastsum {v}\nJSON output schema {schema} (docs/JSON.md)\n")
     } else {
         format!("{name} (fastsum {v}) compatible with GNU coreutils 9.10\n")

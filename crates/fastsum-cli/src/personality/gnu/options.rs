@@ -178,7 +178,7 @@ pub(super) struct Options {
     /// written with `--stamps` answers unchanged files from the list.
     pub(super) answers: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
     /// How records are printed (set once the settings are resolved).
-    pub(super) renderer: fastsum::manifest::render::Renderer,
+    pub(super) renderer: fastsum::output::render::Renderer,
 }
 
 /// `--update`'s manifest (read whole while the tree is hashed:
@@ -235,7 +235,7 @@ impl Options {
             stamps: false,
             answers: None,
             verbose: false,
-            renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
+            renderer: fastsum::output::render::Renderer::fastsum(algorithm, false),
         }
     }
 }

@@ -248,8 +248,8 @@ fn operands_from(
 
 /// The renderer for the resolved settings: the tool's line shape, JSON,
 /// the terminator, and its name in messages.
-fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
-    use fastsum::manifest::render::Format;
+fn renderer(run: &Run, o: &Options) -> fastsum::output::render::Renderer {
+    use fastsum::output::render::Format;
     let format = match (o.json, o.hashdeep, o.raw) {
         (true, _, _) => Format::Json,
         (false, true, _) => Format::Hashdeep,
@@ -260,7 +260,7 @@ fn renderer(run: &Run, o: &Options) -> fastsum::manifest::render::Renderer {
             base64: o.base64,
         },
     };
-    let renderer = fastsum::manifest::render::Renderer {
+    let renderer = fastsum::output::render::Renderer {
         algorithm: o.tree.algorithm,
         format,
         terminator: o.terminator,

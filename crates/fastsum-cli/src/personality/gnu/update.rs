@@ -422,10 +422,10 @@ fn say_changes(run: &mut Run, old: &Manifest, new: super::run::Written, path: &P
         counts[usize::from(letter == b'D') + 2 * usize::from(letter == b'M')] += 1;
         // Names escaped as every report line escapes them (issue 51.17).
         let parts = [
-            fastsum::manifest::LinePart::Text(&[letter, b'\t']),
-            fastsum::manifest::LinePart::Name(name),
+            fastsum::output::LinePart::Text(&[letter, b'\t']),
+            fastsum::output::LinePart::Name(name),
         ];
-        fastsum::manifest::LinePart::write_line(&mut lines, &parts, true);
+        fastsum::output::LinePart::write_line(&mut lines, &parts, true);
     }
     run.out.out(&lines);
     let [added, removed, modified, unchanged] = counts;

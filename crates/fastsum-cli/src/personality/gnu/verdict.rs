@@ -5,8 +5,8 @@
 
 use std::io::Write as _;
 
-use fastsum::manifest::render::Renderer;
-use fastsum::manifest::LinePart;
+use fastsum::output::render::Renderer;
+use fastsum::output::LinePart;
 use fastsum::{Algorithm, Digest};
 
 use crate::personality::ToolKind;

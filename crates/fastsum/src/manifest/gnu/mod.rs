@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::unescape;
+use crate::escape::unescape;
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use super::{bsd_split_3, is_white, line_start, name_start, parse_c_number, parse_hex, CheckLine};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::manifest::unescape;
+use crate::escape::unescape;
 
 /// What `cksum -a` names (coreutils' `enum Algorithm`), as `-c` reads it:
 /// one algorithm, or a family whose member each line's length picks.

@@ -3,7 +3,7 @@
 
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::manifest::{needs_escape, write_escaped};
+use crate::escape::{needs_escape, write_escaped};
 
 /// How a digest line is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::read::Manifest;
 use crate::error::{ErrorKind, Result};
+use crate::manifest::read::Manifest;
 use crate::pipeline::{Outcome, TreeHasher, TreeOptions};
 use crate::stage::Source;
 

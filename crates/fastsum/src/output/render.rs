@@ -4,10 +4,11 @@
 //! and the Python package's Dask runner both print through it, so their
 //! output cannot drift apart (as grep-printer is ripgrep's one printer).
 
+use super::json_record;
 use super::quote::Quoting;
-use super::{gnu, hashdeep, json};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
+use crate::manifest::{gnu, hashdeep, json};
 use crate::pipeline::{Outcome, Record};
 use crate::stage::Hashed;
 use crate::walk::SpecialKind;
@@ -35,7 +36,7 @@ pub enum Format {
     Raw,
     /// JSON Lines (docs/JSON.md).
     Json,
-    /// hashdeep's `SIZE,HEX,NAME` lines ([`super::hashdeep`]).
+    /// hashdeep's `SIZE,HEX,NAME` lines ([`crate::manifest::hashdeep`]).
     Hashdeep,
 }
 
@@ -154,7 +155,7 @@ impl Renderer {
         let name = record.path.as_os_str().as_encoded_bytes();
         let json = self.format == Format::Json;
         if json && !matches!(record.outcome, Outcome::Directory(None)) {
-            json::write_record_stamped(out, self.algorithm, record, self.stamps_before);
+            json_record::write_record_stamped(out, self.algorithm, record, self.stamps_before);
         }
         if done.symlink_left_out {
             return done;

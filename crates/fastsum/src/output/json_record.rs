@@ -1,0 +1,121 @@
+//! A hashing run's [`Record`] as one object of fastsum's JSON Lines
+//! (docs/JSON.md; the format's pieces are `crate::manifest::json`'s):
+//! a digest and size, an error, a skip or a directory's digest.
+
+use crate::algo::Algorithm;
+use crate::manifest::json::{write_name, write_string};
+use crate::pipeline::{Outcome, Record};
+
+/// Appends `record` as one JSON object and a newline to `out` (the
+/// tests' shorthand: every output passes its stamps' rule).
+#[cfg(test)]
+pub(crate) fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Record) {
+    write_record_stamped(out, algorithm, record, None);
+}
+
+/// [`write_record`], a hashed file's stamp included (`"device"`,
+/// `"inode"`, `"mtime_ns"`, `"ctime_ns"`) when it has one settled before
+/// `stamps_before` (ns since the epoch).
+pub(crate) fn write_record_stamped(
+    out: &mut Vec<u8>,
+    algorithm: Algorithm,
+    record: &Record,
+    stamps_before: Option<i64>,
+) {
+    out.push(b'{');
+    write_name(out, "path", record.path.as_os_str().as_encoded_bytes());
+    out.extend_from_slice(b",\"algorithm\":");
+    write_string(out, &algorithm.to_string());
+    match &record.outcome {
+        Outcome::Hashed(hashed) => {
+            use std::io::Write as _;
+            out.extend_from_slice(b",\"digest\":\"");
+            hashed.digest.push_hex(out);
+            let _ = write!(out, "\",\"size\":{}", hashed.size);
+            // A stamp vouches only when settled, on a file system written
+            // back (issue 51.4).
+            let settled =
+                |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.vouches_at(t));
+            if let Some(s) = hashed.stamp.as_ref().filter(settled) {
+                let _ = write!(
+                    out,
+                    ",\"device\":{},\"inode\":{},\"mtime_ns\":{},\"ctime_ns\":{}",
+                    s.dev, s.ino, s.mtime_ns, s.ctime_ns
+                );
+            }
+        }
+        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+            out.extend_from_slice(b",\"error\":");
+            write_string(out, &kind.to_string());
+        }
+        Outcome::Skipped(kind) => {
+            out.extend_from_slice(b",\"skipped\":");
+            write_string(out, kind.describe());
+        }
+        // A directory's digest (docs/DIRECTORY-DIGEST.md); a directory
+        // met on the way down has no record.
+        Outcome::Directory(Some(digest)) => {
+            out.extend_from_slice(b",\"directory_digest\":\"");
+            digest.push_hex(out);
+            out.push(b'"');
+        }
+        Outcome::Directory(None) => {}
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::json::write_base64;
+    use crate::stage::Hashed;
+    use crate::walk::SpecialKind;
+    use crate::ErrorKind;
+
+    fn line(path: &[u8], outcome: Outcome) -> String {
+        let record = Record {
+            operand: 0,
+            seq: 0,
+            path: crate::fs::name::path(path).into_owned(),
+            outcome,
+        };
+        let mut out = Vec::new();
+        write_record(&mut out, Algorithm::Md5, &record);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn records_as_json_lines() {
+        let digest = Algorithm::Md5.hash_bytes(b"abc");
+        assert_eq!(
+            line(b"d/a \"q\"\\\n", Outcome::Hashed(Hashed::new(digest, 3))),
+            "{\"path\":\"d/a \\\"q\\\"\\\\\\n\",\"algorithm\":\"md5\",\
+             \"digest\":\"900150983cd24fb0d6963f7d28e17f72\",\"size\":3}\n"
+        );
+        assert_eq!(
+            line(b"x\x01", Outcome::Skipped(SpecialKind::Fifo)),
+            "{\"path\":\"x\\u0001\",\"algorithm\":\"md5\",\"skipped\":\"fifo\"}\n"
+        );
+        let gone = ErrorKind::Io(std::io::Error::from_raw_os_error(libc::ENOENT));
+        assert_eq!(
+            line(b"gone", Outcome::Failed(gone)),
+            "{\"path\":\"gone\",\"algorithm\":\"md5\",\"error\":\"No such file or directory\"}\n"
+        );
+    }
+
+    #[test]
+    fn non_utf8_names_carry_their_exact_bytes() {
+        let out = line(b"caf\xe9", Outcome::Skipped(SpecialKind::Socket));
+        assert!(out.starts_with("{\"path\":\"caf\u{fffd}\",\"path_base64\":\"Y2Fm6Q==\","));
+        for (input, expected) in [
+            (&b""[..], ""),
+            (b"f", "Zg=="),
+            (b"fo", "Zm8="),
+            (b"foobar", "Zm9vYmFy"),
+        ] {
+            let mut out = Vec::new();
+            write_base64(&mut out, input);
+            assert_eq!(out, expected.as_bytes());
+        }
+    }
+}
