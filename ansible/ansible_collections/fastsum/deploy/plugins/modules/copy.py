@@ -215,7 +215,7 @@ method:
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import list_tree
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import list_tree, peek_files
 from ansible_collections.fastsum.deploy.plugins.module_utils.remote_apply import apply_archive
 
 
@@ -253,6 +253,8 @@ def main():
     try:
         if op == 'list':
             module.exit_json(changed=False, listing=list_tree(module.params['_fastsum_request']))
+        if op == 'peek':
+            module.exit_json(changed=False, peek=peek_files(module.params['_fastsum_request']))
         if module.check_mode:
             module.fail_json(msg='fastsum.deploy.copy: nothing is applied in check mode')
         applied = apply_archive(module.params['src'])
