@@ -122,7 +122,11 @@ class HostCommands:
                 '--remote-fastsum', fastsum, '--', root])
             if status != 0:
                 raise AnsibleActionFail('fastsum remote-command: %s' % err)
-            steps.append(to_text(out, errors='surrogate_or_strict').rstrip('\n'))
+            # Only for a directory: fastsum reads an operand that is a FIFO
+            # (and blocks); a dest that is not a directory is refused.
+            steps.append('if [ -d %s ]; then\n%s\nfi' % (
+                shlex.quote(to_text(root, errors='surrogate_or_strict')),
+                to_text(out, errors='surrogate_or_strict').rstrip('\n')))
             steps.append('echo')
         steps.append(python_command(self.python, 'list', base64.b64encode(
             json.dumps(request).encode('utf-8')).decode('ascii')))
