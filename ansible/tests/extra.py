@@ -95,8 +95,8 @@ class Extra:
         fastsum_one, python_one = results[-2:]
         self.check(fastsum_one.get('diff') == builtin_one.get('diff') and python_one.get('diff') == [
             dict(builtin_one['diff'][0], before_header=one['P'])],
-            '--diff of a file src: builtin copy\'s exactly (%r, %r)' % (fastsum_one.get('diff'),
-                                                                       builtin_one.get('diff')))
+            '--diff of a file src: builtin copy\'s exactly (%r, %r)' % (
+                fastsum_one.get('diff'), builtin_one.get('diff')))
         self.check(all(snapshot(d) == before[k] for k, d in dests.items()), '--check --diff: nothing changed')
         self.check(len([d for d in builtin if d and ('src_larger' in d or 'dst_larger' in d)]) == 2
                    and any(d and 'dst_binary' in d for d in builtin) and any(d and 'src_binary' in d for d in builtin),

@@ -137,10 +137,9 @@ class ActionModule(ActionBase):
         root_b = to_bytes(root, errors='surrogate_or_strict')
         listing = host.list({'dest': base64.b64encode(root_b).decode('ascii')}, directory=True)
         if listing['root_kind'] not in ('d', 'm'):
+            what = {'f': 'a file', 'l': 'a symlink'}.get(listing['root_kind'], 'a special file')
             raise AnsibleActionFail('fastsum.deploy.copy: %s is not a directory (%s), nothing was changed: '
-                                    'a directory src needs a directory dest' % (
-                                        root, {'f': 'a file', 'l': 'a symlink'}.get(listing['root_kind'],
-                                                                                   'a special file')))
+                                    'a directory src needs a directory dest' % (root, what))
         algorithm = args['checksum_algorithm']
         if host.method == 'python' and algorithm not in local_tree.HASHLIB_ALGORITHMS:
             algorithm = 'sha1'  # what the fallback hashed with (hashlib has no blake3, xxh128)
