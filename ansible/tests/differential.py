@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 
+from extra import Extra
 from harness import Ansible, Sshd, snapshot, tree_diff, write
 
 FASTSUM = os.path.realpath(os.environ.get('FASTSUM', 'target/release/fastsum'))
@@ -249,9 +250,15 @@ def main():
     sshd = Sshd()
     started = time.time()
     try:
-        ansible = Ansible(sshd.inventory(), COLLECTIONS, {'PATH': os.path.dirname(FASTSUM) + ':' + os.environ['PATH']})
-        src = differential(ansible, work)
-        fastsum_only(ansible, work, src)
+        env = {'PATH': os.path.dirname(FASTSUM) + ':' + os.environ['PATH']}
+        ansible = Ansible(sshd.inventory(), COLLECTIONS, env)
+        extra = Extra(sshd.inventory(), COLLECTIONS, env, work, FASTSUM, check)
+        if os.environ.get('ONLY_EXTRA'):
+            extra.run_all()
+        else:
+            src = differential(ansible, work)
+            fastsum_only(ansible, work, src)
+            extra.run_all()
     finally:
         sshd.stop()
     print('%d checks failed, %.0f s' % (len(FAILURES), time.time() - started))

@@ -111,7 +111,9 @@ class Ansible:
             json.dump(plays, handle)
         try:
             command = [os.path.join(VENV_BIN, 'ansible-playbook'), '-i', self.inventory, handle.name] + list(flags)
-            proc = subprocess.run(command, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+            # A hang (a FIFO read, say) fails the test instead of CI.
+            proc = subprocess.run(command, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False,
+                                  timeout=600)
         finally:
             os.unlink(handle.name)
         out = proc.stdout.decode('utf-8', 'replace')

@@ -16,17 +16,23 @@ import base64
 import os
 import tempfile
 
+from ansible import constants as C
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.common.text.converters import to_bytes, to_text
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.fastsum.deploy.plugins.plugin_utils import local_tree
+from ansible_collections.fastsum.deploy.plugins.plugin_utils.diffs import change_list, file_diffs
 from ansible_collections.fastsum.deploy.plugins.plugin_utils.host_commands import HostCommands
 from ansible_collections.fastsum.deploy.plugins.plugin_utils.planner import Options, make_plan
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import mode_for
 
 BOOLEANS = {'force': True, 'backup': False, 'follow': False, 'local_follow': True,
             'remote_src': False, 'delete': False}
+# How this collection's way goes (dropped when a task with content or
+# remote_src=true is handed to ansible.builtin.copy: see _builtin).
+OWN_WAY = ('checksum_algorithm', 'fastsum_path', 'fastsum_controller', 'use_fastsum')
 KNOWN = set(BOOLEANS) | {'src', 'dest', 'mode', 'directory_mode', 'owner', 'group', 'validate',
                          'exclude', 'checksum_algorithm', 'fastsum_path', 'fastsum_controller',
                          'use_fastsum'}
@@ -47,6 +53,8 @@ class ActionModule(ActionBase):
 
     def _arguments(self):
         args = dict(self._task.args)
+        if 'content' in args or boolean(args.get('remote_src', False), strict=False):
+            return None
         unknown = sorted(set(args) - KNOWN)
         if unknown:
             raise AnsibleActionFail('fastsum.deploy.copy: unsupported parameters: %s' % ', '.join(unknown))
@@ -54,18 +62,43 @@ class ActionModule(ActionBase):
             args[key] = boolean(args.get(key, default), strict=False)
         if not args.get('src') or not args.get('dest'):
             raise AnsibleActionFail('fastsum.deploy.copy: src and dest are required')
-        if args['remote_src']:
-            raise AnsibleActionFail('fastsum.deploy.copy: remote_src is not supported; use ansible.builtin.copy')
         args['exclude'] = list(args.get('exclude') or [])
         args['checksum_algorithm'] = args.get('checksum_algorithm') or 'sha1'
         if args['checksum_algorithm'] not in local_tree.FASTSUM_ALGORITHMS:
             raise AnsibleActionFail('fastsum.deploy.copy: unknown checksum_algorithm %s'
                                     % args['checksum_algorithm'])
+        for key, is_dir in (('mode', False), ('directory_mode', True)):
+            if args.get(key) is None or (key == 'mode' and args[key] == 'preserve'):
+                continue
+            try:
+                # Checked before anything is listed or written: the host
+                # would otherwise fail file by file after making directories.
+                mode_for(args[key], 0o644, is_dir)
+            except (ValueError, TypeError) as err:
+                raise AnsibleActionFail('fastsum.deploy.copy: %s %r is invalid (%s): nothing was changed'
+                                        % (key, args[key], err))
         if getattr(self._connection._shell, '_IS_WINDOWS', False) or \
                 getattr(self._connection._shell, 'SHELL_FAMILY', '') == 'powershell':
             raise AnsibleActionFail('fastsum.deploy.copy does not support Windows hosts; '
                                     'use ansible.windows.win_copy')
         return args
+
+    def _builtin(self, task_vars):
+        """content, remote_src=true: ansible.builtin.copy's own action does
+        the task (its behaviour exactly: one file, as it writes it), given the
+        same arguments less this collection's own."""
+        args = dict((key, value) for key, value in self._task.args.items() if key not in OWN_WAY)
+        mirror = sorted(key for key in ('delete', 'exclude') if args.pop(key, None) not in (None, False, []))
+        if mirror:
+            raise AnsibleActionFail('fastsum.deploy.copy: %s cannot go with content or remote_src=true '
+                                    '(such a task is done by ansible.builtin.copy, which has no %s)'
+                                    % (' and '.join(mirror), ' or '.join(mirror)))
+        task = self._task.copy()
+        task.args = args
+        action = self._shared_loader_obj.action_loader.get(
+            'ansible.legacy.copy', task=task, connection=self._connection, play_context=self._play_context,
+            loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
+        return action.run(task_vars=task_vars)
 
     def _source(self, src):
         trailing = src.endswith(os.path.sep)
@@ -81,6 +114,8 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
         args = self._arguments()
+        if args is None:
+            return self._builtin(task_vars)
         src, trailing = self._source(args['src'])
         program = local_tree.fastsum_program(args.get('fastsum_controller'))
         dest = self._remote_expand_user(args['dest'])
@@ -101,6 +136,10 @@ class ActionModule(ActionBase):
         root = dest.rstrip('/') if trailing else '%s/%s' % (dest.rstrip('/'), os.path.basename(src))
         root_b = to_bytes(root, errors='surrogate_or_strict')
         listing = host.list({'dest': base64.b64encode(root_b).decode('ascii')}, directory=True)
+        if listing['root_kind'] not in ('d', 'm'):
+            what = {'f': 'a file', 'l': 'a symlink'}.get(listing['root_kind'], 'a special file')
+            raise AnsibleActionFail('fastsum.deploy.copy: %s is not a directory (%s), nothing was changed: '
+                                    'a directory src needs a directory dest' % (root, what))
         algorithm = args['checksum_algorithm']
         if host.method == 'python' and algorithm not in local_tree.HASHLIB_ALGORITHMS:
             algorithm = 'sha1'  # what the fallback hashed with (hashlib has no blake3, xxh128)
@@ -133,6 +172,21 @@ class ActionModule(ActionBase):
             else local[b'']['digest']
         return outcome
 
+    def _diffs(self, host, plan, sources, remote, root_b, single, dest, outcome):
+        """Diff mode: the change list (a directory src), then each file that
+        gets new bytes as builtin copy shows it. The host is asked only for
+        the regular files already there (one more remote operation)."""
+        base, rels = (os.path.dirname(root_b), [os.path.basename(root_b)] if plan['files'] else []) if single else \
+            (root_b, [base64.b64decode(item['path']) for item in plan['files']])
+        there = [rel for rel in rels if (remote.get(b'' if single else rel) or {}).get('kind') == 'f']
+        peeked = dict(zip(there, host.peek({'root': base64.b64encode(base).decode('ascii'), 'paths': [
+            base64.b64encode(rel).decode('ascii') for rel in there], 'max': C.MAX_FILE_SIZE_FOR_DIFF})
+            if there else []))
+        targets = [(to_text(os.path.join(base, rel), errors='surrogate_or_strict'), source)
+                   for rel, source in zip(rels, sources)]
+        diffs = file_diffs([peeked.get(rel, ['absent', None]) for rel in rels], targets, self._task.no_log)
+        return diffs if single else [change_list(dest, outcome)] + diffs
+
     def _finish(self, host, local, listing, differ, args, root_b, single, dest, created_root):
         remote = host.entries(listing)
         if listing.get('errors'):
@@ -149,9 +203,7 @@ class ActionModule(ActionBase):
         changed = bool(report['created'] or report['updated'] or report['removed'])
         outcome['changed'] = changed
         if self._task.diff and changed:
-            outcome['diff'] = [{'before_header': dest, 'after_header': dest, 'prepared': '\n'.join(
-                ['%s %s' % (sign, path) for key, sign in (('created', '+'), ('updated', '~'), ('removed', '-'))
-                 for path in outcome[key]]) + '\n'}]
+            outcome['diff'] = self._diffs(host, plan, sources, remote, root_b, single, dest, outcome)
         if not changed or self._task.check_mode:
             return outcome
         plan.update({'root': base64.b64encode(root_b).decode('ascii'), 'single': single,

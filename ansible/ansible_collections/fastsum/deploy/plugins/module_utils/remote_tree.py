@@ -226,7 +226,9 @@ def list_tree(request):
     try:
         st = os.stat(root) if not request.get('name') else os.lstat(root)
     except OSError:
-        answer['root_kind'] = 'm'
+        # Missing, or a link that leads nowhere (reported as a link: the
+        # tree is not made through it).
+        answer['root_kind'] = 'l' if os.path.islink(root) else 'm'
         return answer
     answer['root_kind'] = kind_of(st.st_mode)
     top = [b64(b''), answer['root_kind'], stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, None, None,
@@ -248,3 +250,49 @@ def list_tree(request):
             os.close(fd)
         _hash_big(root, big, algorithm, answer['errors'])
     return answer
+
+
+def _peek_one(root, rel, limit):
+    """What diff mode shows of the file REL under ROOT before it is
+    replaced, as builtin copy's diff peek decides it: [state, base64 bytes]
+    with state absent (or not a regular file), binary (a NUL in its first
+    8 KiB), larger (above LIMIT bytes) or text. Never through a link."""
+    parts = rel.split(b'/')
+    try:
+        fd = os.open(root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
+    except OSError:
+        return ['absent', None]
+    try:
+        for part in parts[:-1]:
+            sub = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        st = os.lstat(parts[-1], dir_fd=fd)
+        if not stat.S_ISREG(st.st_mode):
+            return ['absent', None]
+        handle = os.open(parts[-1], FILE_FLAGS, dir_fd=fd)
+        try:
+            data = os.read(handle, 8192)
+            if b'\0' in data:
+                return ['binary', None]
+            if st.st_size and 0 < limit < st.st_size:
+                return ['larger', None]
+            while True:
+                block = os.read(handle, CHUNK)
+                if not block:
+                    break
+                data += block
+            return ['text', b64(data)]
+        finally:
+            os.close(handle)
+    except OSError:
+        return ['absent', None]
+    finally:
+        os.close(fd)
+
+
+def peek_files(request):
+    """Diff mode's look at the files about to be replaced: {'files': [...]}
+    in the order of request['paths'] (see _peek_one)."""
+    root = unb64(request['root'])
+    return {'files': [_peek_one(root, unb64(rel), int(request.get('max', 0))) for rel in request['paths']]}

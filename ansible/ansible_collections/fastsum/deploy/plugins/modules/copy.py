@@ -83,7 +83,9 @@ options:
         C(%s) stands for its path. The file is not put in place when the command fails.
     type: str
   remote_src:
-    description: Only V(false) is supported (the source is on the controller).
+    description:
+      - V(true) (a source on the host) hands the whole task to M(ansible.builtin.copy), which does it
+        its own way; O(delete) and O(exclude) are refused with it.
     type: bool
     default: false
   delete:
@@ -126,7 +128,10 @@ attributes:
     description: Reports what would change (the same lists) and changes nothing.
     support: full
   diff_mode:
-    description: Shows the list of files created, updated and removed.
+    description:
+      - Shows the list of files created, updated and removed, then each file that gets new bytes as
+        M(ansible.builtin.copy) shows it (the same before and after, C(max_file_size_for_diff), binary
+        files skipped); for a file O(src), exactly what M(ansible.builtin.copy) shows.
     support: full
   platform:
     description: POSIX hosts; Windows hosts are refused.
@@ -134,7 +139,10 @@ attributes:
     platforms: posix
 notes:
   - Windows hosts are refused with a message; use M(ansible.windows.win_copy).
-  - C(content) and O(remote_src=true) of M(ansible.builtin.copy) are not supported.
+  - A task with C(content) or O(remote_src=true) is handed to M(ansible.builtin.copy) (its behaviour
+    exactly); O(delete) and O(exclude) are refused with them.
+  - An invalid O(mode) or O(directory_mode), or a O(dest) that is not a directory for a directory
+    O(src), fails the task before anything on the host is changed.
 seealso:
   - module: ansible.builtin.copy
   - module: ansible.posix.synchronize
@@ -215,7 +223,7 @@ method:
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import list_tree
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import list_tree, peek_files
 from ansible_collections.fastsum.deploy.plugins.module_utils.remote_apply import apply_archive
 
 
@@ -253,6 +261,8 @@ def main():
     try:
         if op == 'list':
             module.exit_json(changed=False, listing=list_tree(module.params['_fastsum_request']))
+        if op == 'peek':
+            module.exit_json(changed=False, peek=peek_files(module.params['_fastsum_request']))
         if module.check_mode:
             module.fail_json(msg='fastsum.deploy.copy: nothing is applied in check mode')
         applied = apply_archive(module.params['src'])

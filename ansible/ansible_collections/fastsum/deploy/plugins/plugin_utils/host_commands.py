@@ -51,6 +51,8 @@ import sys as _sys
 def _main(op, arg):
     if op == 'list':
         out = list_tree(json.loads(base64.b64decode(arg).decode('utf-8')))
+    elif op == 'peek':
+        out = peek_files(json.loads(_sys.stdin.buffer.read().decode('utf-8')))
     else:
         out = apply_archive(arg)
     _sys.stdout.write('\\nfastsum-deploy-' + op + ' ' + json.dumps(out) + '\\n')
@@ -120,7 +122,11 @@ class HostCommands:
                 '--remote-fastsum', fastsum, '--', root])
             if status != 0:
                 raise AnsibleActionFail('fastsum remote-command: %s' % err)
-            steps.append(to_text(out, errors='surrogate_or_strict').rstrip('\n'))
+            # Only for a directory: fastsum reads an operand that is a FIFO
+            # (and blocks); a dest that is not a directory is refused.
+            steps.append('if [ -d %s ]; then\n%s\nfi' % (
+                shlex.quote(to_text(root, errors='surrogate_or_strict')),
+                to_text(out, errors='surrogate_or_strict').rstrip('\n')))
             steps.append('echo')
         steps.append(python_command(self.python, 'list', base64.b64encode(
             json.dumps(request).encode('utf-8')).decode('ascii')))
@@ -191,6 +197,22 @@ class HostCommands:
             raise AnsibleActionFail('fastsum.deploy.copy: unpacking on the host failed: %s'
                                     % (res.get('msg') or res.get('module_stderr') or res))
         return res['applied']
+
+    def peek(self, request):
+        """Diff mode: the host's files about to be replaced (remote_tree.peek_files)."""
+        if self.method == 'fastsum':
+            res = self.action._low_level_execute_command(
+                python_command(self.python, 'peek', '-'), sudoable=True,
+                in_data=json.dumps(request).encode('utf-8'))
+            peeked = marked(to_text(res.get('stdout', ''), errors='surrogate_or_strict'), 'fastsum-deploy-peek')
+        else:
+            res = self.action._execute_module(module_name=MODULE, task_vars=self.task_vars, module_args={
+                '_fastsum_op': 'peek', '_fastsum_request': request})
+            peeked = res.get('peek')
+        if peeked is None:
+            raise AnsibleActionFail('fastsum.deploy.copy: the host could not show the files for --diff: %s'
+                                    % (res.get('msg') or res.get('stderr') or res.get('module_stderr') or res))
+        return peeked['files']
 
     def cleanup(self):
         tmpdir = self.action._connection._shell.tmpdir

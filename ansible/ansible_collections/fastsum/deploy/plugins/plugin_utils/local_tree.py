@@ -134,8 +134,25 @@ def build_archive(path, plan, files):
         info.size = len(data)
         archive.addfile(info, io.BytesIO(data))
         for number, local in enumerate(files):
-            with open(local, 'rb') as handle:
-                info = tarfile.TarInfo('f%d' % number)
-                info.size = os.fstat(handle.fileno()).st_size
-                info.mode = 0o600
-                archive.addfile(info, handle)
+            _add_member(archive, 'f%d' % number, local)
+
+
+def _add_member(archive, name, local):
+    """LOCAL's bytes as member NAME; SourceError when the file changes
+    while it is read (a tar member's size is written before its bytes: a
+    file that grew would go cut, one that shrank would break the archive)."""
+    changed = '%s changed while it was being archived: nothing was sent (run the task again)' \
+        % os.fsdecode(local)
+    with open(local, 'rb') as handle:
+        before = os.fstat(handle.fileno())
+        info = tarfile.TarInfo(name)
+        info.size = before.st_size
+        info.mode = 0o600
+        try:
+            archive.addfile(info, handle)
+        except OSError as err:
+            raise SourceError('%s (%s)' % (changed, err))
+        more = handle.read(1)
+        after = os.fstat(handle.fileno())
+    if more or (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        raise SourceError(changed)

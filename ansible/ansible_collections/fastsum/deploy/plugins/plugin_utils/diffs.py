@@ -1,0 +1,69 @@
+# -*- coding: utf-8 -*-
+# Copyright: fastsum contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Diff mode of fastsum.deploy.copy: each file about to get new bytes as
+ansible.builtin.copy shows it (ActionBase._get_diff_data: the same keys,
+the same size limit, max_file_size_for_diff, the same tests for binary),
+after the list of changes for a directory src."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import base64
+import os
+import stat
+
+from ansible import constants as C
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.common.text.converters import to_native, to_text
+
+
+def change_list(dest, outcome):
+    """The list of changes (+ created, ~ updated, - removed) as one diff."""
+    lines = ['%s %s' % (sign, path) for key, sign in (('created', '+'), ('updated', '~'), ('removed', '-'))
+             for path in outcome[key]]
+    return {'before_header': dest, 'after_header': dest, 'prepared': '\n'.join(lines) + '\n'}
+
+
+def _after(diff, source):
+    """The source's half, as builtin copy reads it (the whole file)."""
+    limit = C.MAX_FILE_SIZE_FOR_DIFF
+    if limit > 0 and os.stat(source)[stat.ST_SIZE] > limit:
+        diff['src_larger'] = limit
+        return
+    try:
+        with open(source, 'rb') as handle:
+            data = handle.read()
+    except OSError as err:
+        raise AnsibleActionFail('Unexpected error while reading source (%s) for diff: %s '
+                                % (to_text(source), to_native(err)))
+    if b'\x00' in data:
+        diff['src_binary'] = 1
+    else:
+        diff['after_header'] = to_text(source, errors='surrogate_or_strict')
+        diff['after'] = to_text(data, errors='surrogate_or_strict')
+
+
+def file_diffs(peeked, targets, no_log):
+    """One diff per file: PEEKED the host's answer for each of TARGETS,
+    [(remote path text, local source path)], in order."""
+    diffs = []
+    for (state, data), (destination, source) in zip(peeked, targets):
+        diff = {}
+        if state == 'absent':
+            diff['before'] = u''
+        elif state == 'binary':
+            diff['dst_binary'] = 1
+        elif state == 'larger':
+            diff['dst_larger'] = C.MAX_FILE_SIZE_FOR_DIFF
+        else:
+            diff['before_header'] = destination
+            diff['before'] = to_text(base64.b64decode(data), errors='surrogate_or_strict')
+        _after(diff, source)
+        if no_log:
+            if 'before' in diff:
+                diff['before'] = u''
+            if 'after' in diff:
+                diff['after'] = u" [[ Diff output has been hidden because 'no_log: true' was specified for this result ]]\n"
+        diffs.append(diff)
+    return diffs
