@@ -117,9 +117,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let mut out = Output::new(Buffering::Line);
     for problem in &report.problems {
+        // A walked name: quoted as every other name dupes prints, so a
+        // name holding ESC or a newline cannot reach the terminal raw.
+        let name =
+            crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&problem.path));
         let message = format!(
             "fastsum dupes: {}: {}\n",
-            problem.path.display(),
+            String::from_utf8_lossy(&name),
             problem.error
         );
         out.err_raw(message.as_bytes());

@@ -278,7 +278,9 @@ fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
         };
         let why = format!(
             "its untagged digests were taken for {guess}, but {} (older than the list) does not hash to its line in {guess} ({matches}): give -a; nothing was changed",
-            path.display()
+            String::from_utf8_lossy(
+                &crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path))
+            )
         );
         match matching.is_empty() {
             true => unmatched = unmatched.or(Some(why)),
