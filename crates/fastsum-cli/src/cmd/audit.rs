@@ -87,12 +87,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 2;
         }
     };
-    let (cache, session) = crate::term::open_cache_session(
+    let Some((cache, session)) = crate::term::cache::open_session(
         NAME,
         &args.cache,
         algorithm.unwrap_or(Algorithm::Md5),
         std::slice::from_ref(&args.dir),
-    );
+    ) else {
+        return 2;
+    };
     let counters = Arc::new(fastsum::Progress::default());
     let options = DiffOptions {
         algorithm,
@@ -106,12 +108,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let old = list.side();
     let display = crate::term::progress::Display::default();
-    let show = args.bar.shown();
     let mut out = Output::new(Buffering::Line);
     let mut trouble = false;
     let mut partial = Partial::default();
     let result = std::thread::scope(|scope| {
-        if show {
+        if args.bar.shown() {
             scope.spawn(|| display.run(&counters));
         }
         let result = options.diff(&old, &Side::Tree(args.dir.clone()), |event| {
@@ -127,7 +128,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(options);
-    crate::term::close_cache_session(NAME, cache, session);
+    crate::term::cache::close_session(NAME, (cache, session));
     let status = match result {
         Ok(summary) => {
             out.err_raw(&links_left_out(&summary));

@@ -156,12 +156,10 @@ fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
         }
         return Ok(Recorded::List(manifest));
     }
-    let path = args
-        .cache
-        .clone()
-        .flatten()
-        .or_else(fastsum::cache::Cache::default_path)
-        .unwrap_or_default();
+    let path = crate::term::cache::path(args.cache.clone().flatten()).map_err(|m| {
+        eprintln!("{NAME}: {m}");
+        2
+    })?;
     let mut cache = fastsum::cache::Cache::open(&path).map_err(|e| {
         eprintln!("{NAME}: cache: {e}");
         2

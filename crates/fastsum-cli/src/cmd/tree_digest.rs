@@ -77,12 +77,13 @@ pub fn run(args: Vec<OsString>) -> i32 {
         eprintln!("{NAME}: {why}");
         return 2;
     }
-    let (cache, session) =
-        crate::term::open_cache_session(NAME, &args.cache, algorithm, &args.paths);
-    let mut hasher = TreeHasher::with_options(tree_options(&args, algorithm));
-    if let Some(session) = &session {
-        hasher = hasher.cache(session.clone());
-    }
+    let Some((cache, session)) =
+        crate::term::cache::open_session(NAME, &args.cache, algorithm, &args.paths)
+    else {
+        return 2;
+    };
+    let hasher = TreeHasher::with_options(tree_options(&args, algorithm));
+    let hasher = crate::term::cached(NAME, hasher, session.as_ref());
     let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
@@ -99,7 +100,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(hasher);
-    crate::term::close_cache_session(NAME, cache, session);
+    crate::term::cache::close_session(NAME, (cache, session));
     if let Err(e) = result {
         printer.out.err_raw(format!("{NAME}: {e}\n").as_bytes());
         printer.ok = false;

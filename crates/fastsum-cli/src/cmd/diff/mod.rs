@@ -126,12 +126,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .filter(|p| p.is_dir())
         .cloned()
         .collect();
-    let (cache, session) = crate::term::open_cache_session(
+    let Some((cache, session)) = crate::term::cache::open_session(
         "fastsum diff",
         &args.cache,
         algorithm.unwrap_or(Algorithm::Md5),
         &roots,
-    );
+    ) else {
+        return 2;
+    };
     let mut options = diff_options(&args, algorithm, session.clone());
     let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
@@ -158,7 +160,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(options);
-    crate::term::close_cache_session("fastsum diff", cache, session);
+    crate::term::cache::close_session("fastsum diff", (cache, session));
     match result {
         Ok(summary) => printer.finish(&summary),
         Err(e) => {

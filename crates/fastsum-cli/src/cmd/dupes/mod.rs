@@ -100,14 +100,17 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return run_dirs(&args);
     }
     let algorithm = args.algorithm.unwrap_or(Algorithm::Xxh128);
-    let (cache, session) =
-        crate::term::open_cache_session("fastsum dupes", &args.cache, algorithm, &args.paths);
+    let Some((cache, session)) =
+        crate::term::cache::open_session("fastsum dupes", &args.cache, algorithm, &args.paths)
+    else {
+        return 2;
+    };
     let mut options = dupes_options(&args, algorithm, session.clone());
     let found = with_progress(args.bar.shown(), &mut options, |options| {
         options.find_duplicates(&args.paths, args.unique)
     });
     drop(options);
-    crate::term::close_cache_session("fastsum dupes", cache, session);
+    crate::term::cache::close_session("fastsum dupes", (cache, session));
     let report = match found {
         Ok(report) => report,
         Err(e) => {
