@@ -58,9 +58,9 @@ fn update_says_the_same_and_goes_on_without_the_cache() {
     let list = format!("{}  t/a\n", "0".repeat(32));
     env.file(b"t.md5", list.as_bytes());
     let out = homeless(&env, &["-r", "--update=t.md5", "t"]);
+    let said = format!("fastsum: {NO_HOME}; going on without it");
     assert!(
-        out.stderr_str()
-            .starts_with(&format!("fastsum: {NO_HOME}; going on without it\n")),
+        out.stderr_str().lines().any(|line| line == said),
         "{}",
         out.stderr_str()
     );
