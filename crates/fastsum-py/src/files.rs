@@ -247,7 +247,9 @@ pub fn hash_tree(
         });
         let (cache, session) = loaded.map_err(|e| errors::to_err(py, &e, false))?;
         let session = Arc::new(session);
-        hasher = hasher.cache(session.clone());
+        hasher = hasher
+            .cache(session.clone())
+            .map_err(|e| errors::to_err(py, &e, false))?;
         opened = Some(std::sync::Mutex::new((cache, session)));
     }
     let operands = vec![Source::Path(root)];

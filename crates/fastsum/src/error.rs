@@ -50,6 +50,22 @@ pub enum ErrorKind {
         #[source]
         source: rusqlite::Error,
     },
+    /// A cache session handed to a run of another algorithm
+    /// ([`crate::TreeHasher::cache`]): its digests would answer for the
+    /// wrong algorithm.
+    #[cfg(feature = "cache")]
+    #[error("the cache session holds {session}'s digests, not {run}'s")]
+    CacheAlgorithm {
+        /// The session's algorithm's name.
+        session: &'static str,
+        /// The run's.
+        run: &'static str,
+    },
+    /// No cache path given, and no `$XDG_CACHE_HOME` or `$HOME` for the
+    /// default one ([`crate::cache::Cache::resolve_path`]).
+    #[cfg(feature = "cache")]
+    #[error("no $XDG_CACHE_HOME or $HOME to put the cache in; give --cache=PATH")]
+    NoCacheHome,
     /// An `--exclude` pattern that is not a valid glob.
     #[error("invalid exclude pattern '{glob}': {cause}")]
     InvalidGlob {

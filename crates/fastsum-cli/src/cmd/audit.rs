@@ -34,24 +34,21 @@ use crate::term::output::{Buffering, Output};
 /// passed (every file matched, none missing), 1 it failed, 2 trouble.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum audit", version)]
+#[command(mut_arg("algorithm", |a| a.help("The list's algorithm, for untagged lines, or the column to report by from a hashdeep list (default: its first of md5, sha1, sha256; every column fastsum computes is checked)")))]
+#[command(mut_arg("cache", |a| a.help("Answer unchanged files from the checksum cache (PATH only after '=')")))]
 struct AuditArgs {
     /// The list: a file, or - for standard input.
     manifest: PathBuf,
     /// The tree to audit.
     dir: PathBuf,
-    /// The list's algorithm, for untagged lines, or the column to report
-    /// by from a hashdeep list (default: its first of md5, sha1, sha256;
-    /// every column fastsum computes is checked).
-    #[arg(short = 'a', long = "algorithm", value_name = "NAME", value_parser = crate::term::parse_algorithm)]
-    algorithm: Option<Algorithm>,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
     /// Print each file that did not match (`modified`, `moved`, `new`,
     /// `missing`, then the path); twice: matched files too.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     verbose: u8,
-    /// Answer unchanged files from the checksum cache (PATH only after
-    /// '=').
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
-    cache: Option<Option<PathBuf>>,
+    #[command(flatten)]
+    cache: crate::term::shared::CacheArg,
     #[command(flatten)]
     jobs: crate::term::shared::Threads,
     /// The directory the list's paths start with, when it cannot be told
@@ -87,12 +84,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 2;
         }
     };
-    let (cache, session) = crate::term::open_cache_session(
+    let Some((cache, session)) = crate::term::cache::open_session(
         NAME,
-        &args.cache,
+        args.cache.asked(),
         algorithm.unwrap_or(Algorithm::Md5),
         std::slice::from_ref(&args.dir),
-    );
+    ) else {
+        return 2;
+    };
     let counters = Arc::new(fastsum::Progress::default());
     let options = DiffOptions {
         algorithm,
@@ -106,12 +105,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let old = list.side();
     let display = crate::term::progress::Display::default();
-    let show = args.bar.shown();
     let mut out = Output::new(Buffering::Line);
     let mut trouble = false;
     let mut partial = Partial::default();
     let result = std::thread::scope(|scope| {
-        if show {
+        if args.bar.shown() {
             scope.spawn(|| display.run(&counters));
         }
         let result = options.diff(&old, &Side::Tree(args.dir.clone()), |event| {
@@ -127,7 +125,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(options);
-    crate::term::close_cache_session(NAME, cache, session);
+    crate::term::cache::close_session(NAME, (cache, session));
     let status = match result {
         Ok(summary) => {
             out.err_raw(&links_left_out(&summary));
@@ -162,8 +160,8 @@ type Pairs = HashSet<(Vec<u8>, Vec<u8>)>;
 /// (its own comparison, first: `matched_by`).
 fn other_columns(args: &AuditArgs) -> Result<(List, Option<Algorithm>, Vec<Pairs>), String> {
     let list = List::of(&args.manifest).map_err(|e| e.to_string())?;
-    let columns = list.columns(args.algorithm);
-    let algorithm = columns.first().copied().or(args.algorithm);
+    let columns = list.columns(args.algorithm.named());
+    let algorithm = columns.first().copied().or(args.algorithm.named());
     let agreed = columns
         .iter()
         .skip(1)

@@ -42,9 +42,12 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let Some(path) = args.cache.or_else(Cache::default_path) else {
-        eprintln!("fastsum cache: no $XDG_CACHE_HOME or $HOME; give --cache=PATH");
-        return 1;
+    let path = match crate::term::cache::path(args.cache) {
+        Ok(path) => path,
+        Err(m) => {
+            eprintln!("fastsum cache: {m}");
+            return 1;
+        }
     };
     // Reading and tidying a cache that is not there would create one (a
     // typo in --cache made a new empty database): say so instead.

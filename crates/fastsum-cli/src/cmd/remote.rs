@@ -17,19 +17,14 @@ use fastsum::Algorithm;
 /// printed to `fastsum diff --remote-listing FILE HOST:PATH ...`.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum remote-command", version)]
+#[command(mut_arg("algorithm", |a| a.help("The algorithm the host hashes with").default_value("md5")))]
 struct RemoteCommandArgs {
     /// The tree (or file) on the host, as that host names it; several
     /// (with --text) give one listing after another, in their order.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// The algorithm the host hashes with.
-    #[arg(
-        short = 'a',
-        long = "algorithm",
-        value_name = "NAME",
-        default_value = "md5"
-    )]
-    algorithm: String,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
     /// Make everything the command prints printable ASCII lines (hex), for
     /// a runner that reads lines, changes line ends or uses a terminal.
     #[arg(long)]
@@ -58,13 +53,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             Ok(args) => args,
             Err(status) => return status,
         };
-    let algorithm = match args.algorithm.parse::<Algorithm>() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("fastsum remote-command: {e}");
-            return 2;
-        }
-    };
+    let algorithm = args.algorithm.or(Algorithm::Md5);
     let options = RemoteOptions {
         method: args.remote_method.as_deref().and_then(Method::from_name),
         remote_fastsum: args.remote_fastsum.clone(),

@@ -27,23 +27,16 @@ use crate::term::output::{Buffering, Output};
 #[command(name = "fastsum scrub", version)]
 // Trees or a list, one of the two: the usage line shows it (issue 55.4).
 #[command(group(clap::ArgGroup::new("what").required(true).args(["paths", "manifest"])))]
+#[command(mut_arg("algorithm", |a| a.help("The algorithm of the recorded digests (as the runs that recorded them used: `fastsum -r --cache`'s default is md5)").default_value("md5")))]
+#[command(mut_arg("cache", |a| a.help("The checksum cache holding the recorded digests (default: the one `--cache` uses; PATH only after '=')")))]
+#[command(mut_arg("exclude", |a| a.help("Leave out matching paths (gitignore syntax; repeatable)")))]
 struct ScrubArgs {
     /// The trees (or files) to scrub.
     paths: Vec<PathBuf>,
-    /// The algorithm of the recorded digests (as the runs that recorded
-    /// them used: `fastsum -r --cache`'s default is md5).
-    #[arg(
-        short = 'a',
-        long = "algorithm",
-        value_name = "NAME",
-        default_value = "md5",
-        value_parser = crate::term::parse_algorithm
-    )]
-    algorithm: Algorithm,
-    /// The checksum cache holding the recorded digests (default: the one
-    /// `--cache` uses; PATH only after '=').
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
-    cache: Option<Option<PathBuf>>,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
+    #[command(flatten)]
+    cache: crate::term::shared::CacheArg,
     /// Scrub the files LIST names against its stamps and digests (a list
     /// written by fastsum -r --json --stamps) instead of the cache's.
     #[arg(long, value_name = "LIST", conflicts_with_all = ["cache", "resume", "older_than", "exclude", "one_file_system"])]
@@ -61,9 +54,8 @@ struct ScrubArgs {
     older_than: Option<std::time::Duration>,
     #[command(flatten)]
     jobs: crate::term::shared::Threads,
-    /// Leave out matching paths (gitignore syntax; repeatable).
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
+    #[command(flatten)]
+    exclude: crate::term::shared::Exclude,
     /// Stay on the file system of each tree's root.
     #[arg(long)]
     one_file_system: bool,
@@ -96,7 +88,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let algorithm = match &recorded {
         Recorded::List(list) => list.algorithm,
-        Recorded::Cache(_) => args.algorithm,
+        Recorded::Cache(_) => args.algorithm.or(Algorithm::Md5),
     };
     let counters = Arc::new(fastsum::Progress::default());
     let options = scrub_options(&args, algorithm, counters.clone());
@@ -157,12 +149,10 @@ fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
         }
         return Ok(Recorded::List(manifest));
     }
-    let path = args
-        .cache
-        .clone()
-        .flatten()
-        .or_else(fastsum::cache::Cache::default_path)
-        .unwrap_or_default();
+    let path = crate::term::cache::path(args.cache.asked().clone().flatten()).map_err(|m| {
+        eprintln!("{NAME}: {m}");
+        2
+    })?;
     let mut cache = fastsum::cache::Cache::open(&path).map_err(|e| {
         eprintln!("{NAME}: cache: {e}");
         2
@@ -184,7 +174,7 @@ fn scrub_options(
     }
     options.walk = WalkOptions {
         one_file_system: args.one_file_system,
-        excludes: args.exclude.clone(),
+        excludes: args.exclude.exclude.clone(),
         ..WalkOptions::default()
     };
     options.limit_rate = args.limit_rate;

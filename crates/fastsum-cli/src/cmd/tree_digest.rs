@@ -22,23 +22,17 @@ use crate::term::output::{Buffering, Output};
 /// (that tree then has no digest).
 #[derive(Parser, Debug)]
 #[command(name = "fastsum tree-digest", version)]
+#[command(mut_arg("algorithm", |a| a.help("The hash algorithm (a hash, not cksum, sum or crc32b)").default_value("blake3")))]
+#[command(mut_arg("cache", |a| a.help("Answer unchanged files from the checksum cache (PATH only after '='): an unchanged tree then costs one walk of its metadata")))]
+#[command(mut_arg("exclude", |a| a.help("Leave out matching paths (gitignore syntax; repeatable): the digest is then the filtered tree's")))]
 struct TreeDigestArgs {
     /// The trees (directories, or files).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// The hash algorithm (a hash, not cksum, sum or crc32b).
-    #[arg(
-        short = 'a',
-        long = "algorithm",
-        value_name = "NAME",
-        default_value = "blake3",
-        value_parser = crate::term::parse_algorithm
-    )]
-    algorithm: Algorithm,
-    /// Answer unchanged files from the checksum cache (PATH only after
-    /// '='): an unchanged tree then costs one walk of its metadata.
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
-    cache: Option<Option<PathBuf>>,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
+    #[command(flatten)]
+    cache: crate::term::shared::CacheArg,
     #[command(flatten)]
     jobs: crate::term::shared::Threads,
     /// Follow symbolic links (without it a link counts as its target's
@@ -48,10 +42,8 @@ struct TreeDigestArgs {
     /// Stay on the file system of each tree's root.
     #[arg(long)]
     one_file_system: bool,
-    /// Leave out matching paths (gitignore syntax; repeatable): the digest
-    /// is then the filtered tree's.
-    #[arg(long, value_name = "GLOB")]
-    exclude: Vec<String>,
+    #[command(flatten)]
+    exclude: crate::term::shared::Exclude,
     /// Print one JSON object per tree instead of lines.
     #[arg(long)]
     json: bool,
@@ -72,17 +64,18 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = args.algorithm;
+    let algorithm = args.algorithm.or(Algorithm::Blake3);
     if let Some(why) = algorithm.directory_digest_refusal() {
         eprintln!("{NAME}: {why}");
         return 2;
     }
-    let (cache, session) =
-        crate::term::open_cache_session(NAME, &args.cache, algorithm, &args.paths);
-    let mut hasher = TreeHasher::with_options(tree_options(&args, algorithm));
-    if let Some(session) = &session {
-        hasher = hasher.cache(session.clone());
-    }
+    let Some((cache, session)) =
+        crate::term::cache::open_session(NAME, args.cache.asked(), algorithm, &args.paths)
+    else {
+        return 2;
+    };
+    let hasher = TreeHasher::with_options(tree_options(&args, algorithm));
+    let hasher = crate::term::cached(NAME, hasher, session.as_ref());
     let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
@@ -99,7 +92,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(hasher);
-    crate::term::close_cache_session(NAME, cache, session);
+    crate::term::cache::close_session(NAME, (cache, session));
     if let Err(e) = result {
         printer.out.err_raw(format!("{NAME}: {e}\n").as_bytes());
         printer.ok = false;
@@ -113,7 +106,7 @@ fn tree_options(args: &TreeDigestArgs, algorithm: Algorithm) -> TreeOptions {
     options.walk = WalkOptions {
         follow_links: args.follow,
         one_file_system: args.one_file_system,
-        excludes: args.exclude.clone(),
+        excludes: args.exclude.exclude.clone(),
         ..WalkOptions::default()
     };
     if let Some(threads) = args.jobs.asked() {

@@ -4,6 +4,7 @@
 //! progress bar ([`progress`]), and the options several subcommands share
 //! ([`shared`]).
 
+pub mod cache;
 pub mod getopt;
 pub mod output;
 pub mod progress;
@@ -96,50 +97,23 @@ pub fn parse_subcommand<T: clap::Parser>(
     }
 }
 
-/// `--cache[=PATH]` of a subcommand: the cache, and a session for
-/// `algorithm` under `roots`; without them, with a message naming `who`
-/// (`fastsum diff`), when it cannot open (the run goes on uncached).
-pub fn open_cache_session(
+/// `hasher` answering from `session` when there is one. The session was
+/// opened for the run's algorithm (one value, bound when both were made);
+/// should it not be, the library refuses it and the run goes on uncached,
+/// saying so with `who` (`fastsum diff`), never silently.
+pub fn cached(
     who: &str,
-    cache: &Option<Option<std::path::PathBuf>>,
-    algorithm: fastsum::Algorithm,
-    roots: &[std::path::PathBuf],
-) -> (
-    Option<fastsum::cache::Cache>,
-    Option<std::sync::Arc<fastsum::cache::CacheSession>>,
-) {
-    let Some(path) = cache else {
-        return (None, None);
+    hasher: fastsum::TreeHasher,
+    session: Option<&std::sync::Arc<fastsum::cache::CacheSession>>,
+) -> fastsum::TreeHasher {
+    let Some(session) = session else {
+        return hasher;
     };
-    let path = path
-        .clone()
-        .unwrap_or_else(|| fastsum::cache::Cache::default_path().unwrap_or_default());
-    let mut cache = match fastsum::cache::Cache::open(&path) {
-        Ok(c) => c,
+    match hasher.clone().cache(session.clone()) {
+        Ok(cached) => cached,
         Err(e) => {
             eprintln!("{who}: cache: {e}; going on without it");
-            return (None, None);
-        }
-    };
-    match cache.session(algorithm, roots) {
-        Ok(session) => (Some(cache), Some(std::sync::Arc::new(session))),
-        Err(e) => {
-            eprintln!("{who}: cache: {e}; going on without it");
-            (Some(cache), None)
-        }
-    }
-}
-
-/// Stores what the session learnt (once every other holder of it is gone).
-pub fn close_cache_session(
-    who: &str,
-    cache: Option<fastsum::cache::Cache>,
-    session: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
-) {
-    if let (Some(mut cache), Some(session)) = (cache, session.and_then(std::sync::Arc::into_inner))
-    {
-        if let Err(e) = session.finish(&mut cache) {
-            eprintln!("{who}: cache: {e}");
+            hasher
         }
     }
 }

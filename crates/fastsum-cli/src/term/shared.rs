@@ -1,9 +1,71 @@
 //! Options several subcommands share, written once: clap groups that
 //! each subcommand flattens into its own arguments, with the one way to
-//! read them.
+//! read them. A command that says more of an option in its help (what
+//! the algorithm is for, its default) does so with `mut_arg` on its own
+//! arguments; the option itself is declared here only. The coreutils
+//! front end keeps its getopt table (`personality/gnu/options.rs`, byte
+//! for byte coreutils') but reads the values through the same functions.
+
+use std::path::PathBuf;
 
 use clap::Args;
 use fastsum::walk::WalkOptions;
+use fastsum::Algorithm;
+
+/// `-a/--algorithm NAME` (diff, dupes, audit, scrub, tree-digest).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct AlgorithmArg {
+    /// The algorithm.
+    #[arg(short = 'a', long = "algorithm", value_name = "NAME", value_parser = super::parse_algorithm)]
+    algorithm: Option<Algorithm>,
+}
+
+impl AlgorithmArg {
+    /// The algorithm named, if any (a command with a default gives it to
+    /// clap, so it is always named there).
+    pub fn named(self) -> Option<Algorithm> {
+        self.algorithm
+    }
+
+    /// The algorithm named, else `default`.
+    pub fn or(self, default: Algorithm) -> Algorithm {
+        self.algorithm.unwrap_or(default)
+    }
+}
+
+/// `--cache[=PATH]` (diff, dupes, audit, scrub, tree-digest): the
+/// checksum cache, PATH only after `=`, the default path resolved by
+/// `term::cache::path`.
+#[derive(Args, Debug, Clone)]
+pub struct CacheArg {
+    /// Answer unchanged files from the checksum cache (PATH only after '=').
+    #[arg(long = "cache", value_name = "PATH", num_args = 0..=1, require_equals = true)]
+    cache: Option<Option<PathBuf>>,
+}
+
+impl CacheArg {
+    /// `None`: no cache; `Some(None)`: the default one; `Some(Some(PATH))`.
+    pub fn asked(&self) -> &Option<Option<PathBuf>> {
+        &self.cache
+    }
+}
+
+/// `--exclude GLOB`, repeatable (diff, dupes, scrub, tree-digest).
+#[derive(Args, Debug, Clone)]
+pub struct Exclude {
+    /// Leave out matching paths (gitignore syntax; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
+/// `--max-depth N` (diff, dupes).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct MaxDepth {
+    /// Go at most N levels below each directory (1: its own files only;
+    /// find's maxdepth).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
+}
 
 /// `-j/--threads N` (diff, dupes, audit, scrub, tree-digest).
 #[derive(Args, Debug, Clone, Copy)]
@@ -46,13 +108,10 @@ impl ProgressBar {
 /// How the trees are walked (diff, dupes).
 #[derive(Args, Debug, Clone)]
 pub struct Walk {
-    /// Leave out matching paths (gitignore syntax; repeatable).
-    #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
-    /// Go at most N levels below each directory (1: its own files only;
-    /// find's maxdepth).
-    #[arg(long, value_name = "N")]
-    pub max_depth: Option<usize>,
+    #[command(flatten)]
+    pub exclude: Exclude,
+    #[command(flatten)]
+    pub max_depth: MaxDepth,
     /// Follow symbolic links (what they point to is compared).
     #[arg(short = 'L', long = "follow")]
     pub follow: bool,
@@ -67,8 +126,8 @@ impl Walk {
         WalkOptions {
             follow_links: self.follow,
             one_file_system: self.one_file_system,
-            excludes: self.exclude.clone(),
-            max_depth: self.max_depth,
+            excludes: self.exclude.exclude.clone(),
+            max_depth: self.max_depth.max_depth,
             ..WalkOptions::default()
         }
     }

@@ -12,6 +12,7 @@ mod testenv;
 mod audit;
 mod bench;
 mod cache;
+mod cache_home;
 mod cache_settle;
 mod captured_listing;
 mod check_formats;

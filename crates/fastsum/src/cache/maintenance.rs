@@ -1,13 +1,13 @@
 //! What `fastsum cache stats|prune|clear` asks of the store.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rusqlite::params;
 
 use super::dir_entries::DirEntries;
 use super::store::{cache_error, Cache};
 use crate::algo::Algorithm;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 
 /// Figures for `fastsum cache stats`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,5 +164,26 @@ impl Cache {
                 .execute("DELETE FROM meta WHERE key = ?1", [key]),
         };
         done.map(drop).map_err(|e| cache_error(&self.path, e))
+    }
+}
+
+impl Cache {
+    /// Where a run's cache is: `given`, else the default,
+    /// `$XDG_CACHE_HOME/fastsum/cache.sqlite` or `~/.cache/...`; with
+    /// neither variable set, [`ErrorKind::NoCacheHome`]. The one place a
+    /// cache path is resolved (every command of the CLI goes through it).
+    pub fn resolve_path(given: Option<PathBuf>) -> Result<PathBuf> {
+        given
+            .or_else(Self::default_path)
+            .ok_or_else(|| Error::new(ErrorKind::NoCacheHome))
+    }
+
+    /// `$XDG_CACHE_HOME/fastsum/cache.sqlite`, or `~/.cache/...`.
+    fn default_path() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        Some(base.join("fastsum").join("cache.sqlite"))
     }
 }

@@ -242,3 +242,14 @@ impl Cache {
         Ok(session)
     }
 }
+
+impl std::ops::AddAssign for RunStats {
+    /// The counts of two runs (or two sessions of one, `-c` with several
+    /// algorithms) added up.
+    fn add_assign(&mut self, other: RunStats) {
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.racy_rereads += other.racy_rereads;
+        self.bytes_read += other.bytes_read;
+    }
+}

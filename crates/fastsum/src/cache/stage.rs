@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::dir_entries::DirEntries;
 use super::session::{absolute_in, CacheSession, MAX_REREADS};
-use crate::algo::Algorithm;
 use crate::error::ErrorKind;
 use crate::fs::dir::DirectoryCursor;
 use crate::stage::{BatchHasher, Hashed, Job, Source, StageResult};
@@ -59,7 +58,8 @@ enum Looked {
 
 impl<B: BatchHasher> CachingBatchHasher<B> {
     /// A worker's stage over the shared `session`, reading misses with
-    /// `inner`.
+    /// `inner`, a stage of the session's algorithm ([`crate::TreeHasher::cache`]
+    /// refuses a session of another).
     pub fn new(session: Arc<CacheSession>, inner: B) -> Self {
         CachingBatchHasher {
             session,
@@ -116,7 +116,6 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
     /// is left to re-read.
     fn read_misses(
         &mut self,
-        algorithm: Algorithm,
         mut misses: Option<&mut Vec<Job>>,
         done: &mut dyn FnMut(Job, StageResult),
     ) {
@@ -158,13 +157,13 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
                 }
             };
             match batch {
-                Some(batch) => inner.hash_batch(algorithm, batch, &mut relay),
-                None if retry.is_empty() => inner.flush(algorithm, &mut relay),
+                Some(batch) => inner.hash_batch(batch, &mut relay),
+                None if retry.is_empty() => inner.flush(&mut relay),
                 None => {
-                    inner.hash_batch(algorithm, &mut retry, &mut relay);
+                    inner.hash_batch(&mut retry, &mut relay);
                     // Re-reads are rare: finish them now rather than carry
                     // them in flight.
-                    inner.flush(algorithm, &mut relay);
+                    inner.flush(&mut relay);
                 }
             }
             if again.is_empty() {
@@ -179,17 +178,7 @@ impl<B: BatchHasher> BatchHasher for CachingBatchHasher<B> {
         self.inner.max_batch()
     }
 
-    fn hash_batch(
-        &mut self,
-        algorithm: Algorithm,
-        batch: &mut Vec<Job>,
-        done: &mut dyn FnMut(Job, StageResult),
-    ) {
-        if algorithm != self.session.algorithm() {
-            // Another algorithm's run: the session neither answers nor
-            // learns from it (its digests are the session's algorithm's).
-            return self.inner.hash_batch(algorithm, batch, done);
-        }
+    fn hash_batch(&mut self, batch: &mut Vec<Job>, done: &mut dyn FnMut(Job, StageResult)) {
         let mut misses = Vec::with_capacity(batch.len());
         for mut job in batch.drain(..) {
             let Source::Path(path) = &job.source else {
@@ -211,7 +200,7 @@ impl<B: BatchHasher> BatchHasher for CachingBatchHasher<B> {
             }
         }
         if !misses.is_empty() {
-            self.read_misses(algorithm, Some(&mut misses), done);
+            self.read_misses(Some(&mut misses), done);
         }
     }
 
@@ -219,7 +208,7 @@ impl<B: BatchHasher> BatchHasher for CachingBatchHasher<B> {
         self.inner.in_flight()
     }
 
-    fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
-        self.read_misses(algorithm, None, done);
+    fn flush(&mut self, done: &mut dyn FnMut(Job, StageResult)) {
+        self.read_misses(None, done);
     }
 }

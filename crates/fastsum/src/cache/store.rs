@@ -135,15 +135,6 @@ fn range_of(prefix: &[u8]) -> (Vec<u8>, Vec<u8>) {
 }
 
 impl Cache {
-    /// `$XDG_CACHE_HOME/fastsum/cache.sqlite`, or `~/.cache/...`.
-    pub fn default_path() -> Option<PathBuf> {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-        Some(base.join("fastsum").join("cache.sqlite"))
-    }
-
     /// Opens (creating if needed) the cache at `path`. A file that is not a
     /// readable cache of this format is moved to `PATH.broken` and a new
     /// one made; [`Cache::take_notice`] then says so. Damage found later,

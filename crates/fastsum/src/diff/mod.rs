@@ -273,6 +273,21 @@ fn move_algorithm(algorithm: Option<Algorithm>, options: &DiffOptions) -> Algori
     }
 }
 
+impl DiffOptions {
+    /// `hasher` with the cache in front where the session is for its
+    /// algorithm; a tree hashed with a manifest's other algorithm goes
+    /// uncached (the session answers and learns its own algorithm's
+    /// digests only, and [`TreeHasher::cache`] refuses it).
+    pub(crate) fn cached(&self, hasher: crate::TreeHasher) -> crate::TreeHasher {
+        match &self.cache {
+            Some(session) if session.algorithm() == hasher.options().algorithm => hasher
+                .cache(session.clone())
+                .expect("a session of the run's algorithm"),
+            _ => hasher,
+        }
+    }
+}
+
 fn is_remote(side: &Side) -> bool {
     matches!(side, Side::Remote(_))
 }

@@ -121,13 +121,11 @@ fn hash_local(
     let root = root.to_path_buf();
     let mut walk = options.walk.clone();
     walk.directories = true;
-    let mut hasher = TreeHasher::new(algorithm)
+    let hasher = TreeHasher::new(algorithm)
         .recursive(true)
         .threads(options.threads)
         .walk(walk);
-    if let Some(session) = &options.cache {
-        hasher = hasher.cache(session.clone());
-    }
+    let mut hasher = options.cached(hasher);
     if let Some(progress) = &options.progress {
         hasher = hasher.progress(progress.clone());
     }

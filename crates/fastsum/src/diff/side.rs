@@ -155,13 +155,11 @@ pub(super) fn hash_tree(
 ) -> Receiver<Listed> {
     let (tx, rx) = crossbeam_channel::bounded(AHEAD);
     let directories = options.walk.directories;
-    let mut hasher = TreeHasher::new(algorithm)
+    let hasher = TreeHasher::new(algorithm)
         .recursive(true)
         .threads(options.threads)
         .walk(options.walk.clone());
-    if let Some(session) = &options.cache {
-        hasher = hasher.cache(session.clone());
-    }
+    let mut hasher = options.cached(hasher);
     if let Some(progress) = &options.progress {
         hasher = hasher.progress(progress.clone());
     }

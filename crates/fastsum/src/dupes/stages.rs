@@ -349,7 +349,7 @@ fn hash_whole(
         });
     #[cfg(feature = "cache")]
     if let Some(session) = &options.cache {
-        hasher = hasher.cache(session.clone());
+        hasher = hasher.cache(session.clone())?;
     }
     if let Some(progress) = &options.progress {
         // From here the bar counts the files to hash, not those walked.

@@ -244,10 +244,23 @@ impl TreeHasher {
     /// Answer from (and feed) this cache session. Prefetching is off with
     /// a cache: most files are answered without reading them, and reading
     /// them ahead would undo that.
+    ///
+    /// The session must be for the run's algorithm (the one the stages
+    /// are built for): one for another is refused with
+    /// [`ErrorKind::CacheAlgorithm`](crate::ErrorKind::CacheAlgorithm),
+    /// never used or skipped silently.
     #[cfg(feature = "cache")]
-    pub fn cache(mut self, session: Arc<CacheSession>) -> Self {
+    pub fn cache(mut self, session: Arc<CacheSession>) -> Result<Self> {
+        if session.algorithm() != self.options.algorithm {
+            return Err(crate::error::Error::new(
+                crate::error::ErrorKind::CacheAlgorithm {
+                    session: session.algorithm().name(),
+                    run: self.options.algorithm.name(),
+                },
+            ));
+        }
         self.cache = Some(session);
-        self
+        Ok(self)
     }
 
     /// Stop early when `flag` is set: the walk reads no more directories,

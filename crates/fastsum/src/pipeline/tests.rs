@@ -124,7 +124,6 @@ impl BatchHasher for HoldingLast {
 
     fn hash_batch(
         &mut self,
-        algorithm: Algorithm,
         batch: &mut Vec<Job>,
         done: &mut dyn FnMut(Job, crate::stage::StageResult),
     ) {
@@ -141,7 +140,7 @@ impl BatchHasher for HoldingLast {
                 self.waited_in_vain.store(true, Ordering::Relaxed);
             }
         }
-        self.files.hash_batch(algorithm, batch, done);
+        self.files.hash_batch(batch, done);
     }
 }
 
@@ -172,7 +171,7 @@ fn sorted_output_streams_before_the_walk_is_hashed() {
             last: "f099",
             seen: seen.clone(),
             waited_in_vain: waited_in_vain.clone(),
-            files: ScalarBatchHasher::new(FileHasher::new()),
+            files: ScalarBatchHasher::new(Algorithm::Md5, FileHasher::new()),
         },
     )
     .unwrap();
@@ -190,14 +189,13 @@ struct Recording(Arc<std::sync::Mutex<Vec<usize>>>, ScalarBatchHasher);
 impl BatchHasher for Recording {
     fn hash_batch(
         &mut self,
-        algorithm: Algorithm,
         batch: &mut Vec<Job>,
         done: &mut dyn FnMut(Job, crate::stage::StageResult),
     ) {
         self.0.lock().unwrap().push(batch.len());
         // Finish them in reverse, as a lane hasher might.
         batch.reverse();
-        self.1.hash_batch(algorithm, batch, done);
+        self.1.hash_batch(batch, done);
     }
 }
 
@@ -217,7 +215,12 @@ fn the_hashing_stage_receives_batches_and_order_survives_any_completion_order() 
         &[Source::Path(dir.path().to_path_buf())],
         &Progress::default(),
         |r: Record| names.push(r.path),
-        |_| Recording(sizes.clone(), ScalarBatchHasher::new(FileHasher::new())),
+        |_| {
+            Recording(
+                sizes.clone(),
+                ScalarBatchHasher::new(Algorithm::Md5, FileHasher::new()),
+            )
+        },
     )
     .unwrap();
     let mut sorted = names.clone();
@@ -235,7 +238,6 @@ struct Seen(Arc<std::sync::Mutex<Vec<PathBuf>>>, ScalarBatchHasher);
 impl BatchHasher for Seen {
     fn hash_batch(
         &mut self,
-        algorithm: Algorithm,
         batch: &mut Vec<Job>,
         done: &mut dyn FnMut(Job, crate::stage::StageResult),
     ) {
@@ -246,7 +248,7 @@ impl BatchHasher for Seen {
             }
         }
         drop(seen);
-        self.1.hash_batch(algorithm, batch, done);
+        self.1.hash_batch(batch, done);
     }
 }
 
@@ -298,7 +300,12 @@ fn on_a_rotational_disk_files_are_read_in_inode_order_and_printed_in_walk_order(
                 assert_eq!(h.digest, Algorithm::Md5.hash_bytes(&bytes));
                 printed.push(r.path);
             },
-            |_| Seen(seen.clone(), ScalarBatchHasher::new(FileHasher::new())),
+            |_| {
+                Seen(
+                    seen.clone(),
+                    ScalarBatchHasher::new(Algorithm::Md5, FileHasher::new()),
+                )
+            },
         )
         .unwrap();
         assert_eq!(*seen.lock().unwrap(), *expected, "read order, {disk:?}");
@@ -398,4 +405,47 @@ fn nix_mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+/// Issue 52.1: a run's stages are built for its algorithm, so a cache
+/// session for another is refused with an error, never skipped silently
+/// or asked for digests of the wrong algorithm.
+#[cfg(feature = "cache")]
+#[test]
+fn a_cache_session_for_another_algorithm_is_refused() {
+    let dir = tree();
+    let mut cache = crate::cache::Cache::open(&dir.path().join("c.sqlite")).unwrap();
+    let roots = [dir.path().to_path_buf()];
+    let sha256 = Arc::new(cache.session(Algorithm::Sha256, &roots).unwrap());
+    let refused = TreeHasher::new(Algorithm::Md5).cache(sha256.clone());
+    let Err(e) = refused else {
+        panic!("an MD5 run took a SHA-256 session")
+    };
+    assert!(
+        matches!(
+            e.kind(),
+            crate::error::ErrorKind::CacheAlgorithm {
+                session: "sha256",
+                run: "md5"
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the cache session holds sha256's digests, not md5's"
+    );
+    // The session's own algorithm: taken, and its answers are right.
+    let mut digests = Vec::new();
+    TreeHasher::new(Algorithm::Sha256)
+        .cache(sha256)
+        .unwrap()
+        .run(&[Source::Path(dir.path().join("c"))], |r| {
+            if let Outcome::Hashed(h) = r.outcome {
+                digests.push(h.digest);
+            }
+        })
+        .unwrap();
+    let bytes = std::fs::read(dir.path().join("c")).unwrap();
+    assert_eq!(digests, [Algorithm::Sha256.hash_bytes(&bytes)]);
 }

@@ -42,8 +42,8 @@ impl Outbox<'_> {
 
     /// Finishes what `hasher` has in flight and sends everything held;
     /// false once the collector is gone.
-    fn flush<B: BatchHasher>(&mut self, hasher: &mut B, algorithm: crate::algo::Algorithm) -> bool {
-        hasher.flush(algorithm, &mut |job, result| self.push(job, result));
+    fn flush<B: BatchHasher>(&mut self, hasher: &mut B) -> bool {
+        hasher.flush(&mut |job, result| self.push(job, result));
         self.send()
     }
 
@@ -101,7 +101,7 @@ pub(super) fn work<B: BatchHasher>(
         progress,
         closed: false,
     };
-    let (algorithm, threads) = (options.algorithm, options.threads);
+    let threads = options.threads;
     let mut held_back: Option<Job> = None;
     loop {
         if options.walk.stopped() {
@@ -115,7 +115,7 @@ pub(super) fn work<B: BatchHasher>(
             Err(crossbeam_channel::TryRecvError::Empty) if hasher.in_flight() => {
                 // Nothing queued: finish what is in flight rather than
                 // hold it while the walk catches up.
-                if !outbox.flush(&mut hasher, algorithm) {
+                if !outbox.flush(&mut hasher) {
                     return;
                 }
                 continue;
@@ -126,39 +126,30 @@ pub(super) fn work<B: BatchHasher>(
             },
         };
         let sent = if first.may_block {
-            hash_alone(&mut hasher, algorithm, first, &mut outbox)
+            hash_alone(&mut hasher, first, &mut outbox)
         } else {
             batch.push(first);
             held_back = take_share(&jobs, &mut batch, threads, max_batch);
-            hasher.hash_batch(algorithm, &mut batch, &mut |job, result| {
-                outbox.push(job, result)
-            });
+            hasher.hash_batch(&mut batch, &mut |job, result| outbox.push(job, result));
             outbox.send()
         };
         if !sent {
             return;
         }
     }
-    outbox.flush(&mut hasher, algorithm);
+    outbox.flush(&mut hasher);
 }
 
 /// Standard input or a FIFO may block for as long as its writer likes:
 /// everything before it is finished and sent first, as md5sum prints a
 /// file's line before it reads the next; then it is hashed alone and sent.
 /// False once the collector is gone.
-fn hash_alone<B: BatchHasher>(
-    hasher: &mut B,
-    algorithm: crate::algo::Algorithm,
-    job: Job,
-    outbox: &mut Outbox<'_>,
-) -> bool {
-    if !outbox.flush(hasher, algorithm) {
+fn hash_alone<B: BatchHasher>(hasher: &mut B, job: Job, outbox: &mut Outbox<'_>) -> bool {
+    if !outbox.flush(hasher) {
         return false;
     }
-    hasher.hash_batch(algorithm, &mut vec![job], &mut |job, result| {
-        outbox.push(job, result)
-    });
-    outbox.flush(hasher, algorithm)
+    hasher.hash_batch(&mut vec![job], &mut |job, result| outbox.push(job, result));
+    outbox.flush(hasher)
 }
 
 /// Fills `batch` up to a fair share of what is queued, so that all workers

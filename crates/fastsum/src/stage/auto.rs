@@ -27,7 +27,7 @@ impl AutoBatchHasher {
         files: FileHasher,
     ) -> Self {
         if matches!(strategy, ReadStrategy::Mmap) {
-            return AutoBatchHasher::Scalar(ScalarBatchHasher::new(files));
+            return AutoBatchHasher::Scalar(ScalarBatchHasher::new(algorithm, files));
         }
         #[cfg(feature = "simd")]
         let files = match MultiBufferHasher::for_algorithm(algorithm, threads, files) {
@@ -35,8 +35,8 @@ impl AutoBatchHasher {
             Err(files) => files,
         };
         #[cfg(not(feature = "simd"))]
-        let _ = (algorithm, threads);
-        AutoBatchHasher::Scalar(ScalarBatchHasher::new(files))
+        let _ = threads;
+        AutoBatchHasher::Scalar(ScalarBatchHasher::new(algorithm, files))
     }
 }
 
@@ -49,16 +49,11 @@ impl BatchHasher for AutoBatchHasher {
         }
     }
 
-    fn hash_batch(
-        &mut self,
-        algorithm: Algorithm,
-        batch: &mut Vec<Job>,
-        done: &mut dyn FnMut(Job, StageResult),
-    ) {
+    fn hash_batch(&mut self, batch: &mut Vec<Job>, done: &mut dyn FnMut(Job, StageResult)) {
         match self {
-            AutoBatchHasher::Scalar(s) => s.hash_batch(algorithm, batch, done),
+            AutoBatchHasher::Scalar(s) => s.hash_batch(batch, done),
             #[cfg(feature = "simd")]
-            AutoBatchHasher::MultiBuffer(m) => m.hash_batch(algorithm, batch, done),
+            AutoBatchHasher::MultiBuffer(m) => m.hash_batch(batch, done),
         }
     }
 
@@ -70,11 +65,11 @@ impl BatchHasher for AutoBatchHasher {
         }
     }
 
-    fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
+    fn flush(&mut self, done: &mut dyn FnMut(Job, StageResult)) {
         match self {
-            AutoBatchHasher::Scalar(s) => s.flush(algorithm, done),
+            AutoBatchHasher::Scalar(s) => s.flush(done),
             #[cfg(feature = "simd")]
-            AutoBatchHasher::MultiBuffer(m) => m.flush(algorithm, done),
+            AutoBatchHasher::MultiBuffer(m) => m.flush(done),
         }
     }
 }

@@ -27,7 +27,6 @@ pub(crate) mod scalar;
 
 use std::path::PathBuf;
 
-use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::ErrorKind;
 use crate::fs::{FileLen, FileStamp};
@@ -161,16 +160,13 @@ pub(crate) trait BatchHasher: Send {
     }
 
     /// Takes every job in `batch` (leaving it empty) and hashes it with
-    /// `algorithm`, calling `done` once per job. A stage may hold some jobs
+    /// the algorithm the stage was built for (a stage is bound to one
+    /// algorithm when it is made: no run hands it another), calling `done`
+    /// once per job. A stage may hold some jobs
     /// in flight when it returns (the multi-buffer hasher keeps its lanes
     /// busy across batches) and report them in a later call or in
     /// [`BatchHasher::flush`].
-    fn hash_batch(
-        &mut self,
-        algorithm: Algorithm,
-        batch: &mut Vec<Job>,
-        done: &mut dyn FnMut(Job, StageResult),
-    );
+    fn hash_batch(&mut self, batch: &mut Vec<Job>, done: &mut dyn FnMut(Job, StageResult));
 
     /// Whether some jobs taken are not reported yet.
     fn in_flight(&self) -> bool {
@@ -179,7 +175,7 @@ pub(crate) trait BatchHasher: Send {
 
     /// Finishes and reports every job still in flight: after the last
     /// batch, and whenever the queue runs dry.
-    fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
-        let _ = (algorithm, done);
+    fn flush(&mut self, done: &mut dyn FnMut(Job, StageResult)) {
+        let _ = done;
     }
 }

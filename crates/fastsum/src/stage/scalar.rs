@@ -14,6 +14,8 @@ use crate::read::FileHasher;
 /// worker, small files by the short way.
 #[derive(Debug)]
 pub(crate) struct ScalarBatchHasher {
+    /// The algorithm every job is hashed with.
+    algorithm: Algorithm,
     files: FileHasher,
     /// A walk's or a listing's files are opened by name in their open
     /// directory (the last one stays open), not by their whole path.
@@ -21,9 +23,10 @@ pub(crate) struct ScalarBatchHasher {
 }
 
 impl ScalarBatchHasher {
-    /// A hasher that reads through `files`.
-    pub fn new(files: FileHasher) -> Self {
+    /// A hasher of `algorithm` that reads through `files`.
+    pub fn new(algorithm: Algorithm, files: FileHasher) -> Self {
         ScalarBatchHasher {
+            algorithm,
             files,
             directory: DirectoryCursor::new(),
         }
@@ -31,7 +34,8 @@ impl ScalarBatchHasher {
 
     /// Hashes one job: standard input, or the span of the file at a path,
     /// verified if the job asks.
-    pub fn hash_job(&mut self, algorithm: Algorithm, job: &Job) -> StageResult {
+    pub fn hash_job(&mut self, job: &Job) -> StageResult {
+        let algorithm = self.algorithm;
         match &job.source {
             Source::Stdin => {
                 let (digest, size) = self
@@ -53,21 +57,15 @@ impl ScalarBatchHasher {
             }
             Source::Path(path) => {
                 let file = File::open(path)?;
-                self.hash_open(algorithm, &file, job.span, job.verify)
+                self.hash_open(&file, job.span, job.verify)
             }
         }
     }
 
     /// Hashes `span` of the open `file`; with `verify`, its stamp before
     /// and after must agree (see [`crate::stage`]).
-    pub(crate) fn hash_open(
-        &mut self,
-        algorithm: Algorithm,
-        file: &File,
-        span: Span,
-        verify: bool,
-    ) -> StageResult {
-        hash_open_with(&mut self.files, algorithm, file, span, verify, false)
+    pub(crate) fn hash_open(&mut self, file: &File, span: Span, verify: bool) -> StageResult {
+        hash_open_with(&mut self.files, self.algorithm, file, span, verify, false)
     }
 
     /// The reader, for a stage layered on this one (the SIMD lanes).
@@ -87,14 +85,9 @@ impl BatchHasher for ScalarBatchHasher {
         64
     }
 
-    fn hash_batch(
-        &mut self,
-        algorithm: Algorithm,
-        batch: &mut Vec<Job>,
-        done: &mut dyn FnMut(Job, StageResult),
-    ) {
+    fn hash_batch(&mut self, batch: &mut Vec<Job>, done: &mut dyn FnMut(Job, StageResult)) {
         for job in batch.drain(..) {
-            let result = self.hash_job(algorithm, &job);
+            let result = self.hash_job(&job);
             done(job, result);
         }
     }

@@ -23,21 +23,18 @@ use crate::term::{count, json_string, Quoting};
 /// status: 0 no change, 1 changes, 2 trouble.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum diff", version)]
+#[command(mut_arg("cache", |a| a.help("Answer unchanged files from the checksum cache (PATH only after '='); a remote side's fastsum uses its own cache there")))]
+#[command(mut_arg("algorithm", |a| a.help("The algorithm of untagged manifest lines and of a tree's digests against a manifest or a remote side (default: the manifest's; md5 for untagged 32-digit lines and against a remote side)")))]
 struct DiffArgs {
     /// The old side: a directory, a manifest, - (standard input), or
     /// [USER@]HOST:PATH (remote; ./a:b is local).
     old: PathBuf,
     /// The new side.
     new: PathBuf,
-    /// The algorithm of untagged manifest lines and of a tree's digests
-    /// against a manifest or a remote side (default: the manifest's; md5
-    /// for untagged 32-digit lines and against a remote side).
-    #[arg(short = 'a', long = "algorithm", value_name = "NAME")]
-    algorithm: Option<String>,
-    /// Answer unchanged files from the checksum cache (PATH only after
-    /// '='); a remote side's fastsum uses its own cache there.
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
-    cache: Option<Option<PathBuf>>,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
+    #[command(flatten)]
+    cache: crate::term::shared::CacheArg,
     #[command(flatten)]
     jobs: crate::term::shared::Threads,
     #[command(flatten)]
@@ -107,14 +104,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
-    let algorithm = match args.algorithm.as_deref().map(str::parse::<Algorithm>) {
-        None => None,
-        Some(Ok(a)) => Some(a),
-        Some(Err(e)) => {
-            eprintln!("fastsum diff: {e}");
-            return 2;
-        }
-    };
+    let algorithm = args.algorithm.named();
     if let Err(why) = check_listing(&args) {
         eprintln!("fastsum diff: {why}");
         return 2;
@@ -126,12 +116,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .filter(|p| p.is_dir())
         .cloned()
         .collect();
-    let (cache, session) = crate::term::open_cache_session(
+    let Some((cache, session)) = crate::term::cache::open_session(
         "fastsum diff",
-        &args.cache,
+        args.cache.asked(),
         algorithm.unwrap_or(Algorithm::Md5),
         &roots,
-    );
+    ) else {
+        return 2;
+    };
     let mut options = diff_options(&args, algorithm, session.clone());
     let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
@@ -158,7 +150,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(options);
-    crate::term::close_cache_session("fastsum diff", cache, session);
+    crate::term::cache::close_session("fastsum diff", (cache, session));
     match result {
         Ok(summary) => printer.finish(&summary),
         Err(e) => {
@@ -307,7 +299,7 @@ fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
         .as_deref()
         .and_then(fastsum::remote::Method::from_name);
     options.remote_fastsum = args.remote_fastsum.clone();
-    options.cache = args.cache.is_some();
+    options.cache = args.cache.asked().is_some();
     options.listing = args.remote_listing.clone();
     if args.upload_self {
         options.upload_self = std::env::current_exe().ok();

@@ -29,11 +29,12 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         eprintln!("{NAME}: {why}");
         return 2;
     }
-    let (cache, session) = crate::term::open_cache_session(NAME, r.cache, r.algorithm, r.paths);
-    let mut hasher = TreeHasher::with_options(r.options);
-    if let Some(session) = &session {
-        hasher = hasher.cache(session.clone());
-    }
+    let Some((cache, session)) =
+        crate::term::cache::open_session(NAME, r.cache, r.algorithm, r.paths)
+    else {
+        return 2;
+    };
+    let hasher = crate::term::cached(NAME, TreeHasher::with_options(r.options), session.as_ref());
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
     let display = crate::term::progress::Display::default();
@@ -46,7 +47,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         display.finish();
         found
     });
-    crate::term::close_cache_session(NAME, cache, session);
+    crate::term::cache::close_session(NAME, (cache, session));
     let report = match found {
         Ok(report) => report,
         Err(e) => {

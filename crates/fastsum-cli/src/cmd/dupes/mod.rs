@@ -21,15 +21,14 @@ use crate::term::output::{Buffering, Output};
 /// Exit status: 0 done, 1 some file could not be read, 2 usage.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum dupes", version)]
+#[command(mut_arg("algorithm", |a| a.help("The whole-file digest (default xxh128; sha256, blake3 ... for a cryptographic one; with --dirs the default is blake3, since directories are told apart by digests alone)")))]
+#[command(mut_arg("cache", |a| a.help("Whole-file digests from and to the checksum cache (PATH only after '=')")))]
 struct DupesArgs {
     /// Files and directories.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// The whole-file digest (default xxh128; sha256, blake3 ... for a
-    /// cryptographic one; with --dirs the default is blake3, since
-    /// directories are told apart by digests alone).
-    #[arg(short = 'a', long = "algorithm", value_name = "NAME", value_parser = crate::term::parse_algorithm)]
-    algorithm: Option<Algorithm>,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
     /// Report directories whose whole contents are identical (names,
     /// kinds, bytes, link targets; docs/DIRECTORY-DIGEST.md), largest
     /// first, not their sub-directories again.
@@ -80,9 +79,8 @@ struct DupesArgs {
     /// Print every action and touch nothing.
     #[arg(long)]
     dry_run: bool,
-    /// Whole-file digests from and to the checksum cache (PATH only after '=').
-    #[arg(long, value_name = "PATH", num_args = 0..=1, require_equals = true)]
-    cache: Option<Option<PathBuf>>,
+    #[command(flatten)]
+    cache: crate::term::shared::CacheArg,
 }
 
 /// `fastsum dupes`'s arguments, for the man page and the completions.
@@ -99,15 +97,21 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if args.dirs {
         return run_dirs(&args);
     }
-    let algorithm = args.algorithm.unwrap_or(Algorithm::Xxh128);
-    let (cache, session) =
-        crate::term::open_cache_session("fastsum dupes", &args.cache, algorithm, &args.paths);
+    let algorithm = args.algorithm.or(Algorithm::Xxh128);
+    let Some((cache, session)) = crate::term::cache::open_session(
+        "fastsum dupes",
+        args.cache.asked(),
+        algorithm,
+        &args.paths,
+    ) else {
+        return 2;
+    };
     let mut options = dupes_options(&args, algorithm, session.clone());
     let found = with_progress(args.bar.shown(), &mut options, |options| {
         options.find_duplicates(&args.paths, args.unique)
     });
     drop(options);
-    crate::term::close_cache_session("fastsum dupes", cache, session);
+    crate::term::cache::close_session("fastsum dupes", (cache, session));
     let report = match found {
         Ok(report) => report,
         Err(e) => {
@@ -165,7 +169,7 @@ fn run_dirs(args: &DupesArgs) -> i32 {
             "--min-size and --max-size",
         ),
         (args.empty || args.hard_links, "--empty and --hard-links"),
-        (args.walk.max_depth.is_some(), "--max-depth"),
+        (args.walk.max_depth.max_depth.is_some(), "--max-depth"),
     ];
     if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
         eprintln!(
@@ -173,7 +177,7 @@ fn run_dirs(args: &DupesArgs) -> i32 {
         );
         return 2;
     }
-    let algorithm = args.algorithm.unwrap_or(Algorithm::Blake3);
+    let algorithm = args.algorithm.or(Algorithm::Blake3);
     let mut options = fastsum::TreeOptions::new(algorithm);
     if let Some(threads) = args.jobs.asked() {
         options.threads = threads;
@@ -184,7 +188,7 @@ fn run_dirs(args: &DupesArgs) -> i32 {
         paths: &args.paths,
         algorithm,
         options,
-        cache: &args.cache,
+        cache: args.cache.asked(),
         json: args.json,
         progress: args.bar.shown(),
     })

@@ -63,7 +63,7 @@ fn walk(run: &mut Run, o: &Options, algorithm: Algorithm, name: &[u8], made: &mu
     let mut hasher = TreeHasher::with_options(options);
     if let Some(mut state) = run.check_cache.take() {
         if let Some(session) = state.session(algorithm) {
-            hasher = hasher.cache(session);
+            hasher = crate::term::cached(&run.program(), hasher, Some(&session));
         }
         say_notice(run, &mut state.cache);
         run.check_cache = Some(state);

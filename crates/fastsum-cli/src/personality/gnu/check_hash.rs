@@ -92,10 +92,9 @@ pub(super) fn prefetch_digests(
             };
             results[indices[record.operand]] = Some(result);
         };
-        let mut run_tree = TreeHasher::with_options(options);
-        if let Some(session) = session {
-            run_tree = run_tree.cache(session);
-        }
+        let who = run.program();
+        let mut run_tree =
+            crate::term::cached(&who, TreeHasher::with_options(options), session.as_ref());
         let counters = run.progress.as_ref().map(|(p, _)| p.clone());
         if let Some(counters) = &counters {
             run_tree = run_tree.progress(counters.clone());

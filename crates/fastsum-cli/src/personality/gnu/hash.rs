@@ -63,10 +63,10 @@ pub(super) fn digest_named(
         // on one file.
         let mut outcome = None;
         let operand = Source::Path(fastsum::name::path(name).into_owned());
-        let ran = TreeHasher::new(algorithm)
+        let hasher = TreeHasher::new(algorithm)
             .threads(1)
-            .strategy(run.hasher.strategy())
-            .cache(session)
+            .strategy(run.hasher.strategy());
+        let ran = crate::term::cached(&run.program(), hasher, Some(&session))
             .run(&[operand], |record| outcome = Some(record.outcome));
         match (ran, outcome) {
             (Ok(()), Some(Outcome::Hashed(hashed))) => Ok(hashed.digest),
@@ -136,6 +136,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     let show_progress = run.tool.kind == ToolKind::Fastsum && progress::wanted(o.no_progress);
     // SAFETY: isatty only inspects the descriptor number.
     let stdout_is_tty = unsafe { libc::isatty(1) } == 1;
+    let who = run.program();
     let mut printer = Printer {
         run,
         o,
@@ -148,10 +149,8 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         if show_progress {
             scope.spawn(|| display.run(&progress));
         }
-        let mut run_tree = TreeHasher::with_options(o.tree.clone()).progress(progress.clone());
-        if let Some((_, session)) = &session {
-            run_tree = run_tree.cache(session.clone());
-        }
+        let run_tree = TreeHasher::with_options(o.tree.clone()).progress(progress.clone());
+        let run_tree = crate::term::cached(&who, run_tree, session.as_ref().map(|(_, s)| s));
         let result = match (&o.prune, o.tree.walk.directories) {
             (None, false) => run_tree.run_into(&operands, &mut printer),
             // The algorithm was checked when the options were resolved.
@@ -176,13 +175,10 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         return false;
     }
     if let Some((Some(mut cache), session)) = session {
-        let session = Arc::into_inner(session).expect("the workers are done");
-        let finished = session.finish(&mut cache);
-        say_notice(run, &mut cache);
-        match finished {
-            Ok(stats) if o.cache_stats => print_cache_stats(run, &stats),
-            Ok(_) => {}
-            Err(e) => run.error(format!("cache: {e}").as_bytes()),
+        let say = &mut |m: &str| run.error(m.as_bytes());
+        let finished = crate::term::cache::finish(&mut cache, session, say);
+        if let (Some(stats), true) = (finished, o.cache_stats) {
+            print_cache_stats(run, &stats);
         }
     }
     ok
@@ -210,15 +206,9 @@ fn session_for(
                 Source::Stdin => None,
             })
             .collect();
-        let loaded = cache.session(o.tree.algorithm, &prefixes);
-        say_notice(run, &mut cache);
-        match loaded {
-            Ok(session) => Some((Some(cache), Arc::new(session))),
-            Err(e) => {
-                run.error(format!("cache: {e}").as_bytes());
-                None
-            }
-        }
+        let say = &mut |m: &str| run.error(m.as_bytes());
+        let session = crate::term::cache::session(&mut cache, o.tree.algorithm, &prefixes, say)?;
+        Some((Some(cache), session))
     })
 }
 

@@ -36,7 +36,7 @@ mod verdict;
 use check::check_file;
 use options::*;
 use remote::hash_operands_and_remotes;
-use run::{open_cache, print_cache_stats, say_notice, CheckCache, Run};
+use run::{open_cache, print_cache_stats, CheckCache, Run};
 
 /// The most threads `-j` asks for: far past any core count, and short of
 /// the thread limits a machine meets (`-j 20000` failed to spawn).
@@ -151,17 +151,9 @@ fn check_all(run: &mut Run, o: &Options, operands: &[Vec<u8>]) -> bool {
         } = state;
         let mut total = fastsum::cache::RunStats::default();
         for (_, session) in sessions {
-            let session = Arc::into_inner(session).expect("the run holds the only reference");
-            let finished = session.finish(&mut cache);
-            say_notice(run, &mut cache);
-            match finished {
-                Ok(stats) => {
-                    total.hits += stats.hits;
-                    total.misses += stats.misses;
-                    total.racy_rereads += stats.racy_rereads;
-                    total.bytes_read += stats.bytes_read;
-                }
-                Err(e) => run.error(format!("cache: {e}").as_bytes()),
+            let say = &mut |m: &str| run.error(m.as_bytes());
+            if let Some(stats) = crate::term::cache::finish(&mut cache, session, say) {
+                total += stats;
             }
         }
         if o.cache_stats {

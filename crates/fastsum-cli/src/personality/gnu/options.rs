@@ -287,7 +287,8 @@ pub(super) fn parse_algorithm(kind: ToolKind, value: &[u8]) -> Option<Family> {
             .find(|(name, _)| name.as_bytes() == value)
             .map(|&(_, f)| f);
     }
-    Some(Family::One(std::str::from_utf8(value).ok()?.parse().ok()?))
+    let name = std::str::from_utf8(value).ok()?;
+    Some(Family::One(crate::term::parse_algorithm(name).ok()?))
 }
 
 /// The algorithm a family means before its length is known.

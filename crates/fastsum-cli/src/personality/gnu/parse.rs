@@ -191,16 +191,12 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
         "cache" => {
             p.cache_without_path = value.is_empty();
             p.o.remote.cache = true;
-            p.o.cache = match value.is_empty() {
-                false => Some(fastsum::name::path(&value).into_owned()),
-                true => {
-                    match fastsum::cache::Cache::default_path() {
-                        Some(path) => Some(path),
-                        None => {
-                            run.error(b"--cache: no $XDG_CACHE_HOME or $HOME to put it in; give --cache=PATH");
-                            return Err(1);
-                        }
-                    }
+            let given = (!value.is_empty()).then(|| fastsum::name::path(&value).into_owned());
+            match crate::term::cache::path(given) {
+                Ok(path) => p.o.cache = Some(path),
+                Err(m) => {
+                    run.error(m.as_bytes());
+                    return Err(1);
                 }
             }
         }

@@ -185,24 +185,13 @@ impl Run {
 /// Opens the cache at `path`, saying once if it had to be rebuilt; a cache
 /// that cannot be opened at all is a warning and the run goes on without.
 pub(super) fn open_cache(run: &mut Run, path: &Path) -> Option<Cache> {
-    match Cache::open(path) {
-        Ok(mut cache) => {
-            say_notice(run, &mut cache);
-            Some(cache)
-        }
-        Err(e) => {
-            run.error(format!("cache: {e}; going on without it").as_bytes());
-            None
-        }
-    }
+    crate::term::cache::open(path, &mut |m| run.error(m.as_bytes()))
 }
 
 /// Says, once, that the cache file was damaged and moved aside (found on
 /// opening, loading or storing).
 pub(super) fn say_notice(run: &mut Run, cache: &mut Cache) {
-    if let Some(notice) = cache.take_notice() {
-        run.error(notice.as_bytes());
-    }
+    crate::term::cache::notice(cache, &mut |m| run.error(m.as_bytes()));
 }
 
 /// `--cache-stats`: what the cache saved, on stderr.
@@ -219,12 +208,21 @@ pub(super) fn print_cache_stats(run: &mut Run, stats: &fastsum::cache::RunStats)
     );
 }
 
+impl Run {
+    /// The program's name as messages start with it.
+    pub(super) fn program(&self) -> String {
+        String::from_utf8_lossy(&self.name).into_owned()
+    }
+}
+
 impl CheckCache {
     /// The session for `algorithm`, loading its entries on first use.
     pub(super) fn session(&mut self, algorithm: Algorithm) -> Option<Arc<CacheSession>> {
         if let Some((_, s)) = self.sessions.iter().find(|(a, _)| *a == algorithm) {
             return Some(s.clone());
         }
+        // Quietly none when it cannot be loaded: the lines of that
+        // algorithm are hashed uncached (`check_hash::prefetch_digests`).
         let session = Arc::new(self.cache.session(algorithm, &[PathBuf::from("/")]).ok()?);
         self.sessions.push((algorithm, session.clone()));
         Some(session)

@@ -116,7 +116,12 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             o.answers = Some(answers);
             read = Some(list);
         }
-        (false, _) if o.cache.is_none() => o.cache = fastsum::cache::Cache::default_path(),
+        // The cache --update uses unasked: with no home for it, said, and
+        // the run goes on without it.
+        (false, _) if o.cache.is_none() => match crate::term::cache::path(None) {
+            Ok(path) => o.cache = Some(path),
+            Err(m) => run.error(format!("{m}; going on without it").as_bytes()),
+        },
         (false, _) => {}
     }
     o.update = Some(Update {

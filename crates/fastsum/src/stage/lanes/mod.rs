@@ -107,7 +107,7 @@ impl<R: LaneRead> MultiBufferHasher<R> {
             reader,
             lanes: (0..kernel.lanes()).map(|_| Lane::new()).collect(),
             pending: VecDeque::new(),
-            scalar: ScalarBatchHasher::new(files),
+            scalar: ScalarBatchHasher::new(kernel.algorithm(), files),
             directory: DirectoryCursor::new(),
         }
     }
@@ -130,10 +130,10 @@ impl<R: LaneRead> MultiBufferHasher<R> {
     /// Runs the lanes. Without `drain`, returns as soon as a lane is idle
     /// and no job is pending to refill it (the caller brings more); with
     /// it, returns when every job taken is reported.
-    fn run(&mut self, algorithm: Algorithm, drain: bool, done: &mut dyn FnMut(Job, StageResult)) {
+    fn run(&mut self, drain: bool, done: &mut dyn FnMut(Job, StageResult)) {
         let lane_count = self.lanes.len();
         loop {
-            self.refill(algorithm, done);
+            self.refill(done);
             let busy = self.lanes.iter().filter(|l| l.is_busy()).count();
             if self.pending.is_empty() {
                 if busy == 0 || (!drain && busy < lane_count) {
@@ -155,7 +155,7 @@ impl<R: LaneRead> MultiBufferHasher<R> {
     /// take (standard input, a FIFO, a part of a file, an empty file, a
     /// file that fails to open) is hashed on the scalar path and reported
     /// at once.
-    fn refill(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
+    fn refill(&mut self, done: &mut dyn FnMut(Job, StageResult)) {
         for lane in self.lanes.iter_mut().filter(|l| !l.is_busy()) {
             while let Some(job) = self.pending.pop_front() {
                 let result = match Self::open(&mut self.directory, &job) {
@@ -164,10 +164,8 @@ impl<R: LaneRead> MultiBufferHasher<R> {
                         lane.start(job, file, stamp.size, self.kernel.initial_state(), opened);
                         break;
                     }
-                    Ok(Opened::Scalar(file)) => self
-                        .scalar
-                        .hash_open(algorithm, &file, job.span, job.verify),
-                    Ok(Opened::Stdin) => self.scalar.hash_job(algorithm, &job),
+                    Ok(Opened::Scalar(file)) => self.scalar.hash_open(&file, job.span, job.verify),
+                    Ok(Opened::Stdin) => self.scalar.hash_job(&job),
                     Err(e) => Err(e),
                 };
                 done(job, result);
@@ -253,25 +251,17 @@ fn tail_threshold(lanes: usize) -> usize {
 /// Lanes stay busy across batches, so batches need only be large enough to
 /// refill them: the default `max_batch` (`MAX_BATCH_FILES`) does.
 impl<R: LaneRead> BatchHasher for MultiBufferHasher<R> {
-    fn hash_batch(
-        &mut self,
-        algorithm: Algorithm,
-        batch: &mut Vec<Job>,
-        done: &mut dyn FnMut(Job, StageResult),
-    ) {
-        if algorithm != self.kernel.algorithm() {
-            return self.scalar.hash_batch(algorithm, batch, done);
-        }
+    fn hash_batch(&mut self, batch: &mut Vec<Job>, done: &mut dyn FnMut(Job, StageResult)) {
         self.pending.extend(batch.drain(..));
-        self.run(algorithm, false, done);
+        self.run(false, done);
     }
 
     fn in_flight(&self) -> bool {
         !self.pending.is_empty() || self.lanes.iter().any(Lane::is_busy)
     }
 
-    fn flush(&mut self, algorithm: Algorithm, done: &mut dyn FnMut(Job, StageResult)) {
-        self.run(algorithm, true, done);
+    fn flush(&mut self, done: &mut dyn FnMut(Job, StageResult)) {
+        self.run(true, done);
     }
 }
 

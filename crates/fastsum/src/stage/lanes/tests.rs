@@ -98,7 +98,7 @@ fn with_verification_a_file_changed_in_flight_fails_and_the_rest_are_kept() {
         ];
         // Both files are opened into lanes and held (fewer than the
         // lanes: the stage waits for more before reading).
-        hasher.hash_batch(kernel.algorithm(), &mut batch, &mut record);
+        hasher.hash_batch(&mut batch, &mut record);
         assert!(hasher.in_flight());
         std::fs::OpenOptions::new()
             .append(true)
@@ -106,7 +106,7 @@ fn with_verification_a_file_changed_in_flight_fails_and_the_rest_are_kept() {
             .unwrap()
             .write_all(b"more")
             .unwrap();
-        hasher.flush(kernel.algorithm(), &mut record);
+        hasher.flush(&mut record);
         let steady_result = results[0].take().unwrap().unwrap();
         assert_eq!(
             steady_result.digest,
@@ -229,8 +229,8 @@ fn a_file_that_fails_fails_alone() {
     let mut record = |job: Job, result: StageResult| {
         outcomes[job.operand] = Some(result.map(|h| h.digest).map_err(|e| e.to_string()));
     };
-    hasher.hash_batch(Algorithm::Md5, &mut batch, &mut record);
-    hasher.flush(Algorithm::Md5, &mut record);
+    hasher.hash_batch(&mut batch, &mut record);
+    hasher.flush(&mut record);
     assert!(outcomes[0]
         .clone()
         .unwrap()
@@ -267,7 +267,6 @@ fn run_with_failures(
     let mut results = vec![None; files.len()];
     let mut hasher =
         MultiBufferHasher::with_reader(kernel, FileHasher::new(), FailingRead { fail_at });
-    let algorithm = kernel.algorithm();
     let mut record = |job: Job, result: StageResult| {
         assert!(results[job.operand].is_none(), "reported twice");
         results[job.operand] = Some(result.map_err(|e| e.to_string()));
@@ -276,9 +275,9 @@ fn run_with_failures(
     while !batch.is_empty() {
         let take = (batch.len() / 3).max(1);
         let mut part: Vec<Job> = batch.drain(..take).collect();
-        hasher.hash_batch(algorithm, &mut part, &mut record);
+        hasher.hash_batch(&mut part, &mut record);
     }
-    hasher.flush(algorithm, &mut record);
+    hasher.flush(&mut record);
     assert!(!hasher.in_flight());
     results
         .into_iter()
@@ -393,15 +392,15 @@ fn spans_hash_exactly_their_bytes_in_either_stage() {
             Kernel::Md5(width),
             FileHasher::new(),
         )),
-        Box::new(ScalarBatchHasher::new(FileHasher::new())),
+        Box::new(ScalarBatchHasher::new(Algorithm::Md5, FileHasher::new())),
     ];
     for mut stage in stages {
         let mut results = vec![None; spans.len()];
         let mut record = |job: Job, result: StageResult| {
             results[job.operand] = Some(result.unwrap());
         };
-        stage.hash_batch(Algorithm::Md5, &mut jobs(), &mut record);
-        stage.flush(Algorithm::Md5, &mut record);
+        stage.hash_batch(&mut jobs(), &mut record);
+        stage.flush(&mut record);
         for (result, (span, bytes)) in results.into_iter().zip(&spans) {
             let hashed = result.expect("reported");
             assert_eq!(hashed.digest, reference(bytes), "{span:?}");
