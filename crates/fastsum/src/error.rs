@@ -50,6 +50,15 @@ pub enum ErrorKind {
         #[source]
         source: rusqlite::Error,
     },
+    /// Input cut into parts of the sizes S3 listed did not fill them
+    /// exactly (`algo::parts::PartLayout::Sizes`).
+    #[error("{read} bytes read where the parts listed hold {listed}")]
+    PartsMismatch {
+        /// The bytes the listed parts hold.
+        listed: u64,
+        /// The bytes read.
+        read: u64,
+    },
     /// An `--exclude` pattern that is not a valid glob.
     #[error("invalid exclude pattern '{glob}': {cause}")]
     InvalidGlob {

@@ -60,7 +60,9 @@ impl CheckLine<'_> {
     /// Whether `actual`, the digest of the named file, is what the line
     /// expects (all of it, or the first bytes a shortened tag names).
     pub fn matches(&self, actual: &Digest) -> bool {
-        self.matchable && actual.as_bytes().starts_with(self.expected.as_bytes())
+        self.matchable
+            && actual.parts() == self.expected.parts()
+            && actual.as_bytes().starts_with(self.expected.as_bytes())
     }
 }
 
