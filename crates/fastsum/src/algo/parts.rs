@@ -9,7 +9,7 @@
 //!   size, as any other algorithm (the CLI's `-a s3etag --part-size 8MiB`):
 //!   input of one part (or none) gives the plain digest, as a single-part
 //!   upload (`PutObject`) has;
-//! * [`PartHasher`], [`hash_path`] and [`hash_reader`] for a layout S3
+//! * [`PartHasher`] and [`hash_reader`] for a layout S3
 //!   reported (a part size, or each part's size from
 //!   `GetObjectAttributes`): always the multipart form, `-1` included.
 //!
@@ -22,7 +22,6 @@
 
 use std::fmt;
 use std::io::Read;
-use std::path::Path;
 
 use super::{Algorithm, Hasher, StreamHasher};
 use crate::digest::Digest;
@@ -254,19 +253,22 @@ impl<'a> PartHasher<'a> {
     }
 }
 
-/// The digest of `reader`'s bytes cut into parts (see [`PartHasher`]).
-pub fn hash_reader(of: Algorithm, layout: PartLayout<'_>, reader: impl Read) -> Result<Digest> {
+/// The digest of `reader`'s bytes cut into parts (see [`PartHasher`]),
+/// read through a buffer of 1 MiB. For a file named by outside input,
+/// open it with `fastsum::read::open_regular` (regular files only, never
+/// waiting) and hand it here.
+pub fn hash_reader(of: Algorithm, layout: PartLayout<'_>, mut reader: impl Read) -> Result<Digest> {
     let mut hasher = PartHasher::new(of, layout);
-    crate::read::FileHasher::new().read_with(reader, |bytes| hasher.update(bytes))?;
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(buffer.get(..n).unwrap_or_default()),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::new(e)),
+        }
+    }
     hasher.finish().map_err(Error::new)
-}
-
-/// The digest of the regular file at `path` cut into parts (see
-/// [`PartHasher`]), opened as every listed path is
-/// ([`crate::read::open_regular`]). Errors carry the path.
-pub fn hash_path(of: Algorithm, layout: PartLayout<'_>, path: &Path) -> Result<Digest> {
-    let file = crate::read::open_regular(path)?;
-    hash_reader(of, layout, &file).map_err(|e| Error::with_path(path, e.into_kind()))
 }
 
 /// A part size as people write it: `8MiB`, `8M`, `8MB` (1024-based, as
@@ -297,7 +299,7 @@ impl fmt::Display for PartSize {
         let units = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")];
         match units
             .iter()
-            .find(|(shift, _)| self.0 != 0 && self.0 % (1u64 << shift) == 0)
+            .find(|(shift, _)| self.0 != 0 && self.0.is_multiple_of(1u64 << shift))
         {
             Some((shift, unit)) => write!(f, "{}{unit}", self.0 >> shift),
             None => write!(f, "{}", self.0),
