@@ -125,7 +125,7 @@ pub(crate) mod hashers {
     #[cfg(feature = "simd")]
     pub use crate::algo::md5::compress as md5_compress;
     pub use crate::algo::md5::Md5;
-    pub use crate::algo::parts::Parts;
+    pub(crate) use crate::algo::parts::Parts;
     pub use crate::algo::rustcrypto::{
         Sha1, Sha224, Sha256, Sha384, Sha3_224, Sha3_256, Sha3_384, Sha3_512, Sha512, Sm3,
     };

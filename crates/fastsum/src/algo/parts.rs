@@ -171,7 +171,7 @@ impl Cutter {
 /// [`Algorithm::Composite`]: parts of one size; input of one part gives
 /// the plain digest, as a single-part upload has.
 #[derive(Clone)]
-pub struct Parts {
+pub(crate) struct Parts {
     cutter: Cutter,
     part_size: u64,
 }
