@@ -85,11 +85,17 @@ fn threads(threads: Option<usize>) -> usize {
     }
 }
 
-/// `hash_file(path, algorithm="md5") -> str`: one file's hex digest.
+/// `hash_file(path, algorithm="md5", *, part_size=None) -> str`: one
+/// file's hex digest (`HEX-N` for S3's digest of N parts of `part_size`).
 #[pyfunction]
-#[pyo3(signature = (path, algorithm = "md5"))]
-pub fn hash_file(py: Python<'_>, path: &Bound<'_, PyAny>, algorithm: &str) -> PyResult<String> {
-    let algorithm = errors::algorithm(algorithm)?;
+#[pyo3(signature = (path, algorithm = "md5", *, part_size = None))]
+pub fn hash_file(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    algorithm: &str,
+    part_size: Option<u64>,
+) -> PyResult<String> {
+    let algorithm = errors::algorithm_in_parts(algorithm, part_size)?;
     let (path, bytes_paths) = paths::from_python(path)?;
     let result = py.detach(|| FileHasher::new().hash_path(algorithm, &path));
     match result {
@@ -102,14 +108,15 @@ pub fn hash_file(py: Python<'_>, path: &Bound<'_, PyAny>, algorithm: &str) -> Py
 /// every file on every core (the SIMD lanes where the algorithm has them),
 /// results in input order; a file that fails is a result with its error.
 #[pyfunction]
-#[pyo3(signature = (paths, algorithm = "md5", threads = None))]
+#[pyo3(signature = (paths, algorithm = "md5", threads = None, *, part_size = None))]
 pub fn hash_files(
     py: Python<'_>,
     paths: &Bound<'_, PyAny>,
     algorithm: &str,
     threads: Option<usize>,
+    part_size: Option<u64>,
 ) -> PyResult<Vec<FileResult>> {
-    let algorithm = errors::algorithm(algorithm)?;
+    let algorithm = errors::algorithm_in_parts(algorithm, part_size)?;
     // Keep the caller's objects: each result's path is the one given.
     let mut given = Vec::new();
     let mut converted = Vec::new();
@@ -219,7 +226,8 @@ impl TreeIterator {
 /// cache=None, threads=None)`: every file under `root`, in sorted path
 /// order, as the walk goes (memory does not grow with the tree).
 #[pyfunction]
-#[pyo3(signature = (root, algorithm = "md5", *, exclude = Vec::new(), follow = false, cache = None, threads = None))]
+#[pyo3(signature = (root, algorithm = "md5", *, exclude = Vec::new(), follow = false, cache = None, threads = None, part_size = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn hash_tree(
     py: Python<'_>,
     root: &Bound<'_, PyAny>,
@@ -228,8 +236,9 @@ pub fn hash_tree(
     follow: bool,
     cache: Option<&Bound<'_, PyAny>>,
     threads: Option<usize>,
+    part_size: Option<u64>,
 ) -> PyResult<TreeIterator> {
-    let algorithm = errors::algorithm(algorithm)?;
+    let algorithm = errors::algorithm_in_parts(algorithm, part_size)?;
     let (root, bytes_paths) = paths::from_python(root)?;
     let walk = errors::walk_options(py, follow, exclude)?;
     let mut hasher = TreeHasher::new(algorithm)

@@ -12,11 +12,19 @@ pub(crate) const MAX_DIGEST_LEN: usize = 64;
 /// allocation per file).
 ///
 /// Bytes are in the canonical order the reference tools print: big-endian
-/// for the xxHash family, as `xxhsum` prints them by default.
+/// for the xxHash family, as `xxhsum` prints them by default, and for the
+/// CRCs, as S3 sends them.
+///
+/// A digest of parts (S3's multipart ETag and composite checksums, issue
+/// 54) also carries the number of parts, written after it as `-N` in
+/// every form (`hex-N`, `base64-N`, as S3 writes them); two digests are
+/// equal only with the same count (`X-1` is not `X`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Digest {
     bytes: [u8; MAX_DIGEST_LEN],
     len: u8,
+    /// The number of parts, 0 for a digest of the whole input.
+    parts: u32,
 }
 
 impl Digest {
@@ -33,9 +41,23 @@ impl Digest {
         let mut d = Digest {
             bytes: [0; MAX_DIGEST_LEN],
             len: bytes.len() as u8,
+            parts: 0,
         };
         d.bytes[..bytes.len()].copy_from_slice(bytes);
         d
+    }
+
+    /// This digest as the digest of `parts` parts (S3's `-N`; 0: of the
+    /// whole input, no suffix).
+    pub fn with_parts(mut self, parts: u32) -> Self {
+        self.parts = parts;
+        self
+    }
+
+    /// The number of parts this is a digest of (S3's `-N` of a multipart
+    /// ETag or composite checksum), `None` for a digest of the whole input.
+    pub fn parts(&self) -> Option<u32> {
+        (self.parts != 0).then_some(self.parts)
     }
 
     /// The digest's bytes.
@@ -67,6 +89,9 @@ impl Digest {
             out.push(HEX[(b >> 4) as usize] as char);
             out.push(HEX[(b & 15) as usize] as char);
         }
+        if let Some(n) = self.parts() {
+            out.push_str(&format!("-{n}"));
+        }
     }
 
     /// Appends the lower-case hex form to a byte buffer without allocating
@@ -77,12 +102,55 @@ impl Digest {
             out.push(HEX[(b >> 4) as usize]);
             out.push(HEX[(b & 15) as usize]);
         }
+        self.push_parts(out);
     }
 
     /// Appends the base64 form (RFC 4648, `+/`, padded with `=`) to `out`:
-    /// `cksum --base64`'s digests.
+    /// `cksum --base64`'s digests, and S3's checksums (`x-amz-checksum-*`:
+    /// the base64 of the big-endian bytes, `-N` after a composite one).
     pub fn push_base64(&self, out: &mut Vec<u8>) {
         push_base64(self.as_bytes(), out);
+        self.push_parts(out);
+    }
+
+    /// The base64 form as a string (see [`Digest::push_base64`]).
+    pub fn to_base64(&self) -> String {
+        let mut out = Vec::new();
+        self.push_base64(&mut out);
+        // Base64 and `-N` are ASCII.
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// `-N` for a digest of parts.
+    fn push_parts(&self, out: &mut Vec<u8>) {
+        if let Some(n) = self.parts() {
+            out.extend_from_slice(format!("-{n}").as_bytes());
+        }
+    }
+
+    /// Reads a value as S3 sends it in an `x-amz-checksum-*` header or a
+    /// `Checksum*` field: padded base64, with `-N` after a composite
+    /// checksum of N parts. `None` for anything else (S3's answers are
+    /// outside input).
+    pub fn from_s3_checksum(text: &str) -> Option<Digest> {
+        let (value, parts) = split_parts(text)?;
+        let bytes = decode_base64(value)?;
+        (!bytes.is_empty() && bytes.len() <= MAX_DIGEST_LEN)
+            .then(|| Digest::from_bytes(&bytes).with_parts(parts))
+    }
+
+    /// Reads an S3 ETag: hex (either case), with `-N` after a multipart
+    /// upload's, inside double quotes or not (S3 quotes them). `None` for
+    /// anything else, an SSE-KMS ETag included only where it is not hex.
+    pub fn from_etag(text: &str) -> Option<Digest> {
+        let text = text
+            .strip_prefix('"')
+            .and_then(|t| t.strip_suffix('"'))
+            .unwrap_or(text);
+        let (value, parts) = split_parts(text)?;
+        digest_from_hex(value.as_bytes())
+            .filter(|d| !d.is_empty())
+            .map(|d| d.with_parts(parts))
     }
 
     /// Reads a padded base64 digest as `cksum -c` accepts it; `None` unless
@@ -130,6 +198,7 @@ pub(crate) fn digest_from_hex(hex: &[u8]) -> Option<Digest> {
     let mut d = Digest {
         bytes: [0; MAX_DIGEST_LEN],
         len: (hex.len() / 2) as u8,
+        parts: 0,
     };
     let mut bad = 0u8;
     for (byte, pair) in d.bytes.iter_mut().zip(hex.chunks_exact(2)) {
@@ -163,7 +232,24 @@ impl fmt::Display for Digest {
         for b in self.as_bytes() {
             write!(f, "{b:02x}")?;
         }
-        Ok(())
+        match self.parts() {
+            Some(n) => write!(f, "-{n}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `VALUE-N` split into the value and N (1 or more, decimal, no sign or
+/// leading zero); a value without `-` is of the whole input (0).
+pub(crate) fn split_parts(text: &str) -> Option<(&str, u32)> {
+    match text.rsplit_once('-') {
+        None => Some((text, 0)),
+        Some((value, n)) => {
+            let canonical =
+                !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0');
+            let parts: u32 = n.parse().ok().filter(|_| canonical)?;
+            Some((value, parts))
+        }
     }
 }
 

@@ -66,6 +66,15 @@ pub enum ErrorKind {
     #[cfg(feature = "cache")]
     #[error("no $XDG_CACHE_HOME or $HOME to put the cache in; give --cache=PATH")]
     NoCacheHome,
+    /// Input cut into parts of the sizes S3 listed did not fill them
+    /// exactly (`algo::parts::PartLayout::Sizes`).
+    #[error("{read} bytes read where the parts listed hold {listed}")]
+    PartsMismatch {
+        /// The bytes the listed parts hold.
+        listed: u64,
+        /// The bytes read.
+        read: u64,
+    },
     /// An `--exclude` pattern that is not a valid glob.
     #[error("invalid exclude pattern '{glob}': {cause}")]
     InvalidGlob {

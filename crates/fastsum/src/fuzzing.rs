@@ -221,6 +221,7 @@ mod targets {
                 TagPolicy::Cksum(Family::Sha3),
                 TagPolicy::Cksum(Family::Blake2b),
                 TagPolicy::Cksum(Family::One(Algorithm::Sm3)),
+                TagPolicy::Any(Algorithm::S3Etag { part_size: 4 }),
             ] {
                 let mut parser = CheckParser::new(policy);
                 for line in lines(input) {
@@ -231,6 +232,10 @@ mod targets {
                 }
             }
             for line in lines(input) {
+                // S3's answers (issue 54): ETags and x-amz-checksum values.
+                let text = String::from_utf8_lossy(line);
+                let _ = crate::Digest::from_etag(&text);
+                let _ = crate::Digest::from_s3_checksum(&text);
                 let _ = crate::manifest::xxhsum::parse_line(line, false);
                 let _ = crate::manifest::xxhsum::parse_line(line, true);
                 let _ = crate::manifest::b3sum::parse_line(&String::from_utf8_lossy(line));

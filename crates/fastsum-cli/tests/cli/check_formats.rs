@@ -289,7 +289,8 @@ fn formats_are_told_forced_and_explained() {
     env.file(b"crc", &crc);
     let out = fastsum(&env, &["-c", "crc"]);
     assert!(
-        out.stderr_str().contains("give -a xxh32, crc32b"),
+        out.stderr_str()
+            .contains("give -a xxh32, crc32, crc32c, crc32b"),
         "{}",
         out.stderr_str()
     );

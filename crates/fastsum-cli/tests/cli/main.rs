@@ -42,6 +42,7 @@ mod remote_diff;
 mod remote_links;
 mod remote_prune;
 mod report_names;
+mod s3_algorithms;
 mod scrub;
 mod scrub_hostile;
 mod tree;

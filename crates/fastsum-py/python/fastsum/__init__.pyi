@@ -103,9 +103,15 @@ class FileResult:
     @property
     def ok(self) -> bool: ...
 
-def hash_file(path: _StrOrBytesPath, algorithm: str = "md5") -> str: ...
+def hash_file(
+    path: _StrOrBytesPath, algorithm: str = "md5", *, part_size: Optional[int] = None
+) -> str: ...
 def hash_files(
-    paths: Iterable[_StrOrBytesPath], algorithm: str = "md5", threads: Optional[int] = None
+    paths: Iterable[_StrOrBytesPath],
+    algorithm: str = "md5",
+    threads: Optional[int] = None,
+    *,
+    part_size: Optional[int] = None,
 ) -> list[FileResult]: ...
 
 @final
@@ -121,6 +127,7 @@ def hash_tree(
     follow: bool = False,
     cache: Optional[_StrOrBytesPath] = None,
     threads: Optional[int] = None,
+    part_size: Optional[int] = None,
 ) -> TreeIterator: ...
 
 @final

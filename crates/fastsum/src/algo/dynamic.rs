@@ -33,6 +33,11 @@ enum State {
     Crc32b(h::Crc32b),
     Bsd(h::Bsd),
     Sysv(h::Sysv),
+    Crc32(h::Crc32),
+    Crc32c(h::Crc32c),
+    Crc64Nvme(h::Crc64Nvme),
+    /// Boxed: it holds hashers of its own.
+    Parts(Box<h::Parts>),
 }
 
 /// An incremental hash of any [`Algorithm`], cloneable mid-stream, whose
@@ -89,6 +94,10 @@ impl Hasher {
             State::Crc32b(s) => s.update(bytes),
             State::Bsd(s) => s.update(bytes),
             State::Sysv(s) => s.update(bytes),
+            State::Crc32(s) => s.update(bytes),
+            State::Crc32c(s) => s.update(bytes),
+            State::Crc64Nvme(s) => s.update(bytes),
+            State::Parts(s) => s.update(bytes),
         }
     }
 
@@ -116,6 +125,10 @@ impl Hasher {
             State::Crc32b(s) => s.finalize(),
             State::Bsd(s) => s.finalize(),
             State::Sysv(s) => s.finalize(),
+            State::Crc32(s) => s.finalize(),
+            State::Crc32c(s) => s.finalize(),
+            State::Crc64Nvme(s) => s.finalize(),
+            State::Parts(s) => (*s).finalize(),
         }
     }
 
@@ -123,7 +136,8 @@ impl Hasher {
     /// `block_size`): 64 for MD5, SHA-1, SHA-224/256, SM3, BLAKE3 and
     /// XXH3; 128 for SHA-384/512 and BLAKE2b; SHA-3's rate (144, 136, 104,
     /// 72 bytes); xxHash's stripes (16, 32) for XXH32 and XXH64; 1 for the
-    /// byte-serial old checksums.
+    /// CRCs and the byte-serial old checksums; a digest of parts, its
+    /// parts' algorithm's.
     pub fn block_size(&self) -> usize {
         match self.algorithm {
             Algorithm::Sha384 | Algorithm::Sha512 | Algorithm::Blake2b { .. } => 128,
@@ -133,8 +147,17 @@ impl Hasher {
             Algorithm::Sha3_256 => 136,
             Algorithm::Sha3_384 => 104,
             Algorithm::Sha3_512 => 72,
-            Algorithm::Crc | Algorithm::Crc32b | Algorithm::Bsd | Algorithm::Sysv => 1,
-            _ => 64,
+            Algorithm::Crc
+            | Algorithm::Crc32b
+            | Algorithm::Bsd
+            | Algorithm::Sysv
+            | Algorithm::Crc32
+            | Algorithm::Crc32c
+            | Algorithm::Crc64Nvme => 1,
+            a => match a.part_layout() {
+                Some((of, _)) => Hasher::new(of).block_size(),
+                None => 64,
+            },
         }
     }
 }
@@ -151,8 +174,14 @@ macro_rules! from_state {
 
 from_state!(
     Md5, Sha1, Sha224, Sha256, Sha384, Sha512, Blake2b, Xxh32, Xxh64, Xxh3, Xxh128, Sm3, Sha3_224,
-    Sha3_256, Sha3_384, Sha3_512, Crc, Crc32b, Bsd, Sysv
+    Sha3_256, Sha3_384, Sha3_512, Crc, Crc32b, Bsd, Sysv, Crc32, Crc32c, Crc64Nvme
 );
+
+impl From<h::Parts> for State {
+    fn from(s: h::Parts) -> State {
+        State::Parts(Box::new(s))
+    }
+}
 
 impl From<h::Blake3> for State {
     fn from(s: h::Blake3) -> State {

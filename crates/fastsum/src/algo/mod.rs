@@ -8,10 +8,13 @@
 //! compiled once per algorithm with no virtual call per block.
 
 mod blake;
+mod crc;
+mod dispatch;
 mod dynamic;
 mod legacy;
 pub(crate) mod md5;
 mod openssl;
+pub mod parts;
 mod rustcrypto;
 mod xxh;
 
@@ -21,9 +24,11 @@ use std::str::FromStr;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
 
+pub(crate) use dispatch::{dispatch, hashers};
 pub use dynamic::Hasher;
 #[cfg(feature = "tree")]
 pub(crate) use legacy::legacy_fields;
+pub use parts::PartChecksum;
 
 /// A hash algorithm, with its output length where that is variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -76,14 +81,44 @@ pub enum Algorithm {
     Bsd,
     /// The System V checksum: `sum -s`, `cksum -a sysv`.
     Sysv,
+    /// The CRC-32 of zlib (as `crc32b`) as a plain digest, big-endian:
+    /// S3's `CRC32` (base64 of these bytes).
+    Crc32,
+    /// CRC-32C (Castagnoli), big-endian: S3's `CRC32C`.
+    Crc32c,
+    /// CRC-64/NVME, big-endian: S3's `CRC64NVME` (its default checksum).
+    Crc64Nvme,
+    /// S3's ETag of an upload in parts of `part_size` bytes: the MD5 of
+    /// the parts' binary MD5s, and `-N` (N parts); input of one part (or
+    /// none) gives its plain MD5, as a single-part upload has
+    /// ([`parts`]).
+    S3Etag {
+        /// Bytes a part (the last one may be shorter); never 0.
+        part_size: u64,
+    },
+    /// S3's composite checksum of an upload in parts of `part_size`
+    /// bytes: the checksum of the parts' binary checksums, and `-N`;
+    /// input of one part (or none) gives the plain checksum ([`parts`]).
+    Composite {
+        /// The checksum of each part and of the parts' checksums.
+        of: PartChecksum,
+        /// Bytes a part (the last one may be shorter); never 0.
+        part_size: u64,
+    },
 }
 
 impl Algorithm {
     /// BLAKE2b-512, as `b2sum` computes by default.
     pub const BLAKE2B: Algorithm = Algorithm::Blake2b { output_len: 64 };
 
+    /// S3's ETag for the part size the AWS CLI and boto3 upload with
+    /// ([`parts::DEFAULT_PART_SIZE`], 8 MiB).
+    pub const S3ETAG: Algorithm = Algorithm::S3Etag {
+        part_size: parts::DEFAULT_PART_SIZE,
+    };
+
     /// Every algorithm, in the order they are listed to users.
-    pub const ALL: [Algorithm; 21] = [
+    pub const ALL: [Algorithm; 25] = [
         Algorithm::Md5,
         Algorithm::Sha1,
         Algorithm::Sha224,
@@ -101,6 +136,10 @@ impl Algorithm {
         Algorithm::Sha3_256,
         Algorithm::Sha3_384,
         Algorithm::Sha3_512,
+        Algorithm::Crc32,
+        Algorithm::Crc32c,
+        Algorithm::Crc64Nvme,
+        Algorithm::S3ETAG,
         Algorithm::Crc,
         Algorithm::Crc32b,
         Algorithm::Bsd,
@@ -164,6 +203,11 @@ impl Algorithm {
             Algorithm::Crc32b => "crc32b",
             Algorithm::Bsd => "bsd",
             Algorithm::Sysv => "sysv",
+            Algorithm::Crc32 => "crc32",
+            Algorithm::Crc32c => "crc32c",
+            Algorithm::Crc64Nvme => "crc64nvme",
+            Algorithm::S3Etag { .. } => "s3etag",
+            Algorithm::Composite { of, .. } => of.algorithm().name(),
         }
     }
 
@@ -192,6 +236,11 @@ impl Algorithm {
             Algorithm::Crc32b => "CRC32B",
             Algorithm::Bsd => "BSD",
             Algorithm::Sysv => "SYSV",
+            Algorithm::Crc32 => "CRC32",
+            Algorithm::Crc32c => "CRC32C",
+            Algorithm::Crc64Nvme => "CRC64NVME",
+            Algorithm::S3Etag { .. } => "S3ETAG",
+            Algorithm::Composite { of, .. } => of.algorithm().tag(),
         }
     }
 
@@ -217,6 +266,34 @@ impl Algorithm {
             // The checksum, then the byte count (8 bytes).
             Algorithm::Crc | Algorithm::Crc32b => 12,
             Algorithm::Bsd | Algorithm::Sysv => 10,
+            Algorithm::Crc32 | Algorithm::Crc32c => 4,
+            Algorithm::Crc64Nvme => 8,
+            Algorithm::S3Etag { .. } => 16,
+            Algorithm::Composite { of, .. } => of.algorithm().output_len(),
+        }
+    }
+
+    /// For a digest of parts ([`Algorithm::S3Etag`],
+    /// [`Algorithm::Composite`]): the algorithm of each part and the part
+    /// size. `None` for the others.
+    pub fn part_layout(self) -> Option<(Algorithm, u64)> {
+        match self {
+            Algorithm::S3Etag { part_size } => Some((Algorithm::Md5, part_size)),
+            Algorithm::Composite { of, part_size } => Some((of.algorithm(), part_size)),
+            _ => None,
+        }
+    }
+
+    /// This algorithm over parts of `part_size` bytes, as S3 keeps it for
+    /// a multipart upload: MD5 (or `s3etag`) gives the ETag, CRC-32,
+    /// CRC-32C, SHA-1 and SHA-256 their composite checksums. `None` for
+    /// the others (CRC-64/NVME is kept of whole objects only).
+    pub fn in_parts(self, part_size: u64) -> Option<Algorithm> {
+        let part_size = (part_size > 0).then_some(part_size)?;
+        match self {
+            Algorithm::Md5 | Algorithm::S3Etag { .. } => Some(Algorithm::S3Etag { part_size }),
+            Algorithm::Composite { of, .. } => Some(Algorithm::Composite { of, part_size }),
+            other => PartChecksum::of(other).map(|of| Algorithm::Composite { of, part_size }),
         }
     }
 
@@ -256,6 +333,12 @@ impl fmt::Display for Algorithm {
             Algorithm::Blake2b { output_len } if output_len != 64 => {
                 write!(f, "blake2b-{}", u32::from(output_len) * 8)
             }
+            Algorithm::S3Etag { .. } | Algorithm::Composite { .. }
+                if *self != Algorithm::S3ETAG =>
+            {
+                let part_size = self.part_layout().map_or(0, |(_, size)| size);
+                write!(f, "{}/{}", self.name(), parts::PartSize(part_size))
+            }
             a => f.write_str(a.name()),
         }
     }
@@ -268,6 +351,18 @@ impl FromStr for Algorithm {
     /// `blake2b-BITS` for a shorter BLAKE2b, and a few common aliases
     /// (`sha-256`, `b2`, `b3`, `xxh3_64`, `xxhash64`).
     fn from_str(s: &str) -> Result<Self, Error> {
+        let unknown = || {
+            Error::new(ErrorKind::UnknownAlgorithm {
+                name: s.to_string(),
+                valid: Algorithm::valid_names(),
+            })
+        };
+        if let Some((name, size)) = s.split_once('/') {
+            // `NAME/PART-SIZE`: a digest of parts (`s3etag/16MiB`, `crc32c/8MiB`).
+            let whole: Algorithm = name.parse()?;
+            let part_size = parts::parse_part_size(size).ok_or_else(unknown)?;
+            return whole.in_parts(part_size).ok_or_else(unknown);
+        }
         let lower = s.to_ascii_lowercase();
         let algorithm = match lower.as_str() {
             "md5" => Algorithm::Md5,
@@ -291,6 +386,10 @@ impl FromStr for Algorithm {
             "crc32b" => Algorithm::Crc32b,
             "bsd" => Algorithm::Bsd,
             "sysv" => Algorithm::Sysv,
+            "crc32" | "crc-32" => Algorithm::Crc32,
+            "crc32c" | "crc-32c" => Algorithm::Crc32c,
+            "crc64nvme" | "crc64-nvme" | "crc-64-nvme" => Algorithm::Crc64Nvme,
+            "s3etag" | "s3-etag" | "etag" => Algorithm::S3ETAG,
             other => match other
                 .strip_prefix("blake2b-")
                 .and_then(|b| b.parse::<u32>().ok())
@@ -298,12 +397,7 @@ impl FromStr for Algorithm {
                 Some(bits) if bits % 8 == 0 && (8..=512).contains(&bits) => Algorithm::Blake2b {
                     output_len: (bits / 8) as u8,
                 },
-                _ => {
-                    return Err(Error::new(ErrorKind::UnknownAlgorithm {
-                        name: s.to_string(),
-                        valid: Algorithm::valid_names(),
-                    }))
-                }
+                _ => return Err(unknown()),
             },
         };
         Ok(algorithm)
@@ -332,116 +426,6 @@ pub(crate) trait StreamHasher {
     }
 }
 
-/// Runs `$body` with the type alias `$H` bound to the [`StreamHasher`] for
-/// `$algorithm`: the single point where a runtime algorithm becomes a
-/// compile-time type.
-macro_rules! dispatch {
-    ($algorithm:expr, $H:ident => $body:expr) => {{
-        use $crate::algo::hashers as __h;
-        match $algorithm {
-            $crate::Algorithm::Md5 => {
-                type $H = __h::Md5;
-                $body
-            }
-            $crate::Algorithm::Sha1 => {
-                type $H = __h::Sha1;
-                $body
-            }
-            $crate::Algorithm::Sha224 => {
-                type $H = __h::Sha224;
-                $body
-            }
-            $crate::Algorithm::Sha256 => {
-                type $H = __h::Sha256;
-                $body
-            }
-            $crate::Algorithm::Sha384 => {
-                type $H = __h::Sha384;
-                $body
-            }
-            $crate::Algorithm::Sha512 => {
-                type $H = __h::Sha512;
-                $body
-            }
-            $crate::Algorithm::Blake2b { .. } => {
-                type $H = __h::Blake2b;
-                $body
-            }
-            $crate::Algorithm::Blake3 => {
-                type $H = __h::Blake3;
-                $body
-            }
-            $crate::Algorithm::Xxh32 => {
-                type $H = __h::Xxh32;
-                $body
-            }
-            $crate::Algorithm::Xxh64 => {
-                type $H = __h::Xxh64;
-                $body
-            }
-            $crate::Algorithm::Xxh3 => {
-                type $H = __h::Xxh3;
-                $body
-            }
-            $crate::Algorithm::Xxh128 => {
-                type $H = __h::Xxh128;
-                $body
-            }
-            $crate::Algorithm::Sm3 => {
-                type $H = __h::Sm3;
-                $body
-            }
-            $crate::Algorithm::Sha3_224 => {
-                type $H = __h::Sha3_224;
-                $body
-            }
-            $crate::Algorithm::Sha3_256 => {
-                type $H = __h::Sha3_256;
-                $body
-            }
-            $crate::Algorithm::Sha3_384 => {
-                type $H = __h::Sha3_384;
-                $body
-            }
-            $crate::Algorithm::Sha3_512 => {
-                type $H = __h::Sha3_512;
-                $body
-            }
-            $crate::Algorithm::Crc => {
-                type $H = __h::Crc;
-                $body
-            }
-            $crate::Algorithm::Crc32b => {
-                type $H = __h::Crc32b;
-                $body
-            }
-            $crate::Algorithm::Bsd => {
-                type $H = __h::Bsd;
-                $body
-            }
-            $crate::Algorithm::Sysv => {
-                type $H = __h::Sysv;
-                $body
-            }
-        }
-    }};
-}
-
-pub(crate) use dispatch;
-
-/// The concrete [`StreamHasher`] types, named for `dispatch!`.
-pub(crate) mod hashers {
-    pub use super::blake::{Blake2b, Blake3};
-    pub use super::legacy::{Bsd, Crc, Crc32b, Sysv};
-    #[cfg(feature = "simd")]
-    pub use super::md5::compress as md5_compress;
-    pub use super::md5::Md5;
-    pub use super::rustcrypto::{
-        Sha1, Sha224, Sha256, Sha384, Sha3_224, Sha3_256, Sha3_384, Sha3_512, Sha512, Sm3,
-    };
-    pub use super::xxh::{Xxh128, Xxh3, Xxh32, Xxh64};
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,10 +443,10 @@ mod tests {
 
     #[test]
     fn unknown_names_list_the_valid_ones() {
-        let e = "crc32".parse::<Algorithm>().unwrap_err();
+        let e = "crc16".parse::<Algorithm>().unwrap_err();
         let msg = e.to_string();
         assert!(
-            msg.contains("crc32") && msg.contains("sha256") && msg.contains("xxh128"),
+            msg.contains("crc16") && msg.contains("sha256") && msg.contains("xxh128"),
             "{msg}"
         );
         assert!("blake2b-12".parse::<Algorithm>().is_err());

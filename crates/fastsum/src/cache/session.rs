@@ -225,6 +225,12 @@ impl Cache {
     /// the file cannot be opened twice), and only `algorithm`'s digests
     /// answered and stored by it. The one way a run starts using the cache.
     pub fn session(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<CacheSession> {
+        if algorithm.part_layout().is_some() {
+            // Rows keep a digest's bytes, not S3's `-N` beside them.
+            let why = format!("the cache does not keep digests of parts ({algorithm}) yet");
+            let e = std::io::Error::new(std::io::ErrorKind::Unsupported, why);
+            return Err(crate::Error::with_path(self.path(), e));
+        }
         let cwd = std::env::current_dir().unwrap_or_default();
         let prefixes: Vec<PathBuf> = prefixes.iter().map(|p| absolute_in(&cwd, p)).collect();
         let prefixes = &prefixes[..];

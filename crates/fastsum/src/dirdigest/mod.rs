@@ -64,9 +64,9 @@ fn kind_byte(kind: SpecialKind) -> u8 {
 impl Algorithm {
     /// Why this algorithm cannot make directory digests, if it cannot:
     /// the old checksums (cksum, sum, crc32b) carry a length beside their
-    /// value and are not hashes.
+    /// value and are not hashes; S3's digests of parts are of one object.
     pub fn directory_digest_refusal(self) -> Option<String> {
-        self.is_legacy().then(|| {
+        (self.is_legacy() || self.part_layout().is_some()).then(|| {
             format!("{self} is a checksum, not a hash: directory digests need a hash algorithm")
         })
     }

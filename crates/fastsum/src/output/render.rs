@@ -239,11 +239,13 @@ impl Renderer {
                 out.extend_from_slice(&hashdeep::line(size, &only, name).ok_or(NOT_HASHDEEP)?);
             }
             Format::Json => json::write_digests(out, name, size, digests),
-            _ => {
+            format => {
+                // Tagged lines, in base64 with `--base64`.
+                let (_, encoding) = format.gnu_line();
                 for (algorithm, digest) in digests {
-                    let hex = (digest, gnu::Encoding::Hex);
                     let tagged = gnu::LineStyle::Tagged;
-                    gnu::write_line(out, *algorithm, hex, name, tagged, self.terminator);
+                    let digest = (digest, encoding);
+                    gnu::write_line(out, *algorithm, digest, name, tagged, self.terminator);
                 }
             }
         }

@@ -425,6 +425,7 @@ fn algorithms_of_length(digits: usize) -> String {
         .filter(|a| {
             !matches!(a, Algorithm::Blake2b { .. })
                 && !a.is_legacy()
+                && a.part_layout().is_none()
                 && 2 * a.output_len() == digits
         })
         .map(|a| a.name().to_string())

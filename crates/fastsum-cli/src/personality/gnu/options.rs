@@ -77,6 +77,8 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "remote-fastsum", HasArg::Required, "remote-fastsum"),
             spec(None, "upload-self", HasArg::No, "upload-self"),
             spec(Some(b'v'), "verbose", HasArg::No, "v"),
+            spec(None, "part-size", HasArg::Required, "part-size"),
+            spec(None, "base64", HasArg::No, "base64"),
         ]);
     }
     if kind != ToolKind::Fixed {

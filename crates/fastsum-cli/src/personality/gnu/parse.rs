@@ -26,6 +26,8 @@ pub(super) struct Parsed {
     pub(super) update: Option<Vec<u8>>,
     /// `--prune-matching=FILE`.
     pub(super) prune: Option<Vec<u8>>,
+    /// `--part-size=SIZE` (fastsum's own): the bytes and the text given.
+    pub(super) part_size: Option<(u64, Vec<u8>)>,
     pub(super) operands: Vec<Vec<u8>>,
 }
 
@@ -42,6 +44,7 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
         files0_from: None,
         update: None,
         prune: None,
+        part_size: None,
         operands: Vec::new(),
     };
     let specs = specs(tool.kind);
@@ -105,6 +108,13 @@ fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
         "tag" => (p.o.tag, p.o.untagged) = (true, false),
         "untagged" => (p.o.tag, p.o.untagged) = (false, true),
         "base64" => p.o.base64 = true,
+        "part-size" => match std::str::from_utf8(&value)
+            .ok()
+            .and_then(fastsum::algo::parts::parse_part_size)
+        {
+            Some(size) => p.part_size = Some((size, value)),
+            None => return Err(invalid_value(run, "part size (as 8MiB, 5242880)", &value)),
+        },
         "raw" => p.o.raw = true,
         "z" => p.o.terminator = 0,
         "help" => {

@@ -25,6 +25,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
         files0_from,
         update,
         prune,
+        part_size,
         operands,
     } = parsed;
     let tool = run.tool;
@@ -36,6 +37,9 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
             None => o.tree.algorithm,
         },
     };
+    if let Some(size) = part_size {
+        in_parts(run, &mut o, size)?;
+    }
     refuse_legacy_check(run, &o)?;
     o.tree.strategy = match (io_mode.as_str(), read_size) {
         ("mmap", _) => ReadStrategy::Mmap,
@@ -107,6 +111,36 @@ fn refuse_legacy_check(run: &mut Run, o: &Options) -> Result<(), i32> {
     {
         run.error(b"--check is not supported with --algorithm={bsd,sysv,crc,crc32b}");
         return Err(run.finish(1));
+    }
+    Ok(())
+}
+
+/// `--part-size=SIZE`: the algorithm (each of several `-a`) as S3 keeps it
+/// for an upload in parts of SIZE: the ETag for MD5 and s3etag, the
+/// composite checksum for CRC-32, CRC-32C, SHA-1 and SHA-256 (issue 54).
+fn in_parts(run: &mut Run, o: &mut Options, (size, text): (u64, Vec<u8>)) -> Result<(), i32> {
+    let wanted = match o.algorithms.is_empty() {
+        true => vec![o.tree.algorithm],
+        false => o.algorithms.clone(),
+    };
+    let mut done = Vec::new();
+    for a in wanted {
+        let Some(parts) = a.in_parts(size) else {
+            let mut m = format!(
+                "--part-size={} does not go with {a}: ",
+                String::from_utf8_lossy(&text)
+            );
+            m.push_str(match a {
+                Algorithm::Crc64Nvme => "S3 keeps crc64nvme of whole objects only (a multipart upload's full-object CRC is the plain one)",
+                _ => "S3 keeps digests of parts for s3etag, md5, crc32, crc32c, sha1 and sha256",
+            });
+            return Err(run.usage_error(Some(&m)));
+        };
+        done.push(parts);
+    }
+    o.tree.algorithm = done[0];
+    if !o.algorithms.is_empty() {
+        o.algorithms = done;
     }
     Ok(())
 }

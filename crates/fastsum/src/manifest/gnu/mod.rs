@@ -60,7 +60,9 @@ impl CheckLine<'_> {
     /// Whether `actual`, the digest of the named file, is what the line
     /// expects (all of it, or the first bytes a shortened tag names).
     pub fn matches(&self, actual: &Digest) -> bool {
-        self.matchable && actual.as_bytes().starts_with(self.expected.as_bytes())
+        self.matchable
+            && actual.parts() == self.expected.parts()
+            && actual.as_bytes().starts_with(self.expected.as_bytes())
     }
 }
 
@@ -125,10 +127,7 @@ impl CheckParser {
     /// length) and the offset of what follows the tag and its length suffix.
     fn match_tag(&mut self, s: &[u8]) -> Option<(Algorithm, usize)> {
         let mut best: Option<Algorithm> = None;
-        // rhash --bsd's tag for the CRC-32 of zlib (SFV's).
-        if s.starts_with(b"CRC32") && matches!(s.get(5), Some(b' ' | b'(')) {
-            return Some((Algorithm::Crc32b, 5));
-        }
+        // rhash --bsd's `CRC32` tag (the CRC-32 of zlib, SFV's) is crc32's.
         for a in Algorithm::ALL {
             let tag = a.tag().as_bytes();
             if a.is_legacy() && a != Algorithm::Crc32b {
@@ -140,7 +139,7 @@ impl CheckParser {
                 // With every tag in play, "XXH3" must not claim "XXH32 (..."
                 // and "SHA1" not "SHA128": the tag must end here.
                 let next = s.get(tag.len()).copied();
-                let ends = matches!(next, Some(b' ' | b'(' | b'-'));
+                let ends = matches!(next, Some(b' ' | b'(' | b'-' | b'/'));
                 if ends && best.is_none_or(|b| b.tag().len() < tag.len()) {
                     best = Some(a);
                 }
@@ -148,6 +147,14 @@ impl CheckParser {
         }
         let algorithm = best?;
         let mut i = algorithm.tag().len();
+        if s.get(i) == Some(&b'/') {
+            // `S3ETAG/8MiB`, `CRC32C/16MiB`: a digest of parts of that size.
+            let size = s.get(i + 1..)?;
+            let end = size.iter().position(|&b| b == b' ' || b == b'(')?;
+            let size = std::str::from_utf8(size.get(..end)?).ok()?;
+            let part_size = crate::algo::parts::parse_part_size(size)?;
+            return Some((algorithm.in_parts(part_size)?, i + 1 + end));
+        }
         if let Algorithm::Blake2b { .. } = algorithm {
             // coreutils' b2sum: the byte after the tag is consumed whatever
             // it is, unless it is '(' (OpenSSL's "BLAKE2b(NAME)= HEX").
@@ -213,11 +220,20 @@ impl CheckParser {
         } else {
             2 * algorithm.output_len()
         };
-        i += hex_len;
+        let hex_end = i + hex_len;
+        i = hex_end;
+        let mut parts = 0;
+        if algorithm.part_layout().is_some() && s.get(i) == Some(&b'-') {
+            // `HEX-N`: a digest of N parts.
+            let n = s.get(i + 1..)?.iter().take_while(|b| b.is_ascii_digit()).count();
+            let text = std::str::from_utf8(s.get(i..i + 1 + n)?).ok()?;
+            parts = crate::digest::split_parts(text)?.1;
+            i += 1 + n;
+        }
         if !s.get(i).copied().is_some_and(is_white) {
             return None;
         }
-        let expected = parse_hex(s.get(hex_start..i)?)?;
+        let expected = parse_hex(s.get(hex_start..hex_end)?)?.with_parts(parts);
         let algorithm = if variable {
             Algorithm::Blake2b {
                 output_len: (hex_len / 2) as u8,
@@ -255,12 +271,8 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
     if s.get(i) != Some(&b'(') {
         return None;
     }
-    let (name, hex) = bsd_split_3(s.get(i + 1..)?, escaped)?;
-    let crc_alone = algorithm == Algorithm::Crc32b && hex.len() == CRC_ALONE;
-    if hex.len() != 2 * algorithm.output_len() && !crc_alone {
-        return None;
-    }
-    let expected = parse_hex(hex)?;
+    let (name, text) = bsd_split_3(s.get(i + 1..)?, escaped)?;
+    let expected = tagged_digest(algorithm, text)?;
     Some(CheckLine {
         algorithm,
         expected,
@@ -268,6 +280,27 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
         name,
         binary: false,
     })
+}
+
+/// The digest of a tagged line: hex, or base64 as `--base64` writes it
+/// (hex where the text is hex of the digest's length; where the two
+/// lengths meet, 4 bytes, base64 ends in `==`, never hex); with `-N`
+/// after it for a digest of parts.
+fn tagged_digest(algorithm: Algorithm, text: &[u8]) -> Option<Digest> {
+    let (value, parts) = crate::digest::split_parts(std::str::from_utf8(text).ok()?)?;
+    if parts != 0 && algorithm.part_layout().is_none() {
+        return None;
+    }
+    let len = algorithm.output_len();
+    let crc_alone = algorithm == Algorithm::Crc32b && value.len() == CRC_ALONE;
+    let hex = (value.len() == 2 * len || crc_alone)
+        .then(|| parse_hex(value.as_bytes()))
+        .flatten();
+    let digest = match hex {
+        Some(d) => d,
+        None => Digest::from_base64(value.as_bytes()).filter(|d| d.len() == len)?,
+    };
+    Some(digest.with_parts(parts))
 }
 
 /// After an untagged line's digest and its blank (at `i`): where the name

@@ -61,6 +61,11 @@ pub(crate) fn write_line(
                     out.extend_from_slice(format!("-{}", u32::from(output_len) * 8).as_bytes());
                 }
             }
+            if let Some((_, part_size)) = algorithm.part_layout() {
+                // `S3ETAG/8MiB`, `CRC32C/16MiB`: -c reads the part size back.
+                let size = crate::algo::parts::PartSize(part_size);
+                out.extend_from_slice(format!("/{size}").as_bytes());
+            }
             out.extend_from_slice(b" (");
             write_name(out);
             out.extend_from_slice(b") = ");

@@ -104,12 +104,32 @@ fn looks_like_lines(line: &[u8]) -> bool {
     if digits >= 8 && matches!(after.first(), Some(b' ' | b'\t')) {
         return true;
     }
-    let tag = line
-        .iter()
-        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
-        .count();
+    let tag = tag_len(line);
     let after = line.get(tag..).unwrap_or_default();
     tag > 0 && (after.starts_with(b" (") || after.starts_with(b"("))
+}
+
+/// The length of the tag `line` starts with: letters, digits and `-`
+/// (`BLAKE2b-256`), and a part size after `/` (`S3ETAG/8MiB`).
+fn tag_len(line: &[u8]) -> usize {
+    let word = |s: &[u8]| {
+        s.iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+            .count()
+    };
+    let tag = word(line);
+    let Some(size) = line.get(tag..).and_then(|s| s.strip_prefix(b"/")) else {
+        return tag;
+    };
+    let size = size.get(..word(size)).unwrap_or_default();
+    let is_size = std::str::from_utf8(size)
+        .ok()
+        .and_then(crate::algo::parts::parse_part_size)
+        .is_some();
+    match is_size && tag > 0 {
+        true => tag + 1 + size.len(),
+        false => tag,
+    }
 }
 
 /// One listed file (or, in fastsum's `--dirs` JSON, directory).
@@ -258,10 +278,7 @@ pub fn explain(first: &[u8]) -> String {
 fn lines_misfit(line: &[u8]) -> String {
     let bare = line.strip_prefix(b"\\").unwrap_or(line);
     let digits = bare.iter().take_while(|b| b.is_ascii_hexdigit()).count();
-    let tag = bare
-        .iter()
-        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
-        .count();
+    let tag = tag_len(bare);
     let word = String::from_utf8_lossy(bare.get(..tag).unwrap_or_default()).into_owned();
     let after_tag = bare.get(tag..).unwrap_or_default();
     if tag > 0 && (after_tag.starts_with(b" (") || after_tag.starts_with(b"(")) {

@@ -69,7 +69,13 @@ fn checked_digest(name: &str, hex: &str) -> Result<(Algorithm, Digest), String> 
     let algorithm: Algorithm = name
         .parse()
         .map_err(|_| format!("an algorithm fastsum does not know: {name:?}"))?;
-    let digest = Digest::from_hex(hex).map_err(|_| format!("a {algorithm} digest that is not hex"))?;
+    let not_hex = || format!("a {algorithm} digest that is not hex");
+    // `HEX-N`: a digest of N parts (s3etag, crc32c/8MiB ...).
+    let (hex, parts) = match algorithm.part_layout() {
+        Some(_) => crate::digest::split_parts(hex).ok_or_else(not_hex)?,
+        None => (hex, 0),
+    };
+    let digest = Digest::from_hex(hex).map_err(|_| not_hex())?.with_parts(parts);
     if digest.len() != algorithm.output_len() {
         return Err(format!("a digest of the wrong length for {algorithm}"));
     }
