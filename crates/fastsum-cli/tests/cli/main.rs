@@ -41,6 +41,7 @@ mod remote_prune;
 mod report_names;
 mod scrub;
 mod scrub_hostile;
+mod signed;
 mod tree;
 mod update;
 mod update_killed;

@@ -27,6 +27,7 @@ mod prune;
 mod remote;
 mod resolve;
 mod run;
+mod signed;
 mod update;
 mod update_file;
 mod usage;
@@ -70,7 +71,12 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
         ok &= hash_the_rest(&mut run, &mut o, rest);
     }
     let ok = ok && !o.operand_errors;
-    run.finish(if ok { 0 } else { 1 })
+    let status = match (run.signature_refused, ok) {
+        (true, _) => 2,
+        (false, true) => 0,
+        (false, false) => 1,
+    };
+    run.finish(status)
 }
 
 /// The rest of a `--files0-from` list, hashed and printed a batch at a

@@ -77,6 +77,9 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "remote-fastsum", HasArg::Required, "remote-fastsum"),
             spec(None, "upload-self", HasArg::No, "upload-self"),
             spec(Some(b'v'), "verbose", HasArg::No, "v"),
+            spec(None, "signature", HasArg::Required, "signature"),
+            spec(None, "key", HasArg::Required, "key"),
+            spec(None, "namespace", HasArg::Required, "namespace"),
         ]);
     }
     if kind != ToolKind::Fixed {
@@ -177,6 +180,8 @@ pub(super) struct Options {
     /// Digests known by their stamps without a cache: `--update` of a list
     /// written with `--stamps` answers unchanged files from the list.
     pub(super) answers: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
+    /// `-c --signature --key --namespace`: the list's signature first.
+    pub(super) signing: super::signed::Signing,
     /// How records are printed (set once the settings are resolved).
     pub(super) renderer: fastsum::manifest::render::Renderer,
 }
@@ -235,6 +240,7 @@ impl Options {
             stamps: false,
             answers: None,
             verbose: false,
+            signing: super::signed::Signing::default(),
             renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
         }
     }

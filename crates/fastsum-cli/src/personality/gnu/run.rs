@@ -37,6 +37,8 @@ pub(super) struct Run {
     /// `--update`: each file's path and digest as it is written, to say
     /// what changed without reading the new list back.
     pub(super) written: Option<Written>,
+    /// A list's signature was refused (`signed.rs`): the run exits 2.
+    pub(super) signature_refused: bool,
 }
 
 /// The cache as `-c` uses it: one session per algorithm met in the lists.
@@ -64,6 +66,7 @@ impl Run {
             write_error_cause: true,
             written: None,
             progress: None,
+            signature_refused: false,
         }
     }
 
