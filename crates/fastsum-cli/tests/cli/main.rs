@@ -42,6 +42,7 @@ mod report_names;
 mod scrub;
 mod scrub_hostile;
 mod signed;
+mod signed_openpgp;
 mod tree;
 mod update;
 mod update_killed;
