@@ -181,7 +181,7 @@ pub(super) struct Options {
     /// written with `--stamps` answers unchanged files from the list.
     pub(super) answers: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
     /// `-c --signature --key --namespace`: the list's signature first.
-    pub(super) signing: super::signed::Signing,
+    pub(super) signing: Signing,
     /// How records are printed (set once the settings are resolved).
     pub(super) renderer: fastsum::manifest::render::Renderer,
 }
@@ -240,7 +240,7 @@ impl Options {
             stamps: false,
             answers: None,
             verbose: false,
-            signing: super::signed::Signing::default(),
+            signing: Signing::default(),
             renderer: fastsum::manifest::render::Renderer::fastsum(algorithm, false),
         }
     }
@@ -387,4 +387,18 @@ pub(super) fn looks_like_a_cache(name: &[u8]) -> bool {
         .ok()
         .and_then(|mut f| f.read_exact(&mut header).ok())
         .is_some_and(|()| &header == b"SQLite format 3\0")
+}
+
+/// `--signature`, `--key`, `--namespace`.
+#[derive(Default)]
+pub(super) struct Signing {
+    pub(super) signature: Option<PathBuf>,
+    pub(super) key: Option<PathBuf>,
+    pub(super) namespace: Option<String>,
+}
+
+impl Signing {
+    pub(super) fn wanted(&self) -> bool {
+        self.signature.is_some() || self.key.is_some() || self.namespace.is_some()
+    }
 }

@@ -5,26 +5,11 @@
 //! the signed text (never the file read again) is the list checked.
 
 use std::io::Read;
-use std::path::PathBuf;
 
 use fastsum::signed::{self, Refusal, VerifyOptions};
 
 use super::options::Options;
 use super::run::Run;
-
-/// `--signature`, `--key`, `--namespace`.
-#[derive(Default)]
-pub(super) struct Signing {
-    pub(super) signature: Option<PathBuf>,
-    pub(super) key: Option<PathBuf>,
-    pub(super) namespace: Option<String>,
-}
-
-impl Signing {
-    pub(super) fn wanted(&self) -> bool {
-        self.signature.is_some() || self.key.is_some() || self.namespace.is_some()
-    }
-}
 
 /// The options that go with them; `Err` is the exit status.
 pub(super) fn combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
