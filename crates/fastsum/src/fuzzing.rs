@@ -243,6 +243,44 @@ mod targets {
         });
     }
 
+    /// The parsers of signed lists (issue 55.2): signatures, keys,
+    /// allowed_signers, clearsigned text, a Release's Valid-Until; the
+    /// input taken as each, against the seeds' real keys and signatures.
+    #[cfg(feature = "signed")]
+    #[test]
+    fn signed() {
+        use crate::signed;
+        let seed =
+            |name: &str| std::fs::read(seeds().join("signed").join(name)).unwrap_or_default();
+        let keys = [
+            seed("m.pub"),
+            seed("s.pub"),
+            seed("allowed"),
+            seed("key.asc"),
+        ];
+        let signatures = [
+            seed("SUMS.minisig"),
+            seed("signify.sig"),
+            seed("ssh.sig"),
+            seed("detached.asc"),
+        ];
+        let options = signed::VerifyOptions::default();
+        fuzz(&seeds(), "signed", |input| {
+            let _ = signed::Scheme::of_signature(input);
+            for key in &keys {
+                let _ = signed::verify_detached(b"list\n", input, key, &options);
+                let _ = signed::open_embedded(input, key, &options);
+            }
+            for signature in &signatures {
+                let _ = signed::verify_detached(input, signature, input, &options);
+            }
+            let _ = signed::clearsigned::split(input);
+            let _ = signed::clearsigned::signed_bytes(input);
+            let _ = signed::ssh::parse_allowed_signers(input);
+            let _ = signed::release::check_valid_until(input, 0);
+        });
+    }
+
     #[test]
     fn manifests() {
         fuzz(&seeds(), "manifests", |input| {

@@ -87,6 +87,8 @@ pub mod read;
 pub mod remote;
 #[cfg(feature = "cache")]
 pub mod scrub;
+#[cfg(feature = "signed")]
+pub mod signed;
 // The lane kernels are the library's own: public only to its benches and
 // examples (`bench-internals`), never part of the API.
 #[cfg(all(feature = "simd", feature = "bench-internals"))]

@@ -45,6 +45,8 @@ mod report_names;
 mod s3_algorithms;
 mod scrub;
 mod scrub_hostile;
+mod signed;
+mod signed_openpgp;
 mod tree;
 mod update;
 mod update_killed;

@@ -15,6 +15,7 @@ use super::check_list::{self, Entries};
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
 use super::run::Run;
+use super::signed;
 use super::verdict::{self, Tally, Verdict};
 use crate::personality::ToolKind;
 
@@ -112,7 +113,10 @@ impl List {
     /// first entry line (or `--format`): lines, or entries.
     fn open(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<List> {
         let is_stdin = checkfile == b"-";
-        let reader: Box<dyn Read> = if is_stdin {
+        let signed = run.tool.kind == ToolKind::Fastsum && o.signing.wanted();
+        let reader: Box<dyn Read> = if signed {
+            Box::new(io::Cursor::new(signed::verified_list(run, o, checkfile)?))
+        } else if is_stdin {
             Box::new(io::stdin())
         } else {
             match File::open(&*fastsum::name::path(checkfile)) {

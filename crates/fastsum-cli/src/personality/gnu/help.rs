@@ -60,6 +60,12 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --format=NAME     with -c: read the lists as NAME (gnu, bsd, json,\n");
     s.push_str("                          hashdeep, sfv, release), not as their content says\n");
     s.push_str("      --debug           with -c: say which format each list was read as\n");
+    s.push_str("      --signature=SIG   with -c: verify the list's detached signature first\n");
+    s.push_str("                          (minisign, signify, SSH, OpenPGP); refused: exit 2\n");
+    s.push_str("      --key=KEY         with -c: the key to trust (a minisign or signify key,\n");
+    s.push_str("                          allowed_signers, an OpenPGP keyring); alone, for a\n");
+    s.push_str("                          clearsigned list or signify's SHA256.sig\n");
+    s.push_str("      --namespace=NS    with -c: the SSH signature's namespace (file)\n");
     s.push_str(
         "      --dirs            also print each directory's digest (DIGEST  DIR/), after\n",
     );

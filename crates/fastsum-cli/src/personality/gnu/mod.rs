@@ -28,6 +28,7 @@ mod prune;
 mod remote;
 mod resolve;
 mod run;
+mod signed;
 mod update;
 mod update_file;
 mod usage;
@@ -92,7 +93,12 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
         ok &= hash_the_rest(&mut run, &mut o, rest);
     }
     let ok = ok && !o.operand_errors;
-    run.finish(if ok { 0 } else { 1 })
+    let status = match (run.signature_refused, ok) {
+        (true, _) => 2,
+        (false, true) => 0,
+        (false, false) => 1,
+    };
+    run.finish(status)
 }
 
 /// The rest of a `--files0-from` list, hashed and printed a batch at a

@@ -79,6 +79,9 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(Some(b'v'), "verbose", HasArg::No, "v"),
             spec(None, "part-size", HasArg::Required, "part-size"),
             spec(None, "base64", HasArg::No, "base64"),
+            spec(None, "signature", HasArg::Required, "signature"),
+            spec(None, "key", HasArg::Required, "key"),
+            spec(None, "namespace", HasArg::Required, "namespace"),
         ]);
     }
     if kind != ToolKind::Fixed {
@@ -179,6 +182,8 @@ pub(super) struct Options {
     /// Digests known by their stamps without a cache: `--update` of a list
     /// written with `--stamps` answers unchanged files from the list.
     pub(super) answers: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
+    /// `-c --signature --key --namespace`: the list's signature first.
+    pub(super) signing: Signing,
     /// How records are printed (set once the settings are resolved).
     pub(super) renderer: fastsum::output::render::Renderer,
 }
@@ -237,6 +242,7 @@ impl Options {
             stamps: false,
             answers: None,
             verbose: false,
+            signing: Signing::default(),
             renderer: fastsum::output::render::Renderer::fastsum(algorithm, false),
         }
     }
@@ -384,4 +390,18 @@ pub(super) fn looks_like_a_cache(name: &[u8]) -> bool {
         .ok()
         .and_then(|mut f| f.read_exact(&mut header).ok())
         .is_some_and(|()| &header == b"SQLite format 3\0")
+}
+
+/// `--signature`, `--key`, `--namespace`.
+#[derive(Default)]
+pub(super) struct Signing {
+    pub(super) signature: Option<PathBuf>,
+    pub(super) key: Option<PathBuf>,
+    pub(super) namespace: Option<String>,
+}
+
+impl Signing {
+    pub(super) fn wanted(&self) -> bool {
+        self.signature.is_some() || self.key.is_some() || self.namespace.is_some()
+    }
 }

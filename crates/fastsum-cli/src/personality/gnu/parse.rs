@@ -198,6 +198,9 @@ fn tree_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Resu
         "json" => p.o.json = true,
         "format" => format_option(run, &mut p.o, &value)?,
         "no-progress" => p.o.no_progress = true,
+        "signature" => p.o.signing.signature = Some(fastsum::name::path(&value).into_owned()),
+        "key" => p.o.signing.key = Some(fastsum::name::path(&value).into_owned()),
+        "namespace" => p.o.signing.namespace = Some(String::from_utf8_lossy(&value).into_owned()),
         "cache" => {
             p.cache_without_path = value.is_empty();
             p.o.remote.cache = true;

@@ -176,6 +176,7 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
     if o.hashdeep && !o.check {
         hashdeep_combinations(run, o)?;
     }
+    super::signed::combinations(run, o)?;
     if o.check_format.is_some() && !o.hashdeep && !o.check {
         let m = "--format reads lists in that format with -c; it writes only --format=hashdeep";
         return Err(run.usage_error(Some(m)));

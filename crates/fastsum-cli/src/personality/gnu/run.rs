@@ -42,6 +42,8 @@ pub(super) struct Run {
     pub(super) working: bool,
     /// fastsum's own mode: what a failed operand's message adds.
     pub(super) hints: super::hint::Hints,
+    /// A list's signature was refused (`signed.rs`): the run exits 2.
+    pub(super) signature_refused: bool,
 }
 
 /// The cache as `-c` uses it: one session per algorithm met in the lists.
@@ -71,6 +73,7 @@ impl Run {
             progress: None,
             working: false,
             hints: Default::default(),
+            signature_refused: false,
         }
     }
 

@@ -1,0 +1,4 @@
+untrusted comment: verify with s.pub
+RWRjzT2YmLLJQkwyNch0P74whQA6Vhgg2q0IO1TaXPv7CaAnpfqysZlxU/yNPBPy4OqlYj3Z5yNj+B5cg/6MmlywksGhD0V6Vgk=
+SHA256 (a) = 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03
+SHA256 (b) = e258d248fda94c63753607f7c4494ee0fcbe92f1a76bfdac795c9d84101eb317

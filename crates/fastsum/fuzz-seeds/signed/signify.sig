@@ -1,0 +1,2 @@
+untrusted comment: verify with s.pub
+RWRjzT2YmLLJQh19WIuZoxjxr6cKNokkLQKJmycD4pZ1+4eT7tU+Bt+NZ0ogVFbFG41x32b4M5GIGWGdwj3BtdvnBInDdXKaxQQ=

@@ -1,0 +1,268 @@
+//! Signed lists (issue 55.2): a checksum list's signature verified before
+//! any file it names is read, each format through a pure-Rust library made
+//! for it:
+//!
+//! * minisign: `minisign-verify` (by minisign's author, no dependencies);
+//! * signify: Ed25519 over the file (`ed25519-dalek`), its two-line
+//!   base64 format read here ([`signify`]);
+//! * SSH signatures (`ssh-keygen -Y sign`): RustCrypto's `ssh-key`
+//!   (`SshSig`), the `allowed_signers` file read here ([`ssh`]);
+//! * OpenPGP, detached and clearsigned, against a keyring (`openpgp`
+//!   feature): rPGP (`pgp`), the signature's key, expiry and revocation
+//!   judged here.
+//!
+//! The key is always the caller's: nothing is fetched, nothing is taken
+//! from the list. A verdict is a [`Signer`] (who signed) or a [`Refusal`]
+//! (why not); nothing here panics on any input (fuzzed in
+//! `crate::fuzzing`).
+
+use std::fmt;
+use std::time::SystemTime;
+
+parsers! {
+    pub mod clearsigned;
+    pub mod minisign;
+    pub mod release;
+    pub mod signify;
+    pub mod ssh;
+}
+#[cfg(feature = "openpgp")]
+parsers! {
+    pub mod openpgp;
+}
+
+/// A signature format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Scheme {
+    /// minisign (`minisign -S`).
+    Minisign,
+    /// OpenBSD's signify (`signify -S`, `-e` embedded).
+    Signify,
+    /// An SSH signature (`ssh-keygen -Y sign`).
+    Ssh,
+    /// OpenPGP (`gpg --detach-sign`, `--clearsign`).
+    OpenPgp,
+}
+
+impl Scheme {
+    /// The format's name, as its tool spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Minisign => "minisign",
+            Scheme::Signify => "signify",
+            Scheme::Ssh => "SSH",
+            Scheme::OpenPgp => "OpenPGP",
+        }
+    }
+
+    /// The format of a detached signature, told from its first bytes;
+    /// `None`: none known.
+    pub fn of_signature(signature: &[u8]) -> Option<Scheme> {
+        let text = signature.strip_prefix(b"\xef\xbb\xbf").unwrap_or(signature);
+        if text.starts_with(b"-----BEGIN SSH SIGNATURE-----") {
+            Some(Scheme::Ssh)
+        } else if text.starts_with(b"-----BEGIN PGP SIGNATURE-----")
+            || signature.first().is_some_and(|b| b & 0x80 != 0)
+        {
+            Some(Scheme::OpenPgp)
+        } else if text.starts_with(b"untrusted comment:") {
+            let trusted = text
+                .split(|&b| b == b'\n')
+                .nth(2)
+                .is_some_and(|l| l.starts_with(b"trusted comment:"));
+            Some(if trusted {
+                Scheme::Minisign
+            } else {
+                Scheme::Signify
+            })
+        } else {
+            None
+        }
+    }
+}
+
+/// Who signed, in the words of the format: the OpenPGP primary key's
+/// fingerprint and user id, the SSH principal and key fingerprint, the
+/// minisign key id (the signify key is the caller's file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signer {
+    /// The format.
+    pub scheme: Scheme,
+    /// Who signed, for a person to read (`key id 0123ABCD…`).
+    pub who: String,
+    /// What the signature says besides (minisign's trusted comment, a
+    /// key that has expired since): one line each.
+    pub notes: Vec<String>,
+}
+
+/// Why a signature was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RefusalKind {
+    /// The signature or the key could not be read.
+    Malformed,
+    /// The signature was made by another key than the ones given.
+    WrongKey,
+    /// The signature does not match the list: changed after signing.
+    Changed,
+    /// An SSH signature made for another namespace.
+    WrongNamespace,
+    /// The signature (or its key, when it signed) has expired.
+    Expired,
+    /// The key that signed was revoked.
+    Revoked,
+    /// A clearsigned file with more than one signed block.
+    TwoBlocks,
+    /// A signature this build cannot check (an algorithm, or OpenPGP
+    /// without the `openpgp` feature).
+    Unsupported,
+}
+
+/// A signature refused, with why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The kind of refusal.
+    pub kind: RefusalKind,
+    /// Why, in a sentence for a person.
+    pub detail: String,
+}
+
+impl Refusal {
+    pub(crate) fn new(kind: RefusalKind, detail: impl Into<String>) -> Refusal {
+        Refusal {
+            kind,
+            detail: detail.into(),
+        }
+    }
+
+    pub(crate) fn malformed(detail: impl Into<String>) -> Refusal {
+        Refusal::new(RefusalKind::Malformed, detail)
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// What a verification takes besides the bytes.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// The SSH namespace the signature must have been made for (`file`
+    /// unless told otherwise, as `ssh-keygen -Y sign`'s common use).
+    pub namespace: String,
+    /// The time expiry is judged at (now, except in tests).
+    pub now: SystemTime,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> VerifyOptions {
+        VerifyOptions {
+            namespace: "file".to_owned(),
+            now: SystemTime::now(),
+        }
+    }
+}
+
+/// `message` verified against a detached `signature` with `key` (a
+/// minisign or signify public key file, an `allowed_signers` file or
+/// OpenSSH public key, an OpenPGP keyring, binary or armored), the format
+/// told from the signature.
+pub fn verify_detached(
+    message: &[u8],
+    signature: &[u8],
+    key: &[u8],
+    options: &VerifyOptions,
+) -> Result<Signer, Refusal> {
+    match Scheme::of_signature(signature) {
+        Some(Scheme::Minisign) => minisign::verify(message, signature, key),
+        Some(Scheme::Signify) => signify::verify_detached(message, signature, key),
+        Some(Scheme::Ssh) => ssh::verify(message, signature, key, options),
+        Some(Scheme::OpenPgp) => verify_openpgp(message, signature, key, options),
+        None => Err(Refusal::malformed(
+            "not a signature fastsum knows (minisign, signify, SSH or OpenPGP)",
+        )),
+    }
+}
+
+#[cfg(feature = "openpgp")]
+fn verify_openpgp(
+    message: &[u8],
+    signature: &[u8],
+    key: &[u8],
+    options: &VerifyOptions,
+) -> Result<Signer, Refusal> {
+    openpgp::verify_detached(message, signature, key, options.now)
+}
+
+#[cfg(not(feature = "openpgp"))]
+fn verify_openpgp(_: &[u8], _: &[u8], _: &[u8], _: &VerifyOptions) -> Result<Signer, Refusal> {
+    Err(openpgp_missing())
+}
+
+#[cfg(not(feature = "openpgp"))]
+pub(crate) fn openpgp_missing() -> Refusal {
+    Refusal::new(
+        RefusalKind::Unsupported,
+        "an OpenPGP signature: this fastsum was built without the openpgp feature",
+    )
+}
+
+/// A list that carries its signature (OpenPGP clearsigned, signify `-e`),
+/// opened: who signed, the signed text, and the text outside the signed
+/// block (never checked).
+#[derive(Clone, Debug)]
+pub struct Opened {
+    /// Who signed.
+    pub signer: Signer,
+    /// The signed text: the list to check.
+    pub message: Vec<u8>,
+    /// Lines outside the signed block (1-based line number, text): not
+    /// signed, so never checked; said to the user.
+    pub unsigned: Vec<(u64, Vec<u8>)>,
+}
+
+/// Whether `list` carries its own signature: an OpenPGP clearsigned block
+/// or a signify `-e` file.
+pub fn is_embedded(list: &[u8]) -> Option<Scheme> {
+    let text = list.strip_prefix(b"\xef\xbb\xbf").unwrap_or(list);
+    if clearsigned::has_header(text) {
+        Some(Scheme::OpenPgp)
+    } else if text.starts_with(b"untrusted comment:") {
+        Some(Scheme::Signify)
+    } else {
+        None
+    }
+}
+
+/// A list that carries its signature verified with `key`, and opened.
+pub fn open_embedded(list: &[u8], key: &[u8], options: &VerifyOptions) -> Result<Opened, Refusal> {
+    match is_embedded(list) {
+        Some(Scheme::Signify) => signify::open_embedded(list, key),
+        Some(_) => open_clearsigned(list, key, options),
+        None => Err(Refusal::malformed(
+            "carries no signature (no clearsigned block, no signify comment): give --signature",
+        )),
+    }
+}
+
+#[cfg(feature = "openpgp")]
+fn open_clearsigned(list: &[u8], key: &[u8], options: &VerifyOptions) -> Result<Opened, Refusal> {
+    let block = clearsigned::split(list)?;
+    let signer = openpgp::verify_cleartext(&block, key, options.now)?;
+    Ok(Opened {
+        signer,
+        message: block.message,
+        unsigned: block.unsigned,
+    })
+}
+
+#[cfg(not(feature = "openpgp"))]
+fn open_clearsigned(list: &[u8], _: &[u8], _: &VerifyOptions) -> Result<Opened, Refusal> {
+    clearsigned::split(list)?;
+    Err(openpgp_missing())
+}

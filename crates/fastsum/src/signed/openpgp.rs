@@ -1,0 +1,227 @@
+//! OpenPGP signatures through rPGP (`pgp`, pure Rust: RSA, EdDSA, ECDSA
+//! and DSA keys), against a keyring the caller gives (binary, as
+//! `/usr/share/keyrings/*.gpg`, or armored). What `gpgv` judges besides
+//! the mathematics is judged here: the signing key found by the
+//! signature's issuer (a primary key or a bound subkey), the signature's
+//! expiry, and a revoked key, which `gpgv` accepts (`REVKEYSIG`) and
+//! fastsum refuses.
+
+use std::time::SystemTime;
+
+use pgp::composed::{Deserializable, DetachedSignature, SignedPublicKey, SignedPublicSubKey};
+use pgp::packet::{Signature, SignatureType};
+use pgp::types::KeyDetails;
+
+use super::clearsigned::{self, Block};
+use super::ssh::unix_seconds;
+use super::{Refusal, RefusalKind, Scheme, Signer};
+
+/// The keys of a keyring; keys rPGP cannot read are passed over (a
+/// keyring of many keys may hold an old one), none at all is refused.
+fn keyring(key: &[u8]) -> Result<Vec<SignedPublicKey>, Refusal> {
+    let (keys, _) = SignedPublicKey::from_reader_many(key)
+        .map_err(|e| Refusal::malformed(format!("invalid OpenPGP keyring: {e}")))?;
+    let keys: Vec<SignedPublicKey> = keys.filter_map(Result::ok).collect();
+    if keys.is_empty() {
+        return Err(Refusal::malformed("invalid OpenPGP keyring: no public key in it"));
+    }
+    Ok(keys)
+}
+
+fn signatures(signature: &[u8]) -> Result<Vec<Signature>, Refusal> {
+    let bad = |e: &dyn std::fmt::Display| Refusal::malformed(format!("invalid OpenPGP signature: {e}"));
+    let (found, _) = DetachedSignature::from_reader_many(signature).map_err(|e| bad(&e))?;
+    let mut out = Vec::new();
+    for signature in found {
+        out.push(signature.map_err(|e| bad(&e))?.signature);
+    }
+    if out.is_empty() {
+        return Err(bad(&"no signature packet"));
+    }
+    Ok(out)
+}
+
+/// `message` against a detached signature (`gpg --detach-sign`, armored
+/// or binary) with the keys of `key`.
+pub fn verify_detached(
+    message: &[u8],
+    signature: &[u8],
+    key: &[u8],
+    now: SystemTime,
+) -> Result<Signer, Refusal> {
+    verify_all(message, &signatures(signature)?, &keyring(key)?, now)
+}
+
+/// A clearsigned block's signature (split by [`clearsigned::split`]).
+pub fn verify_cleartext(block: &Block, key: &[u8], now: SystemTime) -> Result<Signer, Refusal> {
+    let signed = clearsigned::signed_bytes(&block.message);
+    verify_all(&signed, &signatures(&block.signature)?, &keyring(key)?, now)
+}
+
+/// Every signature by a key of the keyring must hold (as `gpgv`: one bad
+/// signature fails the lot); at least one must be by a key it holds.
+/// Signatures by keys it does not hold are said in the notes.
+fn verify_all(
+    message: &[u8],
+    signatures: &[Signature],
+    keys: &[SignedPublicKey],
+    now: SystemTime,
+) -> Result<Signer, Refusal> {
+    let mut signer: Option<Signer> = None;
+    let mut unknown = Vec::new();
+    for signature in signatures {
+        match find_key(signature, keys) {
+            None => unknown.push(issuer(signature)),
+            Some((key, subkey)) => {
+                let who = verify_one(message, signature, key, subkey, now)?;
+                match signer.as_mut() {
+                    Some(first) => first.notes.push(format!("also signed by {}", who.who)),
+                    None => signer = Some(who),
+                }
+            }
+        }
+    }
+    let Some(mut signer) = signer else {
+        return Err(Refusal::new(
+            RefusalKind::WrongKey,
+            format!("signed by key {}, which the keyring does not hold", unknown.join(", ")),
+        ));
+    };
+    for id in unknown {
+        signer.notes.push(format!("also signed by key {id}, which the keyring does not hold"));
+    }
+    Ok(signer)
+}
+
+fn issuer(signature: &Signature) -> String {
+    if let Some(fingerprint) = signature.issuer_fingerprint().first() {
+        return format!("{fingerprint:X}");
+    }
+    match signature.issuer_key_id().first() {
+        Some(id) => id.as_ref().iter().map(|b| format!("{b:02X}")).collect(),
+        None => "(no issuer)".to_owned(),
+    }
+}
+
+fn names(signature: &Signature, key: &impl KeyDetails) -> bool {
+    let fingerprint = key.fingerprint();
+    let id = key.legacy_key_id();
+    signature.issuer_fingerprint().iter().any(|f| **f == fingerprint)
+        || signature.issuer_key_id().iter().any(|k| **k == id)
+}
+
+/// The key (and subkey) a signature names.
+fn find_key<'k>(
+    signature: &Signature,
+    keys: &'k [SignedPublicKey],
+) -> Option<(&'k SignedPublicKey, Option<&'k SignedPublicSubKey>)> {
+    keys.iter().find_map(|key| {
+        if names(signature, &key.primary_key) {
+            return Some((key, None));
+        }
+        key.public_subkeys
+            .iter()
+            .find(|sub| names(signature, &sub.key))
+            .map(|sub| (key, Some(sub)))
+    })
+}
+
+fn verify_one(
+    message: &[u8],
+    signature: &Signature,
+    key: &SignedPublicKey,
+    subkey: Option<&SignedPublicSubKey>,
+    now: SystemTime,
+) -> Result<Signer, Refusal> {
+    let who = format!("key {:X} ({})", key.primary_key.fingerprint(), user_id(key));
+    let verified = match subkey {
+        Some(sub) => {
+            bound(key, sub)?;
+            signature.verify(&sub.key, message)
+        }
+        None => signature.verify(&key.primary_key, message),
+    };
+    verified.map_err(|_| {
+        Refusal::new(
+            RefusalKind::Changed,
+            format!("BAD signature by {who}: the list changed after signing"),
+        )
+    })?;
+    if !matches!(signature.typ(), Some(SignatureType::Binary | SignatureType::Text)) {
+        return Err(Refusal::malformed(format!(
+            "a signature by {who} that does not sign a document"
+        )));
+    }
+    expiry(signature, now, &who)?;
+    revocation(key, subkey, &who)?;
+    Ok(Signer {
+        scheme: Scheme::OpenPgp,
+        who,
+        notes: Vec::new(),
+    })
+}
+
+/// A subkey signs for its primary key only when a binding signature by
+/// the primary key holds.
+fn bound(key: &SignedPublicKey, sub: &SignedPublicSubKey) -> Result<(), Refusal> {
+    let bound = sub.signatures.iter().any(|sig| {
+        matches!(sig.typ(), Some(SignatureType::SubkeyBinding))
+            && sig.verify_subkey_binding(&key.primary_key, &sub.key).is_ok()
+    });
+    if bound {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        RefusalKind::WrongKey,
+        format!("subkey {:X} is not bound to its primary key", sub.key.fingerprint()),
+    ))
+}
+
+fn expiry(signature: &Signature, now: SystemTime, who: &str) -> Result<(), Refusal> {
+    let (Some(created), Some(lasts)) = (signature.created(), signature.signature_expiration_time())
+    else {
+        return Ok(());
+    };
+    let lasts = u64::from(lasts.as_secs());
+    let ends = u64::from(created.as_secs()) + lasts;
+    if lasts > 0 && unix_seconds(now) >= ends {
+        return Err(Refusal::new(
+            RefusalKind::Expired,
+            format!("the signature by {who} expired (made at {}, valid {lasts} s)", created.as_secs()),
+        ));
+    }
+    Ok(())
+}
+
+fn revocation(key: &SignedPublicKey, subkey: Option<&SignedPublicSubKey>, who: &str) -> Result<(), Refusal> {
+    let revoked = key
+        .details
+        .revocation_signatures
+        .iter()
+        .any(|sig| sig.verify_key(&key.primary_key).is_ok());
+    let sub_revoked = subkey.is_some_and(|sub| {
+        sub.signatures.iter().any(|sig| {
+            matches!(sig.typ(), Some(SignatureType::SubkeyRevocation))
+                && sig.verify_subkey_binding(&key.primary_key, &sub.key).is_ok()
+        })
+    });
+    if revoked || sub_revoked {
+        return Err(Refusal::new(
+            RefusalKind::Revoked,
+            format!("{who} is revoked (gpgv accepts such signatures; fastsum does not)"),
+        ));
+    }
+    Ok(())
+}
+
+fn user_id(key: &SignedPublicKey) -> String {
+    let users = &key.details.users;
+    let primary = users
+        .iter()
+        .find(|u| u.signatures.iter().any(Signature::is_primary))
+        .or(users.first());
+    primary.map_or_else(
+        || "no user id".to_owned(),
+        |u| String::from_utf8_lossy(u.id.id()).into_owned(),
+    )
+}
