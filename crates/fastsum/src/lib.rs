@@ -84,6 +84,8 @@ pub mod pipeline;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;
+#[cfg(feature = "s3")]
+pub mod s3;
 #[cfg(feature = "cache")]
 pub mod scrub;
 // The lane kernels are the library's own: public only to its benches and
