@@ -35,6 +35,8 @@ mod packed;
 mod pruned;
 mod report;
 mod rooting;
+#[cfg(feature = "s3")]
+mod s3_side;
 mod side;
 
 use std::path::{Path, PathBuf};
@@ -49,8 +51,6 @@ use manifest_side::ManifestSide;
 use merge::Source;
 pub use report::{Change, ChangeKind, DiffEvent, DiffSummary, Entry, EntryKind};
 use rooting::Rooting;
-#[cfg(feature = "s3")]
-pub(crate) use side::key_of as key_below;
 use side::Found;
 
 /// One side of a diff.
@@ -362,8 +362,8 @@ fn s3_diff(
         ))
     };
     Some(match (old, new) {
-        (Side::S3(url), Side::Tree(dir)) => crate::s3::diff(url, dir, true, options, sink),
-        (Side::Tree(dir), Side::S3(url)) => crate::s3::diff(url, dir, false, options, sink),
+        (Side::S3(url), Side::Tree(dir)) => s3_side::diff(url, dir, true, options, sink),
+        (Side::Tree(dir), Side::S3(url)) => s3_side::diff(url, dir, false, options, sink),
         (Side::S3(url), _) | (_, Side::S3(url)) => unsupported(url),
         _ => return None,
     })

@@ -27,7 +27,7 @@ pub(crate) fn encode(bytes: &[u8]) -> String {
 /// The bytes of padded base64 `text`; `None` if it is not that.
 pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
-    if text.is_empty() || text.len() % 4 != 0 {
+    if text.is_empty() || !text.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(text.len() / 4 * 3);

@@ -8,6 +8,7 @@ use super::claim::{Claim, Kind};
 use crate::algo::{Algorithm, Hasher};
 
 /// One running digest of a kind S3 keeps.
+#[allow(clippy::large_enum_variant)] // two or three of them a file, on the stack.
 enum Running {
     Hash(Hasher),
     Crc(crc_fast::Digest, usize),

@@ -14,22 +14,21 @@
 //! The client is `rusty-s3` (SigV4 signing, no I/O) over `ureq` (blocking
 //! HTTP, rustls): a few small crates instead of the official SDK's async
 //! runtime and C build (docs/BENCHMARKS.md has both clean-build times).
-//! Built with the `s3` cargo feature only.
+//! Built with the `s3` cargo feature only. The comparison with a local
+//! tree is `diff/s3_side.rs` (this module knows nothing of diffs).
 
 mod base64;
-mod cache;
-mod claim;
-mod compare;
+pub(crate) mod cache;
+pub(crate) mod claim;
 mod config;
-mod download;
-mod http;
+pub(crate) mod download;
+pub(crate) mod http;
 mod keys;
-mod local;
-mod xml;
+pub(crate) mod local;
+pub(crate) mod xml;
 
 use std::path::PathBuf;
 
-pub(crate) use compare::diff;
 pub use config::S3Config;
 pub use keys::S3Url;
 

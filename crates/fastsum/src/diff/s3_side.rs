@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::claim::Claim;
-use super::http::Client;
-use super::keys::S3Url;
-use super::xml::Listed;
-use super::{cache::ClaimCache, S3Options};
-use crate::diff::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Entry, EntryKind};
+use super::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Entry, EntryKind};
 use crate::error::{Error, ErrorKind, Result};
+use crate::s3::cache::ClaimCache;
+use crate::s3::claim::Claim;
+use crate::s3::http::Client;
+use crate::s3::xml::Listed;
+use crate::s3::{S3Options, S3Url};
 use crate::walk::WalkItem;
 
 /// Requests in flight when `-j` does not say: S3 answers in tens of
@@ -96,7 +96,7 @@ fn local_files(
     let mut symlinks = 0;
     walk.walk_sorted(dir, &mut |item| match item {
         WalkItem::File { path, size, .. } => {
-            let mut key = crate::diff::key_below(dir, &path);
+            let mut key = super::side::key_of(dir, &path);
             if cfg!(windows) {
                 key.iter_mut()
                     .filter(|b| **b == b'\\')
@@ -117,7 +117,7 @@ fn local_files(
         } => symlinks += 1,
         WalkItem::Error(e) => {
             let path = e.path().map(Path::to_path_buf).unwrap_or_default();
-            let key = crate::diff::key_below(dir, &path);
+            let key = super::side::key_of(dir, &path);
             problems.push((key, path, e.kind().to_string()));
         }
         _ => {}
@@ -144,11 +144,10 @@ fn decide(
         for _ in 0..jobs {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(relative, object, local)) = pairs.get(i) else {
+                let Some(&(_, object, local)) = pairs.get(i) else {
                     break;
                 };
                 let verdict = decide_one(client, url, object, local, options, cache);
-                let _ = relative;
                 results.lock().expect("no worker panics holding it")[i] = Some(verdict);
             });
         }
@@ -175,7 +174,7 @@ fn decide_one(
     let cached = cache.and_then(|c| c.get(&url.bucket, object));
     let claim = match cached {
         Some(claim) => claim,
-        None => match super::claim::claim_of(client, key, object.size, &object.etag) {
+        None => match crate::s3::claim::claim_of(client, key, object.size, &object.etag) {
             Ok(claim) => {
                 if let Some(c) = cache {
                     c.put(&url.bucket, object, &claim);
@@ -186,13 +185,14 @@ fn decide_one(
         },
     };
     match (&claim, options.download) {
-        (Claim::Opaque(_), true) => match super::download::same_bytes(client, key, &local.path) {
+        (Claim::Opaque(_), true) => match crate::s3::download::same_bytes(client, key, &local.path)
+        {
             Ok(true) => Verdict::Same,
             Ok(false) => Verdict::Differs,
             Err(why) => Verdict::Failed(why),
         },
         (Claim::Opaque(_), false) => Verdict::Unverifiable,
-        _ => match super::local::file_matches(&claim, &local.path) {
+        _ => match crate::s3::local::file_matches(&claim, &local.path) {
             Ok(Some(true)) => Verdict::Same,
             Ok(Some(false)) => Verdict::Differs,
             Ok(None) => Verdict::Unverifiable,
@@ -210,6 +210,60 @@ fn entry(key: &[u8], size: u64) -> Entry {
     }
 }
 
+/// A change, its sides put in order (`s3_is_old`: the bucket is OLD).
+struct Orient {
+    s3_is_old: bool,
+}
+
+impl Orient {
+    fn change(&self, kind: ChangeKind, s3: Option<Entry>, here: Option<Entry>) -> DiffEvent {
+        let (old, new) = match self.s3_is_old {
+            true => (s3, here),
+            false => (here, s3),
+        };
+        DiffEvent::Change(Change { kind, old, new })
+    }
+
+    /// What a key only the bucket (`in_s3`) or only the tree has is.
+    fn only(&self, in_s3: bool) -> ChangeKind {
+        match in_s3 == self.s3_is_old {
+            true => ChangeKind::Removed,
+            false => ChangeKind::Added,
+        }
+    }
+}
+
+/// The keys on one side only, and those on both with two sizes, as
+/// events; the pairs of one size to decide.
+fn match_keys<'a>(
+    remote: &'a BTreeMap<String, Listed>,
+    local: &'a BTreeMap<Vec<u8>, Local>,
+    orient: &Orient,
+    events: &mut Vec<(Vec<u8>, DiffEvent)>,
+) -> Vec<(&'a str, &'a Listed, &'a Local)> {
+    let mut pairs = Vec::new();
+    for (relative, object) in remote {
+        let key = relative.as_bytes();
+        let s3 = Some(entry(key, object.size));
+        let event = match local.get(key) {
+            Some(file) if file.size == object.size => {
+                pairs.push((relative.as_str(), object, file));
+                continue;
+            }
+            Some(file) => orient.change(ChangeKind::Modified, s3, Some(entry(key, file.size))),
+            None => orient.change(orient.only(true), s3, None),
+        };
+        events.push((key.to_vec(), event));
+    }
+    for (key, file) in local {
+        if !remote.contains_key(std::str::from_utf8(key).unwrap_or("\0")) {
+            let event = orient.change(orient.only(false), None, Some(entry(key, file.size)));
+            events.push((key.clone(), event));
+        }
+    }
+    pairs
+}
+
 /// Compares the bucket's prefix with `dir`; `s3_is_old`: the bucket is
 /// the old side (a deploy's question: what to send to it).
 pub(crate) fn diff(
@@ -219,67 +273,25 @@ pub(crate) fn diff(
     options: &DiffOptions,
     sink: &mut dyn FnMut(DiffEvent),
 ) -> Result<DiffSummary> {
-    let config = super::config::S3Config::from_environment(options.s3.path_style);
+    let config = crate::s3::S3Config::from_environment(options.s3.path_style);
     let client = Client::new(&config, &url.bucket)
         .map_err(|e| Error::with_path(url.to_string(), io_error(e)))?;
     let mut problems = Vec::new();
     let remote = listing(&client, url, &mut problems)?;
     let (local, symlinks) = local_files(dir, options, &mut problems)?;
     let cache = options.s3.cache.as_deref().and_then(ClaimCache::open);
+    let orient = Orient { s3_is_old };
     let mut events: Vec<(Vec<u8>, DiffEvent)> = Vec::new();
-    let mut pairs = Vec::new();
-    let orient = |s3: Option<Entry>, here: Option<Entry>| match s3_is_old {
-        true => (s3, here),
-        false => (here, s3),
-    };
-    let change = |kind, s3: Option<Entry>, here: Option<Entry>| {
-        let (old, new) = orient(s3, here);
-        DiffEvent::Change(Change { kind, old, new })
-    };
-    for (relative, object) in &remote {
-        let key = relative.as_bytes();
-        match local.get(key) {
-            Some(file) if file.size == object.size => pairs.push((relative.as_str(), object, file)),
-            Some(file) => events.push((
-                key.to_vec(),
-                change(
-                    ChangeKind::Modified,
-                    Some(entry(key, object.size)),
-                    Some(entry(key, file.size)),
-                ),
-            )),
-            None => {
-                let kind = if s3_is_old {
-                    ChangeKind::Removed
-                } else {
-                    ChangeKind::Added
-                };
-                events.push((
-                    key.to_vec(),
-                    change(kind, Some(entry(key, object.size)), None),
-                ));
-            }
-        }
-    }
-    for (key, file) in &local {
-        if !remote.contains_key(std::str::from_utf8(key).unwrap_or("\0")) {
-            let kind = if s3_is_old {
-                ChangeKind::Added
-            } else {
-                ChangeKind::Removed
-            };
-            events.push((key.clone(), change(kind, None, Some(entry(key, file.size)))));
-        }
-    }
+    let pairs = match_keys(&remote, &local, &orient, &mut events);
     let verdicts = decide(&client, url, &pairs, &options.s3, cache.as_ref());
     for ((relative, object, file), verdict) in pairs.iter().zip(verdicts) {
         let key = relative.as_bytes();
         let (s3, here) = (Some(entry(key, object.size)), Some(entry(key, file.size)));
         let event = match verdict {
-            Verdict::Same if options.all => change(ChangeKind::Unchanged, s3, here),
+            Verdict::Same if options.all => orient.change(ChangeKind::Unchanged, s3, here),
             Verdict::Same => continue,
-            Verdict::Differs => change(ChangeKind::Modified, s3, here),
-            Verdict::Unverifiable => change(ChangeKind::Unverifiable, s3, here),
+            Verdict::Differs => orient.change(ChangeKind::Modified, s3, here),
+            Verdict::Unverifiable => orient.change(ChangeKind::Unverifiable, s3, here),
             Verdict::Failed(error) => DiffEvent::Problem {
                 path: shown(url, &object.key),
                 error,
