@@ -85,6 +85,8 @@ pub mod pipeline;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;
+#[cfg(feature = "s3")]
+pub mod s3;
 #[cfg(feature = "cache")]
 pub mod scrub;
 #[cfg(feature = "signed")]

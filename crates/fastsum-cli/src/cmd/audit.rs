@@ -229,6 +229,8 @@ fn event_lines(args: &AuditArgs, event: Judged) -> (Vec<u8>, Vec<u8>) {
             let word = match change.kind {
                 ChangeKind::Unchanged => "matched",
                 ChangeKind::Modified | ChangeKind::Typechange => "modified",
+                // Two local sides: never (S3 sides only).
+                ChangeKind::Unverifiable => "unverifiable",
                 ChangeKind::Moved => "moved",
                 ChangeKind::Added => "new",
                 ChangeKind::Removed => "missing",

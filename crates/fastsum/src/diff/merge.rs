@@ -269,6 +269,7 @@ pub(super) fn report(
             ChangeKind::Removed => summary.removed += 1,
             ChangeKind::Typechange => summary.typechanges += 1,
             ChangeKind::Unchanged => summary.unchanged += 1,
+            ChangeKind::Unverifiable => summary.unverifiable += 1,
         }
         if matches!(change.kind, ChangeKind::Added | ChangeKind::Modified) {
             match change.new.as_ref().map(|e| (e.kind, e.size)) {

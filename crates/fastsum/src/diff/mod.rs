@@ -35,6 +35,8 @@ mod packed;
 mod pruned;
 mod report;
 mod rooting;
+#[cfg(feature = "s3")]
+mod s3_side;
 mod side;
 
 use std::path::{Path, PathBuf};
@@ -62,6 +64,10 @@ pub enum Side {
     Stdin,
     /// A tree on another host, hashed there.
     Remote(Remote),
+    /// Objects below a prefix of an S3 bucket (`s3://bucket/prefix`),
+    /// compared by the checksums S3 keeps (`crate::s3`).
+    #[cfg(feature = "s3")]
+    S3(crate::s3::S3Url),
 }
 
 impl Side {
@@ -80,6 +86,10 @@ impl Side {
     /// The side an operand names, `[user@]host:path` being remote by
     /// scp's rule ([`Remote::parse`]; `./a:b` is local), else as [`Side::of`].
     pub fn of_operand(operand: &Path) -> Side {
+        #[cfg(feature = "s3")]
+        if let Some(url) = crate::s3::S3Url::parse(path_bytes(operand)) {
+            return Side::S3(url);
+        }
         match Remote::parse(path_bytes(operand)) {
             Some(remote) => Side::Remote(remote),
             None => Side::of(operand),
@@ -115,6 +125,9 @@ pub struct DiffOptions {
     /// too) is added or removed, as `diff -r` says "Only in" (issue
     /// 51.13). Manifests and remote listings hold no directories.
     pub ignore_directories: bool,
+    /// How S3 sides are reached and decided.
+    #[cfg(feature = "s3")]
+    pub s3: crate::s3::S3Options,
 }
 
 /// Both sides' entries as they come: trees hashed or walked, manifests
@@ -175,6 +188,8 @@ fn read_manifest(
 ) -> Result<Option<ManifestSide>> {
     let path = match side {
         Side::Tree(_) | Side::Remote(_) => return Ok(None),
+        #[cfg(feature = "s3")]
+        Side::S3(_) => return Ok(None),
         Side::Manifest(p) => Some(p.as_path()),
         Side::Stdin => None,
     };
@@ -316,6 +331,10 @@ impl DiffOptions {
         new: &Side,
         mut sink: impl FnMut(DiffEvent),
     ) -> Result<DiffSummary> {
+        #[cfg(feature = "s3")]
+        if let Some(summary) = s3_diff(old, new, self, &mut sink) {
+            return summary;
+        }
         let old_manifest = read_manifest(old, &self.old_root, new, self)?;
         let new_manifest = read_manifest(new, &self.new_root, old, self)?;
         let algorithm = common_algorithm(old, new, &old_manifest, &new_manifest, self)?;
@@ -339,4 +358,28 @@ impl DiffOptions {
         merge::report(changes, &mut summary, &mut sink);
         Ok(summary)
     }
+}
+
+/// A diff with an S3 side: against a local tree only (`None`: no S3 side).
+#[cfg(feature = "s3")]
+fn s3_diff(
+    old: &Side,
+    new: &Side,
+    options: &DiffOptions,
+    sink: &mut dyn FnMut(DiffEvent),
+) -> Option<Result<DiffSummary>> {
+    let unsupported = |url: &crate::s3::S3Url| {
+        Err(Error::with_path(
+            url.to_string(),
+            ErrorKind::Io(std::io::Error::other(
+                "an S3 side is compared with a local directory only",
+            )),
+        ))
+    };
+    Some(match (old, new) {
+        (Side::S3(url), Side::Tree(dir)) => s3_side::diff(url, dir, true, options, sink),
+        (Side::Tree(dir), Side::S3(url)) => s3_side::diff(url, dir, false, options, sink),
+        (Side::S3(url), _) | (_, Side::S3(url)) => unsupported(url),
+        _ => return None,
+    })
 }

@@ -20,6 +20,9 @@ pub enum ChangeKind {
     Typechange,
     /// The same bytes (listed only when asked for).
     Unchanged,
+    /// The same size, and no digest of the other side's bytes to be had
+    /// (an S3 object whose ETag is opaque): never called unchanged.
+    Unverifiable,
 }
 
 impl ChangeKind {
@@ -32,6 +35,7 @@ impl ChangeKind {
             ChangeKind::Removed => "removed",
             ChangeKind::Typechange => "typechange",
             ChangeKind::Unchanged => "unchanged",
+            ChangeKind::Unverifiable => "unverifiable",
         }
     }
 
@@ -44,6 +48,7 @@ impl ChangeKind {
             ChangeKind::Removed => 'D',
             ChangeKind::Typechange => 'T',
             ChangeKind::Unchanged => '=',
+            ChangeKind::Unverifiable => '?',
         }
     }
 }
@@ -135,6 +140,9 @@ pub struct DiffSummary {
     pub typechanges: u64,
     /// Entries with the same content.
     pub unchanged: u64,
+    /// Entries whose sameness could not be verified (S3 objects with an
+    /// opaque digest): counted as changes.
+    pub unverifiable: u64,
     /// Problems reported.
     pub problems: u64,
     /// Symbolic links left out: a tree's against a manifest or a remote
@@ -150,6 +158,12 @@ pub struct DiffSummary {
 impl DiffSummary {
     /// Whether anything changed.
     pub fn changed(&self) -> bool {
-        self.added + self.modified + self.moved + self.removed + self.typechanges > 0
+        self.added
+            + self.modified
+            + self.moved
+            + self.removed
+            + self.typechanges
+            + self.unverifiable
+            > 0
     }
 }

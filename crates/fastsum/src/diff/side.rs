@@ -51,7 +51,7 @@ pub(super) struct Found {
 }
 
 /// The key of `path` under `root` (as the walk spells it: `root/...`).
-pub(super) fn key_of(root: &Path, path: &Path) -> Vec<u8> {
+pub(crate) fn key_of(root: &Path, path: &Path) -> Vec<u8> {
     let root = root.as_os_str().as_encoded_bytes();
     let path = path.as_os_str().as_encoded_bytes();
     let rest = path.strip_prefix(root).unwrap_or(path);

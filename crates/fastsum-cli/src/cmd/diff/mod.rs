@@ -19,8 +19,10 @@ use crate::term::{count, json_string, Quoting};
 
 /// Show what changed between two trees, a tree and a manifest, or two
 /// manifests (`-` is a manifest on standard input); either side may be a
-/// tree on another host, [USER@]HOST:PATH, hashed there over ssh. Exit
-/// status: 0 no change, 1 changes, 2 trouble.
+/// tree on another host, [USER@]HOST:PATH, hashed there over ssh, or
+/// s3://BUCKET/PREFIX against a directory, decided by the checksums S3
+/// keeps. Exit status: 0 no change, 1 changes (or S3 objects that cannot
+/// be verified), 2 trouble.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum diff", version)]
 #[command(mut_arg("cache", |a| a.help("Answer unchanged files from the checksum cache (PATH only after '='); a remote side's fastsum uses its own cache there")))]
@@ -91,6 +93,16 @@ struct DiffArgs {
     /// Say which method hashed each remote side.
     #[arg(short = 'v', long)]
     verbose: bool,
+    /// S3 sides: path-style addressing (ENDPOINT/BUCKET/KEY), as the
+    /// config's `s3 = addressing_style = path` says (the default for an
+    /// endpoint that is an IP address or localhost).
+    #[arg(long)]
+    s3_path_style: bool,
+    /// S3 sides: stream and compare objects whose only digest is opaque
+    /// (SSE-KMS, part sizes not to be had) instead of reporting them
+    /// unverifiable; nothing is stored.
+    #[arg(long)]
+    download: bool,
 }
 
 /// `fastsum diff`'s arguments, for the man page and the completions.
@@ -177,6 +189,26 @@ fn diff_options(
         remote: remote_options(args),
         progress: None,
         ignore_directories: args.ignore_directories,
+        s3: s3_options(args),
+    }
+}
+
+/// How S3 sides are reached: `-j` requests at once, what S3 said kept
+/// beside the digest cache (its path + `.s3`) with `--cache`.
+fn s3_options(args: &DiffArgs) -> fastsum::s3::S3Options {
+    let cache = args.cache.as_ref().map(|path| {
+        let path = path
+            .clone()
+            .unwrap_or_else(|| fastsum::cache::Cache::default_path().unwrap_or_default());
+        let mut name = path.into_os_string();
+        name.push(".s3");
+        PathBuf::from(name)
+    });
+    fastsum::s3::S3Options {
+        path_style: args.s3_path_style,
+        download: args.download,
+        jobs: args.jobs.asked().unwrap_or(0),
+        cache,
     }
 }
 

@@ -91,7 +91,14 @@ impl Plan {
                 facts(buf, old);
                 buf.push(b'}');
             }
-            (ChangeKind::Added | ChangeKind::Modified | ChangeKind::Typechange, _, Some(new)) => {
+            (
+                ChangeKind::Added
+                | ChangeKind::Modified
+                | ChangeKind::Typechange
+                | ChangeKind::Unverifiable,
+                _,
+                Some(new),
+            ) => {
                 let buf = item(&mut self.send);
                 buf.push(b'{');
                 name(buf, "path", &new.path);

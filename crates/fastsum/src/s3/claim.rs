@@ -1,0 +1,259 @@
+//! What S3 keeps of an object's bytes, best first: a full-object checksum
+//! (CRC-64/NVME, CRC-32C, CRC-32, SHA-256, SHA-1), a composite one with
+//! its part sizes (GetObjectAttributes, or HeadObject per `partNumber`
+//! where the server gives no parts there), then the ETag where it is an
+//! MD5 (single part, or `-N` with the part sizes; never under SSE-KMS or
+//! SSE-C, whose ETags are no digest of the bytes). Anything else is
+//! opaque: the object is never called unchanged on its size alone.
+
+use super::http::{Client, Head};
+
+/// A digest algorithm S3 keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Crc64Nvme,
+    Crc32c,
+    Crc32,
+    Sha256,
+    Sha1,
+    Md5,
+}
+
+impl Kind {
+    /// The additional checksums, in the order preferred.
+    const CHECKSUMS: [Kind; 5] = [
+        Kind::Crc64Nvme,
+        Kind::Crc32c,
+        Kind::Crc32,
+        Kind::Sha256,
+        Kind::Sha1,
+    ];
+
+    /// Its name in `x-amz-checksum-NAME` (and the cache).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Crc64Nvme => "crc64nvme",
+            Kind::Crc32c => "crc32c",
+            Kind::Crc32 => "crc32",
+            Kind::Sha256 => "sha256",
+            Kind::Sha1 => "sha1",
+            Kind::Md5 => "md5",
+        }
+    }
+
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
+        Kind::CHECKSUMS
+            .into_iter()
+            .chain([Kind::Md5])
+            .find(|k| k.name() == name)
+    }
+
+    /// The digest's length in bytes.
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Kind::Crc64Nvme => 8,
+            Kind::Crc32c | Kind::Crc32 => 4,
+            Kind::Sha256 => 32,
+            Kind::Sha1 => 20,
+            Kind::Md5 => 16,
+        }
+    }
+}
+
+/// The best digest S3 gave of an object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// A digest of the whole object.
+    Whole { kind: Kind, value: Vec<u8> },
+    /// A digest of the parts' digests (a composite checksum, or a
+    /// multipart ETag with `Kind::Md5`), with the parts' sizes.
+    Parts {
+        kind: Kind,
+        value: Vec<u8>,
+        parts: Vec<u64>,
+    },
+    /// No digest of the bytes to be had: why.
+    Opaque(String),
+}
+
+/// `value` of an `x-amz-checksum-*` header: base64, then `-N` for a
+/// composite one; a wrong length or encoding is an error.
+fn checksum_value(kind: Kind, header: &str) -> Result<(Vec<u8>, Option<u64>), String> {
+    let (text, parts) = match header.rsplit_once('-') {
+        Some((text, n)) => {
+            let n = n.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                format!(
+                    "x-amz-checksum-{} {header:?}: a bad part count",
+                    kind.name()
+                )
+            })?;
+            (text, Some(n))
+        }
+        None => (header, None),
+    };
+    let value = super::base64::decode(text)
+        .filter(|v| v.len() == kind.len())
+        .ok_or_else(|| {
+            format!(
+                "x-amz-checksum-{} {header:?} is not {} bytes in base64",
+                kind.name(),
+                kind.len()
+            )
+        })?;
+    Ok((value, parts))
+}
+
+/// The ETag as an MD5 (`Some(None)`) or an MD5 of parts (`Some(Some(N))`);
+/// `None` for an ETag of another form (another server's, opaque).
+fn etag_md5(etag: &str) -> Option<(Vec<u8>, Option<u64>)> {
+    let (hex, parts) = match etag.split_once('-') {
+        Some((hex, n)) => (hex, Some(n.parse::<u64>().ok().filter(|&n| n >= 1)?)),
+        None => (etag, None),
+    };
+    if hex.len() != 32 {
+        return None;
+    }
+    let value = (0..16)
+        .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    Some((value, parts))
+}
+
+/// What S3 keeps of `key` (`size` and `etag` as listed); `Err` for an
+/// answer that cannot be believed or a request that failed.
+pub(crate) fn claim_of(client: &Client, key: &str, size: u64, etag: &str) -> Result<Claim, String> {
+    let head = client.head(key, None)?;
+    if head.status != 200 {
+        return Err(format!("HeadObject: HTTP {}", head.status));
+    }
+    let length = head
+        .get("content-length")
+        .and_then(|l| l.parse::<u64>().ok());
+    let head_etag = head.get("etag").map(|e| e.trim_matches('"'));
+    if length != Some(size) || head_etag.is_some_and(|e| e != etag) {
+        return Err("the object changed while it was compared (size or ETag)".into());
+    }
+    let composite = head.get("x-amz-checksum-type") == Some("COMPOSITE");
+    let mut found = Vec::new();
+    for kind in Kind::CHECKSUMS {
+        if let Some(header) = head.get(&format!("x-amz-checksum-{}", kind.name())) {
+            let (value, parts) = checksum_value(kind, header)?;
+            found.push((kind, value, parts.or(composite.then_some(0))));
+        }
+    }
+    if let Some((kind, value, _)) = found.iter().find(|(_, _, parts)| parts.is_none()) {
+        return Ok(Claim::Whole {
+            kind: *kind,
+            value: value.clone(),
+        });
+    }
+    if let Some((kind, value, Some(n))) = found.into_iter().next() {
+        return Ok(match part_sizes(client, key, n, size)? {
+            Some(parts) => Claim::Parts { kind, value, parts },
+            None => Claim::Opaque("a composite checksum whose part sizes are not to be had".into()),
+        });
+    }
+    etag_claim(client, &head, key, size, etag)
+}
+
+fn etag_claim(
+    client: &Client,
+    head: &Head,
+    key: &str,
+    size: u64,
+    etag: &str,
+) -> Result<Claim, String> {
+    let sse = head.get("x-amz-server-side-encryption").unwrap_or("");
+    if sse.starts_with("aws:kms") {
+        return Ok(Claim::Opaque(
+            "an SSE-KMS object's ETag is not its MD5".into(),
+        ));
+    }
+    if head
+        .get("x-amz-server-side-encryption-customer-algorithm")
+        .is_some()
+    {
+        return Ok(Claim::Opaque(
+            "an SSE-C object's ETag is not its MD5".into(),
+        ));
+    }
+    Ok(match etag_md5(etag) {
+        Some((value, None)) => Claim::Whole {
+            kind: Kind::Md5,
+            value,
+        },
+        Some((value, Some(n))) => match part_sizes(client, key, n, size)? {
+            Some(parts) => Claim::Parts {
+                kind: Kind::Md5,
+                value,
+                parts,
+            },
+            None => Claim::Opaque("a multipart ETag whose part sizes are not to be had".into()),
+        },
+        None => Claim::Opaque(format!("no checksum, and the ETag {etag:?} is no MD5")),
+    })
+}
+
+/// The sizes of an object's `n` parts (`n` 0: as many as the server
+/// says), from GetObjectAttributes, else HeadObject per part; `None` where
+/// neither gives them. Sizes that do not add up to the object are a lie.
+fn part_sizes(client: &Client, key: &str, n: u64, size: u64) -> Result<Option<Vec<u64>>, String> {
+    let attributes = client.attributes(key).ok();
+    let n = match (n, attributes.as_ref().and_then(|a| a.parts_count)) {
+        (0, Some(count)) => count,
+        (0, None) => return Ok(None),
+        (n, _) => n,
+    };
+    let mut parts: Vec<(u64, u64)> = attributes.map(|a| a.part_sizes).unwrap_or_default();
+    parts.sort_unstable();
+    let numbered = parts.iter().map(|p| p.0).eq(1..=n);
+    let sizes = if numbered {
+        parts.into_iter().map(|p| p.1).collect()
+    } else {
+        let mut sizes = Vec::new();
+        for part in 1..=n {
+            let head = client.head(key, Some(part))?;
+            let length = head
+                .get("content-length")
+                .and_then(|l| l.parse::<u64>().ok());
+            match (head.status, length) {
+                (200 | 206, Some(length)) => sizes.push(length),
+                _ => return Ok(None),
+            }
+        }
+        sizes
+    };
+    let total: u64 = sizes.iter().sum();
+    if total != size {
+        return Err(format!(
+            "the {n} part sizes add up to {total}, the object is {size} bytes"
+        ));
+    }
+    Ok(Some(sizes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_headers_are_read_strictly() {
+        let (v, n) = checksum_value(Kind::Crc32, "AAAAAA==").unwrap();
+        assert_eq!((v, n), (vec![0; 4], None));
+        let (_, n) = checksum_value(Kind::Crc32, "AAAAAA==-3").unwrap();
+        assert_eq!(n, Some(3));
+        assert!(checksum_value(Kind::Crc32, "AAAAAAAA").is_err());
+        assert!(checksum_value(Kind::Sha256, "AAAAAA==").is_err());
+        assert!(checksum_value(Kind::Crc32, "AAAAAA==-0").is_err());
+        assert!(checksum_value(Kind::Crc32, "!!!!").is_err());
+    }
+
+    #[test]
+    fn etags_that_are_md5s() {
+        let md5 = "d41d8cd98f00b204e9800998ecf8427e";
+        assert_eq!(etag_md5(md5).unwrap().1, None);
+        assert_eq!(etag_md5(&format!("{md5}-2")).unwrap().1, Some(2));
+        assert!(etag_md5("abc").is_none());
+        assert!(etag_md5(&format!("{md5}-x")).is_none());
+    }
+}
