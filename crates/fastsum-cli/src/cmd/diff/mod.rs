@@ -196,10 +196,14 @@ fn diff_options(
 /// How S3 sides are reached: `-j` requests at once, what S3 said kept
 /// beside the digest cache (its path + `.s3`) with `--cache`.
 fn s3_options(args: &DiffArgs) -> fastsum::s3::S3Options {
-    let cache = args.cache.as_ref().map(|path| {
-        let path = path
-            .clone()
-            .unwrap_or_else(|| fastsum::cache::Cache::default_path().unwrap_or_default());
+    // The path resolved as the digest cache's (no home: that cache has
+    // already refused the run with the one message).
+    let resolved = args
+        .cache
+        .asked()
+        .as_ref()
+        .map(|given| crate::term::cache::path(given.clone()));
+    let cache = resolved.and_then(Result::ok).map(|path| {
         let mut name = path.into_os_string();
         name.push(".s3");
         PathBuf::from(name)
