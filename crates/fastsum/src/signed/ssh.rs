@@ -6,7 +6,7 @@
 //! one the file gives the signature's key, as `ssh-keygen -Y
 //! find-principals` finds it.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 use ssh_key::{HashAlg, PublicKey, SshSig};
 
@@ -234,7 +234,9 @@ fn refuse_listed(listed: &[&AllowedSigner], namespace: &str, fingerprint: &impl 
     }
 }
 
-/// The seconds since the epoch of `time` (0 before it).
-pub(crate) fn unix_seconds(time: SystemTime) -> u64 {
+/// The seconds since the epoch of `time` (0 before it): OpenPGP's expiry
+/// check's.
+#[cfg(feature = "openpgp")]
+pub(crate) fn unix_seconds(time: std::time::SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
