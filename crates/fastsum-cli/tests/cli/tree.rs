@@ -157,30 +157,6 @@ fn a_fifo_named_on_the_command_line_is_read_like_md5sum_reads_it() {
     );
 }
 
-/// With -r an operand is a tree's root: a FIFO there is skipped as one
-/// below a root is, never opened (no writer comes: opening it would wait
-/// forever, as a remote listing of such a root did).
-#[test]
-fn a_fifo_operand_under_dash_r_is_skipped_as_the_walk_skips_one() {
-    let env = TestEnv::new();
-    mkfifo(&env.path().join("named"));
-    for args in [&[&b"-r"[..], b"named"][..], &[b"-r", b"--json", b"named"]] {
-        let ours = env.fastsum_within(LIMIT, args);
-        assert_eq!(ours.status, 0, "{}", ours.stderr_str());
-        assert_eq!(
-            ours.stderr_str(),
-            "fastsum: named: skipped fifo (not a regular file)\n"
-        );
-        let json = args.len() == 3;
-        let expected = if json {
-            "{\"path\":\"named\",\"algorithm\":\"md5\",\"skipped\":\"fifo\"}\n"
-        } else {
-            ""
-        };
-        assert_eq!(ours.stdout_str(), expected);
-    }
-}
-
 fn hex_md5(bytes: &[u8]) -> String {
     testenv::reference_hex("md5sum", bytes)
 }

@@ -119,31 +119,13 @@ impl Feeder<'_> {
         if let (true, Source::Path(_)) = (self.options.listed, operand) {
             return self.listed(index, operand);
         }
-        let metadata = match operand {
-            Source::Path(path) => std::fs::metadata(path).ok(),
+        let kind = match operand {
+            Source::Path(path) => std::fs::metadata(path).ok().map(|m| m.file_type()),
             Source::Stdin => None,
         };
-        let kind = metadata.as_ref().map(|m| m.file_type());
         match operand {
             Source::Path(path) if self.options.recursive && kind.is_some_and(|k| k.is_dir()) => {
                 self.walk(index, path, rotational)
-            }
-            // With -r an operand is a tree's root: a FIFO, socket or device
-            // there is skipped as the walk skips one below a root, never
-            // opened (a listing of a root that is a FIFO waited for a
-            // writer forever). Without -r it is read, as md5sum reads it.
-            Source::Path(path)
-                if self.options.recursive && special_kind(metadata.as_ref()).is_some() =>
-            {
-                let kind = special_kind(metadata.as_ref()).expect("just checked");
-                let seq = self.number(|| {});
-                let item = WalkItem::Special {
-                    path: path.clone(),
-                    kind,
-                };
-                if let Walked::Record(record) = walked(index, seq, item) {
-                    let _ = self.out.results.send(vec![record]);
-                }
             }
             _ => {
                 self.progress.files_found.fetch_add(1, Ordering::Relaxed);
@@ -234,20 +216,6 @@ enum Walked {
 
 /// Sorts a walk entry: a file becomes a job; anything else (a special
 /// file left out, a directory, an error) is its record at `seq`.
-/// What an operand is when it is neither a regular file nor a directory.
-fn special_kind(metadata: Option<&std::fs::Metadata>) -> Option<crate::walk::SpecialKind> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        metadata.and_then(|m| crate::walk::SpecialKind::of_mode(m.mode()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = metadata;
-        None
-    }
-}
-
 fn walked(operand: usize, seq: u64, item: WalkItem) -> Walked {
     let (path, outcome) = match item {
         WalkItem::File { path, ino, .. } => return Walked::File { path, ino },
