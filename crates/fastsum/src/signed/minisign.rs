@@ -49,9 +49,14 @@ fn refusal(e: Error, signed_by: String, given: String) -> Refusal {
 }
 
 /// minisign's key id: the 8 key-number bytes as a little-endian integer
-/// in upper-case hex (`minisign -V` prints it so).
+/// in upper-case hex without leading zeros, as minisign writes it in a
+/// public key's comment (`PRIX64`), so a user can match the two by eye.
 fn key_id_of(keynum: &[u8]) -> String {
-    keynum.iter().rev().map(|b| format!("{b:02X}")).collect()
+    let mut le = [0u8; 8];
+    for (slot, byte) in le.iter_mut().zip(keynum) {
+        *slot = *byte;
+    }
+    format!("{:X}", u64::from_le_bytes(le))
 }
 
 fn key_id(key_text: &str) -> String {
@@ -77,5 +82,21 @@ fn signature_key_id(text: &str) -> String {
     match signify::two_lines(two.as_bytes(), 74, "signature") {
         Ok((blob, _)) => key_id_of(blob.get(2..10).unwrap_or_default()),
         Err(_) => "?".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_id_of;
+
+    #[test]
+    fn a_key_id_is_written_as_minisign_writes_it() {
+        // minisign prints the id with PRIX64: no leading zeros (one key in
+        // sixteen starts with a zero nibble; a padded id would not match
+        // the one in the key file's comment).
+        let keynum = [0x8F, 0xD9, 0x58, 0x82, 0xCD, 0xA4, 0xE2, 0x02];
+        assert_eq!(key_id_of(&keynum), "2E2A4CD8258D98F");
+        let keynum = [0x7F, 0xD1, 0x52, 0x1B, 0x8F, 0xAC, 0x94, 0x1C];
+        assert_eq!(key_id_of(&keynum), "1C94AC8F1B52D17F");
     }
 }
