@@ -143,6 +143,47 @@ fn every_method_gives_the_local_digests_and_no_name_is_ever_run() {
     assert!(!pwned_anywhere(&[tree.path(), &home, sshd.dir.path()]));
 }
 
+/// A root that is a FIFO (or a link to one) is refused by every method
+/// before anything reads it: `fastsum -r -- FIFO` on the host would wait for
+/// a writer forever. A run that has not answered in a minute has hung.
+#[test]
+fn a_fifo_root_is_refused_by_every_method_and_never_waited_on() {
+    let sshd = start_sshd();
+    let tree = tree();
+    let fifo = tree.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink(&fifo, tree.path().join("to-fifo")).unwrap();
+    for name in ["fifo", "to-fifo"] {
+        let spec = format!("{}:{}/{name}", sshd.host(), tree.path().display());
+        for method in Method::ALL.into_iter().filter(|&m| m != Method::Bsd) {
+            let options = RemoteOptions {
+                rsh: sshd.ssh(),
+                method: Some(method),
+                remote_fastsum: Some(env!("CARGO_BIN_EXE_fastsum").to_string()),
+                ..Default::default()
+            };
+            let remote = Remote::parse(spec.as_bytes()).unwrap();
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = tx
+                    .send(hash_remote(&remote, Algorithm::Md5, &options).map(|l| l.records.len()));
+            });
+            let got = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("{method:?} {name}: still waiting after 60 s"));
+            let e = got.expect_err(&format!("{method:?} {name}")).to_string();
+            assert!(
+                e.contains(name) && e.contains("neither a regular file nor a directory"),
+                "{method:?} {name}: {e}"
+            );
+        }
+    }
+}
+
 #[test]
 fn failures_name_the_host_and_path_and_never_look_complete() {
     let sshd = start_sshd();

@@ -125,6 +125,9 @@ const BODY: &[u8] = br#"if [ -z "$M" ]; then
 elif ! ok_$M; then printf 'fastsum-remote-unavailable %s\n' "$M"; exit 0
 fi
 if [ ! -e "$P" ]; then printf 'fastsum-remote-missing\n'; exit 0; fi
+# A root that is neither a file nor a directory (a FIFO, a socket, a
+# device) is never opened: reading a FIFO waits for a writer forever.
+if [ ! -f "$P" ] && [ ! -d "$P" ]; then printf 'fastsum-remote-special\n'; exit 0; fi
 # The listing goes out in byte order where the host's sort has -z (GNU,
 # BSD, busybox), so that fastsum takes it as it streams ("sorted" on the
 # method line; fastsum's own walk is in that order); else fastsum sorts.

@@ -253,6 +253,11 @@ fn method_line(first: &[u8], algorithm: Algorithm) -> Result<Method, String> {
              BSD md5/shasum, perl with Digest::MD5/SHA, nor python3"
         )),
         b"fastsum-remote-missing" => Err("No such file or directory".into()),
+        b"fastsum-remote-special" => Err(
+            "neither a regular file nor a directory (a FIFO, socket or device is never read: \
+             it could wait forever)"
+                .into(),
+        ),
         _ => match first.strip_prefix(b"fastsum-remote-unavailable ") {
             Some(m) => Err(format!(
                 "the {} method is not available there",
