@@ -629,6 +629,39 @@ fn leftovers_of_a_killed_run_are_reported_and_cleared_only_when_safe() {
     }
 }
 
+/// A name in a dupes message (a leftover here, found by the walk) is quoted
+/// as every name dupes prints: a newline or an ESC in it cannot forge a
+/// line or reach the terminal raw.
+#[test]
+fn a_hostile_leftover_name_is_quoted_in_the_message() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"same");
+    env.file(
+        b"t/.fastsum-x\n\x1b[2Jfastsum dupes: forged.4194311.tmp",
+        b"same",
+    );
+    let report = env.fastsum_within(std::time::Duration::from_secs(60), &[b"dupes", b"t"]);
+    assert!(report.status <= 1, "{}", report.stderr_str());
+    assert!(!report.stderr.contains(&0x1b), "{:?}", report.stderr_str());
+    let err = report.stderr_str();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("fastsum dupes:"))
+            .count(),
+        1,
+        "one message, no forged line: {lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("left over") && l.contains("forged")),
+        "{lines:?}"
+    );
+}
+
 /// A small XFS with reflinks, loop-mounted for the test (root only, where
 /// `mkfs.xfs` and loop devices are there; `None`, said, elsewhere).
 struct Xfs {
