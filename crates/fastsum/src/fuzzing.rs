@@ -170,7 +170,12 @@ pub fn fuzz(seeds_dir: &Path, name: &str, target: impl Fn(&[u8])) {
     let mut input = Vec::new();
     while runs < corpus.len() as u64 || Instant::now() < deadline {
         input.clear();
-        let base = &corpus[rng.below(corpus.len())];
+        // Each seed once as it is first (a failure saved into the seeds
+        // is replayed by every run), then mutations of random ones.
+        let base = match runs < corpus.len() as u64 {
+            true => &corpus[runs as usize],
+            false => &corpus[rng.below(corpus.len())],
+        };
         input.extend_from_slice(base);
         if runs >= corpus.len() as u64 {
             for _ in 0..1 + rng.below(8) {

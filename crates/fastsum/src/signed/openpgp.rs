@@ -49,13 +49,28 @@ pub fn verify_detached(
     key: &[u8],
     now: SystemTime,
 ) -> Result<Signer, Refusal> {
-    verify_all(message, &signatures(signature)?, &keyring(key)?, now)
+    shielded(|| verify_all(message, &signatures(signature)?, &keyring(key)?, now))
 }
 
 /// A clearsigned block's signature (split by [`clearsigned::split`]).
 pub fn verify_cleartext(block: &Block, key: &[u8], now: SystemTime) -> Result<Signer, Refusal> {
     let signed = clearsigned::signed_bytes(&block.message);
-    verify_all(&signed, &signatures(&block.signature)?, &keyring(key)?, now)
+    shielded(|| verify_all(&signed, &signatures(&block.signature)?, &keyring(key)?, now))
+}
+
+/// rPGP's parsers can panic on hostile input (pgp 0.21.0, the newest:
+/// an armor footer it cannot read leaves its reader in a state whose next
+/// read panics, "invalid state", found by this crate's fuzz target
+/// `signed`). A panic there is a signature or keyring that could not be
+/// read: refused as malformed, never a verdict, never a crash of the run.
+/// (Built with `panic = "abort"`, the process would still stop: no
+/// signature is ever taken as good.)
+fn shielded(verify: impl FnOnce() -> Result<Signer, Refusal>) -> Result<Signer, Refusal> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(verify)).unwrap_or_else(|_| {
+        Err(Refusal::malformed(
+            "invalid OpenPGP signature or keyring: the OpenPGP parser could not read it",
+        ))
+    })
 }
 
 /// Every signature by a key of the keyring must hold (as `gpgv`: one bad
