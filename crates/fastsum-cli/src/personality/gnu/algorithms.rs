@@ -422,7 +422,7 @@ mod tests {
     fn resolved(tool: Tool, args: &[&str]) -> Algorithms {
         let mut run = Run::new(tool, tool.name.as_bytes().to_vec());
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        let parsed = parse(&mut run, &args).ok().expect("the options parse");
+        let parsed = parse(&mut run, &args).expect("the options parse");
         let check = parsed.o.check;
         parsed
             .algorithms
