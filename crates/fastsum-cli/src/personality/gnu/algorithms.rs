@@ -105,13 +105,10 @@ impl Chosen {
             (_, Some((bits, text))) => with_length(run, given, bits, &text)?,
             (_, None) => given,
         };
-        let several = match self.named.len() > 1 {
-            true => self.named.clone(),
-            false => Vec::new(),
-        };
+        let several = (self.named.len() > 1).then(|| self.named.clone());
         let mut algorithms = Algorithms {
             one,
-            several,
+            several: several.unwrap_or_default(),
             family: self.family,
             specified: self.family.is_some(),
             base64: self.base64,
@@ -418,16 +415,13 @@ mod tests {
     use super::Algorithms;
     use crate::personality::Tool;
 
-    /// The algorithms `args` resolve to, run as `tool`.
+    /// The algorithms `args` resolve to, run as `tool` (without `-c`).
     fn resolved(tool: Tool, args: &[&str]) -> Algorithms {
         let mut run = Run::new(tool, tool.name.as_bytes().to_vec());
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
         let parsed = parse(&mut run, &args).expect("the options parse");
-        let check = parsed.o.check;
-        parsed
-            .algorithms
-            .resolve(&mut run, tool, check)
-            .expect("they resolve")
+        let chosen = parsed.algorithms;
+        chosen.resolve(&mut run, tool, false).expect("they resolve")
     }
 
     fn tool(name: &str) -> Tool {
@@ -436,19 +430,17 @@ mod tests {
 
     #[test]
     fn nothing_asked_is_the_tools_own() {
-        for (tool, wanted) in [
-            (Tool::FASTSUM, Algorithm::Md5),
-            (tool("sha256sum"), Algorithm::Sha256),
-            (tool("cksum"), Algorithm::Crc),
-            (tool("sum"), Algorithm::Bsd),
+        for (tool, args, wanted) in [
+            (Tool::FASTSUM, &["f"][..], Algorithm::Md5),
+            (tool("sha256sum"), &["f"], Algorithm::Sha256),
+            (tool("cksum"), &["f"], Algorithm::Crc),
+            (tool("sum"), &["f"], Algorithm::Bsd),
+            (tool("sum"), &["-s", "f"], Algorithm::Sysv),
         ] {
-            let a = resolved(tool, &["f"]);
-            assert_eq!(
-                (a.one(), a.all(), a.specified()),
-                (wanted, &[wanted][..], false)
-            );
+            let a = resolved(tool, args);
+            let got = (a.one(), a.all(), a.specified());
+            assert_eq!(got, (wanted, &[wanted][..], false));
         }
-        assert_eq!(resolved(tool("sum"), &["-s"]).one(), Algorithm::Sysv);
     }
 
     #[test]
@@ -502,9 +494,6 @@ mod tests {
     fn update_adopts_the_lists_algorithm() {
         let mut a = resolved(Tool::FASTSUM, &["-r", "."]);
         a.adopt(Algorithm::Blake3);
-        assert_eq!(
-            (a.one(), a.all()),
-            (Algorithm::Blake3, &[Algorithm::Blake3][..])
-        );
+        assert_eq!(a.all(), &[Algorithm::Blake3]);
     }
 }
