@@ -14,8 +14,9 @@ use fastsum::Algorithm;
 pub struct Tool {
     /// The program's official name (`md5sum`), for help and version text.
     pub name: &'static str,
-    /// Its algorithm.
-    pub algorithm: Algorithm,
+    /// Its algorithm when none is asked for (the run's own is resolved in
+    /// `gnu/algorithms.rs`).
+    pub default_algorithm: Algorithm,
     /// What sets it apart.
     pub kind: ToolKind,
 }
@@ -58,7 +59,7 @@ impl Tool {
         };
         Some(Tool {
             name,
-            algorithm,
+            default_algorithm: algorithm,
             kind,
         })
     }
@@ -66,7 +67,7 @@ impl Tool {
     /// fastsum's own interface.
     pub const FASTSUM: Tool = Tool {
         name: "fastsum",
-        algorithm: Algorithm::Md5,
+        default_algorithm: Algorithm::Md5,
         kind: ToolKind::Fastsum,
     };
 }

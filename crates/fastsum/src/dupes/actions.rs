@@ -62,9 +62,10 @@ pub enum Keep {
     Newest,
 }
 
-/// What happened to one member.
+/// What happened to one member (the pipeline's per-path outcome is
+/// [`crate::pipeline::Outcome`]).
 #[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ActionOutcome {
     /// Done (or, in a dry run, what would be done).
     Done,
     /// Nothing to do: it is the kept file's inode (a hard link of it, or
@@ -86,7 +87,7 @@ pub struct Acted {
     /// The file kept.
     pub kept: PathBuf,
     /// How it went.
-    pub outcome: Outcome,
+    pub outcome: ActionOutcome,
 }
 
 /// The member `keep` chooses.
@@ -149,9 +150,9 @@ pub(crate) fn act_on_group_hooked(
         let outcome = if member.id() == kept.id() {
             // Never acted on, in a dry run neither: the same inode by
             // another name, or the kept file itself by another path.
-            Outcome::SameFile
+            ActionOutcome::SameFile
         } else if dry_run {
-            Outcome::Done
+            ActionOutcome::Done
         } else {
             hook(&member.path, Moment::BeforeCheck);
             let mut member = member.clone();
@@ -170,10 +171,10 @@ pub(crate) fn act_on_group_hooked(
                 }
             }
             let outcome = act_on(&member, &kept, action, &mut *hook);
-            if outcome == Outcome::Done {
+            if outcome == ActionOutcome::Done {
                 touched.push(member.id());
             }
-            if outcome == Outcome::Done {
+            if outcome == ActionOutcome::Done {
                 // Linking to the kept file moves its link count and ctime,
                 // nothing else: take its stamp again for the next member
                 // (any other change is caught by the byte comparison).
@@ -206,29 +207,31 @@ fn act_on(
     kept: &Member,
     action: Action,
     hook: &mut dyn FnMut(&Path, Moment),
-) -> Outcome {
+) -> ActionOutcome {
     if let Some(why) = unchanged(member, kept, "since it was hashed") {
-        return Outcome::Skipped(why);
+        return ActionOutcome::Skipped(why);
     }
     if action == Action::Reflink {
         // The kernel compares the bytes and shares them under its own
         // locks: no window for a writer.
         return match dedupe(&kept.path, &member.path, member.stamp.size) {
-            Ok(()) => Outcome::Done,
+            Ok(()) => ActionOutcome::Done,
             Err(Refused::Differ) => {
-                Outcome::Skipped("its bytes differ from the kept file's".into())
+                ActionOutcome::Skipped("its bytes differ from the kept file's".into())
             }
-            Err(Refused::Io(e)) => Outcome::Failed(crate::error::ErrorKind::Io(e).to_string()),
+            Err(Refused::Io(e)) => {
+                ActionOutcome::Failed(crate::error::ErrorKind::Io(e).to_string())
+            }
         };
     }
     if !same_bytes(&member.path, &kept.path) {
-        return Outcome::Skipped("its bytes differ from the kept file's".into());
+        return ActionOutcome::Skipped("its bytes differ from the kept file's".into());
     }
     hook(&member.path, Moment::Compared);
     // A write while the bytes were compared moved the stamp (ctime at
     // least): the comparison may have missed it, so nothing is done.
     if let Some(why) = unchanged(member, kept, "while it was compared with the kept file") {
-        return Outcome::Skipped(why);
+        return ActionOutcome::Skipped(why);
     }
     let result = match action {
         Action::Remove => std::fs::remove_file(&member.path),
@@ -241,8 +244,8 @@ fn act_on(
         Action::Reflink => Ok(()),
     };
     match result {
-        Ok(()) => Outcome::Done,
-        Err(e) => Outcome::Failed(crate::error::ErrorKind::Io(e).to_string()),
+        Ok(()) => ActionOutcome::Done,
+        Err(e) => ActionOutcome::Failed(crate::error::ErrorKind::Io(e).to_string()),
     }
 }
 
@@ -324,7 +327,7 @@ mod tests {
         assert_eq!(acted.len(), 2);
         let b = acted.iter().find(|a| a.member.ends_with("b")).unwrap();
         assert!(
-            matches!(&b.outcome, Outcome::Skipped(why) if why.contains("changed")),
+            matches!(&b.outcome, ActionOutcome::Skipped(why) if why.contains("changed")),
             "{b:?}"
         );
         assert_eq!(std::fs::read(dir.path().join("b")).unwrap(), b"SAME BYTES");
@@ -349,7 +352,7 @@ mod tests {
             &mut |a| acted.push(a),
         );
         assert!(
-            acted.iter().all(|a| a.outcome == Outcome::Done),
+            acted.iter().all(|a| a.outcome == ActionOutcome::Done),
             "{acted:?}"
         );
         use std::os::unix::fs::MetadataExt;
@@ -393,7 +396,7 @@ mod tests {
                 acted.push(a)
             });
             assert!(
-                matches!(&acted[0].outcome, Outcome::Skipped(why) if why.contains("while it was compared")),
+                matches!(&acted[0].outcome, ActionOutcome::Skipped(why) if why.contains("while it was compared")),
                 "{action:?}: {acted:?}"
             );
             let b = dir.path().join("b");
@@ -440,7 +443,7 @@ mod tests {
                 &mut |x| acted.push(x),
             );
             assert!(
-                acted.iter().all(|x| x.outcome == Outcome::SameFile),
+                acted.iter().all(|x| x.outcome == ActionOutcome::SameFile),
                 "{action:?}: {acted:?}"
             );
             assert_eq!(std::fs::read(&a).unwrap(), b"precious");

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
-use fastsum::dupes::actions::{Action, Keep, Outcome as ActOutcome};
+use fastsum::dupes::actions::{Action, ActionOutcome, Keep};
 use fastsum::dupes::{DupesOptions, Group};
 use fastsum::output::render::Renderer;
 use fastsum::output::LinePart;
@@ -312,7 +312,7 @@ fn act(
             let (member, kept) = (quote(member_bytes), quote(kept_bytes));
             let verb_part = format!("{verb}: ");
             match &acted.outcome {
-                ActOutcome::Done if action == Action::Remove => {
+                ActionOutcome::Done if action == Action::Remove => {
                     let parts = [
                         LinePart::Text(verb_part.as_bytes()),
                         LinePart::Name(member_bytes),
@@ -320,7 +320,7 @@ fn act(
                     LinePart::write_line(out.stdout_buf(), &parts, true);
                     out.commit();
                 }
-                ActOutcome::Done => {
+                ActionOutcome::Done => {
                     let parts = [
                         LinePart::Text(verb_part.as_bytes()),
                         LinePart::Name(member_bytes),
@@ -330,18 +330,18 @@ fn act(
                     LinePart::write_line(out.stdout_buf(), &parts, true);
                     out.commit();
                 }
-                ActOutcome::SameFile => out.err_raw(
+                ActionOutcome::SameFile => out.err_raw(
                     format!(
                         "fastsum dupes: {member}: left as it is: it is {kept} by another name \
                          (the same inode)\n"
                     )
                     .as_bytes(),
                 ),
-                ActOutcome::Skipped(why) => {
+                ActionOutcome::Skipped(why) => {
                     all_done = false;
                     out.err_raw(format!("fastsum dupes: {member}: skipped: {why}\n").as_bytes());
                 }
-                ActOutcome::Failed(why) => {
+                ActionOutcome::Failed(why) => {
                     all_done = false;
                     let name = action.name();
                     out.err_raw(

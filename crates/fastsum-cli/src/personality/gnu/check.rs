@@ -51,11 +51,11 @@ struct List {
 /// The reading of check lines for this run: coreutils keeps its state
 /// from list to list, and so does the parser.
 pub(super) fn parser(run: &Run, o: &Options) -> gnu_lines::CheckParser {
-    let policy = match (run.tool.kind, o.family) {
-        (ToolKind::Fastsum, _) => gnu_lines::TagPolicy::Any(o.tree.algorithm),
+    let policy = match (run.tool.kind, o.algorithms.family()) {
+        (ToolKind::Fastsum, _) => gnu_lines::TagPolicy::Any(o.algorithms.one()),
         (ToolKind::Cksum, None) => gnu_lines::TagPolicy::CoreutilsTagged,
         (ToolKind::Cksum, Some(family)) => gnu_lines::TagPolicy::Cksum(family),
-        _ => gnu_lines::TagPolicy::Only(o.tree.algorithm),
+        _ => gnu_lines::TagPolicy::Only(o.algorithms.one()),
     };
     gnu_lines::CheckParser::new(policy)
 }

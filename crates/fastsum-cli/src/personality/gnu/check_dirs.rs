@@ -57,8 +57,7 @@ pub(super) fn fill(
 
 /// Walks the directory `name`, keeping every digest made under it.
 fn walk(run: &mut Run, o: &Options, algorithm: Algorithm, name: &[u8], made: &mut Made) {
-    let mut options = o.tree.clone();
-    options.algorithm = algorithm;
+    let mut options = o.tree_options(algorithm);
     options.walk = Default::default();
     let mut hasher = TreeHasher::with_options(options);
     if let Some(mut state) = run.check_cache.take() {

@@ -67,8 +67,7 @@ pub(super) fn prefetch_digests(
                 _ => None,
             })
             .unzip();
-        let mut options = o.tree.clone();
-        options.algorithm = algorithm;
+        let mut options = o.tree_options(algorithm);
         options.recursive = false;
         options.listed = super::hash::listed(run);
         options.order = Order::Unordered;

@@ -263,7 +263,7 @@ pub(super) fn named_parser(
     o: &Options,
     checkfile: &[u8],
 ) -> Option<fastsum::manifest::gnu::CheckParser> {
-    if run.tool.kind != ToolKind::Fastsum || o.algorithm_specified {
+    if run.tool.kind != ToolKind::Fastsum || o.algorithms.specified() {
         return None;
     }
     let algorithm = fastsum::manifest::list::algorithm_of_list_name(checkfile)?;

@@ -149,7 +149,8 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         if show_progress {
             scope.spawn(|| display.run(&progress));
         }
-        let run_tree = TreeHasher::with_options(o.tree.clone()).progress(progress.clone());
+        let run_tree =
+            TreeHasher::with_options(o.tree_options(o.algorithms.one())).progress(progress.clone());
         let run_tree = crate::term::cached(&who, run_tree, session.as_ref().map(|(_, s)| s));
         let result = match (&o.prune, o.tree.walk.directories) {
             (None, false) => run_tree.run_into(&operands, &mut printer),
@@ -207,7 +208,7 @@ fn session_for(
             })
             .collect();
         let say = &mut |m: &str| run.error(m.as_bytes());
-        let session = crate::term::cache::session(&mut cache, o.tree.algorithm, &prefixes, say)?;
+        let session = crate::term::cache::session(&mut cache, o.algorithms.one(), &prefixes, say)?;
         Some((Some(cache), session))
     })
 }
@@ -267,11 +268,12 @@ impl Sink for &mut Printer<'_> {
 /// true when it failed (a read, or a name the format cannot hold).
 pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) -> bool {
     let hashed = matches!(record.outcome, Outcome::Hashed(_));
-    let crc = matches!(o.tree.algorithm, Algorithm::Crc | Algorithm::Crc32b);
+    let algorithm = o.algorithms.one();
+    let crc = matches!(algorithm, Algorithm::Crc | Algorithm::Crc32b);
     // crc: said once, when the first file is read; crc32b: every file.
     if hashed && !o.json && o.debug && crc && !run.said_debug {
-        run.said_debug = o.tree.algorithm == Algorithm::Crc;
-        for line in crc_implementation(o.tree.algorithm) {
+        run.said_debug = algorithm == Algorithm::Crc;
+        for line in crc_implementation(algorithm) {
             run.error(line.as_bytes());
         }
     }
@@ -375,7 +377,6 @@ fn hwcap_allowed(hwcap: &str) -> bool {
 
 /// `--format=hashdeep`'s header: the columns, where and how it was made.
 pub(super) fn hashdeep_header(run: &mut Run, o: &Options, args: &[Vec<u8>]) {
-    let algorithms = o.hashdeep_algorithms();
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut command = b"fastsum".to_vec();
     for arg in args {
@@ -383,7 +384,7 @@ pub(super) fn hashdeep_header(run: &mut Run, o: &Options, args: &[Vec<u8>]) {
         command.extend(arg.iter().map(|&b| if b == b'\n' { b' ' } else { b }));
     }
     // The algorithms were checked when the options were resolved.
-    if let Ok(columns) = fastsum::manifest::hashdeep::Columns::new(&algorithms) {
+    if let Ok(columns) = fastsum::manifest::hashdeep::Columns::new(o.algorithms.all()) {
         let header = columns.header(fastsum::name::path_bytes(&cwd), &command);
         run.out.stdout_buf().extend_from_slice(&header);
     }

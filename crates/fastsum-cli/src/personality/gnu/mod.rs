@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::personality::Tool;
 
+mod algorithms;
 mod check;
 mod check_dirs;
 mod check_hash;
@@ -82,7 +83,7 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
     if o.hashdeep && o.update.is_none() {
         hash::hashdeep_header(&mut run, &o, args);
     }
-    let mut ok = match (o.check, o.algorithms.len() > 1) {
+    let mut ok = match (o.check, o.algorithms.several()) {
         (true, _) => check_all(&mut run, &o, &operands),
         (false, true) => multi::hash_operands(&mut run, &o, &operands),
         (false, false) if o.update.is_some() => update::run_update(&mut run, &o, &operands, args),
@@ -113,7 +114,7 @@ fn hash_the_rest(run: &mut Run, o: &mut Options, mut rest: files0::Names) -> boo
         if batch.is_empty() {
             return ok;
         }
-        ok &= match o.algorithms.len() > 1 {
+        ok &= match o.algorithms.several() {
             true => multi::hash_operands(run, o, &batch),
             false => hash_operands_and_remotes(run, o, &batch),
         };

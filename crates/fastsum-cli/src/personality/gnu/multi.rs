@@ -71,7 +71,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         for batch in inputs.chunks(BATCH) {
             let results: Vec<_> = batch
                 .par_iter()
-                .map(|input| digests_of(input, &o.algorithms))
+                .map(|input| digests_of(input, o.algorithms.all()))
                 .collect();
             for (input, result) in batch.iter().zip(results) {
                 ok &= print(run, o, input, result);
@@ -175,7 +175,8 @@ fn print(
     };
     // The renderer's format: hashdeep's line, a JSON record, or tagged
     // lines (the algorithms were checked when the options were resolved).
-    let digests: Vec<(Algorithm, Digest)> = o.algorithms.iter().copied().zip(digests).collect();
+    let digests: Vec<(Algorithm, Digest)> =
+        o.algorithms.all().iter().copied().zip(digests).collect();
     if let Err(why) = o
         .renderer
         .render_digests(name, size, &digests, run.out.stdout_buf())

@@ -4,12 +4,12 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use fastsum::manifest::gnu::Family;
 use fastsum::pipeline::TreeOptions;
 use fastsum::Algorithm;
 
+use super::algorithms::Algorithms;
 use super::run::Run;
-use crate::personality::ToolKind;
+use crate::personality::{Tool, ToolKind};
 use crate::term::getopt::{HasArg, OptSpec};
 
 pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
@@ -128,20 +128,17 @@ pub(super) struct Options {
     pub(super) tag: bool,
     /// `--untagged`: GNU lines even where fastsum writes tagged ones.
     pub(super) untagged: bool,
-    /// `cksum --base64`, `--raw`.
-    pub(super) base64: bool,
+    /// `--raw`.
     pub(super) raw: bool,
-    /// fastsum's `-a` given more than once: every algorithm named, in
-    /// order (one read, several digests: `multi.rs`).
-    pub(super) algorithms: Vec<Algorithm>,
-    /// `cksum -a NAME`: the algorithm or family named (sha2, sha3 and
-    /// blake2b take their length from `-l`, or from each line with `-c`).
-    pub(super) family: Option<Family>,
+    /// The run's algorithm(s), resolved once (`algorithms.rs`): the only
+    /// place it is held.
+    pub(super) algorithms: Algorithms,
     /// -1: not given; 0: text; 1: binary.
     pub(super) binary: i8,
     pub(super) terminator: u8,
-    /// fastsum's own options for many files, and the algorithm (held
-    /// here only).
+    /// fastsum's own options for many files. Their `algorithm` is not
+    /// the run's: a hasher is built with [`Options::tree_options`], bound
+    /// to `algorithms`.
     pub(super) tree: TreeOptions,
     pub(super) json: bool,
     /// `--format=hashdeep`: hashdeep's lists (a header, then
@@ -159,8 +156,6 @@ pub(super) struct Options {
     pub(super) cache_stats: bool,
     /// `cksum --debug`: say which CRC implementation runs.
     pub(super) debug: bool,
-    /// `cksum -a` given: untagged lines are read with it when checking.
-    pub(super) algorithm_specified: bool,
     /// Operands were named: `cksum`'s and `sum`'s lines then end with the
     /// name (`cksum < f` prints none, `cksum -` prints `-`).
     pub(super) names_given: bool,
@@ -192,23 +187,22 @@ pub(super) struct Options {
 /// `update.rs`).
 pub(super) struct Update {
     pub(super) path: PathBuf,
-    pub(super) algorithm: Algorithm,
     /// The old list, when it was read whole already (its stamps answer).
     pub(super) read: std::sync::Mutex<Option<fastsum::manifest::read::Manifest>>,
 }
 
 impl Options {
-    /// The columns of a `--format=hashdeep` list: the algorithm, or each
-    /// of several `-a`.
-    pub(super) fn hashdeep_algorithms(&self) -> Vec<Algorithm> {
-        match self.algorithms.len() {
-            0 | 1 => vec![self.tree.algorithm],
-            _ => self.algorithms.clone(),
-        }
+    /// The tree hasher's options, bound to `algorithm` (the run's, or
+    /// the one a checked line names).
+    pub(super) fn tree_options(&self, algorithm: Algorithm) -> TreeOptions {
+        let mut options = self.tree.clone();
+        options.algorithm = algorithm;
+        options
     }
 
-    /// The defaults: `algorithm`, and nothing else asked for.
-    pub(super) fn new(algorithm: Algorithm) -> Options {
+    /// The defaults: `tool`'s, and nothing else asked for.
+    pub(super) fn new(tool: Tool) -> Options {
+        let algorithm = tool.default_algorithm;
         Options {
             check: false,
             status_only: false,
@@ -218,10 +212,8 @@ impl Options {
             ignore_missing: false,
             tag: false,
             untagged: false,
-            base64: false,
             raw: false,
-            family: None,
-            algorithms: Vec::new(),
+            algorithms: Algorithms::new(tool),
             binary: -1,
             terminator: b'\n',
             tree: TreeOptions::new(algorithm),
@@ -233,7 +225,6 @@ impl Options {
             cache: None,
             cache_stats: false,
             debug: false,
-            algorithm_specified: false,
             names_given: false,
             operand_errors: false,
             remote: crate::term::remote_options(),
@@ -266,68 +257,6 @@ pub(super) fn parse_size(value: &[u8]) -> Option<usize> {
     usize::try_from(parse_decimal(digits)?)
         .ok()?
         .checked_mul(unit)
-}
-
-/// `cksum -a`'s names, in its order (coreutils 9.10 matches them exactly).
-pub(super) const CKSUM_ALGORITHMS: [(&str, Family); 14] = [
-    ("bsd", Family::One(Algorithm::Bsd)),
-    ("sysv", Family::One(Algorithm::Sysv)),
-    ("crc", Family::One(Algorithm::Crc)),
-    ("crc32b", Family::One(Algorithm::Crc32b)),
-    ("md5", Family::One(Algorithm::Md5)),
-    ("sha1", Family::One(Algorithm::Sha1)),
-    ("sha224", Family::One(Algorithm::Sha224)),
-    ("sha256", Family::One(Algorithm::Sha256)),
-    ("sha384", Family::One(Algorithm::Sha384)),
-    ("sha512", Family::One(Algorithm::Sha512)),
-    ("sha2", Family::Sha2),
-    ("sha3", Family::Sha3),
-    ("blake2b", Family::Blake2b),
-    ("sm3", Family::One(Algorithm::Sm3)),
-];
-
-/// What `-a VALUE` names for `kind`: for cksum, one of its names; for
-/// fastsum, any algorithm's name.
-pub(super) fn parse_algorithm(kind: ToolKind, value: &[u8]) -> Option<Family> {
-    if kind == ToolKind::Cksum {
-        return CKSUM_ALGORITHMS
-            .iter()
-            .find(|(name, _)| name.as_bytes() == value)
-            .map(|&(_, f)| f);
-    }
-    let name = std::str::from_utf8(value).ok()?;
-    Some(Family::One(crate::term::parse_algorithm(name).ok()?))
-}
-
-/// The algorithm a family means before its length is known.
-pub(super) fn default_member(family: Family) -> Algorithm {
-    match family {
-        Family::One(a) => a,
-        Family::Sha2 => Algorithm::Sha512,
-        Family::Sha3 => Algorithm::Sha3_512,
-        Family::Blake2b => Algorithm::BLAKE2B,
-    }
-}
-
-pub(super) fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
-    let mut m = b"invalid argument ".to_vec();
-    m.extend(run.quoting.quote(value));
-    m.extend_from_slice(b" for ");
-    m.extend(run.quoting.quote(b"--algorithm"));
-    run.error(&m);
-    let mut list = b"Valid arguments are:\n".to_vec();
-    let names: Vec<&str> = if run.tool.kind == ToolKind::Cksum {
-        CKSUM_ALGORITHMS.iter().map(|&(name, _)| name).collect()
-    } else {
-        Algorithm::ALL.iter().map(|a| a.name()).collect()
-    };
-    for name in names {
-        list.extend_from_slice(b"  - ");
-        list.extend(run.quoting.quote(name.as_bytes()));
-        list.push(b'\n');
-    }
-    run.out.err_raw(&list);
-    run.usage_error(None)
 }
 
 /// `-l`'s `xnumtoumax(..., XTOINT_MAX_QUIET)`: a decimal number, and one
@@ -370,10 +299,10 @@ impl Options {
             return !self.untagged;
         }
         self.tag
-            || self.tree.algorithm == Algorithm::Xxh3
+            || self.algorithms.one() == Algorithm::Xxh3
             || (kind == ToolKind::Fastsum
                 && !self.untagged
-                && self.tree.algorithm != Algorithm::Md5)
+                && self.algorithms.one() != Algorithm::Md5)
     }
 }
 

@@ -6,6 +6,7 @@
 use fastsum::pipeline::Order;
 use fastsum::Algorithm;
 
+use super::algorithms::Chosen;
 use super::options::*;
 use super::run::Run;
 use super::{help, MAX_READ_SIZE, MAX_THREADS};
@@ -14,8 +15,9 @@ use crate::term::getopt::Getopt;
 /// What the command line said, before the settings are resolved.
 pub(super) struct Parsed {
     pub(super) o: Options,
-    /// `-l BITS` as given (checked once the algorithm is known).
-    pub(super) length_bits: Option<(u64, Vec<u8>)>,
+    /// `-a`, `-l`, `--part-size`, `--base64`: resolved into
+    /// `o.algorithms` (`algorithms.rs`).
+    pub(super) algorithms: Chosen,
     pub(super) read_size: Option<usize>,
     pub(super) io_mode: String,
     /// `--cache` without `=PATH`.
@@ -26,8 +28,6 @@ pub(super) struct Parsed {
     pub(super) update: Option<Vec<u8>>,
     /// `--prune-matching=FILE`.
     pub(super) prune: Option<Vec<u8>>,
-    /// `--part-size=SIZE` (fastsum's own): the bytes and the text given.
-    pub(super) part_size: Option<(u64, Vec<u8>)>,
     pub(super) operands: Vec<Vec<u8>>,
 }
 
@@ -36,15 +36,14 @@ pub(super) struct Parsed {
 pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
     let tool = run.tool;
     let mut p = Parsed {
-        o: Options::new(tool.algorithm),
-        length_bits: None,
+        o: Options::new(tool),
+        algorithms: Chosen::default(),
         read_size: None,
         io_mode: "auto".to_string(),
         cache_without_path: false,
         files0_from: None,
         update: None,
         prune: None,
-        part_size: None,
         operands: Vec::new(),
     };
     let specs = specs(tool.kind);
@@ -69,27 +68,14 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
 /// options); `Ok(false)`: not one of them.
 fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Result<bool, i32> {
     match key {
-        "a" => match parse_algorithm(run.tool.kind, &value) {
-            Some(family) => {
-                p.o.tree.algorithm = default_member(family);
-                p.o.family = Some(family);
-                p.o.algorithm_specified = true;
-                if run.tool.kind == crate::personality::ToolKind::Fastsum {
-                    let a = default_member(family);
-                    if !p.o.algorithms.contains(&a) {
-                        p.o.algorithms.push(a);
-                    }
-                }
-            }
-            None => return Err(invalid_algorithm(run, &value)),
-        },
-        "bsd" => p.o.tree.algorithm = Algorithm::Bsd,
-        "sysv" => p.o.tree.algorithm = Algorithm::Sysv,
+        "a" => p.algorithms.algorithm(run, &value)?,
+        "bsd" => p.algorithms.sum(Algorithm::Bsd),
+        "sysv" => p.algorithms.sum(Algorithm::Sysv),
         "debug" => p.o.debug = true,
         // Only a number is checked here; its value once all options are
         // read (only the last -l counts).
         "l" => match parse_length(&value) {
-            Some(bits) => p.length_bits = Some((bits, value)),
+            Some(bits) => p.algorithms.length(bits, value),
             None => {
                 let mut m = b"invalid length: ".to_vec();
                 m.extend(run.quoting.quote(&value));
@@ -107,12 +93,12 @@ fn digest_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
         "t" => p.o.binary = 0,
         "tag" => (p.o.tag, p.o.untagged) = (true, false),
         "untagged" => (p.o.tag, p.o.untagged) = (false, true),
-        "base64" => p.o.base64 = true,
+        "base64" => p.algorithms.base64(),
         "part-size" => match std::str::from_utf8(&value)
             .ok()
             .and_then(fastsum::algo::parts::parse_part_size)
         {
-            Some(size) => p.part_size = Some((size, value)),
+            Some(size) => p.algorithms.part_size(size, value),
             None => return Err(invalid_value(run, "part size (as 8MiB, 5242880)", &value)),
         },
         "raw" => p.o.raw = true,

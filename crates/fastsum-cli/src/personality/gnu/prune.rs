@@ -46,7 +46,7 @@ pub(super) fn adopt(
         ),
     ];
     run.refuse_first(&refused)?;
-    if let Some(why) = o.tree.algorithm.directory_digest_refusal() {
+    if let Some(why) = o.algorithms.one().directory_digest_refusal() {
         run.error(why.as_bytes());
         return Err(1);
     }
@@ -59,7 +59,7 @@ pub(super) fn adopt(
     };
     let offers = read
         .map_err(|e| fastsum::Error::os_message(&e))
-        .and_then(|_| Offers::parse(&bytes, o.tree.algorithm));
+        .and_then(|_| Offers::parse(&bytes, o.algorithms.one()));
     match offers {
         Ok(offers) => {
             o.prune = Some(offers);

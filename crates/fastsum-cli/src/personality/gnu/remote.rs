@@ -71,7 +71,7 @@ pub(super) fn hash_remote_operand(
         seq: 0,
         ok: true,
     };
-    let ran = remote.hash(o.tree.algorithm, &o.remote, &mut printer);
+    let ran = remote.hash(o.algorithms.one(), &o.remote, &mut printer);
     let ok = printer.ok;
     let ran = match ran {
         Ok(ran) => ran,

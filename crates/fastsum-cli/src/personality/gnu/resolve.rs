@@ -1,10 +1,9 @@
-//! The settings the command line gave, resolved: `-l` against the
-//! algorithm, the read strategy, the conflicts coreutils refuses (in its
+//! The settings the command line gave, resolved: the algorithm (in
+//! `algorithms.rs`), the read strategy, the conflicts coreutils refuses (in its
 //! order and words), and the operands (`-` or `.` when none are given).
 
-use fastsum::manifest::gnu::Family;
 use fastsum::pipeline::Order;
-use fastsum::{Algorithm, ReadStrategy};
+use fastsum::ReadStrategy;
 
 use super::files0::Names;
 use super::options::{looks_like_a_cache, Options};
@@ -18,29 +17,18 @@ use crate::personality::ToolKind;
 pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
     let Parsed {
         mut o,
-        length_bits,
+        algorithms,
         read_size,
         io_mode,
         cache_without_path,
         files0_from,
         update,
         prune,
-        part_size,
         operands,
     } = parsed;
     let tool = run.tool;
-    let length_given = length_bits.is_some();
-    o.tree.algorithm = match tool.kind {
-        ToolKind::Cksum => cksum_length(run, &o, length_bits)?,
-        _ => match length_bits {
-            Some((bits, text)) => with_length(run, o.tree.algorithm, bits, &text)?,
-            None => o.tree.algorithm,
-        },
-    };
-    if let Some(size) = part_size {
-        in_parts(run, &mut o, size)?;
-    }
-    refuse_legacy_check(run, &o)?;
+    let length_given = algorithms.length_given();
+    o.algorithms = algorithms.resolve(run, tool, o.check)?;
     o.tree.strategy = match (io_mode.as_str(), read_size) {
         ("mmap", _) => ReadStrategy::Mmap,
         ("read", size) | ("auto", size @ Some(_)) => ReadStrategy::Read {
@@ -90,7 +78,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
         return Err(run.usage_error(Some("--stamps needs --json (a stamp is part of a record)")));
     }
     o.renderer = renderer(run, &o);
-    run.write_error_cause = o.check || !o.tree.algorithm.is_legacy();
+    run.write_error_cause = o.check || !o.algorithms.one().is_legacy();
     Ok((o, operands, rest))
 }
 
@@ -98,57 +86,10 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
 /// `--files0-from` list, read a batch at a time as the run goes.
 pub(super) type Resolved = (Options, Vec<Vec<u8>>, Option<Names>);
 
-/// `-c` with cksum's and sum's numbers, which are not digests: refused, as
-/// coreutils refuses it; fastsum's own `-c` checks crc32b (`rhash
-/// --simple`'s and SFV's CRC-32).
-fn refuse_legacy_check(run: &mut Run, o: &Options) -> Result<(), i32> {
-    let kind = run.tool.kind;
-    let own_crc32b = kind == ToolKind::Fastsum && o.tree.algorithm == Algorithm::Crc32b;
-    if o.check
-        && o.tree.algorithm.is_legacy()
-        && !own_crc32b
-        && (kind != ToolKind::Cksum || o.algorithm_specified)
-    {
-        run.error(b"--check is not supported with --algorithm={bsd,sysv,crc,crc32b}");
-        return Err(run.finish(1));
-    }
-    Ok(())
-}
-
-/// `--part-size=SIZE`: the algorithm (each of several `-a`) as S3 keeps it
-/// for an upload in parts of SIZE: the ETag for MD5 and s3etag, the
-/// composite checksum for CRC-32, CRC-32C, SHA-1 and SHA-256 (issue 54).
-fn in_parts(run: &mut Run, o: &mut Options, (size, text): (u64, Vec<u8>)) -> Result<(), i32> {
-    let wanted = match o.algorithms.is_empty() {
-        true => vec![o.tree.algorithm],
-        false => o.algorithms.clone(),
-    };
-    let mut done = Vec::new();
-    for a in wanted {
-        let Some(parts) = a.in_parts(size) else {
-            let mut m = format!(
-                "--part-size={} does not go with {a}: ",
-                String::from_utf8_lossy(&text)
-            );
-            m.push_str(match a {
-                Algorithm::Crc64Nvme => "S3 keeps crc64nvme of whole objects only (a multipart upload's full-object CRC is the plain one)",
-                _ => "S3 keeps digests of parts for s3etag, md5, crc32, crc32c, sha1 and sha256",
-            });
-            return Err(run.usage_error(Some(&m)));
-        };
-        done.push(parts);
-    }
-    o.tree.algorithm = done[0];
-    if !o.algorithms.is_empty() {
-        o.algorithms = done;
-    }
-    Ok(())
-}
-
 /// fastsum's own options that do not go with others: several `-a` (one
 /// read, tagged lines) and `--max-depth` without `-r`.
 fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Result<(), i32> {
-    if o.algorithms.len() > 1 {
+    if o.algorithms.several() {
         let refused = [
             (o.check, "-c (each line names its own algorithm)"),
             (o.cache.is_some(), "--cache"),
@@ -192,7 +133,7 @@ fn update_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
         (o.check, "--update and -c do not go together"),
         (o.json || o.hashdeep || o.tag || o.untagged || o.terminator == 0,
          "--update writes the manifest in its own shape: no --json, --format, --tag, --untagged or --zero"),
-        (o.algorithms.len() > 1, "--update and several -a do not go together"),
+        (o.algorithms.several(), "--update and several -a do not go together"),
         (o.tree.walk.directories, "--update and --dirs do not go together"),
         (o.tree.order == Order::Unordered, "--update and --unordered do not go together"),
     ];
@@ -218,8 +159,7 @@ fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
         ),
     ];
     run.refuse_first(&refused)?;
-    let algorithms = o.hashdeep_algorithms();
-    if let Err(a) = fastsum::manifest::hashdeep::Columns::new(&algorithms) {
+    if let Err(a) = fastsum::manifest::hashdeep::Columns::new(o.algorithms.all()) {
         let m = format!("hashdeep's format has no {a} (md5, sha1 and sha256 only)");
         return Err(run.usage_error(Some(&m)));
     }
@@ -244,7 +184,7 @@ fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
         ),
     ];
     run.refuse_first(&refused)?;
-    if let Some(why) = o.tree.algorithm.directory_digest_refusal() {
+    if let Some(why) = o.algorithms.one().directory_digest_refusal() {
         run.error(why.as_bytes());
         return Err(1);
     }
@@ -285,18 +225,19 @@ fn operands_from(
 /// the terminator, and its name in messages.
 fn renderer(run: &Run, o: &Options) -> fastsum::output::render::Renderer {
     use fastsum::output::render::Format;
+    let base64 = o.algorithms.base64();
     let format = match (o.json, o.hashdeep, o.raw) {
         (true, _, _) => Format::Json,
         (false, true, _) => Format::Hashdeep,
         (false, false, true) => Format::Raw,
-        _ if o.tagged(run.tool.kind) => Format::Tagged { base64: o.base64 },
+        _ if o.tagged(run.tool.kind) => Format::Tagged { base64 },
         _ => Format::Untagged {
             binary: o.binary == 1,
-            base64: o.base64,
+            base64,
         },
     };
     let renderer = fastsum::output::render::Renderer {
-        algorithm: o.tree.algorithm,
+        algorithm: o.algorithms.one(),
         format,
         terminator: o.terminator,
         names_given: o.names_given,
@@ -307,118 +248,6 @@ fn renderer(run: &Run, o: &Options) -> fastsum::output::render::Renderer {
     match o.stamps {
         true => renderer.with_stamps(),
         false => renderer,
-    }
-}
-
-/// cksum's `-l BITS` (the last one given) checked against `-a` in
-/// coreutils 9.10's order and words: the algorithm to hash with (for
-/// `-c`, the family's default: each line says its own length).
-fn cksum_length(
-    run: &mut Run,
-    o: &Options,
-    length: Option<(u64, Vec<u8>)>,
-) -> Result<Algorithm, i32> {
-    let family = o.family.unwrap_or(Family::One(Algorithm::Crc));
-    let (bits, text) = length.unwrap_or((0, Vec::new()));
-    let invalid = |run: &mut Run, then: &[u8]| {
-        let mut m = b"invalid length: ".to_vec();
-        m.extend(run.quoting.quote(&text));
-        run.error(&m);
-        run.error(then);
-        1
-    };
-    match family {
-        Family::One(_) if bits != 0 => {
-            run.error(b"--length is only supported with --algorithm blake2b, sha2, or sha3");
-            Err(1)
-        }
-        Family::One(a) => Ok(a),
-        Family::Sha2 | Family::Sha3 => {
-            let name = if family == Family::Sha2 {
-                "sha2"
-            } else {
-                "sha3"
-            };
-            if bits == 0 && text.is_empty() && !o.check {
-                let m = format!(
-                    "--algorithm={name} requires specifying --length 224, 256, 384, or 512"
-                );
-                run.error(m.as_bytes());
-                return Err(1);
-            }
-            if (!o.check || !text.is_empty()) && !matches!(bits, 224 | 256 | 384 | 512) {
-                let mut then = b"digest length for ".to_vec();
-                then.extend(run.quoting.quote(family.tag().as_bytes()));
-                then.extend_from_slice(b" must be 224, 256, 384, or 512");
-                return Err(invalid(run, &then));
-            }
-            Ok(member(family, bits))
-        }
-        Family::Blake2b => {
-            if bits > 512 {
-                let mut then = b"maximum digest length for ".to_vec();
-                then.extend(run.quoting.quote(b"BLAKE2b"));
-                then.extend_from_slice(b" is 512 bits");
-                return Err(invalid(run, &then));
-            }
-            if !bits.is_multiple_of(8) {
-                return Err(invalid(run, b"length is not a multiple of 8"));
-            }
-            Ok(member(family, bits))
-        }
-    }
-}
-
-/// The algorithm of `family` with a `bits`-long digest (0: the longest).
-fn member(family: Family, bits: u64) -> Algorithm {
-    match (family, bits) {
-        (Family::Sha2, 224) => Algorithm::Sha224,
-        (Family::Sha2, 256) => Algorithm::Sha256,
-        (Family::Sha2, 384) => Algorithm::Sha384,
-        (Family::Sha3, 224) => Algorithm::Sha3_224,
-        (Family::Sha3, 256) => Algorithm::Sha3_256,
-        (Family::Sha3, 384) => Algorithm::Sha3_384,
-        (Family::Blake2b, 8..=504) => Algorithm::Blake2b {
-            output_len: (bits / 8) as u8,
-        },
-        (family, _) => super::options::default_member(family),
-    }
-}
-
-/// `-l BITS` applied to the algorithm: BLAKE2b's length (0: its default);
-/// refused past 512 bits and for any other algorithm, in coreutils' words.
-fn with_length(
-    run: &mut Run,
-    algorithm: Algorithm,
-    bits: u64,
-    text: &[u8],
-) -> Result<Algorithm, i32> {
-    if bits > 512 {
-        let mut m = b"invalid length: ".to_vec();
-        m.extend(run.quoting.quote(text));
-        run.error(&m);
-        let mut m = b"maximum digest length for ".to_vec();
-        m.extend(run.quoting.quote(b"BLAKE2b"));
-        m.extend_from_slice(b" is 512 bits");
-        run.error(&m);
-        return Err(1);
-    }
-    if !bits.is_multiple_of(8) {
-        let mut m = b"invalid length: ".to_vec();
-        m.extend(run.quoting.quote(text));
-        run.error(&m);
-        run.error(b"length is not a multiple of 8");
-        return Err(1);
-    }
-    match algorithm {
-        _ if bits == 0 => Ok(algorithm),
-        Algorithm::Blake2b { .. } => Ok(Algorithm::Blake2b {
-            output_len: (bits / 8) as u8,
-        }),
-        _ => {
-            run.error(b"--length is only supported with --algorithm=blake2b");
-            Err(1)
-        }
     }
 }
 
@@ -463,7 +292,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         Some("the --recursive, --max-depth, --dirs, --unordered, --follow, --one-file-system and --exclude options are meaningless when verifying checksums")
     } else if o.cache_stats && o.cache.is_none() {
         Some("the --cache-stats option is meaningful only with --cache")
-    } else if o.base64 && o.raw {
+    } else if o.algorithms.base64() && o.raw {
         Some("--base64 and --raw are mutually exclusive")
     } else if o.terminator == 0 && o.check && !fastsum {
         Some("the --zero option is not supported when verifying checksums")

@@ -68,7 +68,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         Ok(file) => file,
         Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
     };
-    let given = o.algorithm_specified.then_some(o.tree.algorithm);
+    let given = o.algorithms.specified().then_some(o.algorithms.one());
     let (head, terminator) = match head_of(file) {
         Ok(read) => read,
         Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
@@ -99,7 +99,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     if let Err(why) = keep_directory_lines(o, &old) {
         return failed(run, &why);
     }
-    o.tree.algorithm = old.algorithm;
+    o.algorithms.adopt(old.algorithm);
     o.terminator = terminator;
     o.json = shape == Shape::Json;
     // A list with stamps keeps them (scrub --manifest reads them).
@@ -126,7 +126,6 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     }
     o.update = Some(Update {
         path,
-        algorithm: old.algorithm,
         read: std::sync::Mutex::new(read),
     });
     Ok(())
@@ -337,7 +336,7 @@ pub(super) fn run_update(
     };
     // The old list is read whole while the tree is hashed (unless it was
     // read already).
-    let (path, algorithm) = (update.path.clone(), update.algorithm);
+    let (path, algorithm) = (update.path.clone(), o.algorithms.one());
     let read = update.read.lock().ok().and_then(|mut r| r.take());
     let reading = std::thread::spawn(move || {
         if let Some(list) = read {

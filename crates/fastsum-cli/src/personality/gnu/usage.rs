@@ -29,7 +29,7 @@ pub(super) fn usage(tool: Tool, program: &[u8]) -> String {
         Algorithm::Sha512 => ("SHA512", 512, "FIPS-180-2"),
         _ => ("BLAKE2b", 512, "RFC 7693"),
     };
-    let (label, bits, reference) = digest(tool.algorithm);
+    let (label, bits, reference) = digest(tool.default_algorithm);
     match kind {
         ToolKind::Cksum => h.text.push_str("Print or verify checksums.\nBy default use the 32 bit CRC algorithm.\n"),
         ToolKind::Sum => h.text.push_str("Print or check BSD (16-bit) checksums.\nLegacy interface to the cksum utility.\n"),
