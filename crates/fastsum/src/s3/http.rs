@@ -232,7 +232,7 @@ impl Client {
 }
 
 /// The `<Code>` of an S3 error answer, or its start.
-fn error_code(body: &str) -> String {
+pub(crate) fn error_code(body: &str) -> String {
     match (body.find("<Code>"), body.find("</Code>")) {
         (Some(a), Some(b)) if a + 6 <= b => body[a + 6..b].to_string(),
         _ => body.chars().take(80).collect(),
