@@ -59,6 +59,15 @@ def run(endpoint, *args):
     return p
 
 
+def run_main(endpoint, *args, cwd=None):
+    """`fastsum ARGS` (the main mode), never ssh."""
+    p = subprocess.run([FASTSUM, *args], env=env_for(endpoint), capture_output=True,
+                       timeout=300, cwd=cwd)
+    if b"ssh must not run" in p.stderr:
+        check("never ssh for s3://", False, p.stderr)
+    return p
+
+
 def write_tree(root, files):
     for rel, data in files.items():
         path = os.path.join(root, rel)
@@ -171,6 +180,91 @@ def fake_pages_and_cache(fake, endpoint, tmp):
     fake.page_size = 1000
 
 
+def escaped(tag, name, digest):
+    """A tagged line as fastsum writes it: a name holding a newline or a
+    backslash escaped, and the line then starting with a backslash."""
+    if "\\" in name or "\n" in name:
+        name = name.replace("\\", "\\\\").replace("\n", "\\n")
+        return "\\%s (%s) = %s" % (tag, name, digest)
+    return "%s (%s) = %s" % (tag, name, digest)
+
+
+def fake_listing_lines(fake, endpoint, tmp):
+    """`fastsum -r s3://b/p`: S3's digests as fastsum's lines, only where
+    S3 keeps one in the form asked; the rest named on stderr, exit 1."""
+    import hashlib
+    from awscrt import checksums
+    rng = random.Random(7)
+    data = {k: rng.randbytes(n) for k, n in
+            [("crc", 100), ("md5", 50), ("kms", 60), ("mp", 3000), ("odd", 3000),
+             ("new\nline", 10), ("back\\slash", 20), ("d/deep", 0)]}
+    crc = checksums.crc64nvme(data["crc"])
+    fake.objects = {b"p/" + k.encode(): Obj(v) for k, v in data.items()}
+    fake.objects[b"p/crc"].headers = {"x-amz-checksum-crc64nvme": b64(crc.to_bytes(8, "big"))}
+    fake.objects[b"p/kms"] = Obj(data["kms"], {"x-amz-server-side-encryption": "aws:kms"},
+                                 etag="0" * 32)
+    fake.objects[b"p/mp"] = Obj(data["mp"], parts=[1024, 1024, 952])
+    fake.objects[b"p/odd"] = Obj(data["odd"], parts=[1000, 2000])
+    fake.objects[b"p-sibling/x"] = Obj(b"never")
+    fake.objects[b"p/../evil"] = Obj(b"evil")
+    md5 = {k: hashlib.md5(v).hexdigest() for k, v in data.items()}
+    want = {escaped("CRC64NVME", "crc", "%016x" % crc), escaped("S3ETAG/1KiB", "mp", fake.objects[b"p/mp"].etag)}
+    want |= {escaped("MD5", k, md5[k]) for k in ("md5", "new\nline", "back\\slash", "d/deep")}
+    p = run_main(endpoint, "-r", "s3://b/p")
+    out, err = p.stdout.decode(), p.stderr.decode("utf-8", "replace")
+    check("-r s3://: each object's best digest, tagged", set(out.splitlines()) == want
+          and len(out.splitlines()) == len(want), (sorted(set(out.splitlines()) ^ want), err))
+    order = ["back\\\\slash", "crc", "d/deep", "md5", "mp", "new\\nline"]
+    check("-r s3://: in the listing's order (bytes)", [l.split("(", 1)[1].rsplit(")", 1)[0]
+                                                       for l in out.splitlines()] == order, out)
+    check("-r s3://: no digest, exit 1", p.returncode == 1, (p.returncode, err))
+    for name in ("s3://b/p/kms", "s3://b/p/odd", "s3://b/p/../evil"):
+        check("-r s3://: named on stderr: " + name, name in err, err)
+    check("-r s3://: why: SSE-KMS, unequal parts", "SSE-KMS" in err and "unequal" in err, err)
+    check("-r s3://: prefix-sibling never listed", "never" not in out + err
+          and "sibling" not in out + err, (out, err))
+    p = run_main(endpoint, "-r", "--json", "s3://b/p")
+    records = {r["path"]: r for r in map(json.loads, p.stdout.splitlines())}
+    check("-r --json s3://: a record per object, its algorithm and size",
+          records.get("mp", {}).get("algorithm") == "s3etag/1KiB"
+          and records.get("crc", {}).get("algorithm") == "crc64nvme"
+          and records["new\nline"]["size"] == 10 and len(records) == 6, records)
+    # The lines check a local copy with fastsum -c (each names its algorithm).
+    d = os.path.join(tmp, "lines")
+    write_tree(d, {k: v for k, v in data.items()})
+    with open(os.path.join(tmp, "lines.list"), "w") as f:
+        f.write(out)
+    c = run_main(endpoint, "-c", os.path.join(tmp, "lines.list"), cwd=d)
+    check("-r s3://: its lines check the local copy", c.returncode == 0
+          and c.stdout.count(b": OK") == len(want), (c.stdout, c.stderr))
+    # -a md5: the ETag where it is an MD5, and nothing else.
+    p = run_main(endpoint, "-r", "-a", "md5", "s3://b/p")
+    gnu = {("\\%s  %s" % (md5[k], k.replace("\\", "\\\\").replace("\n", "\\n")))
+           if ("\n" in k or "\\" in k) else "%s  %s" % (md5[k], k)
+           for k in ("crc", "md5", "new\nline", "back\\slash", "d/deep")}
+    check("-r -a md5 s3://: md5sum's lines of the MD5 ETags",
+          set(p.stdout.decode().splitlines()) == gnu and p.returncode == 1,
+          (p.stdout, p.stderr))
+    check("-r -a md5: a multipart ETag is no MD5",
+          b"s3://b/p/mp': S3 keeps S3ETAG/1KiB of it, not MD5" in p.stderr, p.stderr)
+    p = run_main(endpoint, "-r", "-a", "s3etag", "--part-size", "1KiB", "s3://b/p")
+    lines = p.stdout.decode().splitlines()
+    check("-r -a s3etag --part-size: the multipart ETag and the one-part MD5s",
+          escaped("S3ETAG/1KiB", "mp", fake.objects[b"p/mp"].etag) in lines
+          and escaped("S3ETAG/1KiB", "md5", md5["md5"]) in lines and len(lines) == 6, lines)
+    p = run_main(endpoint, "-r", "-a", "blake3", "s3://b/p")
+    check("-r -a blake3 s3://: S3 keeps none, said at once",
+          p.returncode == 1 and p.stdout == b"" and b"S3 keeps no blake3" in p.stderr, p.stderr)
+    # --download: every object streamed where S3 keeps no SHA-256.
+    del fake.objects[b"p/../evil"]
+    p = run_main(endpoint, "-r", "--download", "-a", "sha256", "s3://b/p")
+    want = {escaped("SHA256", k, hashlib.sha256(v).hexdigest()) for k, v in data.items()}
+    check("-r --download -a sha256: every object, hashed as read",
+          set(p.stdout.decode().splitlines()) == want and p.returncode == 0,
+          (p.stdout, p.stderr))
+    fake.objects = {}
+
+
 def fake_suite(tmp):
     fake = Fake()
     endpoint = "http://127.0.0.1:%d" % fake.port
@@ -179,6 +273,7 @@ def fake_suite(tmp):
         fake_lies(fake, endpoint, tmp)
         fake_behaviour(fake, endpoint, tmp)
         fake_pages_and_cache(fake, endpoint, tmp)
+        fake_listing_lines(fake, endpoint, tmp)
     finally:
         fake.stop()
 
@@ -188,7 +283,7 @@ if __name__ == "__main__":
         fake_suite(tmp)
         if WEED:
             import s3_weed
-            s3_weed.suite(WEED, tmp, run, check)
+            s3_weed.suite(WEED, tmp, run, check, run_main)
         else:
             print("scripts/tests/s3: SeaweedFS tests SKIPPED: no ../shared/servers/seaweedfs",
                   file=sys.stderr)

@@ -125,7 +125,7 @@ def expected(before, after):
     return lines
 
 
-def suite(weed, tmp, run, check):
+def suite(weed, tmp, run, check, run_main):
     proc, endpoint = start(weed, tmp)
     try:
         s3, plain = client(endpoint), client(endpoint, "when_required")
@@ -152,6 +152,7 @@ def suite(weed, tmp, run, check):
         p = run(endpoint, url, tree)
         check("weed: every layout's digest equals the local one (no change)",
               p.returncode == 0 and p.stdout == b"", (p.returncode, p.stdout, p.stderr))
+        lines_against_local(endpoint, tree, url, files, check, run_main)
         after = dict(files)
         for key in sorted(files):
             path = os.path.join(tree, key)
@@ -213,3 +214,70 @@ def suite(weed, tmp, run, check):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def lines_against_local(endpoint, tree, url, files, check, run_main):
+    """`fastsum -r s3://` on SeaweedFS: every line it prints is the line
+    `fastsum -r` prints of the local copy (the server's part sizes make
+    the composite and multipart digests: 2 parts of 5 MiB and a tail),
+    and every object without one is named on stderr."""
+    def lines(p):
+        return set(p.stdout.decode().splitlines())
+
+    for args in (["-a", "crc64nvme"], ["-a", "crc32c", "--part-size", "5MiB"],
+                 ["-a", "sha256", "--part-size", "5MiB", "--base64"],
+                 ["-a", "s3etag", "--part-size", "5MiB"], ["-a", "crc32"]):
+        s3 = run_main(endpoint, "-r", *args, url)
+        local = run_main(endpoint, "-r", *args, ".", cwd=tree)
+        local_lines = {x.replace(" (./", " (").replace("  ./", "  ") for x in lines(local)}
+        printed, named = lines(s3), s3.stderr.decode().count(url + "/")
+        check("weed -r %s: each line is the local one" % " ".join(args),
+              printed and printed <= local_lines and len(printed) + named == len(files),
+              (sorted(printed - local_lines), s3.stderr))
+    parts_of_5mib(endpoint, os.path.dirname(tree), check, run_main)
+    s3 = run_main(endpoint, "-r", url)
+    listed = os.path.join(tree, "..", "s3.list")
+    with open(listed, "wb") as f:
+        f.write(s3.stdout)
+    c = run_main(endpoint, "-c", listed, cwd=tree)
+    named = s3.stderr.decode().count(url + "/")
+    check("weed -r s3:// (best digests): its lines check the local copy",
+          c.returncode == 0 and c.stdout.count(b": OK") + named == len(files)
+          and c.stdout.count(b": OK") > len(files) // 2, (c.stdout, s3.stderr))
+    s3 = run_main(endpoint, "-r", "--download", "-a", "sha256", url)
+    local = run_main(endpoint, "-r", "-a", "sha256", ".", cwd=tree)
+    check("weed -r --download -a sha256: every object, as the local copy",
+          s3.returncode == 0 and lines(s3) == {x.replace(" (./", " (") for x in lines(local)},
+          (s3.stderr, len(lines(s3))))
+
+
+def parts_of_5mib(endpoint, tmp, check, run_main):
+    """Multipart uploads by boto3 of 2 parts of 5 MiB and a tail: the
+    multipart ETag and each composite checksum `fastsum -r s3://` prints
+    (from the part sizes the server gives) equal `fastsum -r --part-size
+    5MiB` of the same bytes; asked with another part size, none is given."""
+    s3, plain = client(endpoint), client(endpoint, "when_required")
+    rng = random.Random(55)
+    tree = os.path.join(tmp, "parts")
+    os.makedirs(tree)
+    layouts = {"etag": (None, 5 << 20, None)}
+    layouts.update({a.lower(): (a, 5 << 20, "COMPOSITE") for a in ("CRC32", "CRC32C", "SHA1", "SHA256")})
+    for name, layout in layouts.items():
+        data = rng.randbytes((10 << 20) + rng.randrange(1, 99999))
+        upload(s3, plain, "parts/" + name, data, layout)
+        with open(os.path.join(tree, name), "wb") as f:
+            f.write(data)
+    url = "s3://%s/parts" % BUCKET
+    for name in layouts:
+        algorithm = {"etag": "s3etag"}.get(name, name)
+        for base64 in ([], ["--base64"]):
+            args = ["-a", algorithm, "--part-size", "5MiB", *base64]
+            s3_lines = run_main(endpoint, "-r", *args, url).stdout.decode().splitlines()
+            local = run_main(endpoint, *args, name, cwd=tree).stdout.decode().splitlines()
+            mine = [x for x in s3_lines if "(%s)" % name in x]
+            check("weed: %s of 3 parts, from the server's part sizes" % " ".join(args),
+                  mine == local and local[0].endswith("-3"), (mine, local))
+    p = run_main(endpoint, "-r", "-a", "s3etag", "--part-size", "8MiB", url)
+    check("weed: asked for 8 MiB parts, uploads of 5 MiB give none",
+          p.stdout == b"" and p.returncode == 1
+          and p.stderr.count(b"of it, not S3ETAG/8MiB") == 5, p.stderr)

@@ -115,7 +115,8 @@ pub fn check(
 #[pyclass(module = "fastsum", frozen, get_all)]
 pub struct Change {
     /// `"added"`, `"removed"`, `"modified"`, `"moved"`, `"typechange"`,
-    /// `"unchanged"` (with `all=True`), or `"problem"` (something that
+    /// `"unchanged"` (with `all=True`), `"unverifiable"` (an S3 object
+    /// whose only digest is opaque), or `"problem"` (something that
     /// could not be compared; `error` says why).
     kind: &'static str,
     /// The path it sorts by: the old path, or the new one for an addition.
@@ -217,10 +218,13 @@ impl DiffIterator {
 }
 
 /// `diff(old, new, algorithm=None, *, all=False, exclude=(),
-/// follow=False, threads=None)`: the changes between two trees, a tree
-/// and a manifest, or two manifests, sorted by path, as a generator.
+/// follow=False, threads=None, download=False)`: the changes between two
+/// trees, a tree and a manifest, or two manifests, or a tree and
+/// `s3://bucket/prefix` (either order, decided by the checksums S3
+/// keeps; `download`: stream what S3 keeps no digest of), sorted by path,
+/// as a generator.
 #[pyfunction]
-#[pyo3(signature = (old, new, algorithm = None, *, all = false, exclude = Vec::new(), follow = false, threads = None))]
+#[pyo3(signature = (old, new, algorithm = None, *, all = false, exclude = Vec::new(), follow = false, threads = None, download = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn diff(
     py: Python<'_>,
@@ -231,6 +235,7 @@ pub fn diff(
     exclude: Vec<String>,
     follow: bool,
     threads: Option<usize>,
+    download: bool,
 ) -> PyResult<DiffIterator> {
     let algorithm = algorithm.map(errors::algorithm).transpose()?;
     let (old, old_bytes) = paths::from_python(old)?;
@@ -243,12 +248,23 @@ pub fn diff(
             .filter(|&n| n > 0)
             .unwrap_or_else(fastsum::TreeOptions::available_threads),
         all,
+        s3: fastsum::s3::S3Options {
+            download,
+            ..Default::default()
+        },
         ..DiffOptions::default()
     };
+    // `s3://bucket/prefix` is a bucket's; anything else a local path
+    // (never `host:path`: Python names files, not hosts).
+    let side =
+        |path: &std::path::Path| match fastsum::s3::S3Url::parse(fastsum::name::path_bytes(path)) {
+            Some(url) => Side::S3(url),
+            None => Side::of(path),
+        };
     let run = Background::start(move |tx, stop| {
         options.walk.stop = Some(stop);
         options
-            .diff(&Side::of(&old), &Side::of(&new), |event| {
+            .diff(&side(&old), &side(&new), |event| {
                 if !matches!(event, DiffEvent::RemoteMethod { .. }) {
                     let _ = tx.send(event);
                 }

@@ -1,6 +1,7 @@
 //! A fuzzer for every parser of outside input, run as tests: here
 //! checksum lines (GNU, BSD-tagged, cksum's, b3sum's, xxhsum's), manifests
-//! (any format, `--json` records), base64 names and the remote stream; the
+//! (any format, `--json` records), base64 names, the remote stream and
+//! S3's answers (XML listings, attributes, errors, checksum headers); the
 //! CLI's option parsing in its own crate. Each target starts from a
 //! checked-in seed corpus (`fuzz-seeds/TARGET/`) and
 //! mutates it with the formats' own tokens for a time budget; a panic is
@@ -68,6 +69,15 @@ const TOKENS: &[&[u8]] = &[
     b"\xc3\xa9",
     b"-",
     b"%%%% ",
+    b"<Contents><Key>",
+    b"</Key>",
+    b"<Size>",
+    b"<IsTruncated>true</IsTruncated>",
+    b"&amp;",
+    b"&#x",
+    b"%2F",
+    b"%",
+    b"-0",
     b";",
     b" 363A3020",
     b"CRC32 (",
@@ -371,6 +381,39 @@ mod targets {
         });
         // The seeds at least got past the check and the key.
         assert!(decoded.into_inner() >= 3);
+    }
+
+    /// S3's answers (issue 54): ListObjectsV2 pages, GetObjectAttributes,
+    /// error bodies, `x-amz-checksum-*` values and ETags, and the keys a
+    /// listing gives, taken below a prefix: no panic, and a key accepted
+    /// is a plain relative path.
+    #[test]
+    #[cfg(feature = "s3")]
+    fn s3_answers() {
+        use crate::s3::claim::{self, Kind};
+        let url = crate::s3::S3Url::parse(b"s3://b/p").expect("a bucket and a prefix");
+        fuzz(&seeds(), "s3-answers", |input| {
+            let text = String::from_utf8_lossy(input);
+            if let Ok(page) = crate::s3::xml::parse_listing(&text) {
+                for object in page.objects {
+                    if let Ok(Some(relative)) = url.relative(&object.key) {
+                        assert!(relative.split('/').all(|c| !matches!(c, "" | "." | "..")));
+                    }
+                }
+            }
+            let _ = crate::s3::xml::parse_attributes(&text);
+            let _ = crate::s3::http::error_code(&text);
+            let _ = crate::s3::S3Url::parse(input);
+            for line in text.lines() {
+                let value = line.rsplit(": ").next().unwrap_or(line);
+                for kind in [Kind::Crc64Nvme, Kind::Crc32, Kind::Sha256, Kind::Md5] {
+                    if let Ok((digest, _)) = claim::checksum_value(kind, value) {
+                        assert_eq!(digest.len(), kind.len(), "{value:?}");
+                    }
+                }
+                let _ = claim::etag_md5(value.trim_matches('"'));
+            }
+        });
     }
 
     #[test]

@@ -171,6 +171,7 @@ def diff(
     exclude: Iterable[str] = ...,
     follow: bool = False,
     threads: Optional[int] = None,
+    download: bool = False,
 ) -> DiffIterator: ...
 
 @final

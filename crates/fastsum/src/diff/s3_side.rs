@@ -6,21 +6,16 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use super::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Entry, EntryKind};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::s3::cache::ClaimCache;
 use crate::s3::claim::Claim;
 use crate::s3::http::Client;
+use crate::s3::listing::{io_error, shown, DEFAULT_REQUESTS};
 use crate::s3::xml::Listed;
 use crate::s3::{S3Options, S3Url};
 use crate::walk::WalkItem;
-
-/// Requests in flight when `-j` does not say: S3 answers in tens of
-/// milliseconds, so far more than the cores.
-const DEFAULT_REQUESTS: usize = 32;
 
 /// A local file: its path and size.
 struct Local {
@@ -36,46 +31,18 @@ enum Verdict {
     Failed(String),
 }
 
-fn io_error(message: String) -> ErrorKind {
-    ErrorKind::Io(std::io::Error::other(message))
-}
-
-/// `s3://bucket/key` as a path, for messages (escaped where printed).
-fn shown(url: &S3Url, key: &[u8]) -> PathBuf {
-    let mut name = format!("s3://{}/", url.bucket).into_bytes();
-    name.extend_from_slice(key);
-    crate::fs::name::path(&name).into_owned()
-}
-
-/// The listing, in order and without repeats (else an error naming the
-/// key), its keys made relative; bad keys are problems.
+/// The listing by relative key; refused keys are problems.
 fn listing(
     client: &Client,
     url: &S3Url,
     problems: &mut Vec<(Vec<u8>, PathBuf, String)>,
 ) -> Result<BTreeMap<String, Listed>> {
-    let objects = client
-        .list(&url.prefix)
-        .map_err(|e| Error::with_path(url.to_string(), io_error(e)))?;
-    for pair in objects.windows(2) {
-        if pair[1].key <= pair[0].key {
-            let what = match pair[1].key == pair[0].key {
-                true => "the listing gives this key twice",
-                false => "the listing goes backwards at this key",
-            };
-            return Err(Error::with_path(
-                shown(url, &pair[1].key),
-                io_error(what.into()),
-            ));
-        }
-    }
     let mut out = BTreeMap::new();
-    for object in objects {
-        match url.relative(&object.key) {
-            Ok(Some(relative)) => {
-                out.insert(relative.to_string(), object);
+    for (object, relative) in crate::s3::listing::listing(client, url)? {
+        match relative {
+            Ok(relative) => {
+                out.insert(relative, object);
             }
-            Ok(None) => {}
             Err(why) => problems.push((object.key.clone(), shown(url, &object.key), why)),
         }
     }
@@ -133,31 +100,10 @@ fn decide(
     options: &S3Options,
     cache: Option<&ClaimCache>,
 ) -> Vec<Verdict> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Verdict>>> = Mutex::new((0..pairs.len()).map(|_| None).collect());
-    let jobs = match options.jobs {
-        0 => DEFAULT_REQUESTS,
-        n => n,
-    }
-    .min(pairs.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(_, object, local)) = pairs.get(i) else {
-                    break;
-                };
-                let verdict = decide_one(client, url, object, local, options, cache);
-                results.lock().expect("no worker panics holding it")[i] = Some(verdict);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("no worker panics holding it")
-        .into_iter()
-        .map(|v| v.unwrap_or(Verdict::Failed("not decided".into())))
-        .collect()
+    let one = |&(_, object, local): &(&str, &Listed, &Local)| {
+        decide_one(client, url, object, local, options, cache)
+    };
+    crate::s3::listing::in_parallel(pairs, options.jobs, DEFAULT_REQUESTS, &one)
 }
 
 fn decide_one(

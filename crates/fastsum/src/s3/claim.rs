@@ -7,6 +7,7 @@
 //! opaque: the object is never called unchanged on its size alone.
 
 use super::http::{Client, Head};
+use crate::algo::Algorithm;
 
 /// A digest algorithm S3 keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +49,28 @@ impl Kind {
             .find(|k| k.name() == name)
     }
 
+    /// fastsum's algorithm of this kind (of the whole input).
+    pub(crate) fn algorithm(self) -> Algorithm {
+        match self {
+            Kind::Crc64Nvme => Algorithm::Crc64Nvme,
+            Kind::Crc32c => Algorithm::Crc32c,
+            Kind::Crc32 => Algorithm::Crc32,
+            Kind::Sha256 => Algorithm::Sha256,
+            Kind::Sha1 => Algorithm::Sha1,
+            Kind::Md5 => Algorithm::Md5,
+        }
+    }
+
+    /// The kind an algorithm's digests are of (of its parts for
+    /// `s3etag` and the composite ones); `None`: S3 keeps none.
+    pub(crate) fn of(algorithm: Algorithm) -> Option<Kind> {
+        let whole = algorithm.part_layout().map_or(algorithm, |(of, _)| of);
+        Kind::CHECKSUMS
+            .into_iter()
+            .chain([Kind::Md5])
+            .find(|k| k.algorithm() == whole)
+    }
+
     /// The digest's length in bytes.
     pub(crate) fn len(self) -> usize {
         match self {
@@ -78,7 +101,7 @@ pub(crate) enum Claim {
 
 /// `value` of an `x-amz-checksum-*` header: base64, then `-N` for a
 /// composite one; a wrong length or encoding is an error.
-fn checksum_value(kind: Kind, header: &str) -> Result<(Vec<u8>, Option<u64>), String> {
+pub(crate) fn checksum_value(kind: Kind, header: &str) -> Result<(Vec<u8>, Option<u64>), String> {
     let (text, parts) = match header.rsplit_once('-') {
         Some((text, n)) => {
             let n = n.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
@@ -105,7 +128,7 @@ fn checksum_value(kind: Kind, header: &str) -> Result<(Vec<u8>, Option<u64>), St
 
 /// The ETag as an MD5 (`Some(None)`) or an MD5 of parts (`Some(Some(N))`);
 /// `None` for an ETag of another form (another server's, opaque).
-fn etag_md5(etag: &str) -> Option<(Vec<u8>, Option<u64>)> {
+pub(crate) fn etag_md5(etag: &str) -> Option<(Vec<u8>, Option<u64>)> {
     let (hex, parts) = match etag.split_once('-') {
         Some((hex, n)) => (hex, Some(n.parse::<u64>().ok().filter(|&n| n >= 1)?)),
         None => (etag, None),
@@ -122,6 +145,18 @@ fn etag_md5(etag: &str) -> Option<(Vec<u8>, Option<u64>)> {
 /// What S3 keeps of `key` (`size` and `etag` as listed); `Err` for an
 /// answer that cannot be believed or a request that failed.
 pub(crate) fn claim_of(client: &Client, key: &str, size: u64, etag: &str) -> Result<Claim, String> {
+    claim_in(client, key, size, etag, None)
+}
+
+/// [`claim_of`] of one kind only (`Md5`: the ETag), where `only` says
+/// which; `Claim::Opaque` saying what S3 keeps where it keeps none of it.
+pub(crate) fn claim_in(
+    client: &Client,
+    key: &str,
+    size: u64,
+    etag: &str,
+    only: Option<Kind>,
+) -> Result<Claim, String> {
     let head = client.head(key, None)?;
     if head.status != 200 {
         return Err(format!("HeadObject: HTTP {}", head.status));
@@ -135,10 +170,14 @@ pub(crate) fn claim_of(client: &Client, key: &str, size: u64, etag: &str) -> Res
     }
     let composite = head.get("x-amz-checksum-type") == Some("COMPOSITE");
     let mut found = Vec::new();
+    let mut other = Vec::new();
     for kind in Kind::CHECKSUMS {
         if let Some(header) = head.get(&format!("x-amz-checksum-{}", kind.name())) {
             let (value, parts) = checksum_value(kind, header)?;
-            found.push((kind, value, parts.or(composite.then_some(0))));
+            match only.is_none_or(|only| only == kind) {
+                true => found.push((kind, value, parts.or(composite.then_some(0)))),
+                false => other.push(kind.name()),
+            }
         }
     }
     if let Some((kind, value, _)) = found.iter().find(|(_, _, parts)| parts.is_none()) {
@@ -153,7 +192,19 @@ pub(crate) fn claim_of(client: &Client, key: &str, size: u64, etag: &str) -> Res
             None => Claim::Opaque("a composite checksum whose part sizes are not to be had".into()),
         });
     }
-    etag_claim(client, &head, key, size, etag)
+    match only {
+        Some(kind) if kind != Kind::Md5 => {
+            let kept = match other.is_empty() {
+                true => "an ETag".to_string(),
+                false => other.join(", ") + " and an ETag",
+            };
+            Ok(Claim::Opaque(format!(
+                "S3 keeps no {} of it ({kept})",
+                kind.name()
+            )))
+        }
+        _ => etag_claim(client, &head, key, size, etag),
+    }
 }
 
 fn etag_claim(

@@ -1,5 +1,6 @@
 //! `--download`: an object whose only digest is opaque is streamed and
-//! compared with the local file as it comes, never stored.
+//! compared with the local file as it comes (`diff`), or hashed as it
+//! comes (`fastsum -r s3://`), never stored.
 
 use std::io::Read;
 use std::path::Path;
@@ -36,4 +37,32 @@ pub(crate) fn same_bytes(client: &Client, key: &str, path: &Path) -> Result<bool
             return Ok(true);
         }
     }
+}
+
+/// The digest of the object `key`'s bytes in `algorithm`, streamed; an
+/// object whose length is not the `size` listed changed meanwhile.
+pub(crate) fn digest_of(
+    client: &Client,
+    key: &str,
+    size: u64,
+    algorithm: crate::algo::Algorithm,
+) -> Result<crate::digest::Digest, String> {
+    let mut object = client.get(key)?.into_reader();
+    let mut hasher = crate::algo::Hasher::new(algorithm);
+    let mut buffer = vec![0u8; 256 * 1024];
+    let mut read = 0u64;
+    loop {
+        let n = fill(&mut object, &mut buffer).map_err(|e| format!("GetObject: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        read += n as u64;
+    }
+    if read != size {
+        return Err(format!(
+            "GetObject gave {read} bytes, the listing {size}: the object changed"
+        ));
+    }
+    Ok(hasher.digest())
 }

@@ -113,17 +113,8 @@ impl Client {
                 }
                 action.sign(SIGNED_FOR)
             };
-            let mut response = self.send(&|| self.agent.get(url.as_str()).call())?;
-            let status = response.status().as_u16();
-            let body = response
-                .body_mut()
-                .with_config()
-                .limit(MAX_XML)
-                .read_to_string()
-                .map_err(|e| format!("the listing: {e}"))?;
-            if status != 200 {
-                return Err(format!("the listing: HTTP {status}: {}", error_code(&body)));
-            }
+            let response = self.send(&|| self.agent.get(url.as_str()).call())?;
+            let body = xml_body(response, "the listing")?;
             let page = xml::parse_listing(&body).map_err(|e| format!("the listing: {e}"))?;
             objects.extend(page.objects);
             match page.next {
@@ -187,25 +178,13 @@ impl Client {
                     .insert("x-amz-object-attributes", names);
                 action.sign(SIGNED_FOR)
             };
-            let mut response = self.send(&|| {
+            let response = self.send(&|| {
                 self.agent
                     .get(url.as_str())
                     .header("x-amz-object-attributes", "ObjectParts,ETag,Checksum")
                     .call()
             })?;
-            let status = response.status().as_u16();
-            let body = response
-                .body_mut()
-                .with_config()
-                .limit(MAX_XML)
-                .read_to_string()
-                .map_err(|e| e.to_string())?;
-            if status != 200 {
-                return Err(format!(
-                    "GetObjectAttributes: HTTP {status}: {}",
-                    error_code(&body)
-                ));
-            }
+            let body = xml_body(response, "GetObjectAttributes")?;
             let page = xml::parse_attributes(&body)?;
             all.parts_count = all.parts_count.or(page.parts_count);
             all.part_sizes.extend(page.part_sizes);
@@ -231,8 +210,24 @@ impl Client {
     }
 }
 
+/// An XML answer's body, read once with a limit; an answer that is not
+/// 200 is an error with its `<Code>`, naming `what` was asked.
+fn xml_body(mut response: ureq::http::Response<ureq::Body>, what: &str) -> Result<String, String> {
+    let status = response.status().as_u16();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_XML)
+        .read_to_string()
+        .map_err(|e| format!("{what}: {e}"))?;
+    match status {
+        200 => Ok(body),
+        _ => Err(format!("{what}: HTTP {status}: {}", error_code(&body))),
+    }
+}
+
 /// The `<Code>` of an S3 error answer, or its start.
-fn error_code(body: &str) -> String {
+pub(crate) fn error_code(body: &str) -> String {
     match (body.find("<Code>"), body.find("</Code>")) {
         (Some(a), Some(b)) if a + 6 <= b => body[a + 6..b].to_string(),
         _ => body.chars().take(80).collect(),

@@ -24,13 +24,16 @@ mod config;
 pub(crate) mod download;
 pub(crate) mod http;
 mod keys;
+pub(crate) mod listing;
 pub(crate) mod local;
+mod objects;
 pub(crate) mod xml;
 
 use std::path::PathBuf;
 
 pub use config::S3Config;
 pub use keys::S3Url;
+pub use objects::{object_digests, S3Object, DOWNLOAD_ALGORITHM};
 
 /// How S3 sides are reached and decided.
 #[derive(Clone, Debug, Default)]

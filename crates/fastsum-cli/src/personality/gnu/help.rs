@@ -89,6 +89,12 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("      --upload-self     copy this fastsum to a private temporary directory on\n");
     s.push_str("                          the host when its uname -sm matches, run it there,\n");
     s.push_str("                          and remove it\n");
+    s.push_str("      --download        for s3://BUCKET/PREFIX operands (with -r; lines name\n");
+    s.push_str("                          keys below PREFIX): stream and hash an object S3\n");
+    s.push_str("                          keeps no digest of in the form asked; without it,\n");
+    s.push_str("                          such an object is an error (exit 1). Without -a,\n");
+    s.push_str("                          each object's best digest, tagged as its own\n");
+    s.push_str("                          algorithm (crc64nvme when downloaded)\n");
     s.push_str("  -v, --verbose         say which remote method ran (with -c: which format)\n");
     s.push_str("      --io=MODE         auto (default), read or mmap\n");
     s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");

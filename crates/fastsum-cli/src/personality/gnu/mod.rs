@@ -29,6 +29,7 @@ mod prune;
 mod remote;
 mod resolve;
 mod run;
+mod s3;
 mod signed;
 mod update;
 mod update_file;

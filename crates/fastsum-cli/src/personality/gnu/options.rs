@@ -76,6 +76,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "remote-method", HasArg::Required, "remote-method"),
             spec(None, "remote-fastsum", HasArg::Required, "remote-fastsum"),
             spec(None, "upload-self", HasArg::No, "upload-self"),
+            spec(None, "download", HasArg::No, "download"),
             spec(Some(b'v'), "verbose", HasArg::No, "v"),
             spec(None, "part-size", HasArg::Required, "part-size"),
             spec(None, "base64", HasArg::No, "base64"),
@@ -167,6 +168,9 @@ pub(super) struct Options {
     pub(super) remote: fastsum::remote::RemoteOptions,
     /// `-v`: say which remote method ran.
     pub(super) verbose: bool,
+    /// `--download`: an `s3://` object with no digest S3 keeps in the
+    /// form asked is streamed and hashed (`s3.rs`).
+    pub(super) s3_download: bool,
     /// `--update=MANIFEST`: the manifest, to be written again.
     pub(super) update: Option<Update>,
     /// `--prune-matching=FILE`: the directories whose records are left
@@ -233,6 +237,7 @@ impl Options {
             stamps: false,
             answers: None,
             verbose: false,
+            s3_download: false,
             signing: Signing::default(),
             renderer: fastsum::output::render::Renderer::fastsum(algorithm, false),
         }

@@ -235,6 +235,7 @@ fn remote_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
         }
         "upload-self" => p.o.remote.upload_self = std::env::current_exe().ok(),
         "v" => p.o.verbose = true,
+        "download" => p.o.s3_download = true,
         _ => return Ok(false),
     }
     Ok(true)

@@ -1,9 +1,10 @@
 //! `HOST:PATH` operands in fastsum's own mode: hashed on the remote host
 //! (`fastsum::remote`), printed as local records are, the path spelled as
-//! given (`web1:/srv/www/index.html`).
+//! given (`web1:/srv/www/index.html`); `s3://` ones are `s3.rs`'s.
 
 use fastsum::pipeline::{Outcome, Record};
 use fastsum::remote::{Remote, RemoteRecord, RemoteSink};
+use fastsum::s3::S3Url;
 use fastsum::stage::Hashed;
 use fastsum::ErrorKind;
 
@@ -16,20 +17,27 @@ use crate::personality::ToolKind;
 /// own mode), runs of local ones through the pipeline.
 pub(super) fn hash_operands_and_remotes(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
     let remote_mode = run.tool.kind == ToolKind::Fastsum && o.tree.recursive;
-    if !remote_mode || !names.iter().any(|n| Remote::parse(n).is_some()) {
+    // s3://B/P would read as the host "s3" (a colon before the first
+    // slash): it is S3's, never ssh's.
+    let elsewhere = |n: &[u8]| S3Url::parse(n).is_some() || Remote::parse(n).is_some();
+    if !remote_mode || !names.iter().any(|n| elsewhere(n)) {
         return hash_operands(run, o, names);
     }
     let mut ok = true;
     let mut local: Vec<Vec<u8>> = Vec::new();
     for name in names {
-        match Remote::parse(name) {
-            Some(remote) => {
-                if !local.is_empty() {
-                    ok &= hash_operands(run, o, &std::mem::take(&mut local));
-                }
-                ok &= hash_remote_operand(run, o, name, &remote);
-            }
-            None => local.push(name.clone()),
+        let (s3, remote) = (S3Url::parse(name), Remote::parse(name));
+        if s3.is_none() && remote.is_none() {
+            local.push(name.clone());
+            continue;
+        }
+        if !local.is_empty() {
+            ok &= hash_operands(run, o, &std::mem::take(&mut local));
+        }
+        if let Some(url) = s3 {
+            ok &= super::s3::hash_s3_operand(run, o, name, &url);
+        } else if let Some(remote) = remote {
+            ok &= hash_remote_operand(run, o, name, &remote);
         }
     }
     if !local.is_empty() {

@@ -1,0 +1,208 @@
+//! `fastsum -r s3://bucket/prefix`: what S3 holds below a prefix as
+//! fastsum's lines, each digest one S3 keeps of the object's bytes and
+//! given only where it is exactly what `fastsum -a ALGORITHM` computes of
+//! those bytes (so that the lines check a local copy with `fastsum -c`).
+//!
+//! * With an algorithm asked for: a full-object checksum of it (an object
+//!   of one part under `--part-size` gives the plain one, as fastsum
+//!   does); with `--part-size SIZE`, the composite checksum or multipart
+//!   ETag of an upload in parts of SIZE (the last one shorter).
+//! * Without: the best digest S3 keeps of each object (as `diff` decides
+//!   by), in its own algorithm and part size.
+//!
+//! Anything else (an opaque ETag, parts of unequal sizes, a multipart
+//! upload of one part, another algorithm) is an error naming the object
+//! and what S3 does keep, or with [`S3Options::download`] its bytes are
+//! streamed and hashed, never stored.
+
+use super::claim::{Claim, Kind};
+use super::http::Client;
+use super::listing::{io_error, listing, shown, DEFAULT_REQUESTS};
+use super::{S3Options, S3Url};
+use crate::algo::parts::PartSize;
+use crate::algo::Algorithm;
+use crate::digest::Digest;
+use crate::error::{Error, Result};
+
+/// What fastsum hashes an object with under `download` when no algorithm
+/// was asked for: CRC-64/NVME, what S3 computes of every new object
+/// since December 2024, so the list stays of one algorithm where it can.
+pub const DOWNLOAD_ALGORITHM: Algorithm = Algorithm::Crc64Nvme;
+
+/// One object below the prefix and its line's digest.
+#[derive(Clone, Debug)]
+pub struct S3Object {
+    /// `s3://bucket/KEY`, for messages.
+    pub url: std::path::PathBuf,
+    /// The key below the prefix, as the line names it (empty for a key
+    /// refused: see [`S3Object::digest`]).
+    pub name: Vec<u8>,
+    /// Its size, as listed.
+    pub size: u64,
+    /// The digest and its algorithm, or why there is none to print.
+    pub digest: std::result::Result<(Algorithm, Digest), String>,
+}
+
+/// Lists `url` and gives each object (in the listing's order: UTF-8 byte
+/// order) with the digest `algorithm` asks for (`None`: the best S3
+/// keeps), `options.jobs` requests at once.
+///
+/// # Errors
+/// The listing could not be had or believed, or `algorithm` is one S3
+/// keeps none of (without `download`).
+pub fn object_digests(
+    url: &S3Url,
+    algorithm: Option<Algorithm>,
+    options: &S3Options,
+    sink: &mut dyn FnMut(S3Object),
+) -> Result<()> {
+    let kind = algorithm.map(|a| (a, Kind::of(a)));
+    if let Some((a, None)) = kind.filter(|_| !options.download) {
+        let why = format!(
+            "S3 keeps no {} digests (it keeps crc64nvme, crc32c, crc32, sha256, sha1 and \
+             md5 or s3etag); --download hashes what it reads",
+            a.name()
+        );
+        return Err(Error::with_path(url.to_string(), io_error(why)));
+    }
+    let config = super::S3Config::from_environment(options.path_style);
+    let client = Client::new(&config, &url.bucket)
+        .map_err(|e| Error::with_path(url.to_string(), io_error(e)))?;
+    let objects = listing(&client, url)?;
+    let one = |(object, relative): &super::listing::Entry| {
+        let relative = relative.as_ref()?;
+        let key = std::str::from_utf8(&object.key).map_err(|_| "not UTF-8".to_string())?;
+        let only = kind.and_then(|(_, k)| k);
+        let claim = super::claim::claim_in(&client, key, object.size, &object.etag, only)?;
+        match (as_line(&claim, object.size, algorithm), options.download) {
+            (Err(_), true) => {
+                let a = algorithm.unwrap_or(DOWNLOAD_ALGORITHM);
+                let digest = super::download::digest_of(&client, key, object.size, a)?;
+                Ok((a, digest))
+            }
+            (line, _) => line.map_err(|why| format!("{why}; --download reads it")),
+        }
+        .map(|line| (relative.clone(), line))
+    };
+    let lines = super::listing::in_parallel(&objects, options.jobs, DEFAULT_REQUESTS, &one);
+    for ((object, _), line) in objects.iter().zip(lines) {
+        let (name, digest) = match line {
+            Ok((relative, line)) => (relative.into_bytes(), Ok(line)),
+            Err(why) => (Vec::new(), Err(why)),
+        };
+        sink(S3Object {
+            url: shown(url, &object.key),
+            name,
+            size: object.size,
+            digest,
+        });
+    }
+    Ok(())
+}
+
+/// How fastsum names a claim's form: `CRC64NVME`, `CRC32C/5MiB`, `MD5`,
+/// `S3ETAG/8MiB`.
+fn form(algorithm: Algorithm) -> String {
+    match algorithm.part_layout() {
+        Some((_, size)) => format!("{}/{}", algorithm.tag(), PartSize(size)),
+        None => algorithm.tag().to_string(),
+    }
+}
+
+/// The line `claim` gives under `want` (`None`: its own form), or why
+/// none: never a digest fastsum would not compute of the same bytes.
+fn as_line(
+    claim: &Claim,
+    size: u64,
+    want: Option<Algorithm>,
+) -> std::result::Result<(Algorithm, Digest), String> {
+    let (own, digest) = match claim {
+        Claim::Opaque(why) => return Err(why.clone()),
+        Claim::Whole { kind, value } => (kind.algorithm(), Digest::from_bytes(value)),
+        Claim::Parts { kind, value, parts } => {
+            let own = in_parts(kind.algorithm(), parts)?;
+            let n = u32::try_from(parts.len()).unwrap_or(u32::MAX);
+            (own, Digest::from_bytes(value).with_parts(n))
+        }
+    };
+    let Some(want) = want else {
+        return Ok((own, digest));
+    };
+    // One part under --part-size is the plain digest, as fastsum gives.
+    let one_part = want
+        .part_layout()
+        .is_some_and(|(of, part)| of == own && size <= part);
+    match want == own || one_part {
+        true => Ok((want, digest)),
+        false => Err(format!("S3 keeps {} of it, not {}", form(own), form(want))),
+    }
+}
+
+/// The algorithm of an upload in `parts`: all of one size but a shorter
+/// (non-empty) last one, as `--part-size` cuts, and two or more.
+fn in_parts(of: Algorithm, parts: &[u64]) -> std::result::Result<Algorithm, String> {
+    let name = of.name();
+    let (first, last) = match parts {
+        [] | [_] => {
+            return Err(format!(
+                "a multipart upload of one part: S3's {name} of it (-1) is of its part's \
+                 {name}, which fastsum gives for no file"
+            ))
+        }
+        [first, .., last] => (*first, *last),
+    };
+    let regular =
+        parts[..parts.len() - 1].iter().all(|&p| p == first) && (1..=first).contains(&last);
+    let algorithm = of.in_parts(first).filter(|_| regular).ok_or_else(|| {
+        let sizes: Vec<String> = parts
+            .iter()
+            .take(4)
+            .map(|&p| PartSize(p).to_string())
+            .collect();
+        format!(
+            "uploaded in parts of unequal sizes ({}{}): no --part-size gives S3's {name} of it",
+            sizes.join(", "),
+            if parts.len() > 4 { ", ..." } else { "" }
+        )
+    })?;
+    Ok(algorithm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_is_printed_only_in_the_form_asked() {
+        let whole = Claim::Whole {
+            kind: Kind::Crc32c,
+            value: vec![1, 2, 3, 4],
+        };
+        let (a, d) = as_line(&whole, 10, None).unwrap();
+        assert_eq!((a, d.to_hex()), (Algorithm::Crc32c, "01020304".into()));
+        assert!(as_line(&whole, 10, Some(Algorithm::Crc32)).is_err());
+        let parted = Algorithm::Crc32c.in_parts(16);
+        assert_eq!(as_line(&whole, 16, parted).unwrap().0, parted.unwrap());
+        assert!(as_line(&whole, 17, parted).is_err());
+        let parts = Claim::Parts {
+            kind: Kind::Md5,
+            value: vec![0; 16],
+            parts: vec![8, 8, 3],
+        };
+        let (a, d) = as_line(&parts, 19, None).unwrap();
+        assert_eq!(
+            (a, d.parts()),
+            (Algorithm::S3Etag { part_size: 8 }, Some(3))
+        );
+        assert!(as_line(&parts, 19, Some(Algorithm::S3ETAG)).is_err());
+        assert!(as_line(&parts, 19, Some(Algorithm::Md5)).is_err());
+        for bad in [vec![19], vec![8, 3, 8], vec![8, 9], vec![8, 0]] {
+            let claim = Claim::Parts {
+                kind: Kind::Md5,
+                value: vec![0; 16],
+                parts: bad,
+            };
+            assert!(as_line(&claim, 19, None).is_err());
+        }
+    }
+}
