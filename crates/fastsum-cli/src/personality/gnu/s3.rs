@@ -30,8 +30,9 @@ pub(super) fn hash_s3_operand(run: &mut Run, o: &Options, name: &[u8], url: &S3U
         run.out.err_raw(&err);
         return false;
     }
-    let asked = o.algorithm_specified || o.tree.algorithm.part_layout().is_some();
-    let want = asked.then_some(o.tree.algorithm);
+    let chosen = o.algorithms.one();
+    let asked = o.algorithms.specified() || chosen.part_layout().is_some();
+    let want = asked.then_some(chosen);
     let options = S3Options {
         download: o.s3_download,
         ..S3Options::default()
@@ -54,7 +55,9 @@ pub(super) fn hash_s3_operand(run: &mut Run, o: &Options, name: &[u8], url: &S3U
         renderer.algorithm = algorithm;
         if want.is_none() && matches!(renderer.format, Format::Untagged { .. }) {
             // Each line names its own algorithm, so that -c knows it.
-            renderer.format = Format::Tagged { base64: o.base64 };
+            renderer.format = Format::Tagged {
+                base64: o.algorithms.base64(),
+            };
         }
         let record = Record {
             operand: 0,
