@@ -14,6 +14,7 @@
 
 Every check counts; the closing line says "N passed, N failed"."""
 
+import hashlib
 import json
 import os
 import random
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 from s3_fake import Fake, Obj, b64, listing_xml  # noqa: E402
@@ -200,6 +202,8 @@ def fake_listing_lines(fake, endpoint, tmp):
              ("new\nline", 10), ("back\\slash", 20), ("d/deep", 0)]}
     crc = checksums.crc64nvme(data["crc"])
     fake.objects = {b"p/" + k.encode(): Obj(v) for k, v in data.items()}
+    # A CRC-64/NVME beside an MD5 ETag: the ETag is the best (a CRC can be
+    # forged by whoever writes to the bucket); -a crc64nvme asks for the CRC.
     fake.objects[b"p/crc"].headers = {"x-amz-checksum-crc64nvme": b64(crc.to_bytes(8, "big"))}
     fake.objects[b"p/kms"] = Obj(data["kms"], {"x-amz-server-side-encryption": "aws:kms"},
                                  etag="0" * 32)
@@ -208,8 +212,8 @@ def fake_listing_lines(fake, endpoint, tmp):
     fake.objects[b"p-sibling/x"] = Obj(b"never")
     fake.objects[b"p/../evil"] = Obj(b"evil")
     md5 = {k: hashlib.md5(v).hexdigest() for k, v in data.items()}
-    want = {escaped("CRC64NVME", "crc", "%016x" % crc), escaped("S3ETAG/1KiB", "mp", fake.objects[b"p/mp"].etag)}
-    want |= {escaped("MD5", k, md5[k]) for k in ("md5", "new\nline", "back\\slash", "d/deep")}
+    want = {escaped("S3ETAG/1KiB", "mp", fake.objects[b"p/mp"].etag)}
+    want |= {escaped("MD5", k, md5[k]) for k in ("crc", "md5", "new\nline", "back\\slash", "d/deep")}
     p = run_main(endpoint, "-r", "s3://b/p")
     out, err = p.stdout.decode(), p.stderr.decode("utf-8", "replace")
     check("-r s3://: each object's best digest, tagged", set(out.splitlines()) == want
@@ -227,7 +231,7 @@ def fake_listing_lines(fake, endpoint, tmp):
     records = {r["path"]: r for r in map(json.loads, p.stdout.splitlines())}
     check("-r --json s3://: a record per object, its algorithm and size",
           records.get("mp", {}).get("algorithm") == "s3etag/1KiB"
-          and records.get("crc", {}).get("algorithm") == "crc64nvme"
+          and records.get("crc", {}).get("algorithm") == "md5"
           and records["new\nline"]["size"] == 10 and len(records) == 6, records)
     # The lines check a local copy with fastsum -c (each names its algorithm).
     d = os.path.join(tmp, "lines")
@@ -265,6 +269,40 @@ def fake_listing_lines(fake, endpoint, tmp):
     fake.objects = {}
 
 
+def fake_hostile_pass(fake, endpoint, tmp):
+    """What a hostile pass found (stop 59): each once answered exit 0."""
+    d = os.path.join(tmp, "forged")
+    write_tree(d, {"a": b"aaaa"})
+    crc = b64(zlib.crc32(b"aaaa").to_bytes(4, "big"))
+    sha = b64(hashlib.sha256(b"aaab").digest())
+    # A same-size change whose CRC was made to equal the file's: the MD5
+    # ETag (or a SHA-256) S3 keeps beside it says otherwise, and wins.
+    for name, headers in [("a forged CRC beside an MD5 ETag", {"x-amz-checksum-crc32": crc}),
+                          ("a forged CRC beside a SHA-256",
+                           {"x-amz-checksum-crc32": crc, "x-amz-checksum-sha256": sha})]:
+        fake.objects = {b"p/a": Obj(b"aaab", headers)}
+        p = run(endpoint, "s3://b/p", d)
+        check(name + " is a change", p.returncode == 1 and b"a" in p.stdout,
+              (p.returncode, p.stdout, p.stderr))
+    # The same CRC on the same bytes is still no change.
+    fake.objects = {b"p/a": Obj(b"aaaa", {"x-amz-checksum-crc32": crc})}
+    p = run(endpoint, "s3://b/p", d)
+    check("an honest CRC and ETag agree", p.returncode == 0, (p.returncode, p.stdout, p.stderr))
+    # A key ending in '/' that holds bytes is said; an empty folder marker
+    # is not.
+    fake.objects = {b"p/a": Obj(b"aaaa"), b"p/m/": Obj(b""), b"p/b/": Obj(b"20 bytes, not a dir")}
+    for args in [("s3://b/p", d), (d, "s3://b/p")]:
+        p = run(endpoint, *args)
+        check("a key ending in '/' with bytes is a problem", p.returncode == 2
+              and b"p/b/" in p.stderr and b"p/m/" not in p.stderr, (p.returncode, p.stderr))
+    # s3://b//p is the prefix /p/, never p/.
+    fake.objects = {b"p/a": Obj(b"aaaa"), b"/p/a": Obj(b"zzzz")}
+    p = run(endpoint, "s3://b//p", d)
+    check("s3://b//p lists /p/", p.returncode == 1, (p.returncode, p.stdout, p.stderr))
+    p = run(endpoint, "s3://b/p", d)
+    check("s3://b/p lists p/", p.returncode == 0, (p.returncode, p.stdout, p.stderr))
+
+
 def fake_suite(tmp):
     fake = Fake()
     endpoint = "http://127.0.0.1:%d" % fake.port
@@ -274,6 +312,7 @@ def fake_suite(tmp):
         fake_behaviour(fake, endpoint, tmp)
         fake_pages_and_cache(fake, endpoint, tmp)
         fake_listing_lines(fake, endpoint, tmp)
+        fake_hostile_pass(fake, endpoint, tmp)
     finally:
         fake.stop()
 

@@ -338,3 +338,44 @@ fn debian_inrelease_files_verify_with_the_archive_keyring() {
         releases.len()
     );
 }
+
+/// OpenPGP signs a clearsigned line without its trailing blanks: one space
+/// or tab added to a line keeps gpgv's "Good signature", while the name
+/// checked would be another (`d ` for `d`: with --ignore-missing the
+/// tampered `d` went unchecked, exit 0). fastsum refuses such a list.
+#[test]
+fn a_clearsigned_line_padded_after_signing_is_refused() {
+    if !have_gpg() {
+        eprintln!("SKIPPED: no gpg/gpgv (scripts/tests/install-peers installs gnupg)");
+        return;
+    }
+    let env = TestEnv::new();
+    let made = "mkdir -m 700 g && gpg -q --batch --passphrase '' --quick-gen-key 'T <t@x>' ed25519 sign never \
+        && gpg -q --export > key.gpg && echo hello > c && echo hello2 > d && sha256sum c d > SHA256SUMS \
+        && gpg -q --batch --clearsign -o S.asc SHA256SUMS \
+        && sed 's/  d$/  d /' S.asc > space.asc && sed 's/  d$/  d\t/' S.asc > tab.asc \
+        && echo TAMPER > d";
+    assert_eq!(sh(&env, made).0, 0);
+    for list in ["space.asc", "tab.asc"] {
+        // The reference still calls it good: the padding is not signed.
+        assert_eq!(
+            sh(&env, &format!("gpgv -q --keyring ./key.gpg {list}")).0,
+            0
+        );
+        for extra in [&[][..], &["--ignore-missing"][..]] {
+            let mut args = vec!["-a", "sha256", "-c", list, "--key", "key.gpg"];
+            args.extend_from_slice(extra);
+            let (status, stderr) = ours(&env, &args);
+            assert_eq!(status, 2, "{list} {extra:?}: {stderr}");
+            assert!(stderr.contains("ends in spaces or tabs"), "{stderr}");
+        }
+    }
+    // The list as signed is checked, and the tampered file found.
+    let out = fastsum(&env, &["-a", "sha256", "-c", "S.asc", "--key", "key.gpg"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(
+        out.stdout_str().contains("d: FAILED"),
+        "{}",
+        out.stdout_str()
+    );
+}

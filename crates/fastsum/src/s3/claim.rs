@@ -1,10 +1,14 @@
-//! What S3 keeps of an object's bytes, best first: a full-object checksum
-//! (CRC-64/NVME, CRC-32C, CRC-32, SHA-256, SHA-1), a composite one with
-//! its part sizes (GetObjectAttributes, or HeadObject per `partNumber`
-//! where the server gives no parts there), then the ETag where it is an
-//! MD5 (single part, or `-N` with the part sizes; never under SSE-KMS or
-//! SSE-C, whose ETags are no digest of the bytes). Anything else is
-//! opaque: the object is never called unchanged on its size alone.
+//! What S3 keeps of an object's bytes, the hardest to forge first: a
+//! full-object SHA-256 or SHA-1, then a single-part ETag that is the MD5,
+//! then a full-object CRC (CRC-64/NVME, CRC-32C, CRC-32: anyone who can
+//! write to the bucket can make a changed object's CRC equal the old one
+//! by setting 8 of its bytes, so a CRC decides only where S3 keeps
+//! nothing stronger), a composite checksum with its part sizes
+//! (GetObjectAttributes, or HeadObject per `partNumber` where the server
+//! gives no parts there), then a multipart ETag (`-N`, with the part
+//! sizes). Never an ETag under SSE-KMS or SSE-C, which is no digest of the
+//! bytes. Anything else is opaque: the object is never called unchanged on
+//! its size alone.
 
 use super::http::{Client, Head};
 use crate::algo::Algorithm;
@@ -23,11 +27,11 @@ pub(crate) enum Kind {
 impl Kind {
     /// The additional checksums, in the order preferred.
     const CHECKSUMS: [Kind; 5] = [
+        Kind::Sha256,
+        Kind::Sha1,
         Kind::Crc64Nvme,
         Kind::Crc32c,
         Kind::Crc32,
-        Kind::Sha256,
-        Kind::Sha1,
     ];
 
     /// Its name in `x-amz-checksum-NAME` (and the cache).
@@ -180,7 +184,14 @@ pub(crate) fn claim_in(
             }
         }
     }
-    if let Some((kind, value, _)) = found.iter().find(|(_, _, parts)| parts.is_none()) {
+    let whole = found.iter().find(|(_, _, parts)| parts.is_none());
+    let forgeable = whole.is_some_and(|(kind, _, _)| !matches!(kind, Kind::Sha256 | Kind::Sha1));
+    if only.is_none() && (whole.is_none() || forgeable) {
+        if let Some(md5) = plain_md5(&head, etag) {
+            return Ok(md5);
+        }
+    }
+    if let Some((kind, value, _)) = whole {
         return Ok(Claim::Whole {
             kind: *kind,
             value: value.clone(),
@@ -204,6 +215,23 @@ pub(crate) fn claim_in(
             )))
         }
         _ => etag_claim(client, &head, key, size, etag),
+    }
+}
+
+/// The ETag as the object's MD5, where it is one of a single-part upload
+/// that no server-side encryption with KMS or a customer key made opaque.
+fn plain_md5(head: &Head, etag: &str) -> Option<Claim> {
+    let sse = head.get("x-amz-server-side-encryption").unwrap_or("");
+    let customer = head.get("x-amz-server-side-encryption-customer-algorithm");
+    if sse.starts_with("aws:kms") || customer.is_some() {
+        return None;
+    }
+    match etag_md5(etag)? {
+        (value, None) => Some(Claim::Whole {
+            kind: Kind::Md5,
+            value,
+        }),
+        (_, Some(_)) => None,
     }
 }
 

@@ -23,7 +23,8 @@ impl S3Url {
         if bucket.is_empty() {
             return None;
         }
-        let prefix = prefix.trim_start_matches('/');
+        // Taken as it is: a key may begin with '/', so `s3://b//p` is the
+        // prefix `/p/`, never `p/`.
         let mut prefix = prefix.to_string();
         if !prefix.is_empty() && !prefix.ends_with('/') {
             prefix.push('/');
@@ -83,6 +84,8 @@ mod tests {
         assert_eq!(S3Url::parse(b"s3://b").unwrap().prefix, "");
         assert_eq!(S3Url::parse(b"s3://b/").unwrap().prefix, "");
         assert!(S3Url::parse(b"s3:///x").is_none());
+        assert_eq!(S3Url::parse(b"s3://b//p").unwrap().prefix, "/p/");
+        assert_eq!(S3Url::parse(b"s3://b/p//").unwrap().prefix, "p//");
         assert!(S3Url::parse(b"host:/x").is_none());
     }
 

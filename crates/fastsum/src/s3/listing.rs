@@ -51,7 +51,14 @@ pub(crate) fn listing(client: &Client, url: &S3Url) -> Result<Vec<Entry>> {
     for object in objects {
         let relative = match url.relative(&object.key) {
             Ok(Some(relative)) => Ok(relative.to_string()),
-            Ok(None) => continue,
+            // A folder marker holds nothing; a key ending in '/' that
+            // holds bytes is an object no file can match: said, never
+            // passed over.
+            Ok(None) if object.size == 0 => continue,
+            Ok(None) => Err(format!(
+                "a key ending in '/' holds {} bytes: no file has its name",
+                object.size
+            )),
             Err(why) => Err(why),
         };
         out.push((object, relative));

@@ -254,11 +254,34 @@ pub fn open_embedded(list: &[u8], key: &[u8], options: &VerifyOptions) -> Result
 fn open_clearsigned(list: &[u8], key: &[u8], options: &VerifyOptions) -> Result<Opened, Refusal> {
     let block = clearsigned::split(list)?;
     let signer = openpgp::verify_cleartext(&block, key, options.now)?;
+    unsigned_trailing_blanks(&block.message)?;
     Ok(Opened {
         signer,
         message: block.message,
         unsigned: block.unsigned,
     })
+}
+
+/// OpenPGP signs a clearsigned line without its trailing spaces and
+/// tabs: anyone may add some and the signature still holds, while the line
+/// checked would name another file (`d ` for `d`). A list with such a line
+/// is refused: what would be checked is not what was signed.
+#[cfg(feature = "openpgp")]
+fn unsigned_trailing_blanks(message: &[u8]) -> Result<(), Refusal> {
+    for (index, line) in message.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if matches!(line.last(), Some(b' ' | b'\t')) {
+            return Err(Refusal::new(
+                RefusalKind::Changed,
+                format!(
+                    "line {} of the signed text ends in spaces or tabs, which the signature \
+                     does not cover: the line checked would not be the line signed",
+                    index + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(not(feature = "openpgp"))]
