@@ -20,7 +20,7 @@ use super::{Refusal, RefusalKind, Scheme, Signer};
 /// keyring of many keys may hold an old one), none at all is refused.
 fn keyring(key: &[u8]) -> Result<Vec<SignedPublicKey>, Refusal> {
     let (keys, _) = SignedPublicKey::from_reader_many(key)
-        .map_err(|e| Refusal::malformed(format!("invalid OpenPGP keyring: {e}")))?;
+        .map_err(|e| Refusal::malformed(format!("invalid OpenPGP keyring: {}", brief(&e))))?;
     let keys: Vec<SignedPublicKey> = keys.filter_map(Result::ok).collect();
     if keys.is_empty() {
         return Err(Refusal::malformed("invalid OpenPGP keyring: no public key in it"));
@@ -28,8 +28,21 @@ fn keyring(key: &[u8]) -> Result<Vec<SignedPublicKey>, Refusal> {
     Ok(keys)
 }
 
+/// rPGP's error, cut to one short line: some carry the bytes they could
+/// not read, hundreds of numbers long.
+fn brief(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(120) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
+}
+
 fn signatures(signature: &[u8]) -> Result<Vec<Signature>, Refusal> {
-    let bad = |e: &dyn std::fmt::Display| Refusal::malformed(format!("invalid OpenPGP signature: {e}"));
+    let bad = |e: &dyn std::fmt::Display| {
+        Refusal::malformed(format!("invalid OpenPGP signature: {}", brief(e)))
+    };
     let (found, _) = DetachedSignature::from_reader_many(signature).map_err(|e| bad(&e))?;
     let mut out = Vec::new();
     for signature in found {

@@ -119,13 +119,26 @@ fn say_signer(run: &mut Run, o: &Options, checkfile: &[u8], signer: &signed::Sig
         ),
         _ => signer.who.clone(),
     };
+    let who = printable(&who);
     m.extend_from_slice(format!(": good {} signature by {who}", signer.scheme.name()).as_bytes());
     run.error(&m);
     for note in &signer.notes {
         let mut m = run.quoting.quotef(checkfile);
-        m.extend_from_slice(format!(": {note}").as_bytes());
+        m.extend_from_slice(format!(": {}", printable(note)).as_bytes());
         run.error(&m);
     }
+}
+
+/// Text from a key or a signature (a user id, minisign's trusted
+/// comment) with its control characters escaped (`\u{1b}`): it cannot
+/// colour, move or overprint the terminal's lines, or forge one.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// Text outside the signed block: never checked, said line by line.
@@ -146,4 +159,14 @@ fn say_unsigned(run: &mut Run, checkfile: &[u8], unsigned: &[(u64, Vec<u8>)]) {
         .as_bytes(),
     );
     run.error(&m);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_signers_text_reaches_the_terminal_without_control_characters() {
+        let shown = super::printable("Eve \u{1b}[2J\rfastsum: x: OK\nmore\u{8}é");
+        assert_eq!(shown, "Eve \\u{1b}[2J\\rfastsum: x: OK\\nmore\\u{8}é");
+        assert!(!shown.chars().any(char::is_control));
+    }
 }
