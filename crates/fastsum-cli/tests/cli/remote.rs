@@ -100,6 +100,17 @@ fn walkdir(d: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Options that force `method` through the test's sshd, with this
+/// fastsum for the fastsum method (it is not on the remote PATH).
+fn forced(sshd: &sshd::Sshd, method: Method) -> RemoteOptions {
+    RemoteOptions {
+        rsh: sshd.ssh(),
+        method: Some(method),
+        remote_fastsum: Some(env!("CARGO_BIN_EXE_fastsum").to_string()),
+        ..Default::default()
+    }
+}
+
 #[test]
 fn every_method_gives_the_local_digests_and_no_name_is_ever_run() {
     let sshd = start_sshd();
@@ -111,12 +122,7 @@ fn every_method_gives_the_local_digests_and_no_name_is_ever_run() {
         let want = local(tree.path(), algorithm);
         // BSD's tools are not on this host: that method has its own test.
         for method in Method::ALL.into_iter().filter(|&m| m != Method::Bsd) {
-            let options = RemoteOptions {
-                rsh: sshd.ssh(),
-                method: Some(method),
-                remote_fastsum: Some(env!("CARGO_BIN_EXE_fastsum").to_string()),
-                ..Default::default()
-            };
+            let options = forced(&sshd, method);
             let got = hash_remote(&remote, algorithm, &options)
                 .unwrap_or_else(|e| panic!("{method:?} {algorithm}: {e}"));
             assert_eq!(got.method, method);
@@ -160,12 +166,7 @@ fn a_fifo_root_is_refused_by_every_method_and_never_waited_on() {
     for name in ["fifo", "to-fifo"] {
         let spec = format!("{}:{}/{name}", sshd.host(), tree.path().display());
         for method in Method::ALL.into_iter().filter(|&m| m != Method::Bsd) {
-            let options = RemoteOptions {
-                rsh: sshd.ssh(),
-                method: Some(method),
-                remote_fastsum: Some(env!("CARGO_BIN_EXE_fastsum").to_string()),
-                ..Default::default()
-            };
+            let options = forced(&sshd, method);
             let remote = Remote::parse(spec.as_bytes()).unwrap();
             let (tx, rx) = std::sync::mpsc::channel();
             std::thread::spawn(move || {
