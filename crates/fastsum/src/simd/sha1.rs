@@ -88,9 +88,12 @@ mod kernel {
                 words[w][lane] = state[w];
             }
         }
-        let mut h: [[V; 5]; G] = std::array::from_fn(|g| {
-            std::array::from_fn(|w| V::load(words[w][g * V::LANES..].as_ptr()))
-        });
+        let mut h = [[V::splat(0); 5]; G];
+        for (g, state) in h.iter_mut().enumerate() {
+            for (w, word) in state.iter_mut().enumerate() {
+                *word = V::load(words[w][g * V::LANES..].as_ptr());
+            }
+        }
         let k = [
             V::splat(0x5a82_7999),
             V::splat(0x6ed9_eba1),
@@ -98,10 +101,14 @@ mod kernel {
             V::splat(0xca62_c1d6),
         ];
         for block in 0..blocks {
-            let mut w: [[V; 16]; G] = std::array::from_fn(|g| {
-                V::message_le(&pointers[g * V::LANES..(g + 1) * V::LANES], block * 64)
-                    .map(|v| v.bswap())
-            });
+            let mut w = [[V::splat(0); 16]; G];
+            for (g, words) in w.iter_mut().enumerate() {
+                let message =
+                    V::message_le(&pointers[g * V::LANES..(g + 1) * V::LANES], block * 64);
+                for (word, little) in words.iter_mut().zip(message) {
+                    *word = little.bswap();
+                }
+            }
             let mut s = h;
             for t in 0..80 {
                 for g in 0..G {

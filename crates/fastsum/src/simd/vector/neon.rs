@@ -80,8 +80,8 @@ impl Vector for Neon {
         let mut m = [Neon(vdupq_n_u32(0)); 16];
         for quarter in 0..4 {
             let at = offset + 16 * quarter;
-            let r: [uint32x4_t; 4] =
-                std::array::from_fn(|l| vreinterpretq_u32_u8(vld1q_u8(lanes[l].add(at))));
+            let load = |l: usize| vreinterpretq_u32_u8(vld1q_u8(lanes[l].add(at)));
+            let r = [load(0), load(1), load(2), load(3)];
             // 4x4 transpose of 32-bit words: trn1/trn2 on words, then on
             // 64-bit pairs.
             let t0 = vtrn1q_u32(r[0], r[1]);

@@ -86,7 +86,8 @@ impl Vector for Sse2 {
         let mut m = [Sse2(_mm_setzero_si128()); 16];
         for quarter in 0..4 {
             let at = offset + 16 * quarter;
-            let r: [__m128i; 4] = std::array::from_fn(|l| _mm_loadu_si128(lanes[l].add(at).cast()));
+            let load = |l: usize| _mm_loadu_si128(lanes[l].add(at).cast());
+            let r = [load(0), load(1), load(2), load(3)];
             // 4x4 transpose of 32-bit words.
             let t0 = _mm_unpacklo_epi32(r[0], r[1]);
             let t1 = _mm_unpacklo_epi32(r[2], r[3]);
@@ -136,9 +137,11 @@ unsafe fn transpose8(r: [__m256i; 8]) -> [__m256i; 8] {
 /// Words `half * 8 .. half * 8 + 8` of 8 lanes, transposed.
 #[inline(always)]
 pub(crate) unsafe fn message_half8(lanes: &[*const u8], at: usize) -> [__m256i; 8] {
-    transpose8(std::array::from_fn(|l| {
-        _mm256_loadu_si256(lanes[l].add(at).cast())
-    }))
+    let mut rows = [_mm256_setzero_si256(); 8];
+    for (row, lane) in rows.iter_mut().zip(lanes) {
+        *row = _mm256_loadu_si256(lane.add(at).cast());
+    }
+    transpose8(rows)
 }
 
 #[derive(Clone, Copy)]
@@ -219,7 +222,12 @@ impl Vector for Avx2 {
     unsafe fn message_le(lanes: &[*const u8], offset: usize) -> [Self; 16] {
         let low = message_half8(lanes, offset);
         let high = message_half8(lanes, offset + 32);
-        std::array::from_fn(|j| Avx2(if j < 8 { low[j] } else { high[j - 8] }))
+        let mut m = [Avx2(_mm256_setzero_si256()); 16];
+        for j in 0..8 {
+            m[j] = Avx2(low[j]);
+            m[j + 8] = Avx2(high[j]);
+        }
+        m
     }
 }
 
@@ -296,13 +304,15 @@ impl Vector for Avx512 {
             message_half8(first, offset + 32),
             message_half8(second, offset + 32),
         ];
-        std::array::from_fn(|j| {
+        let mut m = [Avx512(_mm512_setzero_si512()); 16];
+        for (j, word) in m.iter_mut().enumerate() {
             let halves = if j < 8 { &low } else { &high };
             let w = j % 8;
-            Avx512(_mm512_inserti64x4::<1>(
+            *word = Avx512(_mm512_inserti64x4::<1>(
                 _mm512_castsi256_si512(halves[0][w]),
                 halves[1][w],
-            ))
-        })
+            ));
+        }
+        m
     }
 }
