@@ -2,6 +2,12 @@
 //! `ureq` (blocking, one connection per worker thread, kept alive),
 //! retried with backoff on 500, 502, 503 (SlowDown), 504, 429 and on
 //! transport errors (timeouts, resets). Every answer is read with a limit.
+//!
+//! Timeouts catch a stalled server, never a slow steady one: 10 s to
+//! connect, and [`IDLE`] without a byte read or written (ureq's per-read
+//! and per-write timeouts, restarted at each transfer); no cap on a whole
+//! request, so a large `--download` streams as long as bytes keep coming.
+//! `FASTSUM_S3_IDLE_TIMEOUT=SECONDS` shortens the idle time, for tests.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -19,6 +25,17 @@ const TRIES: u32 = 6;
 const FIRST_WAIT: Duration = Duration::from_millis(50);
 /// A listing page or attributes answer larger than this is garbage.
 const MAX_XML: u64 = 64 << 20;
+/// How long a server may send or take nothing before the request fails.
+const IDLE: Duration = Duration::from_secs(60);
+
+/// [`IDLE`], or `FASTSUM_S3_IDLE_TIMEOUT` seconds (for tests) where set.
+fn idle_timeout() -> Duration {
+    std::env::var("FASTSUM_S3_IDLE_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
+        .map_or(IDLE, Duration::from_secs_f64)
+}
 
 /// A connection to one bucket.
 pub(crate) struct Client {
@@ -63,10 +80,12 @@ impl Client {
             }),
             _ => None,
         };
+        let idle = idle_timeout();
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_global(Some(Duration::from_secs(60)))
+            .timeout_per_read(Some(idle))
+            .timeout_per_write(Some(idle))
             .build()
             .into();
         Ok(Client {

@@ -15,6 +15,7 @@
 //! and what S3 does keep, or with [`S3Options::download`] its bytes are
 //! streamed and hashed, never stored.
 
+use super::cache::ClaimCache;
 use super::claim::{Claim, Kind};
 use super::http::Client;
 use super::listing::{io_error, listing, shown, DEFAULT_REQUESTS};
@@ -69,11 +70,20 @@ pub fn object_digests(
     let client = Client::new(&config, &url.bucket)
         .map_err(|e| Error::with_path(url.to_string(), io_error(e)))?;
     let objects = listing(&client, url)?;
+    let cache = options.cache.as_deref().and_then(ClaimCache::open);
     let one = |(object, relative): &super::listing::Entry| {
         let relative = relative.as_ref()?;
         let key = std::str::from_utf8(&object.key).map_err(|_| "not UTF-8".to_string())?;
         let only = kind.and_then(|(_, k)| k);
-        let claim = super::claim::claim_in(&client, key, object.size, &object.etag, only)?;
+        let claim = claim(
+            &client,
+            cache.as_ref(),
+            &url.bucket,
+            object,
+            key,
+            only,
+            algorithm,
+        )?;
         match (as_line(&claim, object.size, algorithm), options.download) {
             (Err(_), true) => {
                 let a = algorithm.unwrap_or(DOWNLOAD_ALGORITHM);
@@ -98,6 +108,34 @@ pub fn object_digests(
         });
     }
     Ok(())
+}
+
+/// What S3 keeps of `object` (of kind `only`, if given), from the claim
+/// cache where it holds a claim of this very object that gives the line
+/// `want` asks for; else asked of S3 and kept. A claim of one kind is
+/// kept only where the cache has none and it is a digest (`diff` decides
+/// by the best claim: it must never find an `opaque` that is not).
+fn claim(
+    client: &Client,
+    cache: Option<&ClaimCache>,
+    bucket: &str,
+    object: &super::xml::Listed,
+    key: &str,
+    only: Option<Kind>,
+    want: Option<Algorithm>,
+) -> std::result::Result<Claim, String> {
+    let cached = cache.and_then(|c| c.get(bucket, object));
+    if let Some(claim) = cached.as_ref() {
+        if as_line(claim, object.size, want).is_ok() {
+            return Ok(claim.clone());
+        }
+    }
+    let claim = super::claim::claim_in(client, key, object.size, &object.etag, only)?;
+    let digest = !matches!(claim, Claim::Opaque(_));
+    if let Some(c) = cache.filter(|_| only.is_none() || (cached.is_none() && digest)) {
+        c.put(bucket, object, &claim);
+    }
+    Ok(claim)
 }
 
 /// How fastsum names a claim's form: `CRC64NVME`, `CRC32C/5MiB`, `MD5`,

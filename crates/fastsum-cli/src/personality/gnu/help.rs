@@ -94,7 +94,10 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          keeps no digest of in the form asked; without it,\n");
     s.push_str("                          such an object is an error (exit 1). Without -a,\n");
     s.push_str("                          each object's best digest, tagged as its own\n");
-    s.push_str("                          algorithm (crc64nvme when downloaded)\n");
+    s.push_str("                          algorithm (crc64nvme when downloaded); with\n");
+    s.push_str("                          --cache, what S3 said is kept beside the cache\n");
+    s.push_str("                          (PATH.s3): an unchanged re-run costs one listing\n");
+    s.push_str("      --s3-path-style   address s3:// buckets path-style (endpoint/BUCKET/KEY)\n");
     s.push_str("  -v, --verbose         say which remote method ran (with -c: which format)\n");
     s.push_str("      --io=MODE         auto (default), read or mmap\n");
     s.push_str("      --read-size=BYTES  read size for --io=read (K, M suffixes)\n");

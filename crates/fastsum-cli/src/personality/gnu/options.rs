@@ -77,6 +77,7 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
             spec(None, "remote-fastsum", HasArg::Required, "remote-fastsum"),
             spec(None, "upload-self", HasArg::No, "upload-self"),
             spec(None, "download", HasArg::No, "download"),
+            spec(None, "s3-path-style", HasArg::No, "s3-path-style"),
             spec(Some(b'v'), "verbose", HasArg::No, "v"),
             spec(None, "part-size", HasArg::Required, "part-size"),
             spec(None, "base64", HasArg::No, "base64"),
@@ -171,6 +172,8 @@ pub(super) struct Options {
     /// `--download`: an `s3://` object with no digest S3 keeps in the
     /// form asked is streamed and hashed (`s3.rs`).
     pub(super) s3_download: bool,
+    /// `--s3-path-style`: `s3://` operands addressed path-style, as `diff`.
+    pub(super) s3_path_style: bool,
     /// `--update=MANIFEST`: the manifest, to be written again.
     pub(super) update: Option<Update>,
     /// `--prune-matching=FILE`: the directories whose records are left
@@ -238,6 +241,7 @@ impl Options {
             answers: None,
             verbose: false,
             s3_download: false,
+            s3_path_style: false,
             signing: Signing::default(),
             renderer: fastsum::output::render::Renderer::fastsum(algorithm, false),
         }

@@ -236,6 +236,7 @@ fn remote_option(run: &mut Run, p: &mut Parsed, key: &str, value: Vec<u8>) -> Re
         "upload-self" => p.o.remote.upload_self = std::env::current_exe().ok(),
         "v" => p.o.verbose = true,
         "download" => p.o.s3_download = true,
+        "s3-path-style" => p.o.s3_path_style = true,
         _ => return Ok(false),
     }
     Ok(true)
