@@ -7,6 +7,7 @@ signature is checked (the client's signing is SeaweedFS's to check)."""
 import base64
 import hashlib
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -35,6 +36,10 @@ class Fake:
         self.listing = None  # raw XML pages override: list of bytes
         self.page_size = 1000
         self.fail_first = 0  # answer this many requests 503 SlowDown
+        # key bytes -> (chunk bytes, seconds between chunks, bytes after
+        # which the body stalls for good, or None): a GET's body trickles.
+        self.trickle = {}
+        self.trickle_listing = None  # (chunk, pause): listing pages trickle
         self.requests = []
         self.lock = threading.Lock()
         fake = self
@@ -96,7 +101,28 @@ class Fake:
             data = obj.data[at:at + obj.parts[n - 1]]
             headers["x-amz-mp-parts-count"] = str(len(obj.parts))
             return self.reply(h, 206, data, headers, head=head)
+        if not head and key in self.trickle:
+            return self.trickled(h, obj, headers, *self.trickle[key])
         self.reply(h, 200, obj.data, headers, head=head)
+
+    def trickled(self, h, obj, headers, chunk, pause, stall_at):
+        """The body `chunk` bytes at a time, `pause` seconds apart; from
+        `stall_at` bytes on, nothing more (the connection kept open 30 s)."""
+        h.send_response(200)
+        for k, v in headers.items():
+            h.send_header(k, v)
+        h.send_header("Content-Length", str(len(obj.data)))
+        h.end_headers()
+        try:
+            for at in range(0, len(obj.data), chunk):
+                if stall_at is not None and at >= stall_at:
+                    time.sleep(30)
+                    return
+                h.wfile.write(obj.data[at:at + chunk])
+                h.wfile.flush()
+                time.sleep(pause)
+        except OSError:
+            pass
 
     def attributes(self, h, obj):
         body = "<GetObjectAttributesResponse><ETag>%s</ETag>" % obj.etag
@@ -119,8 +145,11 @@ class Fake:
         start = int(query.get("continuation-token", ["0"])[0])
         page = keys[start:start + self.page_size]
         more = start + self.page_size < len(keys)
-        self.reply(h, 200, listing_xml([(k, self.objects[k]) for k in page],
-                                       str(start + self.page_size) if more else None))
+        body = listing_xml([(k, self.objects[k]) for k in page],
+                           str(start + self.page_size) if more else None)
+        if self.trickle_listing:
+            return self.trickled(h, Obj(body), {}, *self.trickle_listing, None)
+        self.reply(h, 200, body)
 
 
 def listing_xml(objects, token=None):

@@ -313,6 +313,10 @@ def fake_suite(tmp):
         fake_pages_and_cache(fake, endpoint, tmp)
         fake_listing_lines(fake, endpoint, tmp)
         fake_hostile_pass(fake, endpoint, tmp)
+        import s3_main
+        s3_main.cache_and_path_style(fake, endpoint, tmp, check, run_main, Obj)
+        s3_main.download_timeouts(fake, endpoint, tmp, check, run, Obj, write_tree)
+        s3_main.trickled_listing(fake, endpoint, tmp, check, run, Obj, write_tree)
     finally:
         fake.stop()
 

@@ -8,6 +8,9 @@
 //! and per-write timeouts, restarted at each transfer); no cap on a whole
 //! request, so a large `--download` streams as long as bytes keep coming.
 //! `FASTSUM_S3_IDLE_TIMEOUT=SECONDS` shortens the idle time, for tests.
+//! An XML answer or a HEAD (small, whatever the object's size) has a cap
+//! on the whole request too, [`ANSWER_CAP`] idle periods, so a server
+//! that trickles a listing a byte at a time cannot hold a run forever.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -28,6 +31,10 @@ const MAX_XML: u64 = 64 << 20;
 /// How long a server may send or take nothing before the request fails.
 const IDLE: Duration = Duration::from_secs(60);
 
+/// A whole listing page, attributes answer or HEAD may take this many
+/// idle periods (5 minutes by default).
+const ANSWER_CAP: u32 = 5;
+
 /// [`IDLE`], or `FASTSUM_S3_IDLE_TIMEOUT` seconds (for tests) where set.
 fn idle_timeout() -> Duration {
     std::env::var("FASTSUM_S3_IDLE_TIMEOUT")
@@ -39,7 +46,10 @@ fn idle_timeout() -> Duration {
 
 /// A connection to one bucket.
 pub(crate) struct Client {
+    /// For answers (listings, HEADs, attributes): capped as a whole.
     agent: ureq::Agent,
+    /// For objects' bodies: only the idle timeout.
+    bodies: ureq::Agent,
     bucket: Bucket,
     credentials: Option<Credentials>,
 }
@@ -81,15 +91,19 @@ impl Client {
             _ => None,
         };
         let idle = idle_timeout();
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_per_read(Some(idle))
-            .timeout_per_write(Some(idle))
-            .build()
-            .into();
+        let agent = |cap: Option<Duration>| -> ureq::Agent {
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .timeout_connect(Some(Duration::from_secs(10)))
+                .timeout_per_read(Some(idle))
+                .timeout_per_write(Some(idle))
+                .timeout_global(cap)
+                .build()
+                .into()
+        };
         Ok(Client {
-            agent,
+            agent: agent(Some(idle * ANSWER_CAP)),
+            bodies: agent(None),
             bucket,
             credentials,
         })
@@ -221,7 +235,7 @@ impl Client {
             .bucket
             .get_object(self.credentials.as_ref(), key)
             .sign(SIGNED_FOR);
-        let response = self.send(&|| self.agent.get(url.as_str()).call())?;
+        let response = self.send(&|| self.bodies.get(url.as_str()).call())?;
         match response.status().as_u16() {
             200 => Ok(response.into_body()),
             status => Err(format!("GetObject: HTTP {status}")),
