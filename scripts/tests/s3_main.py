@@ -4,7 +4,8 @@ leftovers), against the fake endpoint (s3_fake.py), run by s3_suite.py:
 - `fastsum -r --cache=PATH s3://...` keeps what S3 told in the claim cache
   `diff` uses: an unchanged re-run sends no HeadObject, and prints the
   same lines;
-- `--s3-path-style` is taken by the main mode as by `diff`;
+- `--s3-path-style` is taken by the main mode as by `diff`; several `-a`
+  are refused by name (each line holds one digest S3 keeps);
 - a `--download` body that trickles in for longer than the idle timeout,
   with a byte at least every idle period, is read whole; a body that
   stops halfway is an error naming the object (exit 2), never a digest;
@@ -35,6 +36,10 @@ def cache_and_path_style(fake, endpoint, tmp, check, run_main, Obj):
     plain = run_main(endpoint, "-r", "-a", "md5", "s3://b/m")
     check("-r s3:// without --cache asks again", fake.count("HEAD") >= 1
           and plain.stdout == first.stdout, (fake.requests, plain.stdout))
+    two = run_main(endpoint, "-r", "-a", "md5", "-a", "crc32c", "s3://b/m")
+    check("-r s3:// with two -a: refused by name, never one of them silently",
+          two.returncode != 0 and two.stdout == b"" and b"more than one -a" in two.stderr,
+          (two.returncode, two.stdout, two.stderr))
     styled = run_main(endpoint, "-r", "-a", "md5", "--s3-path-style", "s3://b/m")
     check("-r --s3-path-style s3://: taken, the same lines", styled.returncode == 0
           and styled.stdout == first.stdout, (styled.returncode, styled.stdout, styled.stderr))
