@@ -18,6 +18,14 @@ pub fn path(given: Option<PathBuf>) -> Result<PathBuf, String> {
     Cache::resolve_path(given).map_err(|e| format!("cache: {e}"))
 }
 
+/// Where what S3 said of its objects is kept: beside the digest cache at
+/// `path`, as `PATH.s3` (`diff s3://` and `-r s3://` share it).
+pub fn s3_claims(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".s3");
+    PathBuf::from(name)
+}
+
 /// Opens the cache at `path`, saying once if it had to be rebuilt; a cache
 /// that cannot be opened at all is said and the run goes on without it.
 pub fn open(path: &Path, say: &mut dyn FnMut(&str)) -> Option<Cache> {

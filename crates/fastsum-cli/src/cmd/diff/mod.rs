@@ -203,11 +203,9 @@ fn s3_options(args: &DiffArgs) -> fastsum::s3::S3Options {
         .asked()
         .as_ref()
         .map(|given| crate::term::cache::path(given.clone()));
-    let cache = resolved.and_then(Result::ok).map(|path| {
-        let mut name = path.into_os_string();
-        name.push(".s3");
-        PathBuf::from(name)
-    });
+    let cache = resolved
+        .and_then(Result::ok)
+        .map(|path| crate::term::cache::s3_claims(&path));
     fastsum::s3::S3Options {
         path_style: args.s3_path_style,
         download: args.download,

@@ -36,12 +36,7 @@ pub(super) fn hash_s3_operand(run: &mut Run, o: &Options, name: &[u8], url: &S3U
     let options = S3Options {
         download: o.s3_download,
         path_style: o.s3_path_style,
-        cache: o.cache.as_ref().map(|path| {
-            // What S3 said, beside the digest cache, as `diff` keeps it.
-            let mut name = path.clone().into_os_string();
-            name.push(".s3");
-            name.into()
-        }),
+        cache: o.cache.as_deref().map(crate::term::cache::s3_claims),
         ..S3Options::default()
     };
     let mut ok = true;
