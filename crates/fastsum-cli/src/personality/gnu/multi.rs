@@ -16,15 +16,6 @@ use rayon::prelude::*;
 use super::options::Options;
 use super::run::Run;
 
-/// An `s3://` or `HOST:PATH` operand, as fastsum's own mode reads them
-/// with `-r` (`remote.rs`).
-fn elsewhere(run: &Run, o: &Options, name: &[u8]) -> bool {
-    run.tool.kind == crate::personality::ToolKind::Fastsum
-        && o.tree.recursive
-        && (fastsum::s3::S3Url::parse(name).is_some()
-            || fastsum::remote::Remote::parse(name).is_some())
-}
-
 /// Files hashed together (in parallel), then printed in order.
 const BATCH: usize = 256;
 /// Files at least this large get a thread per algorithm.
@@ -44,7 +35,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     let mut symlinks = 0u64;
     for name in names {
         let path = fastsum::name::path(name).into_owned();
-        if elsewhere(run, o, name) {
+        if super::remote::elsewhere(run, o, name) {
             // Never read as a local file named `s3:` or `host:` (it would
             // say "No such file", about the wrong thing).
             ok = false;

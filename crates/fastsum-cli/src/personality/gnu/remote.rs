@@ -16,11 +16,7 @@ use crate::personality::ToolKind;
 /// Hashes every operand in order: `HOST:PATH` ones on their host (fastsum's
 /// own mode), runs of local ones through the pipeline.
 pub(super) fn hash_operands_and_remotes(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bool {
-    let remote_mode = run.tool.kind == ToolKind::Fastsum && o.tree.recursive;
-    // s3://B/P would read as the host "s3" (a colon before the first
-    // slash): it is S3's, never ssh's.
-    let elsewhere = |n: &[u8]| S3Url::parse(n).is_some() || Remote::parse(n).is_some();
-    if !remote_mode || !names.iter().any(|n| elsewhere(n)) {
+    if !names.iter().any(|n| elsewhere(run, o, n)) {
         return hash_operands(run, o, names);
     }
     let mut ok = true;
@@ -44,6 +40,15 @@ pub(super) fn hash_operands_and_remotes(run: &mut Run, o: &Options, names: &[Vec
         ok &= hash_operands(run, o, &local);
     }
     ok
+}
+
+/// Whether `name` is an `s3://` or `HOST:PATH` operand, as fastsum's own
+/// mode reads them with `-r`. (s3://B/P would read as the host "s3", a
+/// colon before the first slash: it is S3's, never ssh's.)
+pub(super) fn elsewhere(run: &Run, o: &Options, name: &[u8]) -> bool {
+    run.tool.kind == ToolKind::Fastsum
+        && o.tree.recursive
+        && (S3Url::parse(name).is_some() || Remote::parse(name).is_some())
 }
 
 /// Hashes one remote operand and prints its records; false if anything
