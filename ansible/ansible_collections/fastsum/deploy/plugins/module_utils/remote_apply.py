@@ -26,9 +26,7 @@ import tarfile
 import time
 
 from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import (
-    DIR_FLAGS, b64, current_umask, mode_for, resolve_group, resolve_owner, unb64)
-
-TMP_PREFIX = '.fastsum-deploy.'
+    DIR_FLAGS, TMP_PREFIX, b64, current_umask, mode_for, resolve_group, resolve_owner, unb64)
 
 
 class Placer:
@@ -68,12 +66,23 @@ class Placer:
                 st = None
             if st is not None and stat.S_ISDIR(st.st_mode):
                 return
-            if st is not None:
-                # A file or a symlink where a directory goes: the thing
-                # itself goes (never what a link points to).
-                os.unlink(name, dir_fd=fd)
-            os.mkdir(name, 0o777, dir_fd=fd)
-            self.set_attributes(fd, name, mode, 0o777 & ~self.umask, True)
+            # Made under a temporary name and given its owner and mode
+            # there, then renamed into place: an interrupted run leaves no
+            # directory with the wrong mode (directory_mode is for new
+            # directories only, so the next run would not mend it), only
+            # a temporary one that the next run removes.
+            tmp = '%s%d.%d.dir' % (TMP_PREFIX, os.getpid(), int(time.time() * 1e6))
+            os.mkdir(tmp, 0o700, dir_fd=fd)
+            try:
+                self.set_attributes(fd, tmp, mode, 0o777 & ~self.umask, True, fresh=True)
+                if st is not None:
+                    # A file or a symlink where a directory goes: the thing
+                    # itself goes (never what a link points to).
+                    os.unlink(name, dir_fd=fd)
+                os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            except OSError:
+                os.rmdir(tmp, dir_fd=fd)
+                raise
         finally:
             os.close(fd)
 
@@ -209,7 +218,8 @@ class Placer:
             if not self.plan.get('single'):
                 st = os.stat(self.root)
                 os.chmod(self.root, mode_for(self.plan.get('root_mode'), stat.S_IMODE(st.st_mode), True))
-        self.root_fd = os.open(self.root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
+        self.root_fd = os.open(self.root, DIR_FLAGS if self.plan.get('inside') else
+                               os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
 
     def run(self, members):
         """Apply the plan; MEMBERS yields each file's bytes in plan order."""

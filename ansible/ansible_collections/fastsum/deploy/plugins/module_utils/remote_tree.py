@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
+import errno
 import grp
 import hashlib
 import os
@@ -29,7 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 THREAD_MIN_SIZE = 256 * 1024
 CHUNK = 1024 * 1024
 DIR_FLAGS = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | getattr(os, 'O_NOFOLLOW', 0)
-FILE_FLAGS = os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0)
+# O_NONBLOCK: a FIFO put where a file was listed is opened at once (and
+# refused as not a regular file), never waited on for a writer.
+FILE_FLAGS = os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0) | getattr(os, 'O_NONBLOCK', 0)
+# The temporary names remote_apply.py writes under (a file, a link, a
+# directory), with the writer's process id: one whose writer is gone was
+# left by an interrupted run, and the next run removes it.
+TMP_PREFIX = '.fastsum-deploy.'
+_TMP_NAME = re.compile(br'^\.fastsum-deploy\.(\d+)\.\d+\.(?:\d+|link|dir)$')
 
 
 def b64(data):
@@ -130,10 +138,45 @@ def mode_for(spec, current, is_dir=False):
     return mode
 
 
+def stale_temp(name):
+    """Whether NAME (bytes) is a temporary name of remote_apply.py whose
+    writer no longer runs on this host."""
+    match = _TMP_NAME.match(name)
+    if not match:
+        return False
+    try:
+        os.kill(int(match.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False
+
+
+def open_under(root, rel):
+    """(descriptor of the directory holding REL under ROOT, REL's last
+    name): every component below ROOT opened with O_NOFOLLOW, so a
+    directory swapped for a symlink is never passed through."""
+    parts = rel.split(b'/')
+    fd = os.open(root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
+    try:
+        for part in parts[:-1]:
+            sub = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+    except OSError:
+        os.close(fd)
+        raise
+    return fd, parts[-1]
+
+
 def hash_at(dir_fd, name, algorithm):
-    """Hex digest of the regular file NAME in DIR_FD, never through a link."""
+    """Hex digest of the regular file NAME in DIR_FD, never through a link,
+    never blocking (OSError when NAME is not a regular file)."""
     fd = os.open(name, FILE_FLAGS, dir_fd=dir_fd)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, 'not a regular file')
         digest = hashlib.new(algorithm)
         while True:
             block = os.read(fd, CHUNK)
@@ -150,10 +193,12 @@ def _hash_path(path, algorithm):
     return hash_at(None, path, algorithm)
 
 
-def _walk(dir_fd, prefix, out, big, algorithm, errors):
+def _walk(dir_fd, prefix, out, big, algorithm, errors, stale):
     for name in sorted(os.listdir(dir_fd)):
         raw = os.fsencode(name)
         rel = prefix + raw
+        if stale_temp(raw):
+            stale.append(b64(rel))
         try:
             st = os.lstat(name, dir_fd=dir_fd)
         except OSError as err:
@@ -179,7 +224,7 @@ def _walk(dir_fd, prefix, out, big, algorithm, errors):
                 errors.append([b64(rel), err.strerror])
                 continue
             try:
-                _walk(sub, rel + b'/', out, big, algorithm, errors)
+                _walk(sub, rel + b'/', out, big, algorithm, errors, stale)
             finally:
                 os.close(sub)
 
@@ -191,7 +236,11 @@ def _hash_big(root, big, algorithm, errors):
     def one(item):
         entry, rel = item
         try:
-            entry[5] = _hash_path(os.path.join(root, rel), algorithm)
+            fd, name = open_under(root, rel)
+            try:
+                entry[5] = hash_at(fd, name, algorithm)
+            finally:
+                os.close(fd)
         except OSError as err:
             errors.append([b64(rel), err.strerror])
 
@@ -216,15 +265,18 @@ def list_tree(request):
     """What the host has at the request's destination (see README)."""
     root = _root_of(request)
     algorithm = request.get('algorithm')
-    answer = {'root': b64(root), 'entries': [], 'errors': [], 'umask': current_umask(),
-              'uid': os.geteuid(), 'gid': os.getegid()}
+    answer = {'root': b64(root), 'entries': [], 'errors': [], 'stale': [], 'umask': current_umask(),
+              'uid': os.geteuid(), 'gid': os.getegid(), 'inside': bool(request.get('inside'))}
     for key, resolve in (('owner', resolve_owner), ('group', resolve_group)):
         try:
             answer[key + '_id'] = resolve(request.get(key))
         except KeyError:
             answer['errors'].append(['', 'no such %s: %s' % (key, request.get(key))])
     try:
-        st = os.stat(root) if not request.get('name') else os.lstat(root)
+        # A single file's own name, and a tree's root that is a name inside
+        # dest (src without a trailing /), are not followed: a symlink
+        # there is reported as one (and refused), never written through.
+        st = os.lstat(root) if request.get('name') or request.get('inside') else os.stat(root)
     except OSError:
         # Missing, or a link that leads nowhere (reported as a link: the
         # tree is not made through it).
@@ -245,7 +297,7 @@ def list_tree(request):
         big = []
         fd = os.open(root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
         try:
-            _walk(fd, b'', answer['entries'], big, algorithm, answer['errors'])
+            _walk(fd, b'', answer['entries'], big, algorithm, answer['errors'], answer['stale'])
         finally:
             os.close(fd)
         _hash_big(root, big, algorithm, answer['errors'])
@@ -257,21 +309,18 @@ def _peek_one(root, rel, limit):
     replaced, as builtin copy's diff peek decides it: [state, base64 bytes]
     with state absent (or not a regular file), binary (a NUL in its first
     8 KiB), larger (above LIMIT bytes) or text. Never through a link."""
-    parts = rel.split(b'/')
     try:
-        fd = os.open(root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
+        fd, name = open_under(root, rel)
     except OSError:
         return ['absent', None]
     try:
-        for part in parts[:-1]:
-            sub = os.open(part, DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = sub
-        st = os.lstat(parts[-1], dir_fd=fd)
+        st = os.lstat(name, dir_fd=fd)
         if not stat.S_ISREG(st.st_mode):
             return ['absent', None]
-        handle = os.open(parts[-1], FILE_FLAGS, dir_fd=fd)
+        handle = os.open(name, FILE_FLAGS, dir_fd=fd)
         try:
+            if not stat.S_ISREG(os.fstat(handle).st_mode):
+                return ['absent', None]
             data = os.read(handle, 8192)
             if b'\0' in data:
                 return ['binary', None]

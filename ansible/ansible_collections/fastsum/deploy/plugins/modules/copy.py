@@ -200,6 +200,13 @@ removed:
   returned: success
   type: list
   elements: str
+cleaned:
+  description:
+    - Temporary files and directories (C(.fastsum-deploy.*)) that an interrupted run of this module left on the
+      host, whose writer no longer runs; this run removes them, with or without O(delete).
+  returned: success
+  type: list
+  elements: str
 unchanged:
   description: Paths of files already right on the host.
   returned: success

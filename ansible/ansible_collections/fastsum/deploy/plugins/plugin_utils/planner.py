@@ -78,18 +78,24 @@ def _file_mode_spec(opts, local):
     return opts.mode
 
 
-def make_plan(local, remote, differ, opts):
+def make_plan(local, remote, differ, opts, stale=()):
     """The plan for the host and the report.
 
     LOCAL, REMOTE: {rel: entry} (remote entries have kind, mode, uid, gid,
     digest?, target?). DIFFER: the set of rel paths whose bytes differ (from
-    fastsum diff), or None to compare digests here. Returns (plan, report,
-    sources): plan as remote_apply takes it (without root), report lists of
-    rel bytes, sources the local paths of plan['files'] in order.
+    fastsum diff), or None to compare digests here. STALE: rel paths of
+    temporary files an interrupted run left on the host (removed, reported
+    as cleaned, unless the source has that very name). Returns (plan,
+    report, sources): plan as remote_apply takes it (without root), report
+    lists of rel bytes, sources the local paths of plan['files'] in order.
     """
     plan = {'mkdirs': [], 'files': [], 'links': [], 'attributes': [], 'remove': []}
-    report = {'created': [], 'updated': [], 'removed': [], 'unchanged': []}
+    report = {'created': [], 'updated': [], 'removed': [], 'unchanged': [], 'cleaned': []}
     sources = []
+    for rel in sorted(stale):
+        if rel not in local and not any(rel.startswith(c + b'/') for c in report['cleaned']):
+            plan['remove'].append(b64(rel))
+            report['cleaned'].append(rel)
     for rel in sorted(local):
         entry, there = local[rel], remote.get(rel)
         if entry['kind'] == 'd':
@@ -144,9 +150,9 @@ def _plan_file(rel, entry, there, differ, opts, plan, report, sources):
 
 
 def _plan_removals(local, remote, opts, plan, report):
-    gone = []
+    gone = list(report['cleaned'])
     for rel in sorted(remote):
-        if rel == b'' or rel in local:
+        if rel == b'' or rel in local or rel in report['cleaned']:
             continue
         if local.get(rel) is None and any(rel.startswith(g + b'/') for g in gone):
             continue

@@ -16,7 +16,8 @@ import tarfile
 
 import pytest
 
-from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import list_tree, mode_for
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import (
+    _hash_big, hash_at, list_tree, mode_for, peek_files, stale_temp)
 from ansible_collections.fastsum.deploy.plugins.module_utils.remote_apply import apply_archive
 
 
@@ -113,3 +114,62 @@ def test_validate_runs_on_the_temporary_file(tmp_path, content, ok):
     assert bool(result['failed']) != ok
     assert len(result['done']['backups']) == (1 if ok else 0)
     assert not [n for n in os.listdir(str(tmp_path / 'root')) if n.startswith('.fastsum-deploy.')]
+
+
+def test_a_fifo_is_never_waited_on(tmp_path):
+    """A FIFO where a file was (swapped in after the walk saw a file) is
+    refused at once, not read: the open does not wait for a writer."""
+    os.mkfifo(str(tmp_path / 'p'))
+    fd = os.open(str(tmp_path), os.O_RDONLY)
+    try:
+        with pytest.raises(OSError) as err:
+            hash_at(fd, 'p', 'sha1')
+        assert 'not a regular file' in str(err.value)
+    finally:
+        os.close(fd)
+    assert peek_files({'root': b64(os.fsencode(str(tmp_path))), 'paths': [b64(b'p')]}) == {'files': [['absent', None]]}
+
+
+def test_big_files_are_hashed_without_passing_a_swapped_link(tmp_path):
+    """The big files are hashed after the walk: a directory swapped for a
+    link to outside in between is not passed through."""
+    (tmp_path / 'root' / 'd').mkdir(parents=True)
+    (tmp_path / 'out').mkdir()
+    (tmp_path / 'out' / 'big').write_bytes(b'outside')
+    os.rmdir(str(tmp_path / 'root' / 'd'))
+    os.symlink(str(tmp_path / 'out'), str(tmp_path / 'root' / 'd'))
+    entry, errors = [b64(b'd/big'), 'f', 0o644, 0, 0, None, None, 7], []
+    _hash_big(os.fsencode(str(tmp_path / 'root')), [(entry, b'd/big')], 'sha1', errors)
+    assert entry[5] is None and [e[0] for e in errors] == [b64(b'd/big')]
+
+
+def test_stale_temporary_names(tmp_path):
+    """Only this module's temporary names whose writer is gone are stale."""
+    dead = subprocess.Popen(['true'])
+    dead.wait()
+    assert stale_temp(b'.fastsum-deploy.%d.1700000000000000.0' % dead.pid)
+    assert stale_temp(b'.fastsum-deploy.%d.1700000000000000.dir' % dead.pid)
+    assert not stale_temp(b'.fastsum-deploy.%d.1700000000000000.0' % os.getpid())
+    assert not stale_temp(b'.fastsum-deploy.%d.17.0.x' % dead.pid)
+    assert not stale_temp(b'fastsum-deploy.%d.17.0' % dead.pid)
+    (tmp_path / 'd').mkdir()
+    (tmp_path / 'd' / ('.fastsum-deploy.%d.5.1' % dead.pid)).write_bytes(b'half')
+    listing = list_tree({'dest': b64(os.fsencode(str(tmp_path))), 'algorithm': 'md5'})
+    assert listing['stale'] == [b64(b'd/.fastsum-deploy.%d.5.1' % dead.pid)]
+
+
+def test_a_directory_appears_with_its_mode_or_not_at_all(tmp_path):
+    """make_dir renames a directory into place after its mode is set: no
+    directory with another mode is ever at its name (an interrupted run
+    would leave it, and directory_mode is for new directories only)."""
+    root = tmp_path / 'root'
+    root.mkdir()
+    (root / 'was-a-file').write_bytes(b'x')
+    plan = {'root': b64(os.fsencode(str(root))), 'mkdirs': [
+        {'path': b64(b'new'), 'mode': '0751'}, {'path': b64(b'was-a-file'), 'mode': 'u=rwx,g=,o='}]}
+    archive(tmp_path / 'a.tar', plan, [])
+    result = apply_archive(str(tmp_path / 'a.tar'))
+    assert result['failed'] == []
+    assert stat.S_IMODE(os.stat(str(root / 'new')).st_mode) == 0o751
+    assert stat.S_IMODE(os.stat(str(root / 'was-a-file')).st_mode) == 0o700
+    assert sorted(os.listdir(str(root))) == ['new', 'was-a-file']

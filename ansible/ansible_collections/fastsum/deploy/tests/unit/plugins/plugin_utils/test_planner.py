@@ -71,3 +71,19 @@ def test_gitignore_globs():
     assert not excluded(b'src/build', False, ['/build/'])
     assert excluded(b'x/cache/y', False, ['**/cache'])
     assert not excluded(b'build', False, ['build/'])
+
+
+def test_stale_temporaries_are_cleaned_unless_the_source_has_them():
+    """What an interrupted run left is removed and reported as cleaned,
+    with or without delete; a source file of that very name is kept."""
+    local = {b'': {'kind': 'd', 'mode': 0o755}, b'a': local_file('1'), b'.fastsum-deploy.9.9.9': local_file('2')}
+    remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1'),
+              b'.fastsum-deploy.9.9.9': remote_file('2'), b'.fastsum-deploy.8.8.dir': {'kind': 'd', 'mode': 0o700,
+                                                                                       'uid': 0, 'gid': 0},
+              b'.fastsum-deploy.8.8.dir/x': remote_file('3'), b'.fastsum-deploy.7.7.0': remote_file('4')}
+    stale = [b'.fastsum-deploy.9.9.9', b'.fastsum-deploy.8.8.dir', b'.fastsum-deploy.7.7.0']
+    for delete in (False, True):
+        plan, report = make_plan(local, remote, None, Options({'delete': delete}), stale)[:2]
+        assert report['cleaned'] == [b'.fastsum-deploy.7.7.0', b'.fastsum-deploy.8.8.dir']
+        assert names(plan['remove']) == report['cleaned'] and report['removed'] == []
+        assert sorted(report['unchanged']) == [b'.fastsum-deploy.9.9.9', b'a']
