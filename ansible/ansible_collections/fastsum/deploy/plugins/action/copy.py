@@ -135,7 +135,8 @@ class ActionModule(ActionBase):
     def _copy_tree(self, host, program, src, trailing, dest, args):
         root = dest.rstrip('/') if trailing else '%s/%s' % (dest.rstrip('/'), os.path.basename(src))
         root_b = to_bytes(root, errors='surrogate_or_strict')
-        listing = host.list({'dest': base64.b64encode(root_b).decode('ascii')}, directory=True)
+        listing = host.list({'dest': base64.b64encode(root_b).decode('ascii'), 'inside': not trailing},
+                            directory=True)
         if listing['root_kind'] not in ('d', 'm'):
             what = {'f': 'a file', 'l': 'a symlink'}.get(listing['root_kind'], 'a special file')
             raise AnsibleActionFail('fastsum.deploy.copy: %s is not a directory (%s), nothing was changed: '
@@ -146,6 +147,7 @@ class ActionModule(ActionBase):
         local = local_tree.list_source(program, src, algorithm, args['local_follow'], args['exclude'])
         differ = None
         if host.method == 'fastsum' and listing['root_kind'] == 'd':
+            host.check_sizes(listing, root_b, local)
             differ = local_tree.remote_plan(program, host.fastsum_listing, root_b, src, algorithm,
                                             args['local_follow'], args['exclude'])
         elif host.method == 'fastsum':
@@ -193,14 +195,15 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail('fastsum.deploy.copy: the host could not list %s: %s' % (
                 dest, '; '.join('%s: %s' % (shown(base64.b64decode(p)), why) for p, why in listing['errors'])))
         opts = Options(args, listing.get('owner_id'), listing.get('group_id'))
-        plan, report, sources = make_plan(local, remote, differ, opts)
+        stale = [base64.b64decode(rel) for rel in listing.get('stale', [])]
+        plan, report, sources = make_plan(local, remote, differ, opts, stale)
         if created_root and not single:
             report['created'].insert(0, b'./')
         outcome = {'dest': dest, 'method': host.method, 'changed': False}
         name = os.path.basename(root_b)
         for key in report:
             outcome[key] = [shown(name if single and rel == b'' else rel) for rel in report[key]]
-        changed = bool(report['created'] or report['updated'] or report['removed'])
+        changed = bool(report['created'] or report['updated'] or report['removed'] or report['cleaned'])
         outcome['changed'] = changed
         if self._task.diff and changed:
             outcome['diff'] = self._diffs(host, plan, sources, remote, root_b, single, dest, outcome)
@@ -209,7 +212,7 @@ class ActionModule(ActionBase):
         plan.update({'root': base64.b64encode(root_b).decode('ascii'), 'single': single,
                      'owner': args.get('owner'), 'group': args.get('group'),
                      'validate': args.get('validate') if single else None,
-                     'root_mode': args.get('directory_mode')})
+                     'root_mode': args.get('directory_mode'), 'inside': listing.get('inside', False)})
         fd, archive = tempfile.mkstemp(suffix='.tar', prefix='fastsum-deploy.')
         os.close(fd)
         try:

@@ -73,6 +73,34 @@ def marked(stdout, marker):
     return json.loads(match.group(1)) if match else None
 
 
+def listed_sizes(text, root):
+    """{rel: size} of the files in the host's fastsum listing TEXT (what
+    ``fastsum remote-command --text`` prints: hex lines after its marker),
+    rel relative to ROOT; ValueError when a record is not under ROOT."""
+    lines = text.split(b'\n')
+    if b'fastsum-remote-text 1' not in lines:
+        return {}
+    hexes = []
+    for line in lines[lines.index(b'fastsum-remote-text 1') + 1:]:
+        if line.startswith(b'fastsum-remote-'):
+            break
+        hexes.append(line)
+    body = bytes.fromhex(b''.join(hexes).decode('ascii')).split(b'\0', 1)[0]
+    prefix = root.rstrip(b'/') + b'/'
+    sizes = {}
+    for line in body.split(b'\n'):
+        if not line.startswith(b'{'):
+            continue
+        record = json.loads(line)
+        if 'digest' not in record:
+            continue
+        path = local_tree.record_path(record)
+        if not path.startswith(prefix):
+            raise ValueError('%s is not under %s' % (path, root))
+        sizes[path[len(prefix):]] = record.get('size')
+    return sizes
+
+
 class HostCommands:
     """The listing and the applying, by raw commands or module runs."""
 
@@ -146,6 +174,34 @@ class HostCommands:
             text = text[text.index('\n') + 1:text.rindex('fastsum-deploy-list')]
             self.fastsum_listing = to_bytes(text.replace('\r\n', '\n'), errors='surrogate_or_strict')
         return listing
+
+    def check_sizes(self, listing, root, local):
+        """Refuse a fastsum listing that disagrees with the host's files.
+
+        The bytes of a file the source has are judged by the host's fastsum
+        (fastsum diff of its listing): a program that is not fastsum first
+        on the host's PATH, a replayed listing, or a file rewritten while
+        it was listed would have files left out of the copy. Each such
+        file's size there must be the size the lister found on the disk.
+        """
+        try:
+            sizes = listed_sizes(self.fastsum_listing or b'', root)
+        except (ValueError, KeyError, TypeError) as err:
+            sizes, bad = {}, [(b'', 'a record it could not have made (%s)' % err)]
+        else:
+            bad = []
+        files = self.entries(listing)
+        for rel, size in sorted(sizes.items()):
+            there = files.get(rel)
+            if rel in local and (there is None or there['kind'] != 'f' or there['size'] != size):
+                bad.append((rel, 'listed with %s bytes, %s on the disk' % (
+                    size, 'not a file' if there is None or there['kind'] != 'f' else there['size'])))
+        if bad:
+            raise AnsibleActionFail(
+                'fastsum.deploy.copy: the listing of the host\'s fastsum (%s) disagrees with its files, nothing '
+                'was changed (a file changed while it was listed, or that program is not fastsum): %s' % (
+                    self.args.get('fastsum_path') or 'fastsum', '; '.join(
+                        '%s: %s' % (rel.decode('utf-8', 'backslashreplace') or '.', why) for rel, why in bad[:10])))
 
     @staticmethod
     def entries(listing):
