@@ -17,7 +17,8 @@ description:
   - Python's C(hashlib) computes them on the host (files above 256 KiB on a thread pool); V(blake3) and
     V(xxh128) are computed by C(fastsum) on the host (on its C(PATH), or O(fastsum_path)).
   - A path that is not a regular file, or cannot be read, gets an entry in RV(errors), not a digest;
-    symlinks met inside a tree are not followed (as C(find -P)).
+    symlinks met inside a tree are not followed (as C(find -P)), nor is a path in O(paths) that is a
+    symlink (as M(ansible.builtin.stat) gives no checksum of a link); a FIFO is never waited on.
 options:
   paths:
     description: The files to hash.
@@ -113,7 +114,9 @@ def by_hashlib(paths, algorithm, sums, errors):
 
     def one(path):
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                return path, None, 'a symbolic link (not followed)'
             if not stat.S_ISREG(st.st_mode):
                 return path, None, 'not a regular file'
             return path, _hash_path(path, algorithm), None

@@ -18,10 +18,17 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_native, to_text
 
 
+def escaped(path):
+    """PATH on one line of the change list: a backslash, a newline and a
+    carriage return as \\\\, \\n and \\r, so that no name can forge a line."""
+    return path.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r')
+
+
 def change_list(dest, outcome):
-    """The list of changes (+ created, ~ updated, - removed) as one diff."""
-    lines = ['%s %s' % (sign, path) for key, sign in (('created', '+'), ('updated', '~'), ('removed', '-'))
-             for path in outcome[key]]
+    """The list of changes (+ created, ~ updated, - removed or cleaned) as
+    one diff."""
+    lines = ['%s %s' % (sign, escaped(path)) for key, sign in (('created', '+'), ('updated', '~'), ('removed', '-'),
+                                                               ('cleaned', '-')) for path in outcome.get(key, [])]
     return {'before_header': dest, 'after_header': dest, 'prepared': '\n'.join(lines) + '\n'}
 
 
