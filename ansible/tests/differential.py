@@ -18,6 +18,7 @@ import time
 
 from extra import Extra
 from harness import Ansible, Sshd, snapshot, tree_diff, write
+from hostile import Hostile
 
 FASTSUM = os.path.realpath(os.environ.get('FASTSUM', 'target/release/fastsum'))
 COLLECTIONS = os.path.realpath(os.path.join(os.path.dirname(__file__), '..'))
@@ -214,7 +215,18 @@ def checksums(ansible, tree):
              for a in ('md5', 'sha256')]
     tasks.append(('fastsum.deploy.checksums', {'paths': [tree + '/a.txt', tree + '/missing', tree],
                                                'algorithm': 'xxh128', 'fastsum_path': FASTSUM}, 'ssh'))
+    # A FIFO and a symlink named in paths: errors, never a wait, never followed.
+    odd = os.path.join(os.path.dirname(tree), 'checksums-odd')
+    os.makedirs(odd)
+    os.mkfifo(os.path.join(odd, 'fifo'))
+    os.symlink(os.path.join(tree, 'a.txt'), os.path.join(odd, 'link'))
+    tasks.append(('fastsum.deploy.checksums', {'paths': [os.path.join(odd, n) for n in ('fifo', 'link')]
+                                               + [tree + '/a.txt'], 'algorithm': 'sha1'}, 'ssh'))
     results = ansible.play(tasks)
+    errors = results[3].get('errors', {})
+    check(errors.get(odd + '/fifo') == 'not a regular file' and 'symbolic link' in errors.get(odd + '/link', '')
+          and list(results[3].get('checksums', {})) == [tree + '/a.txt'],
+          'checksums: a FIFO and a symlink in paths are errors (%s)' % errors)
     for algorithm, result in zip(('md5', 'sha256'), results):
         got = {k: v for k, v in result.get('checksums', {}).items() if k in expected}
         check(got == {k: v[algorithm] for k, v in expected.items()} and len(got) > 20,
@@ -253,12 +265,16 @@ def main():
         env = {'PATH': os.path.dirname(FASTSUM) + ':' + os.environ['PATH']}
         ansible = Ansible(sshd.inventory(), COLLECTIONS, env)
         extra = Extra(sshd.inventory(), COLLECTIONS, env, work, FASTSUM, check)
-        if os.environ.get('ONLY_EXTRA'):
+        hostile = Hostile(sshd.inventory(), COLLECTIONS, env, work, FASTSUM, check)
+        if os.environ.get('ONLY_HOSTILE'):
+            hostile.run_all()
+        elif os.environ.get('ONLY_EXTRA'):
             extra.run_all()
         else:
             src = differential(ansible, work)
             fastsum_only(ansible, work, src)
             extra.run_all()
+            hostile.run_all()
     finally:
         sshd.stop()
     print('%d checks failed, %.0f s' % (len(FAILURES), time.time() - started))

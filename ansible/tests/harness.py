@@ -117,7 +117,9 @@ class Ansible:
         finally:
             os.unlink(handle.name)
         out = proc.stdout.decode('utf-8', 'replace')
-        results = [json.loads(m) for m in re.findall(r'^\S+(?: -> \S+)? \| [A-Z!]+ => (\{.*\})\s*$', out, re.M)]
+        # The callback drops `failed` from a result: its status word says it.
+        results = [dict(json.loads(m), failed=status == 'FAILED!') for status, m in
+                   re.findall(r'^\S+(?: -> \S+)? \| ([A-Z!]+) => (\{.*\})\s*$', out, re.M)]
         if len(results) != len(tasks):
             raise AssertionError('%d results of %d tasks:\n%s\n%s' % (
                 len(results), len(tasks), out, proc.stderr.decode('utf-8', 'replace')))
