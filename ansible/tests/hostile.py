@@ -10,6 +10,7 @@ asserts it cannot:
   (refused: builtin copy writes through it);
 - a program first on the host's PATH that says it is fastsum and replays
   an old listing, or prints garbage: the task fails, nothing is changed;
+- a FIFO in the source: not copied, and said (not_copied, a warning);
 - SIGKILL of the host's unpacking at several points: every file is the old
   or the new one, whole; the next run converges and removes the temporary
   files the killed run left;
@@ -166,10 +167,15 @@ class Hostile:
             self.check(result.get('failed') and not result.get('changed') and snapshot(dest) == before,
                        'a fake fastsum (%s) on the host: the task fails, nothing changed (%s)'
                        % (name, result.get('msg', '')[:300]))
+        # A FIFO in the source is not copied, and said (as rsync says it).
+        os.mkfifo(os.path.join(src, 'pipe'))
         result = self.ansible.play([('fastsum.deploy.copy', dict(
             src=src + '/', dest=dest, fastsum_path=self.fastsum, fastsum_controller=self.fastsum), 'ssh')])[0]
-        self.check(result.get('updated') == ['a.txt'] and snapshot(dest) == snapshot(src),
+        wanted = dict((rel, entry) for rel, entry in snapshot(src).items() if rel != b'pipe')
+        self.check(result.get('updated') == ['a.txt'] and snapshot(dest) == wanted,
                    'the real fastsum then converges (%s)' % result.get('updated'))
+        self.check(result.get('not_copied') == ['pipe (fifo)'],
+                   'a FIFO in the source: not copied, said (%s)' % result.get('not_copied'))
 
     def killed_unpack(self):
         """SIGKILL of the unpacking on the host at three points."""

@@ -144,7 +144,8 @@ class ActionModule(ActionBase):
         algorithm = args['checksum_algorithm']
         if host.method == 'python' and algorithm not in local_tree.HASHLIB_ALGORITHMS:
             algorithm = 'sha1'  # what the fallback hashed with (hashlib has no blake3, xxh128)
-        local = local_tree.list_source(program, src, algorithm, args['local_follow'], args['exclude'])
+        skipped = []
+        local = local_tree.list_source(program, src, algorithm, args['local_follow'], args['exclude'], skipped)
         differ = None
         if host.method == 'fastsum' and listing['root_kind'] == 'd':
             host.check_sizes(listing, root_b, local)
@@ -152,8 +153,14 @@ class ActionModule(ActionBase):
                                             args['local_follow'], args['exclude'])
         elif host.method == 'fastsum':
             differ = set(local)
-        return self._finish(host, local, listing, differ, args, root_b, single=False,
-                            dest=dest.rstrip('/') + '/', created_root=listing['root_kind'] != 'd')
+        outcome = self._finish(host, local, listing, differ, args, root_b, single=False,
+                               dest=dest.rstrip('/') + '/', created_root=listing['root_kind'] != 'd')
+        if skipped:
+            # As rsync says "skipping non-regular file": not copied, said.
+            outcome['not_copied'] = ['%s (%s)' % (shown(rel), why) for rel, why in skipped]
+            outcome.setdefault('warnings', []).append('fastsum.deploy.copy: not copied, not a regular file, '
+                                                      'directory or symlink: %s' % ', '.join(outcome['not_copied']))
+        return outcome
 
     def _copy_file(self, host, program, src, dest, args):
         algorithm = args['checksum_algorithm']

@@ -207,6 +207,12 @@ cleaned:
   returned: success
   type: list
   elements: str
+not_copied:
+  description: Paths in a directory O(src) that are not copied (a FIFO, a socket, a device), with what they are.
+  returned: when there are some
+  type: list
+  elements: str
+  sample: ['run/app.sock (socket)']
 unchanged:
   description: Paths of files already right on the host.
   returned: success

@@ -57,11 +57,12 @@ def filter_args(follow, excludes):
     return args + ['--exclude=%s' % glob for glob in excludes]
 
 
-def list_source(program, src, algorithm, follow, excludes):
+def list_source(program, src, algorithm, follow, excludes, skipped=None):
     """Every entry under the directory SRC: {rel: entry}, rel bytes, b'' the root.
 
     An entry: {'kind': f|d|l, 'mode', 'digest' (files), 'target' (links),
     'path' (the local path)}. SourceError when anything could not be read.
+    A FIFO, socket or device is not copied: (rel, why) in SKIPPED.
     """
     status, out, err = run_fastsum(program, ['-r', '--json', '--dirs', '--no-progress', '--cache', '-a', algorithm]
                                    + filter_args(follow, excludes) + ['--', '.'], cwd=src)
@@ -84,6 +85,8 @@ def list_source(program, src, algorithm, follow, excludes):
                             'path': local, 'size': record.get('size', 0)}
         elif record.get('skipped') == 'symbolic link':
             entries[rel] = {'kind': 'l', 'mode': 0o777, 'target': os.readlink(local), 'path': local}
+        elif record.get('skipped') and skipped is not None:
+            skipped.append((rel, record['skipped']))
     if problems:
         raise SourceError('; '.join(problems))
     return entries
