@@ -14,6 +14,7 @@ asserts it cannot:
 - SIGKILL of the host's unpacking at several points: every file is the old
   or the new one, whole; the next run converges and removes the temporary
   files the killed run left;
+- two runs into one dest at once, with delete: both succeed;
 - --check with mode and owner changes: reported as builtin copy reports
   them, nothing changed.
 """
@@ -103,7 +104,34 @@ class Hostile:
         self.links()
         self.fake_fastsum()
         self.killed_unpack()
+        self.concurrent_runs()
         self.check_mode_attributes()
+
+    def concurrent_runs(self):
+        """Two runs into one dest at once (fastsum over ssh, the Python
+        fallback), with delete: neither removes the other's files in the
+        making, both succeed, the tree is the source's."""
+        src = os.path.join(self.work, 'rsrc')
+        dest = os.path.join(self.work, 'race-dest')
+        for number in range(80):
+            rel = 'n%d/sub/f%02d' % (number % 5, number)
+            write(os.path.join(src, rel), (b'new %d\n' % number) * (2000 + 50 * number), 0o644)
+            write(os.path.join(dest, rel.replace('n', 'o', 1)), b'old\n', 0o644)
+        write(os.path.join(dest, 'n0/stale'), b'stale\n')
+        tasks = self.ours(src + '/', {'F': dest, 'P': dest}, delete=True)
+        results = [None, None]
+
+        def one(index):
+            results[index] = self.ansible.play([tasks[index]])[0]
+        threads = [threading.Thread(target=one, args=(i,)) for i in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        leftover = [rel for rel in snapshot(dest) if os.path.basename(rel).startswith(b'.fastsum-deploy.')]
+        self.check(not any(r.get('failed') for r in results) and data(snapshot(dest)) == data(snapshot(src))
+                   and not leftover, 'two runs at once into one dest: both succeed, the source\'s tree (%s)' % [
+                       r.get('msg', '')[:300] for r in results])
 
     def links(self):
         src = os.path.join(self.work, 'lsrc')

@@ -16,6 +16,7 @@ step: a file in place is always the old one or the new one, whole.
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+import errno
 import json
 import os
 import shlex
@@ -80,8 +81,11 @@ class Placer:
                     # itself goes (never what a link points to).
                     os.unlink(name, dir_fd=fd)
                 os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-            except OSError:
+            except OSError as err:
                 os.rmdir(tmp, dir_fd=fd)
+                if err.errno in (errno.ENOTEMPTY, errno.EEXIST) and \
+                        stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
+                    return  # another run made it (and is filling it) meanwhile
                 raise
         finally:
             os.close(fd)
@@ -194,7 +198,11 @@ class Placer:
             os.close(fd)
 
     def remove(self, rel):
-        fd, name = self.open_parent(rel)
+        """Remove REL; already gone (another run removed it) is done."""
+        try:
+            fd, name = self.open_parent(rel)
+        except FileNotFoundError:
+            return
         try:
             remove_at(fd, name)
         finally:
@@ -246,18 +254,22 @@ class Placer:
 
 
 def remove_at(fd, name):
-    """Remove NAME in FD: a file, a link (not what it points to), or a tree."""
-    st = os.lstat(name, dir_fd=fd)
-    if not stat.S_ISDIR(st.st_mode):
-        os.unlink(name, dir_fd=fd)
-        return
-    sub = os.open(name, DIR_FLAGS, dir_fd=fd)
+    """Remove NAME in FD: a file, a link (not what it points to), or a tree.
+    What is already gone (removed by another run meanwhile) is done."""
     try:
-        for entry in os.listdir(sub):
-            remove_at(sub, entry)
-    finally:
-        os.close(sub)
-    os.rmdir(name, dir_fd=fd)
+        st = os.lstat(name, dir_fd=fd)
+        if not stat.S_ISDIR(st.st_mode):
+            os.unlink(name, dir_fd=fd)
+            return
+        sub = os.open(name, DIR_FLAGS, dir_fd=fd)
+        try:
+            for entry in os.listdir(sub):
+                remove_at(sub, entry)
+        finally:
+            os.close(sub)
+        os.rmdir(name, dir_fd=fd)
+    except FileNotFoundError:
+        return
 
 
 def apply_archive(path):

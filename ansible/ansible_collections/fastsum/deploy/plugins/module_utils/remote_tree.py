@@ -153,6 +153,12 @@ def stale_temp(name):
     return False
 
 
+def temp_name(name):
+    """Whether NAME (bytes) is a temporary name of remote_apply.py (its
+    writer running or not)."""
+    return _TMP_NAME.match(name) is not None
+
+
 def open_under(root, rel):
     """(descriptor of the directory holding REL under ROOT, REL's last
     name): every component below ROOT opened with O_NOFOLLOW, so a

@@ -12,7 +12,7 @@ import base64
 import fnmatch
 import re
 
-from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import mode_for
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import mode_for, temp_name
 
 
 def b64(data):
@@ -153,6 +153,10 @@ def _plan_removals(local, remote, opts, plan, report):
     gone = list(report['cleaned'])
     for rel in sorted(remote):
         if rel == b'' or rel in local or rel in report['cleaned']:
+            continue
+        if temp_name(rel.rsplit(b'/', 1)[-1]):
+            # Another run's file in the making (its writer runs: a stale
+            # one is cleaned above): removing it would fail that run.
             continue
         if local.get(rel) is None and any(rel.startswith(g + b'/') for g in gone):
             continue

@@ -18,7 +18,7 @@ import pytest
 
 from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import (
     _hash_big, hash_at, list_tree, mode_for, peek_files, stale_temp)
-from ansible_collections.fastsum.deploy.plugins.module_utils.remote_apply import apply_archive
+from ansible_collections.fastsum.deploy.plugins.module_utils.remote_apply import Placer, apply_archive
 
 
 @pytest.mark.parametrize('spec', ['u=rw,g=r,o=', 'u+x', 'go-w', 'a=rX', 'u=rwx,g+s', 'o+t', '=r', 'ug+w,o-r'])
@@ -173,3 +173,33 @@ def test_a_directory_appears_with_its_mode_or_not_at_all(tmp_path):
     assert stat.S_IMODE(os.stat(str(root / 'new')).st_mode) == 0o751
     assert stat.S_IMODE(os.stat(str(root / 'was-a-file')).st_mode) == 0o700
     assert sorted(os.listdir(str(root))) == ['new', 'was-a-file']
+
+
+def test_what_another_run_removed_or_made_meanwhile_is_done(tmp_path):
+    """Two runs into one dest: a path the other run removed first, and a
+    directory it made (and filled) first, are not failures."""
+    root = tmp_path / 'root'
+    (root / 'made' / 'by-other').mkdir(parents=True)
+    (root / 'made' / 'by-other' / 'f').write_bytes(b'x')
+    placer = Placer({'root': b64(os.fsencode(str(root)))})
+    placer.open_root()
+    try:
+        placer.remove(b'gone')
+        placer.remove(b'gone-dir/deeper')
+        real_lstat = os.lstat
+        calls = []
+
+        def missing_once(name, dir_fd=None):
+            calls.append(name)
+            if len(calls) == 1:
+                raise FileNotFoundError(name)
+            return real_lstat(name, dir_fd=dir_fd)
+        os.lstat = missing_once
+        try:
+            placer.make_dir(b'made/by-other', None)
+        finally:
+            os.lstat = real_lstat
+    finally:
+        os.close(placer.root_fd)
+    assert placer.failed == [] and (root / 'made' / 'by-other' / 'f').read_bytes() == b'x'
+    assert sorted(os.listdir(str(root / 'made'))) == ['by-other']

@@ -87,3 +87,13 @@ def test_stale_temporaries_are_cleaned_unless_the_source_has_them():
         assert report['cleaned'] == [b'.fastsum-deploy.7.7.0', b'.fastsum-deploy.8.8.dir']
         assert names(plan['remove']) == report['cleaned'] and report['removed'] == []
         assert sorted(report['unchanged']) == [b'.fastsum-deploy.9.9.9', b'a']
+
+
+def test_delete_leaves_a_running_writer_s_temporary_file():
+    """Two runs into one dest: the other run's file in the making (its
+    writer runs, so it is not stale) is not removed by delete."""
+    local = {b'': {'kind': 'd', 'mode': 0o755}, b'a': local_file('1')}
+    remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1'),
+              b'.fastsum-deploy.5.6.0': remote_file('2'), b'stale': remote_file('3')}
+    plan, report = make_plan(local, remote, None, Options({'delete': True}))[:2]
+    assert report['removed'] == [b'stale'] and names(plan['remove']) == [b'stale']
