@@ -131,8 +131,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
             out.err_raw(&links_left_out(&summary));
             out.err_raw(&unchecked_columns(&list));
             let unchecked = list.unchecked.get() > 0;
-            out.out(&summary_text(&summary, &partial, unchecked));
             let trouble = trouble || unchecked;
+            // "passed" only with exit 0: a file that could not be read, a
+            // loop, a path listed twice leave the audit incomplete.
+            out.out(&summary_text(&summary, &partial, trouble));
             match (trouble, passed(&summary) && partial.count() == 0) {
                 (true, _) => 2,
                 (false, true) => 0,
@@ -277,9 +279,10 @@ fn path(entry: &Option<fastsum::diff::Entry>) -> Vec<u8> {
 /// hashdeep's summary, its words and alignment, with fastsum's count of
 /// modified files (which hashdeep counts both as new and as not found).
 /// Partially matched files (some columns matched, not all) are counted
-/// apart, not as matched or moved.
-fn summary_text(s: &DiffSummary, partial: &Partial, unchecked: bool) -> Vec<u8> {
-    let verdict = match passed(s) && partial.count() == 0 && !unchecked {
+/// apart, not as matched or moved. TROUBLE (anything reported on
+/// standard error) fails the audit whatever the counts say.
+fn summary_text(s: &DiffSummary, partial: &Partial, trouble: bool) -> Vec<u8> {
+    let verdict = match passed(s) && partial.count() == 0 && !trouble {
         true => "passed",
         false => "failed",
     };

@@ -367,3 +367,44 @@ fn a_column_fastsum_cannot_compute_fails_the_audit() {
         );
     }
 }
+
+/// Anything that leaves the audit incomplete (a path listed twice with two
+/// digests, a directory loop under DIR) fails it in the summary too: the
+/// summary said "Audit passed" beside exit 2, and a script that reads the
+/// summary, as hashdeep's users do, took it for a pass.
+#[test]
+fn trouble_never_prints_audit_passed() {
+    let env = TestEnv::new();
+    env.mkdir("t/sub");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/sub/b", b"b\n");
+    let (status, list) = hashdeep(&env, &["-l", "-c", "md5", "-r", "t"]);
+    assert_eq!(status, 0);
+    let twice = format!("{list}2,{},t/a\n", "0".repeat(32));
+    env.file(b"TWICE.hd", twice.as_bytes());
+    env.file(b"T.hd", list.as_bytes());
+    let out = fastsum(&env, &["audit", "T.hd", "t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert!(out.stdout_str().contains("Audit passed"));
+    let out = fastsum(&env, &["audit", "TWICE.hd", "t"]);
+    assert_eq!(out.status, 2, "{}", out.stdout_str());
+    assert!(
+        out.stderr_str().contains("listed twice"),
+        "{}",
+        out.stderr_str()
+    );
+    assert!(
+        out.stdout_str().contains("Audit failed"),
+        "{}",
+        out.stdout_str()
+    );
+    std::os::unix::fs::symlink("..", env.path().join("t/sub/loop")).unwrap();
+    let out = fastsum(&env, &["audit", "T.hd", "t"]);
+    assert_eq!(out.status, 2, "{}", out.stdout_str());
+    assert!(out.stderr_str().contains("loop"), "{}", out.stderr_str());
+    assert!(
+        out.stdout_str().contains("Audit failed"),
+        "{}",
+        out.stdout_str()
+    );
+}
