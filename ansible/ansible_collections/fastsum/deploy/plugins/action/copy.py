@@ -25,7 +25,7 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.fastsum.deploy.plugins.plugin_utils import local_tree
 from ansible_collections.fastsum.deploy.plugins.plugin_utils.diffs import change_list, file_diffs
 from ansible_collections.fastsum.deploy.plugins.plugin_utils.host_commands import HostCommands
-from ansible_collections.fastsum.deploy.plugins.plugin_utils.planner import Options, make_plan
+from ansible_collections.fastsum.deploy.plugins.plugin_utils.planner import Options, make_plan, removal_candidates
 from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import mode_for
 
 BOOLEANS = {'force': True, 'backup': False, 'follow': False, 'local_follow': True,
@@ -193,7 +193,10 @@ class ActionModule(ActionBase):
             if there else []))
         targets = [(to_text(os.path.join(base, rel), errors='surrogate_or_strict'), source)
                    for rel, source in zip(rels, sources)]
-        diffs = file_diffs([peeked.get(rel, ['absent', None]) for rel in rels], targets, self._task.no_log)
+        # A directory src's names are escaped in the headers too, as in
+        # the change list: a name cannot forge a header line.
+        diffs = file_diffs([peeked.get(rel, ['absent', None]) for rel in rels], targets, self._task.no_log,
+                           escape=not single)
         return diffs if single else [change_list(dest, outcome)] + diffs
 
     def _finish(self, host, local, listing, differ, args, root_b, single, dest, created_root):
@@ -202,7 +205,12 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail('fastsum.deploy.copy: the host could not list %s: %s' % (
                 dest, '; '.join('%s: %s' % (shown(base64.b64decode(p)), why) for p, why in listing['errors'])))
         opts = Options(args, listing.get('owner_id'), listing.get('group_id'))
+        opts.root_inside = bool(listing.get('inside'))
         stale = [base64.b64decode(rel) for rel in listing.get('stale', [])]
+        if not single and opts.exclude and (opts.delete or stale):
+            opts.excluded_paths = local_tree.excluded_by_fastsum(
+                local_tree.fastsum_program(args.get('fastsum_controller')),
+                removal_candidates(local, remote, stale), opts.exclude)
         plan, report, sources = make_plan(local, remote, differ, opts, stale)
         if created_root and not single:
             report['created'].insert(0, b'./')
@@ -218,7 +226,7 @@ class ActionModule(ActionBase):
             return outcome
         plan.update({'root': base64.b64encode(root_b).decode('ascii'), 'single': single,
                      'owner': args.get('owner'), 'group': args.get('group'),
-                     'validate': args.get('validate') if single else None,
+                     'validate': args.get('validate'),
                      'root_mode': args.get('directory_mode'), 'inside': listing.get('inside', False)})
         fd, archive = tempfile.mkstemp(suffix='.tar', prefix='fastsum-deploy.')
         os.close(fd)
@@ -234,6 +242,9 @@ class ActionModule(ActionBase):
                 outcome['backup_file'] = to_text(os.path.join(os.path.dirname(root_b), base64.b64decode(
                     applied['done']['backups'][0])), errors='surrogate_or_strict')
         if applied['failed']:
+            # What the host did, not what was planned: a run that wrote
+            # nothing (a read-only file system) changed nothing.
+            outcome['changed'] = any(applied['done'].get(key) for key in ('created', 'updated', 'removed', 'attributes'))
             outcome['failed'] = True
             outcome['msg'] = 'fastsum.deploy.copy: not everything was put in place under %s: %s' % (
                 dest, '; '.join('%s: %s' % (shown(base64.b64decode(p)) or '.', why) for p, why in applied['failed']))

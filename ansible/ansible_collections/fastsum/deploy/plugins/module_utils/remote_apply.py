@@ -122,11 +122,7 @@ class Placer:
                 raise OSError('a directory is there')
             tmp, out = self.temp_in(fd)
             try:
-                while True:
-                    block = stream.read(1024 * 1024)
-                    if not block:
-                        break
-                    os.write(out, block)
+                write_all(out, stream)
             finally:
                 os.close(out)
             existing = old is not None and stat.S_ISREG(old.st_mode)
@@ -210,10 +206,13 @@ class Placer:
 
     # -- the whole plan ------------------------------------------------
     def guard(self, what, path, step, *args):
+        """Run STEP; a failure is kept for the answer. Whether it ran."""
         try:
             step(*args)
         except (OSError, ValueError) as err:
             self.failed.append([path, '%s: %s' % (what, getattr(err, 'strerror', None) or err)])
+            return False
+        return True
 
     def open_root(self):
         if self.plan.get('single'):
@@ -224,6 +223,11 @@ class Placer:
         if not os.path.isdir(self.root):
             os.makedirs(self.root)
             if not self.plan.get('single'):
+                # A root this run makes gets the tree's owner and group, as
+                # builtin copy gives them, then its mode.
+                if self.uid is not None or self.gid is not None:
+                    os.chown(self.root, -1 if self.uid is None else self.uid, -1 if self.gid is None else self.gid,
+                             follow_symlinks=False)
                 st = os.stat(self.root)
                 os.chmod(self.root, mode_for(self.plan.get('root_mode'), stat.S_IMODE(st.st_mode), True))
         self.root_fd = os.open(self.root, DIR_FLAGS if self.plan.get('inside') else
@@ -234,10 +238,12 @@ class Placer:
         self.open_root()
         try:
             for rel in self.plan.get('remove', []):
-                self.guard('could not remove', rel, self.remove, unb64(rel))
+                if self.guard('could not remove', rel, self.remove, unb64(rel)):
+                    self.done['removed'].append(rel)
             for item in self.plan.get('mkdirs', []):
-                self.guard('could not make the directory', item['path'], self.make_dir,
-                           unb64(item['path']), item.get('mode'))
+                if self.guard('could not make the directory', item['path'], self.make_dir,
+                              unb64(item['path']), item.get('mode')):
+                    self.done['created'].append(item['path'])
             for item in self.plan.get('files', []):
                 stream = next(members, None)
                 if stream is None:
@@ -251,6 +257,20 @@ class Placer:
         finally:
             os.close(self.root_fd)
         return {'done': self.done, 'failed': self.failed}
+
+
+def write_all(out, stream):
+    """Every byte of STREAM to OUT. write(2) may write part of a block (a
+    full disk writes what fits and returns its count): the rest is written
+    again, so that a full disk raises ENOSPC instead of leaving the file
+    short."""
+    while True:
+        block = stream.read(1024 * 1024)
+        if not block:
+            return
+        view = memoryview(block)
+        while view:
+            view = view[os.write(out, view):]
 
 
 def remove_at(fd, name):

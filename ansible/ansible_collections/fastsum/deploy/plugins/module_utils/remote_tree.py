@@ -37,7 +37,8 @@ FILE_FLAGS = os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0) | getattr(os, 'O_NONBLOC
 # directory), with the writer's process id: one whose writer is gone was
 # left by an interrupted run, and the next run removes it.
 TMP_PREFIX = '.fastsum-deploy.'
-_TMP_NAME = re.compile(br'^\.fastsum-deploy\.(\d+)\.\d+\.(?:\d+|link|dir)$')
+# (the microseconds since 1970 in the name: 16 digits since 2001).
+_TMP_NAME = re.compile(br'^\.fastsum-deploy\.(\d+)\.\d{16,}\.(?:\d+|link|dir)$')
 
 
 def b64(data):

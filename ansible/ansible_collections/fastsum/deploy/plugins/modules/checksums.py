@@ -135,6 +135,24 @@ def by_hashlib(paths, algorithm, sums, errors):
 
 
 def by_fastsum(module, program, paths, algorithm, sums, errors):
+    # fastsum reads a FIFO operand as md5sum does (and waits for a writer),
+    # and follows a link operand: only regular files go to it.
+    regular = []
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except OSError as err:
+            errors[path] = err.strerror
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            errors[path] = 'a symbolic link (not followed)'
+        elif not stat.S_ISREG(st.st_mode):
+            errors[path] = 'not a regular file'
+        else:
+            regular.append(path)
+    paths = regular
+    if not paths:
+        return
     rc, out, err = module.run_command([program, '--json', '--no-progress', '-a', algorithm, '--'] + paths,
                                       encoding=None)
     for line in out.splitlines():
@@ -179,8 +197,16 @@ def main():
         if not program:
             module.fail_json(msg='algorithm %s needs fastsum on the host (fastsum_path)' % algorithm)
         by_fastsum(module, program, paths, algorithm, sums, errors)
-    module.exit_json(changed=False, algorithm=algorithm, checksums=dict((shown(k), v) for k, v in sums.items()),
-                     errors=dict((shown(k), v) for k, v in errors.items()))
+    # Two paths whose names read alike as text (b'a\\xff', not UTF-8, and
+    # 'a\\\\xff') get no digest rather than one another's.
+    count = {}
+    for path in set(sums) | set(errors):
+        count[shown(path)] = count.get(shown(path), 0) + 1
+    texts = dict((shown(k), v) for k, v in errors.items())
+    texts.update((shown(k), 'two paths read as this name (one of them is not UTF-8): ask for each alone')
+                 for k in set(sums) | set(errors) if count[shown(k)] > 1)
+    module.exit_json(changed=False, algorithm=algorithm, errors=texts,
+                     checksums=dict((shown(k), v) for k, v in sums.items() if count[shown(k)] == 1))
 
 
 def shown(path):

@@ -79,8 +79,9 @@ options:
     default: true
   validate:
     description:
-      - For a file O(src), a command to run on the temporary file before it is moved into place;
-        C(%s) stands for its path. The file is not put in place when the command fails.
+      - A command to run on each file's temporary copy before it is moved into place (every file
+        sent, for a directory O(src), as M(ansible.builtin.copy) runs it on each);
+        C(%s) stands for its path. A file is not put in place when the command fails, and the task fails.
     type: str
   remote_src:
     description:

@@ -51,9 +51,10 @@ def _after(diff, source):
         diff['after'] = to_text(data, errors='surrogate_or_strict')
 
 
-def file_diffs(peeked, targets, no_log):
+def file_diffs(peeked, targets, no_log, escape=False):
     """One diff per file: PEEKED the host's answer for each of TARGETS,
-    [(remote path text, local source path)], in order."""
+    [(remote path text, local source path)], in order; ESCAPE: both
+    headers escaped (a directory src: see escaped())."""
     diffs = []
     for (state, data), (destination, source) in zip(peeked, targets):
         diff = {}
@@ -67,6 +68,10 @@ def file_diffs(peeked, targets, no_log):
             diff['before_header'] = destination
             diff['before'] = to_text(base64.b64decode(data), errors='surrogate_or_strict')
         _after(diff, source)
+        if escape:
+            for key in ('before_header', 'after_header'):
+                if key in diff:
+                    diff[key] = escaped(diff[key])
         if no_log:
             if 'before' in diff:
                 diff['before'] = u''

@@ -20,6 +20,7 @@ import shutil
 import stat
 import subprocess
 import tarfile
+import tempfile
 
 FASTSUM_ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'blake2b', 'blake3', 'xxh128')
 HASHLIB_ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'blake2b')
@@ -90,6 +91,37 @@ def list_source(program, src, algorithm, follow, excludes, skipped=None):
     if problems:
         raise SourceError('; '.join(problems))
     return entries
+
+
+def excluded_by_fastsum(program, candidates, excludes):
+    """The paths of CANDIDATES ({rel: is_dir}, the host's) that EXCLUDES
+    leave out, as the controller's fastsum decides it (the same matcher
+    that left them out of the source): the names are made, empty, in a
+    temporary directory and walked with the excludes; what the walk does
+    not report is excluded."""
+    if not candidates or not excludes:
+        return set()
+    skeleton = tempfile.mkdtemp(prefix='fastsum-deploy-exclude.')
+    try:
+        root = os.fsencode(skeleton)
+        for rel in sorted(candidates):
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if candidates[rel]:
+                os.makedirs(path, exist_ok=True)
+            elif not os.path.isdir(path):
+                open(path, 'wb').close()
+        status, out, err = run_fastsum(program, ['-r', '--json', '--dirs', '--no-progress', '-a', 'md5']
+                                       + filter_args(False, excludes) + ['--', '.'], cwd=skeleton)
+        if status != 0:
+            raise SourceError('fastsum could not match the excludes: %s' % err.strip())
+        seen = set()
+        for line in out.splitlines():
+            rel = record_path(json.loads(line))
+            seen.add(rel[2:].rstrip(b'/') if rel.startswith(b'./') else rel.rstrip(b'/'))
+        return set(rel for rel in candidates if rel not in seen)
+    finally:
+        shutil.rmtree(skeleton, ignore_errors=True)
 
 
 def hash_file(program, path, algorithm):

@@ -65,6 +65,25 @@ class Options:
         self.group_id = group_id
         self.owner = args.get('owner')
         self.group = args.get('group')
+        # The host's paths the controller's fastsum found excluded (see
+        # local_tree.excluded_by_fastsum); None: matched here by the globs.
+        self.excluded_paths = None
+        # The tree's root is a name inside dest (src without a trailing /).
+        self.root_inside = False
+
+    def is_excluded(self, rel, is_dir):
+        if self.excluded_paths is not None:
+            return rel in self.excluded_paths
+        return excluded(rel, is_dir, self.exclude)
+
+
+def removal_candidates(local, remote, stale=()):
+    """{rel: is_dir} of the host's paths that delete or the cleaning of
+    stale temporary files could remove: what exclude must be asked about."""
+    found = dict((rel, remote[rel]['kind'] == 'd') for rel in remote
+                 if rel != b'' and (rel not in local or (local[rel]['kind'] != 'd' and remote[rel]['kind'] == 'd')))
+    found.update((rel, (remote.get(rel) or {}).get('kind') == 'd') for rel in stale)
+    return found
 
 
 def _owner_differs(opts, remote):
@@ -93,7 +112,8 @@ def make_plan(local, remote, differ, opts, stale=()):
     report = {'created': [], 'updated': [], 'removed': [], 'unchanged': [], 'cleaned': []}
     sources = []
     for rel in sorted(stale):
-        if rel not in local and not any(rel.startswith(c + b'/') for c in report['cleaned']):
+        if rel not in local and not any(rel.startswith(c + b'/') for c in report['cleaned']) \
+                and not opts.is_excluded(rel, (remote.get(rel) or {}).get('kind') == 'd'):
             plan['remove'].append(b64(rel))
             report['cleaned'].append(rel)
     for rel in sorted(local):
@@ -116,9 +136,17 @@ def make_plan(local, remote, differ, opts, stale=()):
 
 
 def _plan_dir(rel, there, opts, plan, report):
-    if rel == b'':
+    if rel == b'' and not opts.root_inside:
         # The destination's own directory keeps its owner, as builtin
-        # copy leaves it (it is made, with directory_mode, when missing).
+        # copy leaves it (it is made, with directory_mode, owner and
+        # group, when missing).
+        return
+    if rel == b'':
+        # The tree's own directory inside dest (src without a trailing /)
+        # is one of the tree's, as builtin copy owns it.
+        if there is not None and there['kind'] == 'd' and _owner_differs(opts, there):
+            plan['attributes'].append({'path': b64(rel), 'mode': None})
+            report['updated'].append(b'./')
         return
     if there is not None and there['kind'] == 'd':
         if _owner_differs(opts, there):
@@ -160,10 +188,14 @@ def _plan_removals(local, remote, opts, plan, report):
             continue
         if local.get(rel) is None and any(rel.startswith(g + b'/') for g in gone):
             continue
-        if excluded(rel, remote[rel]['kind'] == 'd', opts.exclude):
+        if opts.is_excluded(rel, remote[rel]['kind'] == 'd'):
             continue
         parent = rel.rsplit(b'/', 1)[0] if b'/' in rel else None
         if parent is not None and parent in local and local[parent]['kind'] != 'd':
+            continue
+        if remote[rel]['kind'] == 'd' and _holds_excluded(rel, remote, opts):
+            # As rsync: what is excluded below stays, so the directory
+            # does; the rest below it is removed path by path.
             continue
         gone.append(rel)
         plan['remove'].append(b64(rel))
@@ -173,6 +205,14 @@ def _plan_removals(local, remote, opts, plan, report):
     for rel in sorted(local):
         there = remote.get(rel)
         if local[rel]['kind'] != 'd' and there is not None and there['kind'] == 'd' \
-                and not excluded(rel, True, opts.exclude):
+                and not opts.is_excluded(rel, True) and not _holds_excluded(rel, remote, opts):
             plan['remove'].append(b64(rel))
             report['removed'].append(rel + b'/')
+
+
+def _holds_excluded(rel, remote, opts):
+    """Whether a path below the host's directory REL is excluded."""
+    prefix = rel + b'/'
+    if opts.excluded_paths is not None:
+        return any(other.startswith(prefix) for other in opts.excluded_paths)
+    return any(opts.is_excluded(other, remote[other]['kind'] == 'd') for other in remote if other.startswith(prefix))

@@ -153,9 +153,10 @@ def test_stale_temporary_names(tmp_path):
     assert not stale_temp(b'.fastsum-deploy.%d.17.0.x' % dead.pid)
     assert not stale_temp(b'fastsum-deploy.%d.17.0' % dead.pid)
     (tmp_path / 'd').mkdir()
-    (tmp_path / 'd' / ('.fastsum-deploy.%d.5.1' % dead.pid)).write_bytes(b'half')
+    assert not stale_temp(b'.fastsum-deploy.%d.1.2' % dead.pid)  # a user's name: no time in it
+    (tmp_path / 'd' / ('.fastsum-deploy.%d.1700000000000005.1' % dead.pid)).write_bytes(b'half')
     listing = list_tree({'dest': b64(os.fsencode(str(tmp_path))), 'algorithm': 'md5'})
-    assert listing['stale'] == [b64(b'd/.fastsum-deploy.%d.5.1' % dead.pid)]
+    assert listing['stale'] == [b64(b'd/.fastsum-deploy.%d.1700000000000005.1' % dead.pid)]
 
 
 def test_a_directory_appears_with_its_mode_or_not_at_all(tmp_path):
@@ -203,3 +204,29 @@ def test_what_another_run_removed_or_made_meanwhile_is_done(tmp_path):
         os.close(placer.root_fd)
     assert placer.failed == [] and (root / 'made' / 'by-other' / 'f').read_bytes() == b'x'
     assert sorted(os.listdir(str(root / 'made'))) == ['by-other']
+
+
+def test_a_full_disk_fails_the_file_never_cuts_it(tmp_path):
+    """write(2) on a full disk writes what fits and returns its count: the
+    rest must be written again (and fail with ENOSPC), never dropped."""
+    import errno
+    from ansible_collections.fastsum.deploy.plugins.module_utils import remote_apply
+    real_write, written = os.write, []
+
+    def short_then_full(fd, data):
+        if written:
+            raise OSError(errno.ENOSPC, 'No space left on device')
+        written.append(real_write(fd, bytes(data[:1000])))
+        return 1000
+    root = tmp_path / 'root'
+    root.mkdir()
+    (root / 'f').write_bytes(b'old')
+    plan = {'root': b64(os.fsencode(str(root))), 'files': [{'path': b64(b'f'), 'mode': None}]}
+    archive(tmp_path / 'a.tar', plan, [b'N' * 600000])
+    remote_apply.os.write = short_then_full
+    try:
+        result = apply_archive(str(tmp_path / 'a.tar'))
+    finally:
+        remote_apply.os.write = real_write
+    assert [f[0] for f in result['failed']] == [b64(b'f')] and 'No space' in result['failed'][0][1]
+    assert (root / 'f').read_bytes() == b'old' and os.listdir(str(root)) == ['f']

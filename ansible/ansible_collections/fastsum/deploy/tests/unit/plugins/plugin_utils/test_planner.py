@@ -94,6 +94,31 @@ def test_delete_leaves_a_running_writer_s_temporary_file():
     writer runs, so it is not stale) is not removed by delete."""
     local = {b'': {'kind': 'd', 'mode': 0o755}, b'a': local_file('1')}
     remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1'),
-              b'.fastsum-deploy.5.6.0': remote_file('2'), b'stale': remote_file('3')}
+              b'.fastsum-deploy.5.1700000000000006.0': remote_file('2'), b'stale': remote_file('3')}
     plan, report = make_plan(local, remote, None, Options({'delete': True}))[:2]
     assert report['removed'] == [b'stale'] and names(plan['remove']) == [b'stale']
+
+
+def test_delete_keeps_a_directory_holding_an_excluded_path():
+    """As rsync: what exclude protects below a directory the source lacks
+    stays, so does the directory; the rest below it goes path by path.
+    The excluded paths may come from fastsum (excluded_paths)."""
+    local = {b'': {'kind': 'd', 'mode': 0o755}, b'a': local_file('1'), b'f': local_file('2')}
+    remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1'),
+              b'old': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'old/data.keep': remote_file('3'),
+              b'old/junk': remote_file('4'), b'f': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0},
+              b'f/x.keep': remote_file('5')}
+    for given in (None, {b'old/data.keep', b'f/x.keep'}):
+        opts = Options({'delete': True, 'exclude': ['*.keep']})
+        opts.excluded_paths = given
+        plan, report = make_plan(local, remote, None, opts)[:2]
+        assert report['removed'] == [b'old/junk'] and names(plan['remove']) == [b'old/junk']
+
+
+def test_the_tree_s_own_directory_gets_the_owner_when_it_is_inside_dest():
+    local = {b'': {'kind': 'd', 'mode': 0o755}, b'a': local_file('1')}
+    remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1', uid=7)}
+    for inside, updated in ((False, []), (True, [b'./'])):
+        opts = Options({'owner': 'x'}, owner_id=7)
+        opts.root_inside = inside
+        assert make_plan(local, remote, None, opts)[1]['updated'] == updated
