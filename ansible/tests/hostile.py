@@ -106,6 +106,116 @@ class Hostile:
         self.killed_unpack()
         self.concurrent_runs()
         self.check_mode_attributes()
+        self.full_disk()
+        self.validate_exclude_owner()
+        self.checksums_names()
+        self.diff_headers()
+
+    def diff_headers(self):
+        """--diff of a directory src: a name holding a newline cannot
+        forge a line in the change list or in a file's headers."""
+        src = os.path.join(self.work, 'hsrc2')
+        name = 'x\n+++ after: /etc/shadow\n@@ forged @@'
+        write(os.path.join(src, name), b'new\n', 0o644)
+        dests = self.dests('headers')
+        for dest in dests.values():
+            write(os.path.join(dest, name), b'old\n', 0o644)
+        results = self.ansible.play(self.ours(src + '/', dests), '--check', '--diff', '-vvv')
+        for key, result in zip('FP', results):
+            texts = [d.get(k, '') for d in result.get('diff', []) for k in ('before_header', 'after_header', 'prepared')]
+            lines = [line for text in texts for line in text.splitlines()]
+            self.check(len(result.get('diff', [])) == 2 and not any(line.startswith(('+++', '@@')) for line in lines),
+                       '--diff %s: a name cannot forge a header line (%r)' % (key, lines))
+
+    def full_disk(self):
+        """A file that does not fit: the task fails, the old file stays
+        whole (write(2) wrote part of a block and the rest was dropped)."""
+        if os.geteuid() != 0:
+            print('skip   full disk: not root')
+            return
+        src = os.path.join(self.work, 'bsrc')
+        write(os.path.join(src, 'big'), b'N' * 614400, 0o644)
+        mounts = self.dests('full')
+        for mnt in mounts.values():
+            os.makedirs(mnt)
+            if subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mnt]).returncode != 0:
+                print('skip   full disk: no tmpfs mount')
+                return
+        try:
+            for mnt in mounts.values():
+                write(os.path.join(mnt, 'fill'), b'x' * 716800)
+                write(os.path.join(mnt, 'd', 'big'), b'old\n', 0o644)
+            results = self.ansible.play(self.ours(src + '/', {k: m + '/d' for k, m in mounts.items()}))
+            for key, result in zip('FP', results):
+                d = os.path.join(mounts[key], 'd')
+                self.check(result.get('failed') and 'No space left' in result.get('msg', '') and
+                           open(os.path.join(d, 'big'), 'rb').read() == b'old\n' and os.listdir(d) == ['big'],
+                           'a full disk %s: the task fails, the old file whole (%s)' % (key, result.get('msg', '')[:200]))
+        finally:
+            for mnt in mounts.values():
+                subprocess.run(['umount', mnt])
+
+    def validate_exclude_owner(self):
+        """validate runs on each file of a directory src (as builtin copy
+        runs it); delete leaves what exclude names as fastsum matches it
+        (escapes, [^...], a leading !) and the directories holding it; the
+        tree's own directory inside dest gets the owner."""
+        src = os.path.join(self.work, 'vsrc')
+        write(os.path.join(src, 'sudoers.d', 'bad'), b'junk\n', 0o440)
+        esrc = os.path.join(self.work, 'esrc')
+        write(os.path.join(esrc, 'a'), b'a\n', 0o644)
+        vdests, edests = self.dests('validate'), self.dests('exclude')
+        kept = ['olddir/data.keep', 'xeep', '*', '!bang', 'a b', 'keepme/.fastsum-deploy.999999999.1700000000000000.0']
+        for dest in edests.values():
+            for rel in kept + ['olddir/junk', 'stale']:
+                write(os.path.join(dest, rel), b'host data\n', 0o644)
+        globs = ['*.keep', '[^k]eep', '\\*', '!bang', 'a\\ b', 'keepme/']
+        tasks = self.ours(src + '/', vdests, validate='/bin/false %s')
+        tasks += self.ours(esrc + '/', edests, delete=True, exclude=globs)
+        owner = {'owner': 'nobody', 'group': 'nogroup'} if os.geteuid() == 0 else {}
+        odests = self.dests('owner', 'BFP')
+        if owner:
+            tasks.append(('ansible.builtin.copy', dict(src=esrc, dest=odests['B'], **owner), None))
+            tasks += self.ours(esrc, odests, **owner)
+        results = self.ansible.play(tasks)
+        for key, result in zip('FP', results):
+            self.check(result.get('failed') and 'failed to validate' in result.get('msg', '') and
+                       not os.path.exists(os.path.join(vdests[key], 'sudoers.d', 'bad')),
+                       'validate on a directory src %s: the file is refused, the task fails (%s)' % (
+                           key, result.get('msg', '')[:200]))
+        for key, result in zip('FP', results[2:4]):
+            left = sorted(k for k in kept if os.path.lexists(os.path.join(edests[key], k)))
+            self.check(not result.get('failed') and left == sorted(kept) and
+                       sorted(result.get('removed', [])) == ['olddir/junk', 'stale'],
+                       'delete with exclude %s: what fastsum excludes stays %s, removed %s (%s)' % (
+                           key, left, result.get('removed'), result.get('msg', '')[:200]))
+        if owner:
+            uids = [os.stat(os.path.join(odests[k], 'esrc')).st_uid for k in 'BFP']
+            again = self.ansible.play(self.ours(esrc, odests, **owner))
+            self.check(uids == [65534] * 3 and not any(r.get('changed') for r in again),
+                       'the tree\'s own directory gets the owner, as builtin copy gives it %s' % uids)
+
+    def checksums_names(self):
+        """checksums: a FIFO and a link given to fastsum's algorithms are
+        errors (no wait); two names that read alike get no digest."""
+        base = os.fsencode(os.path.join(self.work, 'cnames'))
+        os.makedirs(base)
+        write(os.path.join(base, b'real'), b'secret\n')
+        os.symlink(b'real', os.path.join(base, b'link'))
+        os.mkfifo(os.path.join(base, b'fifo'))
+        write(os.path.join(base, b'a\xff'), b'1')
+        write(os.path.join(base, b'a\\xff'), b'2')
+        text = base.decode()
+        results = self.ansible.play([
+            ('fastsum.deploy.checksums', {'paths': [text + '/fifo', text + '/link', text + '/real'],
+                                          'algorithm': 'blake3', 'fastsum_path': self.fastsum}, 'ssh'),
+            ('fastsum.deploy.checksums', {'path': text, 'recurse': True, 'algorithm': 'sha1'}, 'ssh')])
+        errors = results[0].get('errors', {})
+        self.check(sorted(errors) == [text + '/fifo', text + '/link'] and list(results[0].get('checksums', {})) ==
+                   [text + '/real'], 'checksums blake3: a FIFO and a link are errors, no wait (%s)' % errors)
+        self.check(text + '/a\\xff' in results[1].get('errors', {}) and
+                   text + '/a\\xff' not in results[1].get('checksums', {}),
+                   'checksums: two names that read alike get no digest (%s)' % results[1].get('errors'))
 
     def concurrent_runs(self):
         """Two runs into one dest at once (fastsum over ssh, the Python
