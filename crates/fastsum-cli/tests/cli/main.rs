@@ -44,6 +44,7 @@ mod remote_prune;
 mod report_names;
 mod s3_algorithms;
 mod scrub;
+mod scrub_disk;
 mod scrub_hostile;
 mod signed;
 mod signed_openpgp;

@@ -133,6 +133,7 @@ impl Feeder<'_> {
                 let mut job = Job::new(index, seq, operand.clone());
                 job.may_block |= kind.is_some_and(|k| !k.is_file() && !k.is_dir());
                 job.verify = self.options.verify;
+                job.from_disk = self.options.from_disk;
                 self.send(job, false);
             }
         }
@@ -146,6 +147,7 @@ impl Feeder<'_> {
         let mut job = Job::new(index, seq, operand.clone());
         job.listed = true;
         job.verify = self.options.verify;
+        job.from_disk = self.options.from_disk;
         self.send(job, true);
     }
 
@@ -175,6 +177,7 @@ impl Feeder<'_> {
             let mut job = Job::new(index, seq, Source::Path(path));
             job.listed = true;
             job.verify = self.options.verify;
+            job.from_disk = self.options.from_disk;
             if !rotational {
                 return self.send(job, true);
             }

@@ -118,6 +118,8 @@ pub struct TreeOptions {
     pub verify: bool,
     /// Holds every read of the run to a rate ([`crate::read::Pace`]).
     pub(crate) pace: Option<Arc<crate::read::Pace>>,
+    /// Every file read from the device, not the page cache (`scrub`).
+    pub(crate) from_disk: bool,
     /// The operands are regular files a listing found (the Dask runner's
     /// shards): each is hashed as a walk's file is, not stat'ed first,
     /// never waited on, and an error if something else took its place.
@@ -139,6 +141,7 @@ impl TreeOptions {
             disk: DiskKind::Auto,
             verify: false,
             pace: None,
+            from_disk: false,
             listed: false,
         }
     }

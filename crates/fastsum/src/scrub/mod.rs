@@ -107,6 +107,10 @@ fn reading_hasher(
 ) -> TreeHasher {
     options.threads = scrub.threads.max(1);
     options.verify = true;
+    // The bytes on the medium, not the page cache's copy of them: a block
+    // rotted under a mounted file system was read from the cache and
+    // called verified.
+    options.from_disk = true;
     options.pace = pace;
     let mut hasher = TreeHasher::with_options(options);
     if let Some(progress) = &scrub.progress {

@@ -1,0 +1,81 @@
+//! `fastsum scrub` reads what is on the disk (second hostile pass over
+//! issue 51): a block rotted under a mounted file system, the file's pages
+//! still in the page cache from an earlier read, was read from the cache
+//! and called verified (exit 0) until something evicted it.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::scrub::{ok, scrub, settle, stderr, stdout, Ext4};
+
+/// Writes `bytes` over the start of `file`'s first block through the
+/// device while the file system stays mounted (nothing it records about
+/// the file changes, and the kernel's cached pages of the file are not
+/// told).
+fn rot_mounted(fs: &Ext4, file: &str, bytes: &[u8]) {
+    // The file's blocks allocated and its metadata on the device.
+    assert!(Command::new("sync").status().unwrap().success());
+    let block = ok(Command::new("debugfs")
+        .args(["-R", &format!("bmap /{file} 0")])
+        .arg(&fs.device))
+    .expect("debugfs bmap");
+    let block: u64 = block.trim().parse().expect("a block number");
+    assert!(block > 0, "the file has its first block on the device");
+    use std::io::{Seek, SeekFrom, Write};
+    let mut device = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fs.device)
+        .unwrap();
+    device.seek(SeekFrom::Start(block * 4096)).unwrap();
+    device.write_all(bytes).unwrap();
+    device.sync_all().unwrap();
+}
+
+/// The file's bytes as the kernel serves them now.
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn a_block_rotted_under_a_mounted_file_system_is_found_through_the_page_cache() {
+    let Some(fs) = Ext4::new() else {
+        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return;
+    };
+    let mnt = fs.mnt();
+    let data = vec![b'k'; 64 << 10];
+    for name in ["kept", "rots"] {
+        std::fs::write(mnt.join(name), &data).unwrap();
+    }
+    settle();
+    let out = scrub(&mnt, &["--cache=../c.db", "."]);
+    assert!(stderr(&out).contains("2 new"), "{}", stderr(&out));
+    // Both files' pages are in the page cache now (just read).
+    rot_mounted(&fs, "rots", b"ROTTEN");
+    assert_eq!(
+        read(&mnt.join("rots")),
+        data,
+        "the page cache still serves the old bytes"
+    );
+    for limit in [&[][..], &["--limit-rate=100M"][..]] {
+        let mut args = vec!["--cache=../c.db", "."];
+        args.extend_from_slice(limit);
+        let out = scrub(&mnt, &args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "corrupted\t./rots\n", "{args:?}");
+        assert!(stderr(&out).contains("1 corrupted, 0 changed, 1 verified"));
+    }
+    // A scrub of a list reads the disk as well.
+    let list = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "--json", "--stamps", "-a", "sha256", "kept"])
+        .current_dir(&mnt)
+        .output()
+        .unwrap();
+    assert!(list.status.success());
+    std::fs::write(fs.dir.path().join("list.json"), &list.stdout).unwrap();
+    assert!(String::from_utf8_lossy(&list.stdout).contains("\"ctime_ns\""));
+    rot_mounted(&fs, "kept", b"ROTTEN");
+    let out = scrub(&mnt, &["--manifest=../list.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "corrupted\tkept\n");
+}
