@@ -50,4 +50,5 @@ mod signed;
 mod signed_openpgp;
 mod tree;
 mod update;
+mod update_hostile;
 mod update_killed;

@@ -23,13 +23,15 @@ fn target_of(list: &Path) -> PathBuf {
     std::fs::canonicalize(list).unwrap_or_else(|_| list.to_path_buf())
 }
 
-/// The temporary name of an update of `target` by the process `pid`.
+/// The temporary name of an update of `target` by the process `pid`,
+/// the list's name kept byte for byte: a lossy name (`\u{fffd}` for a byte
+/// that is not UTF-8) was not known as the list's own, so the list named
+/// its temporary file, a file that no longer exists once renamed.
 fn aside_name(target: &Path, pid: u32) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.fastsum-update.{pid}"))
+    let mut name = std::ffi::OsString::from(".");
+    name.push(target.file_name().unwrap_or_default());
+    name.push(format!(".fastsum-update.{pid}"));
+    target.with_file_name(name)
 }
 
 impl Aside {
@@ -148,15 +150,16 @@ pub(super) fn clear_stale(list: &Path, say: &mut dyn FnMut(String)) {
     } else {
         dir
     };
-    let prefix = format!(".{}.fastsum-update.", name.to_string_lossy());
+    let prefix = [&b"."[..], name.as_encoded_bytes(), b".fastsum-update."].concat();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let Some(pid) = file_name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
+            .as_encoded_bytes()
+            .strip_prefix(&prefix[..])
+            .and_then(|pid| std::str::from_utf8(pid).ok())
             .and_then(|pid| pid.parse::<u32>().ok())
         else {
             continue;
