@@ -66,3 +66,57 @@ fn a_list_whose_name_is_not_utf8_never_lists_its_temporary_file() {
     let check = fastsum_in(&env, &site, &[b"-c", name]);
     assert_eq!(check.status, 0, "{}", check.stderr_str());
 }
+
+/// A list that is not a regular file: a FIFO was waited on without end,
+/// and a link to a pipe (`/dev/stdin` as root) read twice, the second
+/// time from where the first stopped, then replaced by a regular file.
+/// Refused at once now, named, nothing written.
+#[test]
+fn a_list_that_is_a_fifo_or_a_pipe_is_refused_not_waited_on_or_replaced() {
+    use std::io::Write;
+    use std::os::unix::fs::FileTypeExt;
+    let env = TestEnv::new();
+    env.mkdir("t");
+    for i in 0..2000 {
+        env.file(format!("t/file{i:05}").as_bytes(), b"x");
+    }
+    let list = env.fastsum("fastsum", &[b"-r", b"t"], b"");
+    assert!(list.stdout.len() > 64 << 10, "a list longer than its head");
+    let fifo = std::ffi::CString::new(env.path().join("F").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path; mkfifo only creates a node.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let limit = std::time::Duration::from_secs(10);
+    let out = env.fastsum_within(limit, &[b"-r", b"--cache=c.db", b"--update=F", b"t"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("F: not a regular file"),
+        "{}",
+        out.stderr_str()
+    );
+    let kind = std::fs::symlink_metadata(env.path().join("F"))
+        .unwrap()
+        .file_type();
+    assert!(kind.is_fifo());
+    std::os::unix::fs::symlink("/proc/self/fd/0", env.path().join("in")).unwrap();
+    let mut child = env
+        .command("fastsum")
+        .args(["-r", "--cache=c.db", "--update=in", "t"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeding = std::thread::spawn(move || {
+        let _ = stdin.write_all(&list.stdout);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeding.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("in: not a regular file"), "{stderr}");
+    let kind = std::fs::symlink_metadata(env.path().join("in"))
+        .unwrap()
+        .file_type();
+    assert!(kind.is_symlink(), "the link was replaced");
+}

@@ -64,9 +64,12 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         run.error(&m);
         Err(1)
     };
-    let file = match std::fs::File::open(&path) {
+    // A regular file only: it is renamed over at the end. A FIFO was
+    // waited on without end, and a link to a pipe (`/dev/stdin`) read
+    // twice, then replaced by the new list.
+    let file = match fastsum::read::open_regular(&path) {
         Ok(file) => file,
-        Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
+        Err(e) => return failed(run, &e.kind().to_string()),
     };
     let given = o.algorithms.specified().then_some(o.algorithms.one());
     let (head, terminator) = match head_of(file) {
@@ -139,8 +142,8 @@ fn listed_answers(
     path: &Path,
     algorithm: Algorithm,
 ) -> Result<(std::sync::Arc<fastsum::cache::CacheSession>, Manifest), i32> {
-    let read = std::fs::File::open(path)
-        .map_err(|e| fastsum::Error::os_message(&e))
+    let read = fastsum::read::open_regular(path)
+        .map_err(|e| e.kind().to_string())
         .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)));
     let list = match read {
         Ok(list) => list,
@@ -342,8 +345,8 @@ pub(super) fn run_update(
         if let Some(list) = read {
             return Ok(list);
         }
-        std::fs::File::open(&path)
-            .map_err(|e| fastsum::Error::os_message(&e))
+        fastsum::read::open_regular(&path)
+            .map_err(|e| e.kind().to_string())
             .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)))
     });
     let stdout = std::mem::replace(&mut run.out, crate::term::output::Output::to_file(file));
