@@ -120,3 +120,35 @@ fn a_list_that_is_a_fifo_or_a_pipe_is_refused_not_waited_on_or_replaced() {
         .file_type();
     assert!(kind.is_symlink(), "the link was replaced");
 }
+
+/// A list named `L\nfastsum: all good` forged a line of stderr in every
+/// message naming it ("fastsum: all good: updated: ..."): named as
+/// coreutils names files now, one message a line.
+#[test]
+fn a_list_name_cannot_forge_a_message_line() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"a\n");
+    let name: &[u8] = b"L\nfastsum: all good";
+    let first = fastsum_in(&env, env.path(), &[b"-r", b"t"]);
+    std::fs::write(env.path().join(OsStr::from_bytes(name)), &first.stdout).unwrap();
+    env.file(b"t/b", b"b\n");
+    let update = [b"--update=", name].concat();
+    let runs: [&[&[u8]]; 3] = [
+        &[b"-r", b"--cache=c.db", &update, b"t"],
+        &[b"-r", b"--cache=c.db", &update, b"t", b"gone"],
+        &[b"-r", b"--cache=c.db", b"--update=L\nfastsum: x", b"t"],
+    ];
+    for args in runs {
+        let out = fastsum_in(&env, env.path(), args);
+        let stderr = out.stderr_str();
+        assert!(!stderr.is_empty());
+        for line in stderr.lines() {
+            assert!(
+                !line.starts_with("fastsum: all good") && !line.starts_with("fastsum: x"),
+                "a forged line: {stderr}"
+            );
+        }
+        assert!(stderr.contains("'L'$'\\n''fastsum: "), "{stderr}");
+    }
+}

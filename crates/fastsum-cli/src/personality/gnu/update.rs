@@ -59,7 +59,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     run.working = true;
     let path = fastsum::name::path(manifest).into_owned();
     let failed = |run: &mut Run, why: &str| {
-        let mut m = manifest.to_vec();
+        let mut m = crate::term::Quoting { utf8: true }.quotef(manifest);
         m.extend_from_slice(format!(": {why}").as_bytes());
         run.error(&m);
         Err(1)
@@ -148,7 +148,7 @@ fn listed_answers(
     let list = match read {
         Ok(list) => list,
         Err(why) => {
-            run.error(format!("{}: {why}", path.display()).as_bytes());
+            run.error(format!("{}: {why}", update_file::named(path)).as_bytes());
             return Err(1);
         }
     };
@@ -379,13 +379,17 @@ pub(super) fn run_update(
     };
     if let Some(why) = problem {
         aside.discard();
-        let m = format!("{}: left as it was: {why}", update.path.display());
+        let m = format!(
+            "{}: left as it was: {why}",
+            update_file::named(&update.path)
+        );
         run.error(m.as_bytes());
         return false;
     }
     if let Err(e) = aside.commit() {
         let why = fastsum::Error::os_message(&e);
-        run.error(format!("{}: left as it was: {why}", update.path.display()).as_bytes());
+        let named = update_file::named(&update.path);
+        run.error(format!("{named}: left as it was: {why}").as_bytes());
         return false;
     }
     if let Ok(old) = &old {
@@ -440,7 +444,7 @@ fn say_changes(run: &mut Run, old: &Manifest, new: super::run::Written, path: &P
     let [added, removed, modified, unchanged] = counts;
     let m = format!(
         "{}: updated: {added} added, {removed} removed, {modified} modified, {unchanged} unchanged",
-        path.display()
+        update_file::named(path)
     );
     let _ = std::io::stderr().flush();
     run.error(m.as_bytes());

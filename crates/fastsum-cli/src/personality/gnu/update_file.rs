@@ -18,6 +18,13 @@ pub(super) struct Aside {
     target: PathBuf,
 }
 
+/// `path` as a message names it: quoted as coreutils quotes names, so a
+/// list named `L\nfastsum: ...` cannot forge a line of its own.
+pub(super) fn named(path: &Path) -> String {
+    let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(path));
+    String::from_utf8_lossy(&quoted).into_owned()
+}
+
 /// Where the list really is: `list`, or the file its links lead to.
 fn target_of(list: &Path) -> PathBuf {
     std::fs::canonicalize(list).unwrap_or_else(|_| list.to_path_buf())
@@ -40,7 +47,7 @@ impl Aside {
     pub(super) fn create(list: &Path) -> Result<(File, Aside), String> {
         let target = target_of(list);
         let path = aside_name(&target, std::process::id());
-        let said = |e: io::Error| format!("{}: {}", path.display(), fastsum::Error::os_message(&e));
+        let said = |e: io::Error| format!("{}: {}", named(&path), fastsum::Error::os_message(&e));
         let mut options = std::fs::File::options();
         options.write(true).create_new(true);
         #[cfg(unix)]
@@ -72,7 +79,7 @@ impl Aside {
                 let e = io::Error::last_os_error();
                 return Err(format!(
                     "{}: cannot keep its owner ({}:{}): {}",
-                    self.target.display(),
+                    named(&self.target),
                     old.uid(),
                     old.gid(),
                     fastsum::Error::os_message(&e)
@@ -171,12 +178,12 @@ pub(super) fn clear_stale(list: &Path, say: &mut dyn FnMut(String)) {
         if process_alive(pid) {
             say(format!(
                 "{}: left by process {pid}, which still runs (another update?): not removed",
-                path.display()
+                named(&path)
             ));
         } else if std::fs::remove_file(&path).is_ok() {
             say(format!(
                 "{}: removed: left by an update that was killed (process {pid} is gone)",
-                path.display()
+                named(&path)
             ));
         }
     }
