@@ -140,12 +140,16 @@ fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
             .and_then(|f| {
                 fastsum::manifest::read::Manifest::read(std::io::BufReader::new(f), None)
             });
+        // Named as coreutils names files: a list named `L\nfastsum scrub:
+        // ...` cannot forge a line.
+        let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(list));
+        let named = String::from_utf8_lossy(&quoted);
         let manifest = read.map_err(|why| {
-            eprintln!("{NAME}: {}: {why}", list.display());
+            eprintln!("{NAME}: {named}: {why}");
             2
         })?;
         for (line, why) in &manifest.problems {
-            eprintln!("{NAME}: {}: line {line}: {why}", list.display());
+            eprintln!("{NAME}: {named}: line {line}: {why}");
         }
         return Ok(Recorded::List(manifest));
     }

@@ -1,7 +1,8 @@
 //! `fastsum scrub` reads what is on the disk (second hostile pass over
 //! issue 51): a block rotted under a mounted file system, the file's pages
 //! still in the page cache from an earlier read, was read from the cache
-//! and called verified (exit 0) until something evicted it.
+//! and called verified (exit 0) until something evicted it; and what it
+//! says of the list it is given.
 
 use std::path::Path;
 use std::process::Command;
@@ -78,4 +79,23 @@ fn a_block_rotted_under_a_mounted_file_system_is_found_through_the_page_cache() 
     let out = scrub(&mnt, &["--manifest=../list.json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(stdout(&out), "corrupted\tkept\n");
+}
+
+/// A list named `M\nfastsum scrub: ok` forged a line of stderr in the
+/// messages naming it: named as coreutils names files now.
+#[test]
+fn a_manifest_name_cannot_forge_a_message_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = b"{\"path\":\"x\",\"algorithm\":\"md5\",\"digest\":\"00\"}\n";
+    std::fs::write(dir.path().join("M\nfastsum scrub: ok"), bad).unwrap();
+    for name in ["M\nfastsum scrub: ok", "N\nfastsum scrub: ok"] {
+        let out = scrub(dir.path(), &[&format!("--manifest={name}")]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let said = stderr(&out);
+        assert!(said.contains("'$'\\n''fastsum scrub: ok'"), "{said}");
+        assert!(
+            !said.lines().any(|l| l.starts_with("fastsum scrub: ok")),
+            "{said}"
+        );
+    }
 }
