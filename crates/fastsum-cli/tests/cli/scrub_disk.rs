@@ -99,3 +99,44 @@ fn a_manifest_name_cannot_forge_a_message_line() {
         );
     }
 }
+
+/// A scrub killed after it said a file was corrupted had not kept it
+/// among the corrupted ones (they were stored at the end): the next
+/// `--older-than` scrub called the file not due, as verified recently,
+/// and exited 0.
+#[test]
+fn a_corruption_said_before_a_kill_is_not_taken_for_a_recent_verification() {
+    use std::io::BufRead;
+    let Some(fs) = Ext4::new() else {
+        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return;
+    };
+    let mnt = fs.mnt();
+    std::fs::write(mnt.join("a"), vec![b'a'; 8 << 10]).unwrap();
+    for name in ["b", "c", "d"] {
+        std::fs::write(mnt.join(name), vec![b'b'; 100 << 10]).unwrap();
+    }
+    settle();
+    let out = scrub(&mnt, &["--cache=../c.db", "."]);
+    assert!(stderr(&out).contains("4 new"), "{}", stderr(&out));
+    rot_mounted(&fs, "a", b"ROTTEN");
+    // Paced: `a` is said after the first batch, long before the end.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["scrub", "--cache=../c.db", "--limit-rate=200K", "."])
+        .current_dir(&mnt)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut said)
+        .unwrap();
+    child.kill().unwrap(); // SIGKILL, once it has said it
+    child.wait().unwrap();
+    assert_eq!(said, "corrupted\t./a\n");
+    let out = scrub(&mnt, &["--cache=../c.db", "--older-than=1h", "."]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "corrupted\t./a\n");
+    assert!(stderr(&out).contains("1 corrupted, 0 changed, 0 verified, 0 new, 3 not due"));
+}

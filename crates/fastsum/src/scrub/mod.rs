@@ -278,8 +278,9 @@ impl Run<'_> {
             }
             let (finding, entry) = judge(pending, outcome);
             keep.extend(entry);
-            self.corrupted.note(&pending.absolute, &finding);
+            let noted = self.corrupted.note(self.cache, &pending.absolute, &finding);
             self.found(&pending.path, finding);
+            noted?;
         }
         self.keep(&keep)?;
         let stop = self.options.stop.as_ref();
@@ -340,7 +341,8 @@ impl Run<'_> {
                     }
                     let (finding, entry) = judge(&pending, Some(outcome));
                     keep.extend(entry);
-                    self.corrupted.note(&pending.absolute, &finding);
+                    let noted = self.corrupted.note(self.cache, &pending.absolute, &finding);
+                    self.failure = self.failure.take().or(noted.err());
                     finding
                 }
             };

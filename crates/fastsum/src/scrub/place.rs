@@ -118,22 +118,34 @@ impl Corrupted {
         self.paths.contains(name::path_bytes(absolute))
     }
 
-    /// Remembers what a read of the file at `absolute` found.
-    pub(super) fn note(&mut self, absolute: &std::path::Path, finding: &super::Finding) {
+    /// Remembers what a read of the file at `absolute` found. A file newly
+    /// found corrupted is stored in `cache` at once, before the finding is
+    /// said: kept only at the end, a scrub killed after saying it lost it,
+    /// and the next `--older-than` scrub called the file not due (exit 0).
+    pub(super) fn note(
+        &mut self,
+        cache: &mut Cache,
+        absolute: &std::path::Path,
+        finding: &super::Finding,
+    ) -> Result<()> {
         use super::Finding;
         let bytes = name::path_bytes(absolute);
         match finding {
-            Finding::Corrupted { .. } => self.changed |= self.paths.insert(bytes.to_vec()),
+            Finding::Corrupted { .. } if self.paths.insert(bytes.to_vec()) => {
+                self.changed = true;
+                return self.save(cache);
+            }
             Finding::Verified | Finding::Changed | Finding::New => {
                 self.changed |= self.paths.remove(bytes)
             }
             _ => {}
         }
+        Ok(())
     }
 
     /// Stores the set, if it changed.
-    pub(super) fn save(&self, cache: &mut Cache) -> Result<()> {
-        if !self.changed {
+    pub(super) fn save(&mut self, cache: &mut Cache) -> Result<()> {
+        if !std::mem::take(&mut self.changed) {
             return Ok(());
         }
         let value: Vec<String> = self.paths.iter().map(|p| hex(p)).collect();
