@@ -233,8 +233,7 @@ impl Run<'_> {
             }
         }
         if let (Some(entry), Some(due), true) = (&entry, self.options.older_than, skippable) {
-            let verified_ago = self.started_ns.saturating_sub(entry.hashed_at_ns);
-            let recent = u128::try_from(verified_ago).unwrap_or(0) < due.as_nanos();
+            let recent = judge::verified_within(entry.hashed_at_ns, self.started_ns, due);
             if recent && unchanged(entry) {
                 self.found(&path, Finding::NotDue);
                 return;
