@@ -152,3 +152,46 @@ fn a_list_name_cannot_forge_a_message_line() {
         assert!(stderr.contains("'L'$'\\n''fastsum: "), "{stderr}");
     }
 }
+
+/// An untagged XXH128 list whose files were all touched after it was
+/// written (restored from a backup, copied, checked out): the guess (MD5,
+/// by the digests' length) was checked against files older than the list
+/// only, there were none, and the list was rewritten in MD5 with every
+/// file said modified, exit 0. A file that hashes to its line under
+/// another algorithm refutes the guess whatever its age now.
+#[test]
+fn a_wrong_guess_is_refused_when_every_file_is_newer_than_the_list() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"one\n");
+    env.file(b"t/b", b"two\n");
+    let here = env.path();
+    let list = fastsum_in(&env, here, &[b"-r", b"--untagged", b"-a", b"xxh128", b"t"]);
+    assert_eq!(list.status, 0, "{}", list.stderr_str());
+    let written = std::fs::File::create(here.join("L")).unwrap();
+    std::io::Write::write_all(&mut &written, &list.stdout).unwrap();
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    written.set_modified(an_hour_ago).unwrap();
+    drop(written);
+    let out = fastsum_in(&env, here, &[b"-r", b"--cache=c.db", b"--update=L", b"t"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("(xxh128 matches)"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(out.stdout_str(), "", "changes said");
+    assert_eq!(std::fs::read(here.join("L")).unwrap(), list.stdout);
+    // With -a it goes on, and an unchanged tree leaves the list as it was.
+    let out = fastsum_in(&env, here, &[b"-r", b"-a", b"xxh128", b"--update=L", b"t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(std::fs::read(here.join("L")).unwrap(), list.stdout);
+    // A right guess whose files all changed since goes on.
+    let md5 = fastsum_in(&env, here, &[b"-r", b"t"]);
+    std::fs::write(here.join("M"), &md5.stdout).unwrap();
+    env.file(b"t/a", b"ONE\n");
+    env.file(b"t/b", b"TWO\n");
+    let out = fastsum_in(&env, here, &[b"-r", b"--cache=c.db", b"--update=M", b"t"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "M\tt/a\nM\tt/b\n");
+}
