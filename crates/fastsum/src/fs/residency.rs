@@ -173,20 +173,10 @@ pub(crate) fn advise_sequential(file: &File) {
     let _ = file;
 }
 
-/// Drops the clean pages of the open `file` from the page cache, so the
-/// reads that follow come from the device: a scrub must see the bytes on
-/// the medium, not a copy the kernel kept from before they rotted (a block
-/// rotted under a mounted file system was read as verified from the page
-/// cache). Pages that are dirty, locked or mapped by a process stay.
-pub(crate) fn drop_pages(file: &File) {
-    #[cfg(target_os = "linux")]
-    advise(file, 0, 0, libc::POSIX_FADV_DONTNEED);
-    #[cfg(not(target_os = "linux"))]
-    let _ = file;
-}
-
 /// Drops the page cache of the file at `path` (it was cold before this run
-/// read it: `--no-cache-pollution`).
+/// read it: `--no-cache-pollution`; or a scrub is about to read it, which
+/// must see the bytes on the medium: `TreeOptions::from_disk`). Clean pages
+/// only: pages that are dirty, locked or mapped by a process stay.
 pub(crate) fn drop_cached(path: &Path) {
     #[cfg(target_os = "linux")]
     if let Ok(file) = open_nonblocking(path) {

@@ -101,9 +101,6 @@ pub(crate) struct Job {
     /// without waiting (it may have become a FIFO since), and anything
     /// but a regular file in its place is an error, never read.
     pub listed: bool,
-    /// Read from the device: the file's clean pages are dropped from the
-    /// page cache once it is open (`scrub`: see [`crate::fs::residency::drop_pages`]).
-    pub from_disk: bool,
 }
 
 impl Job {
@@ -117,7 +114,6 @@ impl Job {
             source,
             span: Span::WHOLE,
             verify: false,
-            from_disk: false,
         }
     }
 }

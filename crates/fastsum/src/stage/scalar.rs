@@ -46,9 +46,6 @@ impl ScalarBatchHasher {
             }
             Source::Path(path) if job.listed => {
                 let file = self.directory.open(path, true)?;
-                if job.from_disk {
-                    crate::fs::residency::drop_pages(&file);
-                }
                 hash_open_with(
                     &mut self.files,
                     algorithm,
@@ -60,9 +57,6 @@ impl ScalarBatchHasher {
             }
             Source::Path(path) => {
                 let file = File::open(path)?;
-                if job.from_disk {
-                    crate::fs::residency::drop_pages(&file);
-                }
                 self.hash_open(&file, job.span, job.verify)
             }
         }

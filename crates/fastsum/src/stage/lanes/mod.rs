@@ -117,9 +117,6 @@ impl<R: LaneRead> MultiBufferHasher<R> {
             return Ok(Opened::Stdin);
         };
         let file = directory.open(path, job.listed)?;
-        if job.from_disk {
-            crate::fs::residency::drop_pages(&file);
-        }
         let stamp = fstat(&file)?;
         if job.listed && !stamp.is_file() {
             return Err(not_regular(&stamp));
