@@ -366,7 +366,7 @@ impl Run<'_> {
     fn keep(&mut self, entries: &[NewEntry]) -> Result<()> {
         self.cache
             .store(self.options.algorithm, entries, self.started_ns)?;
-        Ok(())
+        self.corrupted.save(self.cache)
     }
 
     /// What the cache holds for the file at `absolute` (below the root

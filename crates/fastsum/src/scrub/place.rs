@@ -122,6 +122,9 @@ impl Corrupted {
     /// found corrupted is stored in `cache` at once, before the finding is
     /// said: kept only at the end, a scrub killed after saying it lost it,
     /// and the next `--older-than` scrub called the file not due (exit 0).
+    /// The whole set is written each time, so past [`SAVED_AT_ONCE`] files
+    /// it is written with each batch instead (`Run::keep`): a disk with
+    /// 100,000 rotted files would otherwise write the set 100,000 times.
     pub(super) fn note(
         &mut self,
         cache: &mut Cache,
@@ -133,7 +136,9 @@ impl Corrupted {
         match finding {
             Finding::Corrupted { .. } if self.paths.insert(bytes.to_vec()) => {
                 self.changed = true;
-                return self.save(cache);
+                if self.paths.len() <= SAVED_AT_ONCE {
+                    return self.save(cache);
+                }
             }
             Finding::Verified | Finding::Changed | Finding::New => {
                 self.changed |= self.paths.remove(bytes)
@@ -155,6 +160,10 @@ impl Corrupted {
         }
     }
 }
+
+/// Corrupted files kept in the cache as each is found, at most; more are
+/// kept with each batch's entries.
+const SAVED_AT_ONCE: usize = 256;
 
 /// Bytes as hex.
 fn hex(bytes: &[u8]) -> String {
