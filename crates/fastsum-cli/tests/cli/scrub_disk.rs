@@ -140,3 +140,41 @@ fn a_corruption_said_before_a_kill_is_not_taken_for_a_recent_verification() {
     assert_eq!(stdout(&out), "corrupted\t./a\n");
     assert!(stderr(&out).contains("1 corrupted, 0 changed, 0 verified, 0 new, 3 not due"));
 }
+
+/// A tree recorded in SHA-256 (`sha256sum -r --cache`), scrubbed in the
+/// default MD5: every file was "new", nothing verified, exit 0, read as
+/// a clean scrub. Said, exit 2; with the recording's algorithm it goes on.
+#[test]
+fn a_scrub_in_another_algorithm_than_the_recording_is_not_a_clean_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    for name in ["a", "b"] {
+        std::fs::write(dir.path().join("t").join(name), name).unwrap();
+    }
+    settle();
+    let recorded = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(["-r", "-a", "sha256", "--cache=c.db", "t"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(recorded.status.success());
+    let out = scrub(dir.path(), &["--cache=c.db", "t"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("0 verified, 2 new"), "{said}");
+    assert!(
+        said.contains("nothing here was recorded in md5, so nothing was verified; the cache holds sha256 digests"),
+        "{said}"
+    );
+    let out = scrub(dir.path(), &["--cache=c.db", "-a", "sha256", "t"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("2 verified, 0 new"),
+        "{}",
+        stderr(&out)
+    );
+    // The second scrub in md5 has its own records: a clean one.
+    let out = scrub(dir.path(), &["--cache=c.db", "t"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("2 verified"), "{}", stderr(&out));
+}

@@ -412,6 +412,10 @@ impl ScrubOptions {
         // Kept from the start, the places before it too: a scrub killed
         // at any point leaves every place looked in again.
         let snapshot = cache.load(self.algorithm, &prefixes)?;
+        let mut recorded_in_others = cache.algorithms_below(&prefixes)?;
+        if recorded_in_others.contains(&self.algorithm) {
+            recorded_in_others.clear();
+        }
         moved.remember(cache, &absolute)?;
         let key = place_key(self.algorithm, &absolute);
         let now = now_ns();
@@ -442,6 +446,7 @@ impl ScrubOptions {
             batch_bytes: 0,
             summary: ScrubSummary {
                 failed: refused,
+                recorded_in_others,
                 ..ScrubSummary::default()
             },
             failure: None,
