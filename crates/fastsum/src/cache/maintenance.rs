@@ -169,9 +169,14 @@ impl Cache {
 
 impl Cache {
     /// The algorithms that hold entries at or below one of the absolute
-    /// `prefixes`: a scrub that finds nothing recorded there in its own
-    /// algorithm says which one the recording runs used.
-    pub(crate) fn algorithms_below(&self, prefixes: &[PathBuf]) -> Result<Vec<Algorithm>> {
+    /// `prefixes` when `own` holds none there (none otherwise): a scrub
+    /// that finds nothing recorded in its own algorithm says which one the
+    /// recording runs used.
+    pub(crate) fn recorded_only_in_others(
+        &self,
+        own: Algorithm,
+        prefixes: &[PathBuf],
+    ) -> Result<Vec<Algorithm>> {
         let failed = |e| cache_error(&self.path, e);
         let mut any = self
             .connection
@@ -193,6 +198,9 @@ impl Cache {
                     found.push(algorithm);
                 }
             }
+        }
+        if found.contains(&own) {
+            found.clear();
         }
         Ok(found)
     }

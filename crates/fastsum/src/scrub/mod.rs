@@ -398,13 +398,7 @@ impl ScrubOptions {
     ) -> Result<ScrubSummary> {
         let (roots, refused) = scrubbable(roots, sink);
         let roots = &roots[..];
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let spelled: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
-        let absolute: Vec<PathBuf> = roots
-            .iter()
-            .zip(&spelled)
-            .map(|(root, spelled)| std::fs::canonicalize(root).unwrap_or_else(|_| spelled.clone()))
-            .collect();
+        let (spelled, absolute) = root_paths(roots);
         let moved = moved::Moved::load(cache, &absolute)?;
         let mut prefixes = absolute.clone();
         prefixes.extend(spelled.iter().filter(|s| !absolute.contains(s)).cloned());
@@ -412,10 +406,7 @@ impl ScrubOptions {
         // Kept from the start, the places before it too: a scrub killed
         // at any point leaves every place looked in again.
         let snapshot = cache.load(self.algorithm, &prefixes)?;
-        let mut recorded_in_others = cache.algorithms_below(&prefixes)?;
-        if recorded_in_others.contains(&self.algorithm) {
-            recorded_in_others.clear();
-        }
+        let recorded_in_others = cache.recorded_only_in_others(self.algorithm, &prefixes)?;
         moved.remember(cache, &absolute)?;
         let key = place_key(self.algorithm, &absolute);
         let now = now_ns();
@@ -474,6 +465,19 @@ impl ScrubOptions {
         }
         Ok(run.summary)
     }
+}
+
+/// Each root's absolute path as spelled, and its canonical one (the
+/// spelled one when it has none).
+fn root_paths(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let spelled: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
+    let absolute = roots
+        .iter()
+        .zip(&spelled)
+        .map(|(root, spelled)| std::fs::canonicalize(root).unwrap_or_else(|_| spelled.clone()))
+        .collect();
+    (spelled, absolute)
 }
 
 /// The roots a scrub walks: each once (`a a`, `a a/x`), and none that is
