@@ -78,6 +78,7 @@ const NAME: &str = "fastsum scrub";
 
 /// Runs `fastsum scrub` with `args` (after its first word).
 pub fn run(args: Vec<OsString>) -> i32 {
+    let named = algorithm_named(&args);
     let args: ScrubArgs = match crate::term::parse_subcommand(NAME, args) {
         Ok(args) => args,
         Err(status) => return status,
@@ -96,6 +97,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let show = args.bar.shown();
     let mut printer = Printer {
         args: &args,
+        algorithm_named: named,
         out: Output::new(Buffering::Line),
         display: &display,
     };
@@ -125,6 +127,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
+/// Whether `-a` is on the command line `args`, rather than md5 by default.
+fn algorithm_named(args: &[OsString]) -> bool {
+    let argv = std::iter::once(OsString::from(NAME)).chain(args.iter().cloned());
+    ScrubArgs::command()
+        .try_get_matches_from(argv)
+        .is_ok_and(|m| m.value_source("algorithm") == Some(clap::parser::ValueSource::CommandLine))
+}
+
 /// Where the recorded digests are: the cache, or a list with stamps (its
 /// lines that could not be read count as unreadable).
 enum Recorded {
@@ -140,12 +150,16 @@ fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
             .and_then(|f| {
                 fastsum::manifest::read::Manifest::read(std::io::BufReader::new(f), None)
             });
+        // Named as coreutils names files: a list named `L\nfastsum scrub:
+        // ...` cannot forge a line.
+        let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(list));
+        let named = String::from_utf8_lossy(&quoted);
         let manifest = read.map_err(|why| {
-            eprintln!("{NAME}: {}: {why}", list.display());
+            eprintln!("{NAME}: {named}: {why}");
             2
         })?;
         for (line, why) in &manifest.problems {
-            eprintln!("{NAME}: {}: line {line}: {why}", list.display());
+            eprintln!("{NAME}: {named}: line {line}: {why}");
         }
         return Ok(Recorded::List(manifest));
     }
@@ -188,6 +202,8 @@ fn scrub_options(
 /// stderr.
 struct Printer<'a> {
     args: &'a ScrubArgs,
+    /// `-a` was on the command line (not md5 by default).
+    algorithm_named: bool,
     out: Output,
     display: &'a crate::term::progress::Display,
 }
@@ -263,6 +279,18 @@ impl Printer<'_> {
         }
         if let Err(e) = self.out.finish() {
             eprintln!("{NAME}: write error: {}", fastsum::Error::os_message(&e));
+            return 2;
+        }
+        if !s.recorded_in_others.is_empty() && !self.algorithm_named {
+            // Every file "new", exit 0, read as a clean scrub: a tree
+            // recorded by `sha256sum -r --cache`, scrubbed in md5 by
+            // default (an algorithm named with -a is taken as meant).
+            let others: Vec<String> = s.recorded_in_others.iter().map(|a| a.to_string()).collect();
+            let algorithm = self.args.algorithm.or(Algorithm::Md5);
+            eprintln!(
+                "{NAME}: nothing here was recorded in {algorithm}, so nothing was verified; the cache holds {} digests of these paths: give -a",
+                others.join(", ")
+            );
             return 2;
         }
         match (s.corrupted, s.failed) {

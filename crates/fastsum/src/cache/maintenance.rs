@@ -168,6 +168,43 @@ impl Cache {
 }
 
 impl Cache {
+    /// The algorithms that hold entries at or below one of the absolute
+    /// `prefixes` when `own` holds none there (none otherwise): a scrub
+    /// that finds nothing recorded in its own algorithm says which one the
+    /// recording runs used.
+    pub(crate) fn recorded_only_in_others(
+        &self,
+        own: Algorithm,
+        prefixes: &[PathBuf],
+    ) -> Result<Vec<Algorithm>> {
+        let failed = |e| cache_error(&self.path, e);
+        let mut any = self
+            .connection
+            .prepare_cached(
+                "SELECT 1 FROM dirs WHERE algorithm = ?1 AND dir >= ?2 AND dir < ?3 LIMIT 1",
+            )
+            .map_err(failed)?;
+        let candidates = Algorithm::ALL
+            .into_iter()
+            .chain((1..=64).map(|n| Algorithm::Blake2b { output_len: n }));
+        let mut found = Vec::new();
+        for algorithm in candidates {
+            for prefix in prefixes {
+                let (low, high) = super::store::range_of(prefix.as_os_str().as_encoded_bytes());
+                let name = algorithm.to_string();
+                if !found.contains(&algorithm)
+                    && any.exists(params![name, low, high]).map_err(failed)?
+                {
+                    found.push(algorithm);
+                }
+            }
+        }
+        if found.contains(&own) {
+            found.clear();
+        }
+        Ok(found)
+    }
+
     /// Where a run's cache is: `given`, else the default,
     /// `$XDG_CACHE_HOME/fastsum/cache.sqlite` or `~/.cache/...`; with
     /// neither variable set, [`ErrorKind::NoCacheHome`]. The one place a

@@ -124,7 +124,7 @@ pub(super) fn is_damage(e: &rusqlite::Error) -> bool {
 /// The rows whose directory is `prefix` or lies below it: `[low, high)`
 /// in byte order (`high` is `prefix` with its last byte incremented, so a
 /// sibling such as `/a/b2` for `/a/b` is loaded too, and does no harm).
-fn range_of(prefix: &[u8]) -> (Vec<u8>, Vec<u8>) {
+pub(super) fn range_of(prefix: &[u8]) -> (Vec<u8>, Vec<u8>) {
     let low = prefix.to_vec();
     let mut high = low.clone();
     match high.last_mut() {

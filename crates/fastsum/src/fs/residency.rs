@@ -174,7 +174,9 @@ pub(crate) fn advise_sequential(file: &File) {
 }
 
 /// Drops the page cache of the file at `path` (it was cold before this run
-/// read it: `--no-cache-pollution`).
+/// read it: `--no-cache-pollution`; or a scrub is about to read it, which
+/// must see the bytes on the medium: `TreeOptions::from_disk`). Clean pages
+/// only: pages that are dirty, locked or mapped by a process stay.
 pub(crate) fn drop_cached(path: &Path) {
     #[cfg(target_os = "linux")]
     if let Ok(file) = open_nonblocking(path) {

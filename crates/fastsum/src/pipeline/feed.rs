@@ -94,6 +94,11 @@ impl Feeder<'_> {
     /// want it (started the first time one is wanted).
     fn send(&self, job: Job, walked: bool) {
         let index = self.next_index.fetch_add(1, Ordering::Relaxed);
+        if let (true, Source::Path(path)) = (self.options.from_disk, &job.source) {
+            // Before the prefetchers and the workers see it: what they
+            // read comes from the device (`TreeOptions::from_disk`).
+            crate::fs::residency::drop_cached(path);
+        }
         if let (Some(p), Source::Path(path)) = (&self.prefetch, &job.source) {
             if p.shared.wants(index, path, walked) {
                 self.started.call_once(p.start);

@@ -118,6 +118,12 @@ pub struct TreeOptions {
     pub verify: bool,
     /// Holds every read of the run to a rate ([`crate::read::Pace`]).
     pub(crate) pace: Option<Arc<crate::read::Pace>>,
+    /// Every file read from the device, not the page cache (`scrub`): the
+    /// feeder drops each file's cached pages before the prefetchers and
+    /// the workers see it (a block rotted under a mounted file system was
+    /// read from the cache and called verified). Dropped by the workers
+    /// instead, the pages the prefetchers had just read would be read twice.
+    pub(crate) from_disk: bool,
     /// The operands are regular files a listing found (the Dask runner's
     /// shards): each is hashed as a walk's file is, not stat'ed first,
     /// never waited on, and an error if something else took its place.
@@ -139,6 +145,7 @@ impl TreeOptions {
             disk: DiskKind::Auto,
             verify: false,
             pace: None,
+            from_disk: false,
             listed: false,
         }
     }

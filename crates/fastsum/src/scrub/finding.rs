@@ -52,6 +52,11 @@ pub struct ScrubSummary {
     pub bytes_read: u64,
     /// Whether it stopped before the end (`stop`): `resume` goes on.
     pub interrupted: bool,
+    /// Nothing under the roots was recorded in the scrub's algorithm, and
+    /// the cache holds entries there in these: the scrub verified nothing
+    /// (every file was new), and its algorithm is likely not the one the
+    /// recording runs used.
+    pub recorded_in_others: Vec<crate::algo::Algorithm>,
 }
 
 impl ScrubSummary {

@@ -65,3 +65,37 @@ fn answer(recorded: &Entry, now: &FileStamp) -> Option<Digest> {
         (now.is_remount_of(&recorded.stamp) && settled).then_some(recorded.digest)
     })
 }
+
+/// Whether an entry verified at `hashed_at_ns` was verified within `due`
+/// of a scrub started at `started_ns`. A time after the start (recorded
+/// under a clock set ahead, since put right) is not a recent verification:
+/// read as a negative age, it made every such file "not due" until the
+/// clock caught up with it, years on for a clock set to 2038.
+pub(super) fn verified_within(
+    hashed_at_ns: i64,
+    started_ns: i64,
+    due: std::time::Duration,
+) -> bool {
+    let age = started_ns
+        .checked_sub(hashed_at_ns)
+        .and_then(|a| u128::try_from(a).ok());
+    age.is_some_and(|age| age < due.as_nanos())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn only_a_past_verification_within_the_period_is_recent() {
+        let (now, day) = (1_800_000_000_000_000_000_i64, 86_400_000_000_000_i64);
+        let month = Duration::from_secs(30 * 86_400);
+        assert!(super::verified_within(now - day, now, month));
+        assert!(super::verified_within(now, now, month));
+        assert!(!super::verified_within(now - 31 * day, now, month));
+        // Recorded under a clock set ahead: due, not recent.
+        assert!(!super::verified_within(now + day, now, month));
+        assert!(!super::verified_within(i64::MAX, now, month));
+        assert!(!super::verified_within(i64::MIN, now, month));
+    }
+}

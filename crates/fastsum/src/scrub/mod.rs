@@ -107,6 +107,10 @@ fn reading_hasher(
 ) -> TreeHasher {
     options.threads = scrub.threads.max(1);
     options.verify = true;
+    // The bytes on the medium, not the page cache's copy of them: a block
+    // rotted under a mounted file system was read from the cache and
+    // called verified.
+    options.from_disk = true;
     options.pace = pace;
     let mut hasher = TreeHasher::with_options(options);
     if let Some(progress) = &scrub.progress {
@@ -229,8 +233,7 @@ impl Run<'_> {
             }
         }
         if let (Some(entry), Some(due), true) = (&entry, self.options.older_than, skippable) {
-            let verified_ago = self.started_ns.saturating_sub(entry.hashed_at_ns);
-            let recent = u128::try_from(verified_ago).unwrap_or(0) < due.as_nanos();
+            let recent = judge::verified_within(entry.hashed_at_ns, self.started_ns, due);
             if recent && unchanged(entry) {
                 self.found(&path, Finding::NotDue);
                 return;
@@ -274,8 +277,9 @@ impl Run<'_> {
             }
             let (finding, entry) = judge(pending, outcome);
             keep.extend(entry);
-            self.corrupted.note(&pending.absolute, &finding);
+            let noted = self.corrupted.note(self.cache, &pending.absolute, &finding);
             self.found(&pending.path, finding);
+            noted?;
         }
         self.keep(&keep)?;
         let stop = self.options.stop.as_ref();
@@ -336,7 +340,8 @@ impl Run<'_> {
                     }
                     let (finding, entry) = judge(&pending, Some(outcome));
                     keep.extend(entry);
-                    self.corrupted.note(&pending.absolute, &finding);
+                    let noted = self.corrupted.note(self.cache, &pending.absolute, &finding);
+                    self.failure = self.failure.take().or(noted.err());
                     finding
                 }
             };
@@ -361,7 +366,7 @@ impl Run<'_> {
     fn keep(&mut self, entries: &[NewEntry]) -> Result<()> {
         self.cache
             .store(self.options.algorithm, entries, self.started_ns)?;
-        Ok(())
+        self.corrupted.save(self.cache)
     }
 
     /// What the cache holds for the file at `absolute` (below the root
@@ -393,13 +398,7 @@ impl ScrubOptions {
     ) -> Result<ScrubSummary> {
         let (roots, refused) = scrubbable(roots, sink);
         let roots = &roots[..];
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let spelled: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
-        let absolute: Vec<PathBuf> = roots
-            .iter()
-            .zip(&spelled)
-            .map(|(root, spelled)| std::fs::canonicalize(root).unwrap_or_else(|_| spelled.clone()))
-            .collect();
+        let (spelled, absolute) = root_paths(roots);
         let moved = moved::Moved::load(cache, &absolute)?;
         let mut prefixes = absolute.clone();
         prefixes.extend(spelled.iter().filter(|s| !absolute.contains(s)).cloned());
@@ -407,6 +406,7 @@ impl ScrubOptions {
         // Kept from the start, the places before it too: a scrub killed
         // at any point leaves every place looked in again.
         let snapshot = cache.load(self.algorithm, &prefixes)?;
+        let recorded_in_others = cache.recorded_only_in_others(self.algorithm, &prefixes)?;
         moved.remember(cache, &absolute)?;
         let key = place_key(self.algorithm, &absolute);
         let now = now_ns();
@@ -437,6 +437,7 @@ impl ScrubOptions {
             batch_bytes: 0,
             summary: ScrubSummary {
                 failed: refused,
+                recorded_in_others,
                 ..ScrubSummary::default()
             },
             failure: None,
@@ -464,6 +465,19 @@ impl ScrubOptions {
         }
         Ok(run.summary)
     }
+}
+
+/// Each root's absolute path as spelled, and its canonical one (the
+/// spelled one when it has none).
+fn root_paths(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let spelled: Vec<PathBuf> = roots.iter().map(|r| absolute_in(&cwd, r)).collect();
+    let absolute = roots
+        .iter()
+        .zip(&spelled)
+        .map(|(root, spelled)| std::fs::canonicalize(root).unwrap_or_else(|_| spelled.clone()))
+        .collect();
+    (spelled, absolute)
 }
 
 /// The roots a scrub walks: each once (`a a`, `a a/x`), and none that is

@@ -118,22 +118,39 @@ impl Corrupted {
         self.paths.contains(name::path_bytes(absolute))
     }
 
-    /// Remembers what a read of the file at `absolute` found.
-    pub(super) fn note(&mut self, absolute: &std::path::Path, finding: &super::Finding) {
+    /// Remembers what a read of the file at `absolute` found. A file newly
+    /// found corrupted is stored in `cache` at once, before the finding is
+    /// said: kept only at the end, a scrub killed after saying it lost it,
+    /// and the next `--older-than` scrub called the file not due (exit 0).
+    /// The whole set is written each time, so past [`SAVED_AT_ONCE`] files
+    /// it is written with each batch instead (`Run::keep`): a disk with
+    /// 100,000 rotted files would otherwise write the set 100,000 times.
+    pub(super) fn note(
+        &mut self,
+        cache: &mut Cache,
+        absolute: &std::path::Path,
+        finding: &super::Finding,
+    ) -> Result<()> {
         use super::Finding;
         let bytes = name::path_bytes(absolute);
         match finding {
-            Finding::Corrupted { .. } => self.changed |= self.paths.insert(bytes.to_vec()),
+            Finding::Corrupted { .. } if self.paths.insert(bytes.to_vec()) => {
+                self.changed = true;
+                if self.paths.len() <= SAVED_AT_ONCE {
+                    return self.save(cache);
+                }
+            }
             Finding::Verified | Finding::Changed | Finding::New => {
                 self.changed |= self.paths.remove(bytes)
             }
             _ => {}
         }
+        Ok(())
     }
 
     /// Stores the set, if it changed.
-    pub(super) fn save(&self, cache: &mut Cache) -> Result<()> {
-        if !self.changed {
+    pub(super) fn save(&mut self, cache: &mut Cache) -> Result<()> {
+        if !std::mem::take(&mut self.changed) {
             return Ok(());
         }
         let value: Vec<String> = self.paths.iter().map(|p| hex(p)).collect();
@@ -143,6 +160,10 @@ impl Corrupted {
         }
     }
 }
+
+/// Corrupted files kept in the cache as each is found, at most; more are
+/// kept with each batch's entries.
+const SAVED_AT_ONCE: usize = 256;
 
 /// Bytes as hex.
 fn hex(bytes: &[u8]) -> String {

@@ -59,14 +59,17 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     run.working = true;
     let path = fastsum::name::path(manifest).into_owned();
     let failed = |run: &mut Run, why: &str| {
-        let mut m = manifest.to_vec();
+        let mut m = crate::term::Quoting { utf8: true }.quotef(manifest);
         m.extend_from_slice(format!(": {why}").as_bytes());
         run.error(&m);
         Err(1)
     };
-    let file = match std::fs::File::open(&path) {
+    // A regular file only: it is renamed over at the end. A FIFO was
+    // waited on without end, and a link to a pipe (`/dev/stdin`) read
+    // twice, then replaced by the new list.
+    let file = match fastsum::read::open_regular(&path) {
         Ok(file) => file,
-        Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
+        Err(e) => return failed(run, &e.kind().to_string()),
     };
     let given = o.algorithms.specified().then_some(o.algorithms.one());
     let (head, terminator) = match head_of(file) {
@@ -139,13 +142,13 @@ fn listed_answers(
     path: &Path,
     algorithm: Algorithm,
 ) -> Result<(std::sync::Arc<fastsum::cache::CacheSession>, Manifest), i32> {
-    let read = std::fs::File::open(path)
-        .map_err(|e| fastsum::Error::os_message(&e))
+    let read = fastsum::read::open_regular(path)
+        .map_err(|e| e.kind().to_string())
         .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)));
     let list = match read {
         Ok(list) => list,
         Err(why) => {
-            run.error(format!("{}: {why}", path.display()).as_bytes());
+            run.error(format!("{}: {why}", update_file::named(path)).as_bytes());
             return Err(1);
         }
     };
@@ -233,34 +236,40 @@ const GUESS_CHECKS: usize = 8;
 
 /// An untagged list without `-a` has its algorithm guessed from its
 /// digests' length (32 hex digits: MD5, though XXH128 and BLAKE2b-128
-/// write them too; 40: SHA-1 or BLAKE2b-160). A file it lists that is
-/// older than the list cannot have changed since the list was written: if
-/// one does not hash to its line under the guess, the guess is wrong (or
-/// the file rotted), and rewriting the list in it would replace every
-/// line. Refused, with the algorithms of that length that do match, and
-/// nothing changed (issue 51.6).
+/// write them too; 40: SHA-1 or BLAKE2b-160). A file that hashes to its
+/// line under another algorithm of that length, and not under the guess,
+/// shows the guess wrong, whatever its age; a file older than the list
+/// cannot have changed since the list was written, so one that matches no
+/// algorithm shows it wrong too unless another file matches it. Rewriting
+/// the list in a wrong guess would replace every line: refused, with the
+/// algorithms that do match, and nothing changed (issue 51.6). Only files
+/// older than the list were looked at once, so a list whose files were all
+/// touched since (restored from a backup, copied, checked out) was turned
+/// from XXH128 into MD5, every file said modified, exit 0.
 fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
     let Ok(written) = std::fs::metadata(list).and_then(|m| m.modified()) else {
         return Ok(());
     };
     let guess = old.algorithm;
     let mut hasher = fastsum::FileHasher::new();
-    let older = old.entries.iter().filter_map(|entry| {
+    let files = old.entries.iter().filter_map(|entry| {
         let path = fastsum::name::path(&entry.path).into_owned();
         let file = fastsum::read::open_regular(&path).ok()?;
         let modified = file.metadata().and_then(|m| m.modified()).ok()?;
-        (modified < written).then_some((path, entry))
+        Some((path, entry, modified < written))
     });
     // A file older than the list that matches no algorithm was changed
     // since (a same-size edit, its mtime put back: issue 51.8), which
     // --update is for; the guess is wrong when another algorithm matches,
     // or when no file at all matches it.
     let (mut confirmed, mut unmatched) = (false, None);
-    for (path, entry) in older.take(GUESS_CHECKS) {
-        if hasher
-            .hash_listed(guess, &path)
-            .is_ok_and(|d| d == entry.digest)
-        {
+    for (path, entry, older) in files.take(GUESS_CHECKS) {
+        let mut matches = |a: Algorithm| {
+            hasher
+                .hash_listed(a, &path)
+                .is_ok_and(|d| d == entry.digest)
+        };
+        if matches(guess) {
             confirmed = true;
             continue;
         }
@@ -269,26 +278,27 @@ fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
             .chain((1..=64).map(|n| fastsum::Algorithm::Blake2b { output_len: n }))
             .filter(|a| *a != guess && a.output_len() == guess.output_len());
         let matching: Vec<String> = same_length
-            .filter(|a| {
-                hasher
-                    .hash_listed(*a, &path)
-                    .is_ok_and(|d| d == entry.digest)
-            })
+            .filter(|a| matches(*a))
             .map(|a| a.to_string())
             .collect();
-        let matches = match matching.is_empty() {
+        let said = match matching.is_empty() {
             true => "no other algorithm of that length matches either".to_string(),
             false => format!("{} matches", matching.join(", ")),
         };
+        let age = match older {
+            true => " (older than the list)",
+            false => "",
+        };
         let why = format!(
-            "its untagged digests were taken for {guess}, but {} (older than the list) does not hash to its line in {guess} ({matches}): give -a; nothing was changed",
+            "its untagged digests were taken for {guess}, but {}{age} does not hash to its line in {guess} ({said}): give -a; nothing was changed",
             String::from_utf8_lossy(
                 &crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path))
             )
         );
-        match matching.is_empty() {
-            true => unmatched = unmatched.or(Some(why)),
-            false => return Err(why),
+        match (matching.is_empty(), older) {
+            (false, _) => return Err(why),
+            (true, true) => unmatched = unmatched.or(Some(why)),
+            (true, false) => {} // changed since the list: no evidence
         }
     }
     match (confirmed, unmatched) {
@@ -342,8 +352,8 @@ pub(super) fn run_update(
         if let Some(list) = read {
             return Ok(list);
         }
-        std::fs::File::open(&path)
-            .map_err(|e| fastsum::Error::os_message(&e))
+        fastsum::read::open_regular(&path)
+            .map_err(|e| e.kind().to_string())
             .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)))
     });
     let stdout = std::mem::replace(&mut run.out, crate::term::output::Output::to_file(file));
@@ -376,13 +386,17 @@ pub(super) fn run_update(
     };
     if let Some(why) = problem {
         aside.discard();
-        let m = format!("{}: left as it was: {why}", update.path.display());
+        let m = format!(
+            "{}: left as it was: {why}",
+            update_file::named(&update.path)
+        );
         run.error(m.as_bytes());
         return false;
     }
     if let Err(e) = aside.commit() {
         let why = fastsum::Error::os_message(&e);
-        run.error(format!("{}: left as it was: {why}", update.path.display()).as_bytes());
+        let named = update_file::named(&update.path);
+        run.error(format!("{named}: left as it was: {why}").as_bytes());
         return false;
     }
     if let Ok(old) = &old {
@@ -437,7 +451,7 @@ fn say_changes(run: &mut Run, old: &Manifest, new: super::run::Written, path: &P
     let [added, removed, modified, unchanged] = counts;
     let m = format!(
         "{}: updated: {added} added, {removed} removed, {modified} modified, {unchanged} unchanged",
-        path.display()
+        update_file::named(path)
     );
     let _ = std::io::stderr().flush();
     run.error(m.as_bytes());

@@ -18,18 +18,27 @@ pub(super) struct Aside {
     target: PathBuf,
 }
 
+/// `path` as a message names it: quoted as coreutils quotes names, so a
+/// list named `L\nfastsum: ...` cannot forge a line of its own.
+pub(super) fn named(path: &Path) -> String {
+    let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(path));
+    String::from_utf8_lossy(&quoted).into_owned()
+}
+
 /// Where the list really is: `list`, or the file its links lead to.
 fn target_of(list: &Path) -> PathBuf {
     std::fs::canonicalize(list).unwrap_or_else(|_| list.to_path_buf())
 }
 
-/// The temporary name of an update of `target` by the process `pid`.
+/// The temporary name of an update of `target` by the process `pid`,
+/// the list's name kept byte for byte: a lossy name (`\u{fffd}` for a byte
+/// that is not UTF-8) was not known as the list's own, so the list named
+/// its temporary file, a file that no longer exists once renamed.
 fn aside_name(target: &Path, pid: u32) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.fastsum-update.{pid}"))
+    let mut name = std::ffi::OsString::from(".");
+    name.push(target.file_name().unwrap_or_default());
+    name.push(format!(".fastsum-update.{pid}"));
+    target.with_file_name(name)
 }
 
 impl Aside {
@@ -38,7 +47,7 @@ impl Aside {
     pub(super) fn create(list: &Path) -> Result<(File, Aside), String> {
         let target = target_of(list);
         let path = aside_name(&target, std::process::id());
-        let said = |e: io::Error| format!("{}: {}", path.display(), fastsum::Error::os_message(&e));
+        let said = |e: io::Error| format!("{}: {}", named(&path), fastsum::Error::os_message(&e));
         let mut options = std::fs::File::options();
         options.write(true).create_new(true);
         #[cfg(unix)]
@@ -70,7 +79,7 @@ impl Aside {
                 let e = io::Error::last_os_error();
                 return Err(format!(
                     "{}: cannot keep its owner ({}:{}): {}",
-                    self.target.display(),
+                    named(&self.target),
                     old.uid(),
                     old.gid(),
                     fastsum::Error::os_message(&e)
@@ -148,15 +157,16 @@ pub(super) fn clear_stale(list: &Path, say: &mut dyn FnMut(String)) {
     } else {
         dir
     };
-    let prefix = format!(".{}.fastsum-update.", name.to_string_lossy());
+    let prefix = [&b"."[..], name.as_encoded_bytes(), b".fastsum-update."].concat();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
         let Some(pid) = file_name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
+            .as_encoded_bytes()
+            .strip_prefix(&prefix[..])
+            .and_then(|pid| std::str::from_utf8(pid).ok())
             .and_then(|pid| pid.parse::<u32>().ok())
         else {
             continue;
@@ -168,12 +178,12 @@ pub(super) fn clear_stale(list: &Path, say: &mut dyn FnMut(String)) {
         if process_alive(pid) {
             say(format!(
                 "{}: left by process {pid}, which still runs (another update?): not removed",
-                path.display()
+                named(&path)
             ));
         } else if std::fs::remove_file(&path).is_ok() {
             say(format!(
                 "{}: removed: left by an update that was killed (process {pid} is gone)",
-                path.display()
+                named(&path)
             ));
         }
     }
