@@ -132,8 +132,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
             out.err_raw(&unchecked_columns(&list));
             let unchecked = list.unchecked.get() > 0;
             let trouble = trouble || unchecked;
-            // "passed" only with exit 0: a file that could not be read, a
-            // loop, a path listed twice leave the audit incomplete.
             out.out(&summary_text(&summary, &partial, trouble));
             match (trouble, passed(&summary) && partial.count() == 0) {
                 (true, _) => 2,
@@ -280,7 +278,9 @@ fn path(entry: &Option<fastsum::diff::Entry>) -> Vec<u8> {
 /// modified files (which hashdeep counts both as new and as not found).
 /// Partially matched files (some columns matched, not all) are counted
 /// apart, not as matched or moved. TROUBLE (anything reported on
-/// standard error) fails the audit whatever the counts say.
+/// standard error: a file that could not be read, a loop, a path listed
+/// twice) fails the audit whatever the counts say: "passed" only with
+/// exit 0.
 fn summary_text(s: &DiffSummary, partial: &Partial, trouble: bool) -> Vec<u8> {
     let verdict = match passed(s) && partial.count() == 0 && !trouble {
         true => "passed",
