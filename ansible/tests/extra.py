@@ -15,7 +15,7 @@
 import os
 import shutil
 
-from harness import Ansible, snapshot, write
+from harness import Ansible, Pair, snapshot, write
 
 DIFF_LIMIT = 2000
 
@@ -26,29 +26,15 @@ def names(tree):
     return {rel: entry[0] for rel, entry in tree.items()}
 
 
-class Extra:
+class Extra(Pair):
     """The checks, on one Ansible (with ansible.posix when it is there)."""
 
     def __init__(self, inventory, collections, env, work, fastsum, check):
         posix = os.environ.get('FASTSUM_ANSIBLE_POSIX')
         self.posix = bool(posix)
-        self.ansible = Ansible(inventory, collections + (':' + posix if posix else ''),
-                               dict(env, ANSIBLE_MAX_DIFF_SIZE=str(DIFF_LIMIT)))
-        self.work = os.path.join(work, 'extra')
-        self.fastsum = fastsum
-        self.check = check
-        os.makedirs(self.work)
-
-    def ours(self, src, dests, **args):
-        """Our task twice: over ssh with fastsum on the host (F), through
-        the local connection with the Python fallback (P)."""
-        return [('fastsum.deploy.copy', dict(args, src=src, dest=dests['F'], fastsum_path=self.fastsum,
-                                             fastsum_controller=self.fastsum), 'ssh'),
-                ('fastsum.deploy.copy', dict(args, src=src, dest=dests['P'], use_fastsum='never',
-                                             fastsum_controller=self.fastsum), None)]
-
-    def dests(self, name, keys='FP'):
-        return {key: os.path.join(self.work, '%s-%s' % (name, key)) for key in keys}
+        Pair.__init__(self, Ansible(inventory, collections + (':' + posix if posix else ''),
+                                    dict(env, ANSIBLE_MAX_DIFF_SIZE=str(DIFF_LIMIT))),
+                      os.path.join(work, 'extra'), fastsum, check)
 
     def run_all(self):
         self.diffs()

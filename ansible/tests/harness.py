@@ -126,6 +126,28 @@ class Ansible:
         return results
 
 
+class Pair:
+    """Checks that run our task two ways: over ssh with fastsum on the
+    host (F), through the local connection with the Python fallback (P)."""
+
+    def __init__(self, ansible, work, fastsum, check):
+        self.ansible = ansible
+        self.work = work
+        self.fastsum = fastsum
+        self.check = check
+        os.makedirs(self.work)
+
+    def ours(self, src, dests, **args):
+        """The task for F and for P, into DESTS['F'] and DESTS['P']."""
+        return [('fastsum.deploy.copy', dict(args, src=src, dest=dests['F'], fastsum_path=self.fastsum,
+                                             fastsum_controller=self.fastsum), 'ssh'),
+                ('fastsum.deploy.copy', dict(args, src=src, dest=dests['P'], use_fastsum='never',
+                                             fastsum_controller=self.fastsum), None)]
+
+    def dests(self, name, keys='FP'):
+        return {key: os.path.join(self.work, '%s-%s' % (name, key)) for key in keys}
+
+
 BACKUP = re.compile(rb'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~$')
 
 

@@ -25,7 +25,7 @@ import subprocess
 import threading
 import time
 
-from harness import Ansible, snapshot, write
+from harness import Ansible, Pair, snapshot, write
 
 
 def apply_processes():
@@ -79,26 +79,13 @@ def progress(dest, new):
     return temps, done
 
 
-class Hostile:
+class Hostile(Pair):
     """The checks, over ssh with fastsum on the host (F) and through the
     local connection with the Python fallback (P), against builtin copy (B)
     where it is the reference."""
 
     def __init__(self, inventory, collections, env, work, fastsum, check):
-        self.ansible = Ansible(inventory, collections, env)
-        self.work = os.path.join(work, 'hostile-pass')
-        self.fastsum = fastsum
-        self.check = check
-        os.makedirs(self.work)
-
-    def ours(self, src, dests, **args):
-        return [('fastsum.deploy.copy', dict(args, src=src, dest=dests['F'], fastsum_path=self.fastsum,
-                                             fastsum_controller=self.fastsum), 'ssh'),
-                ('fastsum.deploy.copy', dict(args, src=src, dest=dests['P'], use_fastsum='never',
-                                             fastsum_controller=self.fastsum), None)]
-
-    def dests(self, name, keys='FP'):
-        return {key: os.path.join(self.work, '%s-%s' % (name, key)) for key in keys}
+        Pair.__init__(self, Ansible(inventory, collections, env), os.path.join(work, 'hostile-pass'), fastsum, check)
 
     def run_all(self):
         self.links()

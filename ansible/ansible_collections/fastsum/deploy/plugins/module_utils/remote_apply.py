@@ -27,7 +27,7 @@ import tarfile
 import time
 
 from ansible_collections.fastsum.deploy.plugins.module_utils.remote_tree import (
-    DIR_FLAGS, TMP_PREFIX, b64, current_umask, mode_for, resolve_group, resolve_owner, unb64)
+    DIR_FLAGS, TMP_PREFIX, b64, current_umask, descend, mode_for, resolve_group, resolve_owner, unb64)
 
 
 class Placer:
@@ -46,17 +46,7 @@ class Placer:
     # -- directories ---------------------------------------------------
     def open_parent(self, rel):
         """(descriptor of REL's directory, REL's last name), never via a link."""
-        parts = rel.split(b'/')
-        fd = os.dup(self.root_fd)
-        try:
-            for part in parts[:-1]:
-                sub = os.open(part, DIR_FLAGS, dir_fd=fd)
-                os.close(fd)
-                fd = sub
-        except OSError:
-            os.close(fd)
-            raise
-        return fd, parts[-1]
+        return descend(os.dup(self.root_fd), rel)
 
     def make_dir(self, rel, mode):
         fd, name = self.open_parent(rel)

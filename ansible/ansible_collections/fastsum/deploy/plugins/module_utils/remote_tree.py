@@ -164,8 +164,13 @@ def open_under(root, rel):
     """(descriptor of the directory holding REL under ROOT, REL's last
     name): every component below ROOT opened with O_NOFOLLOW, so a
     directory swapped for a symlink is never passed through."""
+    return descend(os.open(root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0)), rel)
+
+
+def descend(fd, rel):
+    """open_under from the directory descriptor FD (taken: closed, or
+    returned as the answer's descriptor)."""
     parts = rel.split(b'/')
-    fd = os.open(root, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
     try:
         for part in parts[:-1]:
             sub = os.open(part, DIR_FLAGS, dir_fd=fd)
