@@ -199,6 +199,29 @@ class ActionModule(ActionBase):
                            escape=not single)
         return diffs if single else [change_list(dest, outcome)] + diffs
 
+    @staticmethod
+    def _done_lists(done, report, remote, plan, single, name):
+        """The result's lists from what the host reports done (a failed
+        apply): directories with their /, the root as ./."""
+        dirs = set(base64.b64decode(item['path']) for item in plan['mkdirs'])
+        dirs.update(rel for rel, entry in remote.items() if entry['kind'] == 'd')
+        cleaned = set(report['cleaned'])
+
+        def rels(key):
+            return [base64.b64decode(p) for p in done.get(key, [])]
+
+        def text(rel):
+            if single and rel in (b'', name):
+                return shown(name)
+            return shown(rel) + ('/' if rel in dirs and rel else '') if rel else './'
+        updated = []
+        for rel in rels('updated') + rels('attributes'):
+            if text(rel) not in updated:
+                updated.append(text(rel))
+        return {'created': [text(rel) for rel in rels('created')], 'updated': updated,
+                'removed': [text(rel) for rel in rels('removed') if rel not in cleaned],
+                'cleaned': [text(rel) for rel in rels('removed') if rel in cleaned]}
+
     def _finish(self, host, local, listing, differ, args, root_b, single, dest, created_root):
         remote = host.entries(listing)
         if listing.get('errors'):
@@ -243,8 +266,10 @@ class ActionModule(ActionBase):
                     applied['done']['backups'][0])), errors='surrogate_or_strict')
         if applied['failed']:
             # What the host did, not what was planned: a run that wrote
-            # nothing (a read-only file system) changed nothing.
-            outcome['changed'] = any(applied['done'].get(key) for key in ('created', 'updated', 'removed', 'attributes'))
+            # nothing (a read-only file system) changed nothing, and the
+            # lists name only what was done.
+            outcome.update(self._done_lists(applied['done'], report, remote, plan, single, name))
+            outcome['changed'] = any(outcome[key] for key in ('created', 'updated', 'removed', 'cleaned'))
             outcome['failed'] = True
             outcome['msg'] = 'fastsum.deploy.copy: not everything was put in place under %s: %s' % (
                 dest, '; '.join('%s: %s' % (shown(base64.b64decode(p)) or '.', why) for p, why in applied['failed']))

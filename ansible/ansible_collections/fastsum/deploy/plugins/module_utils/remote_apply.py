@@ -89,9 +89,11 @@ class Placer:
             os.chmod(name, wanted, dir_fd=fd)
 
     # -- files ---------------------------------------------------------
-    def temp_in(self, fd):
+    def temp_in(self, fd, suffix=b''):
+        """A fresh temporary name in FD (ending in SUFFIX, the file's own
+        extension, for a validate command that reads it), opened."""
         for attempt in range(100):
-            name = '%s%d.%d.%d' % (TMP_PREFIX, os.getpid(), int(time.time() * 1e6), attempt)
+            name = os.fsencode('%s%d.%d.%d' % (TMP_PREFIX, os.getpid(), int(time.time() * 1e6), attempt)) + suffix
             try:
                 return name, os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0),
                                      0o600, dir_fd=fd)
@@ -110,7 +112,7 @@ class Placer:
                 old = None
             if old is not None and stat.S_ISDIR(old.st_mode):
                 raise OSError('a directory is there')
-            tmp, out = self.temp_in(fd)
+            tmp, out = self.temp_in(fd, os.path.splitext(name)[1][:32] if self.plan.get('validate') else b'')
             try:
                 write_all(out, stream)
             finally:
@@ -124,7 +126,7 @@ class Placer:
             current = stat.S_IMODE(old.st_mode) if existing else 0o666 & ~self.umask
             # The temporary file is 0600 until here: it always gets its mode.
             self.set_attributes(fd, tmp, item.get('mode'), current, False, fresh=True)
-            self.validate(fd, tmp)
+            self.validate(os.path.join(self.root, os.path.dirname(rel), tmp))
             if existing and item.get('backup'):
                 backup = '%s.%d.%s~' % (os.fsdecode(name), os.getpid(),
                                         time.strftime('%Y-%m-%d@%H:%M:%S', time.localtime()))
@@ -141,17 +143,18 @@ class Placer:
                     pass
             os.close(fd)
 
-    def validate(self, fd, tmp):
+    def validate(self, path):
+        """Run the plan's validate command on the temporary file at PATH
+        (its whole path, as builtin copy gives one: a validator that runs
+        a child, or sudo, reads it too)."""
         command = self.plan.get('validate')
         if not command:
             return
         if '%s' not in command:
             raise OSError('validate must contain %%s: %s' % command)
-        path = '/proc/self/fd/%d/%s' % (fd, tmp) if os.path.isdir('/proc/self/fd') else None
-        if path is None:
-            raise OSError('validate needs /proc on the host')
+        path = os.fsdecode(path)
         args = [path if word == '%s' else word.replace('%s', path) for word in shlex.split(command)]
-        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(fd,), check=False)
+        proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
         if proc.returncode != 0:
             raise OSError('failed to validate: %s' % proc.stdout.decode('utf-8', 'replace').strip())
 
@@ -211,15 +214,21 @@ class Placer:
             for item in self.plan.get('files', []) + self.plan.get('attributes', []):
                 item['path'] = b64(name) if unb64(item['path']) == b'' else item['path']
         if not os.path.isdir(self.root):
+            missing, path = [], self.root.rstrip(b'/') or b'/'
+            while path and not os.path.isdir(path):
+                missing.append(path)
+                path = os.path.dirname(path)
             os.makedirs(self.root)
             if not self.plan.get('single'):
-                # A root this run makes gets the tree's owner and group, as
-                # builtin copy gives them, then its mode.
-                if self.uid is not None or self.gid is not None:
-                    os.chown(self.root, -1 if self.uid is None else self.uid, -1 if self.gid is None else self.gid,
-                             follow_symlinks=False)
-                st = os.stat(self.root)
-                os.chmod(self.root, mode_for(self.plan.get('root_mode'), stat.S_IMODE(st.st_mode), True))
+                # Each directory this run makes (the root and the parents it
+                # lacked) gets the tree's owner and group, as builtin copy
+                # gives them, then its mode.
+                for made in reversed(missing):
+                    if self.uid is not None or self.gid is not None:
+                        os.chown(made, -1 if self.uid is None else self.uid, -1 if self.gid is None else self.gid,
+                                 follow_symlinks=False)
+                    st = os.stat(made)
+                    os.chmod(made, mode_for(self.plan.get('root_mode'), stat.S_IMODE(st.st_mode), True))
         self.root_fd = os.open(self.root, DIR_FLAGS if self.plan.get('inside') else
                                os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0))
 

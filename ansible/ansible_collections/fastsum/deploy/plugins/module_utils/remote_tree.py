@@ -38,7 +38,8 @@ FILE_FLAGS = os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0) | getattr(os, 'O_NONBLOC
 # left by an interrupted run, and the next run removes it.
 TMP_PREFIX = '.fastsum-deploy.'
 # (the microseconds since 1970 in the name: 16 digits since 2001).
-_TMP_NAME = re.compile(br'^\.fastsum-deploy\.(\d+)\.\d{16,}\.(?:\d+|link|dir)$')
+# A file's may end in its own extension (for validate).
+_TMP_NAME = re.compile(br'^\.fastsum-deploy\.(\d+)\.\d{16,}\.(?:\d+(?:\.[^/]{1,32})?|link|dir)$', re.S)
 
 
 def b64(data):
@@ -209,14 +210,14 @@ def _walk(dir_fd, prefix, out, big, algorithm, errors, stale):
     for name in sorted(os.listdir(dir_fd)):
         raw = os.fsencode(name)
         rel = prefix + raw
-        if stale_temp(raw):
-            stale.append(b64(rel))
         try:
             st = os.lstat(name, dir_fd=dir_fd)
         except OSError as err:
             errors.append([b64(rel), err.strerror])
             continue
         kind = kind_of(st.st_mode)
+        if stale_temp(raw) and kind != 'd':
+            stale.append(b64(rel))
         entry = [b64(rel), kind, stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, None, None, st.st_size]
         out.append(entry)
         if kind == 'l':
@@ -236,6 +237,11 @@ def _walk(dir_fd, prefix, out, big, algorithm, errors, stale):
                 errors.append([b64(rel), err.strerror])
                 continue
             try:
+                if stale_temp(raw) and not os.listdir(sub):
+                    # A directory made under a temporary name is renamed
+                    # before anything is put in it: one that holds
+                    # something is not this module's to remove.
+                    stale.append(b64(rel))
                 _walk(sub, rel + b'/', out, big, algorithm, errors, stale)
             finally:
                 os.close(sub)

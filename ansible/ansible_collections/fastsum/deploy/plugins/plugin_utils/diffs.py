@@ -12,6 +12,7 @@ __metaclass__ = type
 import base64
 import os
 import stat
+import unicodedata
 
 from ansible import constants as C
 from ansible.errors import AnsibleActionFail
@@ -19,9 +20,20 @@ from ansible.module_utils.common.text.converters import to_native, to_text
 
 
 def escaped(path):
-    """PATH on one line of the change list: a backslash, a newline and a
-    carriage return as \\\\, \\n and \\r, so that no name can forge a line."""
-    return path.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r')
+    """PATH on one line: a backslash as \\\\, a newline and a carriage
+    return as \\n and \\r, any other control character (C0, DEL, C1: a
+    vertical tab, ESC, NEL) as \\xHH, a line or paragraph separator as
+    \\uHHHH, so that no name can forge a line or move a terminal's cursor."""
+    out = []
+    for char in path.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r'):
+        category = unicodedata.category(char)
+        if category == 'Cc':
+            out.append('\\x%02x' % ord(char))
+        elif category in ('Zl', 'Zp'):
+            out.append('\\u%04x' % ord(char))
+        else:
+            out.append(char)
+    return ''.join(out)
 
 
 def change_list(dest, outcome):

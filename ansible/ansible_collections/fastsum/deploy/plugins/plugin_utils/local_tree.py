@@ -101,16 +101,22 @@ def excluded_by_fastsum(program, candidates, excludes):
     not report is excluded."""
     if not candidates or not excludes:
         return set()
-    skeleton = tempfile.mkdtemp(prefix='fastsum-deploy-exclude.')
+    # A short root: the host's paths are made below it, and one near the
+    # host's PATH_MAX must still fit.
+    skeleton = tempfile.mkdtemp(prefix='fd.')
     try:
         root = os.fsencode(skeleton)
-        for rel in sorted(candidates):
-            path = os.path.join(root, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            if candidates[rel]:
-                os.makedirs(path, exist_ok=True)
-            elif not os.path.isdir(path):
-                open(path, 'wb').close()
+        try:
+            for rel in sorted(candidates):
+                path = os.path.join(root, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                if candidates[rel]:
+                    os.makedirs(path, exist_ok=True)
+                elif not os.path.isdir(path):
+                    open(path, 'wb').close()
+        except OSError as err:
+            raise SourceError('the excludes could not be matched against the host\'s paths on the controller '
+                              '(%s), nothing was changed' % err)
         status, out, err = run_fastsum(program, ['-r', '--json', '--dirs', '--no-progress', '-a', 'md5']
                                        + filter_args(False, excludes) + ['--', '.'], cwd=skeleton)
         if status != 0:
