@@ -97,21 +97,74 @@ class Hostile(Pair):
         self.validate_exclude_owner()
         self.checksums_names()
         self.diff_headers()
+        self.third_pass()
+
+    def third_pass(self):
+        """A failed run names only what it did; a stale-looking directory
+        that holds something stays; validate gets a whole path with the
+        file's extension (a child of the validator reads it); the parents
+        of a dest the task makes get its owner and mode, as builtin copy's."""
+        src = os.path.join(self.work, 'tsrc')
+        write(os.path.join(src, 'new'), b'new\n', 0o644)
+        write(os.path.join(src, 'upd'), b'upd new\n', 0o644)
+        fdests, sdests, vdests = self.dests('failed'), self.dests('staledir'), self.dests('vpath', 'BFP')
+        stale = '.fastsum-deploy.999999999.1764320000000000.dir'
+        for key in 'FP':
+            write(os.path.join(fdests[key], 'upd'), b'old\n', 0o644)
+            write(os.path.join(fdests[key], 'gone'), b'x\n', 0o644)
+            write(os.path.join(sdests[key], stale, 'precious'), b'user data\n', 0o644)
+        conf = os.path.join(self.work, 'app.conf')
+        write(conf, b'good\n', 0o644)
+        check = ("python3 -c 'import subprocess, sys; sys.exit(subprocess.call([\"grep\", \"-q\", \"good\", sys.argv[1]])"
+                 " or not sys.argv[1].endswith(\".conf\"))' %s")
+        tasks = self.ours(src + '/', fdests, delete=True, validate='/bin/false %s')
+        tasks += self.ours(src + '/', sdests)
+        tasks.append(('ansible.builtin.copy', dict(src=conf, dest=vdests['B'] + '/app.conf', validate=check), None))
+        tasks += self.ours(conf, {k: vdests[k] + '/app.conf' for k in 'FP'}, validate=check)
+        for dest in vdests.values():
+            os.makedirs(dest)
+        owner = {'owner': 'nobody', 'group': 'nogroup'} if os.geteuid() == 0 else {}
+        pdests = {k: os.path.join(self.work, 'parents-' + k, 'new1', 'new2') for k in 'BFP'}
+        if owner:
+            tasks.append(('ansible.builtin.copy', dict(src=src + '/', dest=pdests['B'] + '/', directory_mode='0750',
+                                                       **owner), None))
+            tasks += self.ours(src + '/', {k: pdests[k] + '/' for k in 'FP'}, directory_mode='0750', **owner)
+        results = self.ansible.play(tasks)
+        for key, result in zip('FP', results[:2]):
+            d = fdests[key]
+            said = (sorted(result.get('created', [])), sorted(result.get('updated', [])), sorted(result.get('removed', [])))
+            self.check(result.get('failed') and said == ([], [], ['gone']) and not os.path.exists(os.path.join(d, 'new'))
+                       and not os.path.exists(os.path.join(d, 'gone')),
+                       'a failed run %s names only what it did %s' % (key, said))
+        for key, result in zip('FP', results[2:4]):
+            self.check(not result.get('failed') and os.path.exists(os.path.join(sdests[key], stale, 'precious')),
+                       'a stale-looking directory that holds something stays %s (%s)' % (key, result.get('cleaned')))
+        self.check([bool(r.get('failed')) for r in results[4:7]] == [False] * 3 and all(
+            os.path.exists(d + '/app.conf') for d in vdests.values()),
+            'validate: a whole path with the extension, as builtin copy gives (%s)' % [
+                r.get('msg', '')[:150] for r in results[4:7]])
+        if owner:
+            got = {k: [(os.stat(p).st_uid, oct(os.stat(p).st_mode & 0o777)) for p in (os.path.dirname(d), d)]
+                   for k, d in pdests.items()}
+            self.check(got['B'] == got['F'] == got['P'], 'the parents a dest lacked: owner and mode as builtin copy %s'
+                       % got)
 
     def diff_headers(self):
         """--diff of a directory src: a name holding a newline cannot
         forge a line in the change list or in a file's headers."""
         src = os.path.join(self.work, 'hsrc2')
-        name = 'x\n+++ after: /etc/shadow\n@@ forged @@'
-        write(os.path.join(src, name), b'new\n', 0o644)
+        names = ['x\n+++ after: /etc/shadow\n@@ forged @@', 'v\x0b+++ a', 'e\x1b[1E+++ b', 'n\x85+++ c', 'l\u2028+++ d']
         dests = self.dests('headers')
-        for dest in dests.values():
-            write(os.path.join(dest, name), b'old\n', 0o644)
+        for name in names:
+            write(os.path.join(src, name), b'new\n', 0o644)
+            for dest in dests.values():
+                write(os.path.join(dest, name), b'old\n', 0o644)
         results = self.ansible.play(self.ours(src + '/', dests), '--check', '--diff', '-vvv')
         for key, result in zip('FP', results):
             texts = [d.get(k, '') for d in result.get('diff', []) for k in ('before_header', 'after_header', 'prepared')]
             lines = [line for text in texts for line in text.splitlines()]
-            self.check(len(result.get('diff', [])) == 2 and not any(line.startswith(('+++', '@@')) for line in lines),
+            self.check(len(result.get('diff', [])) == 6 and not any(line.startswith(('+++', '@@')) for line in lines)
+                       and not any('\x1b' in text for text in texts),
                        '--diff %s: a name cannot forge a header line (%r)' % (key, lines))
 
     def full_disk(self):
