@@ -228,7 +228,6 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail('fastsum.deploy.copy: the host could not list %s: %s' % (
                 dest, '; '.join('%s: %s' % (shown(base64.b64decode(p)), why) for p, why in listing['errors'])))
         opts = Options(args, listing.get('owner_id'), listing.get('group_id'))
-        opts.root_inside = bool(listing.get('inside'))
         stale = [base64.b64decode(rel) for rel in listing.get('stale', [])]
         if not single and opts.exclude and (opts.delete or stale):
             opts.excluded_paths = local_tree.excluded_by_fastsum(

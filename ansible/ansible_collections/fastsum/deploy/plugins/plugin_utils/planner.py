@@ -68,8 +68,6 @@ class Options:
         # The host's paths the controller's fastsum found excluded (see
         # local_tree.excluded_by_fastsum); None: matched here by the globs.
         self.excluded_paths = None
-        # The tree's root is a name inside dest (src without a trailing /).
-        self.root_inside = False
 
     def is_excluded(self, rel, is_dir):
         if self.excluded_paths is not None:
@@ -136,17 +134,11 @@ def make_plan(local, remote, differ, opts, stale=()):
 
 
 def _plan_dir(rel, there, opts, plan, report):
-    if rel == b'' and not opts.root_inside:
-        # The destination's own directory keeps its owner, as builtin
-        # copy leaves it (it is made, with directory_mode, owner and
-        # group, when missing).
-        return
     if rel == b'':
-        # The tree's own directory inside dest (src without a trailing /)
-        # is one of the tree's, as builtin copy owns it.
-        if there is not None and there['kind'] == 'd' and _owner_differs(opts, there):
-            plan['attributes'].append({'path': b64(rel), 'mode': None})
-            report['updated'].append(b'./')
+        # The tree's root (dest, or dest/NAME for src without a trailing
+        # /) keeps its owner when it is there, as builtin copy leaves it
+        # (tested side by side); when missing it is made with
+        # directory_mode, owner and group (remote_apply's open_root).
         return
     if there is not None and there['kind'] == 'd':
         if _owner_differs(opts, there):

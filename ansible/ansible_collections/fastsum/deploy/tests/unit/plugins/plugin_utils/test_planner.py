@@ -115,10 +115,9 @@ def test_delete_keeps_a_directory_holding_an_excluded_path():
         assert report['removed'] == [b'old/junk'] and names(plan['remove']) == [b'old/junk']
 
 
-def test_the_tree_s_own_directory_gets_the_owner_when_it_is_inside_dest():
+def test_the_tree_s_root_keeps_its_owner_when_it_is_there():
+    """As builtin copy (differential.py, 'owner and group'): an existing
+    root keeps its owner; the tree below gets the one asked."""
     local = {b'': {'kind': 'd', 'mode': 0o755}, b'a': local_file('1')}
-    remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1', uid=7)}
-    for inside, updated in ((False, []), (True, [b'./'])):
-        opts = Options({'owner': 'x'}, owner_id=7)
-        opts.root_inside = inside
-        assert make_plan(local, remote, None, opts)[1]['updated'] == updated
+    remote = {b'': {'kind': 'd', 'mode': 0o755, 'uid': 0, 'gid': 0}, b'a': remote_file('1', uid=0)}
+    assert make_plan(local, remote, None, Options({'owner': 'x'}, owner_id=7))[1]['updated'] == [b'a']
