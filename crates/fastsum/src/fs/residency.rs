@@ -143,6 +143,13 @@ fn advise(file: &File, offset: u64, len: u64, advice: libc::c_int) {
     if super::portable() {
         return;
     }
+    fadvise(file, offset, len, advice);
+}
+
+/// `posix_fadvise`, on the portable path too (for what is not a matter of
+/// speed: a scrub's read of the medium).
+#[cfg(target_os = "linux")]
+fn fadvise(file: &File, offset: u64, len: u64, advice: libc::c_int) {
     // SAFETY: posix_fadvise only reads the descriptor number and the range;
     // the descriptor is open while `file` is borrowed.
     unsafe {
@@ -176,11 +183,12 @@ pub(crate) fn advise_sequential(file: &File) {
 /// Drops the page cache of the file at `path` (it was cold before this run
 /// read it: `--no-cache-pollution`; or a scrub is about to read it, which
 /// must see the bytes on the medium: `TreeOptions::from_disk`). Clean pages
-/// only: pages that are dirty, locked or mapped by a process stay.
+/// only: pages that are dirty, locked or mapped by a process stay. Done on
+/// the portable path too: reading the medium is what a scrub is for.
 pub(crate) fn drop_cached(path: &Path) {
     #[cfg(target_os = "linux")]
     if let Ok(file) = open_nonblocking(path) {
-        advise(&file, 0, 0, libc::POSIX_FADV_DONTNEED);
+        fadvise(&file, 0, 0, libc::POSIX_FADV_DONTNEED);
     }
     #[cfg(not(target_os = "linux"))]
     let _ = path;
