@@ -80,6 +80,13 @@ impl Ext4 {
     /// about the file changes.
     pub(crate) fn rot(&self, file: &str, bytes: &[u8]) {
         self.umount();
+        self.write_first_block(file, bytes);
+        self.mount().expect("mounted again");
+    }
+
+    /// Writes `bytes` over the start of `file`'s first block through the
+    /// device (mounted or not: the caller decides).
+    pub(crate) fn write_first_block(&self, file: &str, bytes: &[u8]) {
         let block = ok(Command::new("debugfs")
             .args(["-R", &format!("bmap /{file} 0")])
             .arg(&self.device))
@@ -94,8 +101,6 @@ impl Ext4 {
         device.seek(SeekFrom::Start(block * 4096)).unwrap();
         device.write_all(bytes).unwrap();
         device.sync_all().unwrap();
-        drop(device);
-        self.mount().expect("mounted again");
     }
 }
 

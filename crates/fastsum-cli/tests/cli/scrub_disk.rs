@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::scrub::{ok, scrub, settle, stderr, stdout, Ext4};
+use super::scrub::{scrub, settle, stderr, stdout, Ext4};
 
 /// Writes `bytes` over the start of `file`'s first block through the
 /// device while the file system stays mounted (nothing it records about
@@ -16,20 +16,7 @@ use super::scrub::{ok, scrub, settle, stderr, stdout, Ext4};
 fn rot_mounted(fs: &Ext4, file: &str, bytes: &[u8]) {
     // The file's blocks allocated and its metadata on the device.
     assert!(Command::new("sync").status().unwrap().success());
-    let block = ok(Command::new("debugfs")
-        .args(["-R", &format!("bmap /{file} 0")])
-        .arg(&fs.device))
-    .expect("debugfs bmap");
-    let block: u64 = block.trim().parse().expect("a block number");
-    assert!(block > 0, "the file has its first block on the device");
-    use std::io::{Seek, SeekFrom, Write};
-    let mut device = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&fs.device)
-        .unwrap();
-    device.seek(SeekFrom::Start(block * 4096)).unwrap();
-    device.write_all(bytes).unwrap();
-    device.sync_all().unwrap();
+    fs.write_first_block(file, bytes);
 }
 
 /// The file's bytes as the kernel serves them now.
