@@ -348,6 +348,61 @@ fn a_list_named_for_its_algorithm_reads_as_that_algorithm() {
     );
 }
 
+/// A Release file's paths are relative to its directory and stay below
+/// it, as apt fetches them: an entry naming `../outside.txt`, a path with
+/// a `..` inside, or an absolute path is refused by name and fails the
+/// list, even with the right digest (read, it would say OK and let an
+/// unsigned list test guessed digests of any file); the entries inside
+/// are still checked.
+#[test]
+fn release_entries_that_leave_the_directory_are_refused_by_name() {
+    let env = TestEnv::new();
+    env.mkdir("mirror/main");
+    env.file(b"mirror/main/Packages", b"Package: x\n");
+    env.file(b"outside.txt", b"secret\n");
+    let (_, inside) = digests_of(&env, "mirror/main/Packages");
+    let (_, outside) = digests_of(&env, "outside.txt");
+    let absolute = env.path().join("outside.txt");
+    let release = format!(
+        "Origin: Test\nSHA256:\n {inside} 11 main/Packages\n {outside} 7 ../outside.txt\n \
+         {outside} 7 main/../../outside.txt\n {outside} 7 {}\n",
+        absolute.display()
+    );
+    env.file(b"mirror/Release", release.as_bytes());
+    for json in [false, true] {
+        let mut args = vec!["-c", "mirror/Release"];
+        if json {
+            args.push("--json");
+        }
+        let out = fastsum(&env, &args);
+        assert_eq!(out.status, 1, "{}{}", out.stdout_str(), out.stderr_str());
+        let said = out.stderr_str();
+        for name in [
+            "../outside.txt",
+            "main/../../outside.txt",
+            &absolute.display().to_string(),
+        ] {
+            assert!(
+                said.lines().any(
+                    |l| l.contains(&format!(": {name}: refused: outside the list's directory"))
+                ),
+                "{name}: {said}"
+            );
+        }
+        let printed = out.stdout_str();
+        assert!(!printed.contains("outside.txt: OK"), "{printed}");
+        if json {
+            assert_eq!(
+                printed.matches("\"status\":\"refused\"").count(),
+                3,
+                "{printed}"
+            );
+        } else {
+            assert_eq!(printed, "mirror/main/Packages: OK\n");
+        }
+    }
+}
+
 /// Real data nobody here wrote: this machine's Debian `InRelease` and a
 /// `Packages` it lists (apt keeps it lz4-compressed and its path
 /// flattened: laid out again as the archive has it). Checked OK, then

@@ -104,6 +104,7 @@ pub(super) fn check_file(
         && tally.any_matched
         && tally.mismatched == 0
         && tally.unreadable == 0
+        && tally.refused == 0
         && (!o.strict || tally.misformatted == 0)
 }
 
@@ -271,6 +272,9 @@ fn report_item(
     let (name, algorithm, expected, also, size) = match item {
         CheckItem::Problem(number, why) => {
             return check_list::report_problem(run, o, display_name, tally, (number, &why))
+        }
+        CheckItem::Refused(number, why) => {
+            return check_list::report_refused(run, o, display_name, tally, (number, &why))
         }
         CheckItem::Misformatted(number, named) => {
             tally.misformatted += 1;

@@ -25,6 +25,9 @@ pub(super) enum CheckItem {
     /// An entry of a list in another format that could not be read: its
     /// line number and why (said whether or not `--warn`).
     Problem(u64, String),
+    /// An entry the list may not name (`ListLine::Refused`): its line
+    /// number and why; said, and it fails the list.
+    Refused(u64, String),
     /// A file to check.
     Entry {
         name: Vec<u8>,

@@ -98,6 +98,10 @@ impl Entries {
                     items.push(CheckItem::Problem(number, why));
                     continue;
                 }
+                ListLine::Refused(why) => {
+                    items.push(CheckItem::Refused(number, why));
+                    continue;
+                }
                 ListLine::Entry(entry) => entry,
             };
             if entry.directory && !o.tree.walk.directories {
@@ -237,6 +241,25 @@ pub(super) fn report_problem(
         m.extend_from_slice(format!(": {number}: {why}").as_bytes());
         run.error(&m);
     }
+}
+
+/// An entry the list may not name: counted (the list fails), said with
+/// why whatever `-w` says, and a `"refused"` record with `--json`.
+pub(super) fn report_refused(
+    run: &mut Run,
+    o: &Options,
+    display_name: &[u8],
+    tally: &mut Tally,
+    (number, why): (u64, &str),
+) {
+    tally.refused += 1;
+    if o.json && !o.status_only {
+        verdict::refused(run.out.stdout_buf(), display_name, number);
+        run.out.commit();
+    }
+    let mut m = run.quoting.quotef(display_name);
+    m.extend_from_slice(format!(": {number}: {why}").as_bytes());
+    run.error(&m);
 }
 
 /// Unreadable entries of a list said with why before `-w` is needed.

@@ -35,6 +35,8 @@ pub(super) struct Tally {
     /// Lines that matched, and files not there (--ignore-missing).
     pub(super) matched: u64,
     pub(super) missing: u64,
+    /// Entries the list may not name (`ListLine::Refused`): any fails it.
+    pub(super) refused: u64,
 }
 
 impl Tally {
@@ -132,6 +134,15 @@ pub(super) fn misformatted(out: &mut Vec<u8>, list: &[u8], line: u64) {
     out.push(b'{');
     Renderer::write_json_name(out, "list", list);
     let _ = write!(out, ",\"line\":{line},\"status\":\"misformatted\"}}");
+    out.push(b'\n');
+}
+
+/// `{"list":…,"line":N,"status":"refused"}`: an entry the list may not
+/// name (a path outside its directory).
+pub(super) fn refused(out: &mut Vec<u8>, list: &[u8], line: u64) {
+    out.push(b'{');
+    Renderer::write_json_name(out, "list", list);
+    let _ = write!(out, ",\"line\":{line},\"status\":\"refused\"}}");
     out.push(b'\n');
 }
 

@@ -155,6 +155,29 @@ pub enum ListLine {
     Nothing,
     /// A line that could not be read, and why.
     Problem(String),
+    /// A file the list may not name, and why (a Release file's path that
+    /// leaves its directory, see [`confined`]): refused, never read, and
+    /// a check that meets one fails.
+    Refused(String),
+}
+
+/// The one rule of which paths a list whose paths are relative to its own
+/// directory may name: a relative path that stays below it. An absolute
+/// path or one with a `..` component is refused, named in the reason (a
+/// Release file: apt fetches no path outside the archive's directory, so
+/// an entry naming `../../etc/shadow` could only test guessed digests of a
+/// file the list has no say over, signed or not).
+pub(crate) fn confined(path: &[u8]) -> Result<(), String> {
+    let leaves = path.starts_with(b"/") || path.split(|&b| b == b'/').any(|c| c == b"..");
+    if !leaves {
+        return Ok(());
+    }
+    let mut shown = Vec::new();
+    crate::escape::write_report_escaped(path, &mut shown);
+    Err(format!(
+        "{}: refused: outside the list's directory (its paths are relative to it and stay below it)",
+        String::from_utf8_lossy(&shown)
+    ))
 }
 
 /// A list in one of the formats read entry by entry (every one but

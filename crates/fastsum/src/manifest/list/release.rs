@@ -82,8 +82,14 @@ fn gather<R: BufRead>(lines: &mut Lines<R>) -> Result<Vec<(u64, ListLine)>, Stri
         let Some(algorithm) = current else {
             continue;
         };
-        match entry_line(line, algorithm) {
-            Err(why) => out.push((number, ListLine::Problem(why))),
+        let read = entry_line(line, algorithm)
+            .map_err(ListLine::Problem)
+            .and_then(|entry| match super::confined(&entry.0) {
+                Ok(()) => Ok(entry),
+                Err(why) => Err(ListLine::Refused(why)),
+            });
+        match read {
+            Err(line) => out.push((number, line)),
             Ok((path, digest, size)) => match by_path.get(&path).and_then(|&i| out.get_mut(i)) {
                 Some((_, ListLine::Entry(entry))) => {
                     if entry.size != Some(size) {

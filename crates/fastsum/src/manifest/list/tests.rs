@@ -12,7 +12,7 @@ fn read(text: &str, format: ListFormat) -> (Vec<ListEntry>, Vec<(u64, String)>) 
     while let Some((number, line)) = reader.next_line().unwrap() {
         match line {
             ListLine::Entry(e) => entries.push(e),
-            ListLine::Problem(why) => problems.push((number, why)),
+            ListLine::Problem(why) | ListLine::Refused(why) => problems.push((number, why)),
             ListLine::Nothing => {}
         }
     }
@@ -161,4 +161,17 @@ fn a_list_s_name_gives_its_algorithm_and_a_lone_digest_s_file() {
     assert_eq!(file_of_list_name(b"SHA256SUMS"), None);
     assert_eq!(file_of_list_name(b"d/.md5"), None);
     assert_eq!(file_of_list_name(b"a.md5/list"), None);
+}
+
+#[test]
+fn the_confinement_rule_refuses_what_leaves_and_only_that() {
+    for path in [&b"../x"[..], b"/etc/passwd", b"a/../../x", b"a/..", b".."] {
+        let why = confined(path).unwrap_err();
+        assert!(why.contains("refused: outside the list's directory"), "{why}");
+    }
+    for path in [&b"x"[..], b"a/b", b"./a", b"a..b/c", b"..a", b"a/...", b"a/./b"] {
+        assert_eq!(confined(path), Ok(()), "{}", String::from_utf8_lossy(path));
+    }
+    // The name in the reason is escaped as every report escapes it.
+    assert!(confined(b"../a\nb").unwrap_err().starts_with("../a\\nb: "));
 }
