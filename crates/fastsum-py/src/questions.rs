@@ -174,7 +174,9 @@ impl Change {
                 size: None,
                 error: Some(error),
             },
-            DiffEvent::RemoteMethod { .. } => unreachable!("not sent: sides are local"),
+            DiffEvent::RemoteMethod { .. } | DiffEvent::LeftOut { .. } => {
+                unreachable!("not sent: the sink keeps changes and problems")
+            }
         }
     }
 }
@@ -265,7 +267,11 @@ pub fn diff(
         options.walk.stop = Some(stop);
         options
             .diff(&side(&old), &side(&new), |event| {
-                if !matches!(event, DiffEvent::RemoteMethod { .. }) {
+                // Changes and problems: what the Python diff yields.
+                if !matches!(
+                    event,
+                    DiffEvent::RemoteMethod { .. } | DiffEvent::LeftOut { .. }
+                ) {
                     let _ = tx.send(event);
                 }
             })

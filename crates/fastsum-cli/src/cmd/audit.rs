@@ -262,7 +262,9 @@ fn event_lines(args: &AuditArgs, event: Judged) -> (Vec<u8>, Vec<u8>) {
             err.extend_from_slice(format!(": {error}\n").as_bytes());
             (Vec::new(), err)
         }
-        DiffEvent::RemoteMethod { .. } => (Vec::new(), Vec::new()),
+        // An audit's tree is every file it holds; what is no file (a FIFO,
+        // a device) has no digest to audit.
+        DiffEvent::RemoteMethod { .. } | DiffEvent::LeftOut { .. } => (Vec::new(), Vec::new()),
     }
 }
 

@@ -284,7 +284,12 @@ fn every_kind_of_change_with_odd_names_and_fifos() {
     let expected = mutations(&env);
     let out = diff(&env, &[b"old", b"new"]);
     assert_eq!(out.status, 1, "{}", out.stderr_str());
-    assert_eq!(out.stderr_str(), "");
+    // The FIFOs are no entries, and are said to be left out (never
+    // silently: a plan lists them too).
+    assert_eq!(
+        out.stderr_str(),
+        "fastsum diff: 2 special files left out (FIFOs, sockets and devices hold no bytes to compare)\n"
+    );
     // Lines with an escaped name start with a backslash, as fastsum's
     // checksum lines do; the non-UTF-8 name is shown lossily here.
     let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
@@ -614,4 +619,60 @@ fn diff_shows_the_progress_bar_on_a_terminal() {
         "--no-progress drew a bar: {shown:?}"
     );
     assert_eq!(out, "A\tadded\n");
+}
+
+/// `--plan`'s `complete` means nothing was left out unsaid: a FIFO (no
+/// bytes to compare) and, against a manifest, a symbolic link are listed
+/// in `left_out` by name (read back with Python's json), the FIFO is also
+/// said on stderr as the links are, and the plan stays complete; a
+/// problem still makes it incomplete.
+#[test]
+fn a_plan_lists_what_it_left_out() {
+    let env = TestEnv::new();
+    env.mkdir("old");
+    env.mkdir("new");
+    env.file(b"old/a", b"a\n");
+    env.file(b"new/a", b"a\n");
+    env.file(b"new/b", b"b\n");
+    std::os::unix::fs::symlink("a", env.path().join("new/link")).unwrap();
+    let fifo = env.path().join("new/pipe");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let list = env.fastsum("fastsum", &[b"-r", b"old"], b"");
+    env.file(b"OLD.md5", &list.stdout);
+    let read = r#"
+import json, sys
+p = json.loads(sys.stdin.read())
+print(p["complete"], p["symlinks_left_out"], sorted((e["path"], e["what"]) for e in p["left_out"]), [e["path"] for e in p["send"]])
+"#;
+    // Against a manifest: the link and the FIFO are left out, both listed.
+    let out = diff(&env, &[b"--plan", b"-a", b"md5", b"OLD.md5", b"new"]);
+    assert_eq!(out.status, 1, "{} {}", out.stdout_str(), out.stderr_str());
+    assert_eq!(
+        testenv::python(read, &out.stdout),
+        "True 1 [('link', 'symbolic link'), ('pipe', 'fifo')] ['b']\n"
+    );
+    let said = out.stderr_str();
+    assert!(said.contains("1 symbolic link left out"), "{said}");
+    assert!(said.contains("1 special file left out"), "{said}");
+    // Tree against tree: the link is compared (an entry), the FIFO listed.
+    let out = diff(&env, &[b"--plan", b"old", b"new"]);
+    assert_eq!(
+        testenv::python(read, &out.stdout),
+        "True 0 [('pipe', 'fifo')] ['b', 'link']\n"
+    );
+    // A problem (a line of the list that cannot be read): incomplete.
+    let mut bad = list.stdout.clone();
+    bad.extend_from_slice(b"garbage line\n");
+    env.file(b"BAD.md5", &bad);
+    let out = diff(&env, &[b"--plan", b"-a", b"md5", b"BAD.md5", b"new"]);
+    assert!(
+        testenv::python(read, &out.stdout)
+            .starts_with("False 1 [('link', 'symbolic link'), ('pipe', 'fifo')]"),
+        "{}",
+        out.stdout_str()
+    );
 }

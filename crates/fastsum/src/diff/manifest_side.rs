@@ -336,6 +336,13 @@ mod tests {
                     format!("problem {}: {error}", String::from_utf8_lossy(key))
                 }
                 Listed::SymlinksLeftOut(n) => format!("{n} links"),
+                Listed::LeftOut { key, kind, .. } => {
+                    format!(
+                        "left out {}: {}",
+                        String::from_utf8_lossy(key),
+                        kind.describe()
+                    )
+                }
             })
             .collect()
     }

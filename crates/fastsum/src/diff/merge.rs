@@ -13,6 +13,7 @@ use super::{
     compare, entry_of, Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, EntryKind, Side,
 };
 use crate::algo::Algorithm;
+use crate::walk::SpecialKind;
 
 /// Pairs compared at once (on every core).
 const PAIR_BATCH: usize = 512;
@@ -97,12 +98,12 @@ impl Source {
         }
     }
 
-    /// The next entry; problems and left-out symlinks on the way are
-    /// reported.
+    /// The next entry; problems and left-out entries on the way are
+    /// reported (through `note`, which counts them).
     fn next_entry(
         &mut self,
         summary: &mut DiffSummary,
-        problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
+        note: &mut impl FnMut(&mut DiffSummary, DiffEvent),
     ) -> Option<Found> {
         loop {
             let listed = match self {
@@ -116,7 +117,11 @@ impl Source {
             match listed {
                 Listed::Entry(found) => return Some(found),
                 Listed::Problem { key, path, error } => {
-                    problem(summary, path.clone(), error);
+                    let event = DiffEvent::Problem {
+                        path: path.clone(),
+                        error,
+                    };
+                    note(summary, event);
                     if !key.is_empty() {
                         return Some(Found {
                             key,
@@ -129,6 +134,16 @@ impl Source {
                     }
                 }
                 Listed::SymlinksLeftOut(n) => summary.symlinks_left_out += n,
+                Listed::LeftOut { key, kind } => {
+                    // Relative to its side's root, as a change's paths are.
+                    let path = crate::fs::name::path(&key).into_owned();
+                    match kind {
+                        SpecialKind::Symlink => summary.symlinks_left_out += 1,
+                        _ => summary.specials_left_out += 1,
+                    }
+                    let what = kind.describe();
+                    note(summary, DiffEvent::LeftOut { path, what });
+                }
             }
         }
     }
@@ -145,13 +160,17 @@ fn settle(
     changes: &mut Changes,
     options: &DiffOptions,
     summary: &mut DiffSummary,
-    problem: &mut impl FnMut(&mut DiffSummary, PathBuf, String),
+    note: &mut impl FnMut(&mut DiffSummary, DiffEvent),
 ) {
     let all = options.all;
     let verdicts = compare::compare_pairs(pairs, options.progress.as_deref());
     for ((old, new), verdict) in pairs.drain(..).zip(verdicts) {
         if let compare::Verdict::Failed(path, why) = &verdict {
-            problem(summary, PathBuf::from(path), why.clone());
+            let event = DiffEvent::Problem {
+                path: PathBuf::from(path),
+                error: why.clone(),
+            };
+            note(summary, event);
             continue;
         }
         let kind = match compare::change_of(&verdict) {
@@ -191,9 +210,13 @@ pub(super) fn merge(
         added: Founds::default(),
     };
     let mut pairs: Vec<(Found, Found)> = Vec::new();
-    let mut problem = |summary: &mut DiffSummary, path: PathBuf, error: String| {
-        summary.problems += 1;
-        sink(DiffEvent::Problem { path, error });
+    // Problems counted where they are reported (left-out entries are
+    // counted by `next_entry`, which knows their kind).
+    let mut problem = |summary: &mut DiffSummary, event: DiffEvent| {
+        if let DiffEvent::Problem { .. } = event {
+            summary.problems += 1;
+        }
+        sink(event);
     };
     let unmatched = |side: &mut Founds, f: Found| {
         if !f.unreadable {

@@ -164,7 +164,7 @@ pub(super) fn expand(fetched: &mut Fetched, local: &[Listed], shown: &str) -> Re
     };
     let key = |l: &Listed| match l {
         Listed::Entry(f) => f.key.clone(),
-        Listed::Problem { key, .. } => key.clone(),
+        Listed::Problem { key, .. } | Listed::LeftOut { key, .. } => key.clone(),
         Listed::SymlinksLeftOut(_) => Vec::new(),
     };
     let listed = &mut fetched.listed;

@@ -116,6 +116,17 @@ pub enum DiffEvent {
         /// Why.
         error: String,
     },
+    /// An entry of a tree the comparison left out, and what it is: a
+    /// FIFO, socket or device (no bytes to compare), or a symbolic link
+    /// against a side that lists regular files only. Nothing is left out
+    /// without one of these (a plan lists them).
+    LeftOut {
+        /// The entry's path, relative to its side's root (as a change's).
+        path: PathBuf,
+        /// What it is ("fifo", "socket", "character special file", "block
+        /// special file", "symbolic link").
+        what: &'static str,
+    },
     /// A remote side was hashed on its host by this method.
     RemoteMethod {
         /// The side, `host:path`.
@@ -152,6 +163,9 @@ pub struct DiffSummary {
     /// Symbolic links left out: a tree's against a manifest or a remote
     /// side, and those a remote side's listing left out.
     pub symlinks_left_out: u64,
+    /// FIFOs, sockets and devices left out of a tree (each also a
+    /// [`DiffEvent::LeftOut`]).
+    pub specials_left_out: u64,
     /// Bytes of the new side's added and modified files, where known.
     pub bytes_changed: u64,
     /// Added and modified files whose size the new side did not give (a

@@ -30,9 +30,13 @@ pub(super) enum Listed {
         path: PathBuf,
         error: String,
     },
-    /// Symbolic links left out: the other side lists regular files only
-    /// (a manifest, a remote host), or this one is a remote host's listing.
+    /// Symbolic links left out, counted only: a remote host's listing
+    /// (its host said how many, not which).
     SymlinksLeftOut(u64),
+    /// An entry of a local tree left out, with its path: a symbolic link
+    /// (the other side lists regular files only: a manifest, a remote
+    /// host) or a FIFO, socket or device.
+    LeftOut { key: Vec<u8>, kind: SpecialKind },
 }
 
 /// An entry of a side.
@@ -119,8 +123,12 @@ pub(super) fn walk_tree(root: PathBuf, options: &DiffOptions) -> Receiver<Listed
                     unreadable: false,
                 }),
                 WalkItem::Directory { path } => Listed::Entry(directory(&root, path)),
-                // FIFOs, sockets, devices: not entries, never opened.
-                WalkItem::Special { .. } => return,
+                // FIFOs, sockets, devices: not entries, never opened, but
+                // said (a plan lists them).
+                WalkItem::Special { path, kind } => Listed::LeftOut {
+                    key: key_of(&root, &path),
+                    kind,
+                },
                 WalkItem::Error(e) => {
                     let path = e.path().map(Path::to_path_buf).unwrap_or_default();
                     Listed::Problem {
@@ -182,8 +190,8 @@ pub(super) fn hash_tree(
 }
 
 /// What a hashed tree's record is to the diff (`symlinks`: entries, or
-/// left out and counted; `directories`: entries, or nothing); special
-/// files are nothing.
+/// left out; `directories`: entries, or nothing); special files are left
+/// out, each said (`DiffEvent::LeftOut`).
 pub(super) fn listed_of(
     root: &Path,
     record: Record,
@@ -208,10 +216,9 @@ pub(super) fn listed_of(
             digest: None,
             unreadable: false,
         }),
-        Outcome::Skipped(SpecialKind::Symlink) => Listed::SymlinksLeftOut(1),
         Outcome::Directory(_) if directories => Listed::Entry(directory(root, record.path)),
         Outcome::Directory(_) => return None,
-        Outcome::Skipped(_) => return None,
+        Outcome::Skipped(kind) => Listed::LeftOut { key, kind },
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => Listed::Problem {
             key,
             path: record.path,
@@ -267,7 +274,7 @@ pub(super) fn remote_side(
         .collect();
     let key = |l: &Listed| match l {
         Listed::Entry(f) => f.key.clone(),
-        Listed::Problem { key, .. } => key.clone(),
+        Listed::Problem { key, .. } | Listed::LeftOut { key, .. } => key.clone(),
         Listed::SymlinksLeftOut(_) => Vec::new(),
     };
     listed.sort_by_key(key);

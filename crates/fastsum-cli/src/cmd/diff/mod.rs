@@ -268,6 +268,11 @@ impl Printer<'_> {
                 message.extend_from_slice(format!(": {error}\n").as_bytes());
                 self.out.err_raw(&message);
             }
+            DiffEvent::LeftOut { path, what } => {
+                if let Some(plan) = &mut self.plan {
+                    plan.left_out(&path, what);
+                }
+            }
             DiffEvent::RemoteMethod {
                 operand,
                 method,
@@ -306,6 +311,13 @@ impl Printer<'_> {
             let what = count(summary.symlinks_left_out, "symbolic link", "symbolic links");
             let message =
                 format!("fastsum diff: {what} left out (manifests and remote listings hold regular files only)\n");
+            self.out.err_raw(message.as_bytes());
+        }
+        if summary.specials_left_out > 0 && !quiet {
+            let what = count(summary.specials_left_out, "special file", "special files");
+            let message = format!(
+                "fastsum diff: {what} left out (FIFOs, sockets and devices hold no bytes to compare)\n"
+            );
             self.out.err_raw(message.as_bytes());
         }
         if let Err(e) = self.out.finish() {

@@ -24,6 +24,7 @@ pub struct Plan {
     problems: Vec<u8>,
     directories: Vec<u8>,
     only_old_directories: Vec<u8>,
+    left_out: Vec<u8>,
 }
 
 /// `,` before every item of a list but its first.
@@ -110,6 +111,18 @@ impl Plan {
         }
     }
 
+    /// An entry the comparison left out (a FIFO, socket or device; a
+    /// symbolic link against a side of regular files): listed, so that a
+    /// complete plan has left nothing out unsaid.
+    pub fn left_out(&mut self, path: &Path, what: &str) {
+        let buf = item(&mut self.left_out);
+        buf.push(b'{');
+        name(buf, "path", path);
+        buf.extend_from_slice(b",\"what\":");
+        buf.extend_from_slice(json_string(what).as_bytes());
+        buf.push(b'}');
+    }
+
     /// Something that could not be compared.
     pub fn problem(&mut self, path: &Path, error: &str) {
         let buf = item(&mut self.problems);
@@ -120,11 +133,14 @@ impl Plan {
         buf.push(b'}');
     }
 
-    /// The plan, one line.
+    /// The plan, one line. `complete`: every path was compared or is
+    /// listed in `left_out` (by name; those a remote host only counted, in
+    /// `symlinks_left_out`), with no problem.
     pub fn render(&self, summary: &DiffSummary) -> Vec<u8> {
         let mut out = format!(
-            "{{\"plan\":{VERSION},\"complete\":{}",
-            summary.problems == 0
+            "{{\"plan\":{VERSION},\"complete\":{},\"symlinks_left_out\":{}",
+            summary.problems == 0,
+            summary.symlinks_left_out
         )
         .into_bytes();
         for (label, list) in [
@@ -134,6 +150,7 @@ impl Plan {
             ("problems", &self.problems),
             ("directories", &self.directories),
             ("only_old_directories", &self.only_old_directories),
+            ("left_out", &self.left_out),
         ] {
             let _ = write!(out, ",\"{label}\":[");
             out.extend_from_slice(list);
