@@ -12,7 +12,17 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     if tool.kind != ToolKind::Fastsum {
         return super::usage::usage(tool, program.as_bytes());
     }
+    s.push_str(&format!(
+        "  or:  {program} SUBCOMMAND [ARGS]...  (see {program} help SUBCOMMAND)\n"
+    ));
     s.push_str("Print or check file checksums, fast, with constant memory.\n");
+    // The subcommands first: they are what a newcomer looks for.
+    s.push_str("\nSubcommands:\n");
+    for sub in &crate::SUBCOMMANDS {
+        s.push_str(&format!("  {:<16}{}\n", sub.name, sub.about));
+    }
+    s.push_str("A file named as a subcommand is hashed as ./NAME or after --\n");
+    s.push_str("(fastsum -- help hashes the file help).\n");
     s.push_str("\nWith no FILE, or when FILE is -, read standard input.\n");
     s.push_str("\nMandatory arguments to long options are mandatory for short options too.\n");
     s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS;\n");
@@ -115,10 +125,6 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          PATH only after '=': --cache x.sqlite hashes x.sqlite\n");
     s.push_str("      --cache-stats     after the run, print cache hits and misses to stderr\n");
     s.push_str("                          (with --cache)\n");
-    s.push_str("\nSubcommands:\n");
-    for sub in &crate::SUBCOMMANDS {
-        s.push_str(&format!("  {:<16}{}\n", sub.name, sub.about));
-    }
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");
     s.push_str("      --quiet           don't print OK for each successfully verified file\n");

@@ -54,6 +54,11 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
     run_with(tool, program, args, &[])
 }
 
+/// fastsum's own `--help` text (what `fastsum help` prints).
+pub fn fastsum_help() -> String {
+    help::gnu_help(Tool::FASTSUM, b"fastsum")
+}
+
 /// fastsum's own main mode: [`run`], where a command line refused is exit
 /// status 2 as the subcommands' (clap's) are, and a failed operand's
 /// message may end in a hint (`hint.rs`): `subcommands` are the words

@@ -1,0 +1,69 @@
+//! Issue 62, point 4: the first hour's frictions. `fastsum help`, the
+//! subcommands first in `--help`, a quiet mode for every command, the
+//! cache's settle window said, the links' own directory, hashdeep's
+//! absolute names.
+
+use crate::testenv;
+
+use testenv::TestEnv;
+
+/// `fastsum help` is `fastsum --help` (as `git help`, `cargo help`), and
+/// `fastsum help SUB` is `fastsum SUB --help`; a file named `help` is
+/// still hashed, after `--` or as `./help`.
+#[test]
+fn help_is_a_word_and_a_file_named_help_is_still_hashed() {
+    let env = TestEnv::new();
+    let help = env.fastsum("fastsum", &[b"--help"], b"");
+    let word = env.fastsum("fastsum", &[b"help"], b"");
+    assert_eq!(word.status, 0, "{}", word.stderr_str());
+    assert_eq!(word.stdout_str(), help.stdout_str());
+    for sub in ["diff", "dupes", "audit", "scrub", "cache", "bench"] {
+        let asked = env.fastsum("fastsum", &[b"help", sub.as_bytes()], b"");
+        let direct = env.fastsum("fastsum", &[sub.as_bytes(), b"--help"], b"");
+        assert_eq!(asked.status, 0, "{sub}: {}", asked.stderr_str());
+        assert_eq!(asked.stdout_str(), direct.stdout_str(), "{sub}");
+    }
+    let man = env.fastsum("fastsum", &[b"help", b"man"], b"");
+    assert_eq!(man.status, 0);
+    assert!(man.stdout_str().starts_with("fastsum man: "), "{man:?}");
+    let bogus = env.fastsum("fastsum", &[b"help", b"nosuch"], b"");
+    assert_eq!(bogus.status, 2);
+    assert!(
+        bogus.stderr_str().contains("no subcommand 'nosuch'"),
+        "{}",
+        bogus.stderr_str()
+    );
+    env.file(b"help", b"abc");
+    let expected = format!("{}  help\n", testenv::reference_hex("md5sum", b"abc"));
+    let dashed = env.fastsum("fastsum", &[b"--", b"help"], b"");
+    assert_eq!((dashed.status, dashed.stdout_str()), (0, expected.clone()));
+    let dotted = env.fastsum("fastsum", &[b"./help"], b"");
+    assert_eq!(dotted.stdout_str(), expected.replace("  help", "  ./help"));
+    // --help says how.
+    assert!(
+        help.stdout_str()
+            .contains("fastsum -- help hashes the file help"),
+        "{}",
+        help.stdout_str()
+    );
+}
+
+/// The subcommands come first in `--help`, before the options, within
+/// a screen's first lines (they came ~100 lines down).
+#[test]
+fn help_lists_the_subcommands_first() {
+    let env = TestEnv::new();
+    let help = env.fastsum("fastsum", &[b"--help"], b"").stdout_str();
+    let lines: Vec<&str> = help.lines().collect();
+    let at = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} in {help}"))
+    };
+    let subcommands = at("Subcommands:");
+    assert!(subcommands < 6, "{help}");
+    assert!(at("  diff ") < at("  -a, --algorithm"), "{help}");
+    assert!(at("  help ") < 24, "{help}");
+    assert!(lines[1].starts_with("  or:  fastsum SUBCOMMAND"), "{help}");
+}
