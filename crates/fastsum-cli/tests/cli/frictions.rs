@@ -67,3 +67,39 @@ fn help_lists_the_subcommands_first() {
     assert!(at("  help ") < 24, "{help}");
     assert!(lines[1].starts_with("  or:  fastsum SUBCOMMAND"), "{help}");
 }
+
+/// `dupes` counts hidden files where fclones leaves them out: its help
+/// and the man page say so, and the way to count as fclones does
+/// (`--exclude '.*'`) works as said.
+#[test]
+fn dupes_says_it_counts_hidden_files_and_how_not_to() {
+    let env = TestEnv::new();
+    let help = env
+        .fastsum("fastsum", &[b"dupes", b"--help"], b"")
+        .stdout_str();
+    let said = help.replace('\n', " ");
+    assert!(
+        said.contains("fclones leaves them out unless --hidden"),
+        "{help}"
+    );
+    let man = env.fastsum("fastsum", &[b"man"], b"").stdout_str();
+    assert!(
+        man.contains("fclones leaves them out unless \\-\\-hidden"),
+        "{man}"
+    );
+    env.mkdir("t");
+    env.mkdir("t/.git");
+    env.file(b"t/a", b"same\n");
+    env.file(b"t/.b", b"same\n");
+    env.file(b"t/.git/c", b"same\n");
+    let all = env.fastsum("fastsum", &[b"dupes", b"t"], b"").stdout_str();
+    assert_eq!(
+        all.lines().filter(|l| l.starts_with("  t/")).count(),
+        3,
+        "{all}"
+    );
+    let seen = env
+        .fastsum("fastsum", &[b"dupes", b"--exclude", b".*", b"t"], b"")
+        .stdout_str();
+    assert!(!seen.contains("t/."), "{seen}");
+}
