@@ -499,6 +499,7 @@ fn install_links_never_replaces_a_program_that_is_not_fastsum() {
         std::process::Command::new("bash")
             .arg(script)
             .args(args)
+            .arg(&bin)
             .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
             .output()
             .unwrap()

@@ -103,3 +103,52 @@ fn dupes_says_it_counts_hidden_files_and_how_not_to() {
         .stdout_str();
     assert!(!seen.contains("t/."), "{seen}");
 }
+
+/// `scripts/install-links` with no DIR makes the links in a directory of
+/// their own (`~/.local/lib/fastsum/bin`), never beside fastsum in
+/// `~/.cargo/bin` (where they shadowed the system's md5sum for whoever has
+/// it first on PATH), and names what they would shadow.
+#[test]
+fn install_links_defaults_to_a_directory_of_its_own_and_names_the_shadowed() {
+    let env = TestEnv::new();
+    let home = env.mkdir("home");
+    let cargo_bin = home.join(".cargo/bin");
+    std::fs::create_dir_all(&cargo_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), cargo_bin.join("fastsum")).unwrap();
+    let system = env.mkdir("system-bin");
+    std::fs::write(system.join("md5sum"), b"#!/bin/sh\necho the system's\n").unwrap();
+    std::fs::set_permissions(
+        system.join("md5sum"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/install-links");
+    let path = format!("{}:{}:/usr/bin:/bin", cargo_bin.display(), system.display());
+    let out = std::process::Command::new(script)
+        .env("HOME", &home)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let (said, warned) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{said}{warned}");
+    let dir = home.join(".local/lib/fastsum/bin");
+    assert!(
+        said.starts_with(&format!("made {}\n", dir.display())),
+        "{said}"
+    );
+    let fastsum = std::fs::canonicalize(env!("CARGO_BIN_EXE_fastsum")).unwrap();
+    for name in ["md5sum", "sha256sum", "b3sum", "xxhsum"] {
+        assert_eq!(std::fs::canonicalize(dir.join(name)).unwrap(), fastsum);
+        assert!(!cargo_bin.join(name).exists(), "{name} beside fastsum");
+    }
+    // The first md5sum on PATH is named as what the links would shadow.
+    assert!(
+        warned.contains(&format!("  {}/md5sum\n", system.display())),
+        "{warned}"
+    );
+    assert!(warned.contains("before these"), "{warned}");
+    assert!(warned.contains("is not on PATH"), "{warned}");
+}
