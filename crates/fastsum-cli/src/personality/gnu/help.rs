@@ -124,7 +124,9 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c.\n");
     s.push_str("                          PATH only after '=': --cache x.sqlite hashes x.sqlite\n");
     s.push_str("      --cache-stats     after the run, print cache hits and misses to stderr\n");
-    s.push_str("                          (with --cache)\n");
+    s.push_str("                          (with --cache), and the files too recent to keep:\n");
+    s.push_str("                          changed less than 35 s before the run (the kernel's\n");
+    s.push_str("                          writeback window; FASTSUM_SETTLE_SECONDS sets it)\n");
     s.push_str("\nThe following five options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");
     s.push_str("      --quiet           don't print OK for each successfully verified file\n");

@@ -198,17 +198,31 @@ pub(super) fn say_notice(run: &mut Run, cache: &mut Cache) {
 }
 
 /// `--cache-stats`: what the cache saved, on stderr.
+/// The misses not kept are said with why: a fresh copy's files are all
+/// too recent, and its next run's misses would look like a broken cache.
 pub(super) fn print_cache_stats(run: &mut Run, stats: &fastsum::cache::RunStats) {
-    run.error(
-        format!(
-            "cache: {}, {}, {}, {}",
-            count(stats.hits, "hit", "hits"),
-            count(stats.misses, "miss", "misses"),
-            count(stats.racy_rereads, "racy re-read", "racy re-reads"),
-            count(stats.bytes_read, "byte read", "bytes read")
-        )
-        .as_bytes(),
+    let mut line = format!(
+        "cache: {}, {}, {}, {}",
+        count(stats.hits, "hit", "hits"),
+        count(stats.misses, "miss", "misses"),
+        count(stats.racy_rereads, "racy re-read", "racy re-reads"),
+        count(stats.bytes_read, "byte read", "bytes read")
     );
+    if stats.too_recent > 0 {
+        line.push_str(&format!(
+            "; {} too recent to keep (changed less than {} s before the run; \
+             kept once unchanged that long)",
+            count(stats.too_recent, "file", "files"),
+            stats.settle_window.as_secs()
+        ));
+    }
+    if stats.untrusted > 0 {
+        line.push_str(&format!(
+            "; {} not kept (no stamp to trust: tmpfs, a generated file system ...)",
+            count(stats.untrusted, "file", "files"),
+        ));
+    }
+    run.error(line.as_bytes());
 }
 
 impl Run {
