@@ -198,3 +198,81 @@ fn cache_stats_say_how_many_files_were_too_recent_and_the_window() {
         "fastsum: cache: 1 hit, 0 misses, 0 racy re-reads, 0 bytes read\n"
     );
 }
+
+/// `-q` silences notices, never errors, in every mode and subcommand:
+/// `N symbolic links left out` on every `-r` run, the summaries of
+/// dupes and a clean scrub, audit's links left out; with `-c` it keeps
+/// GNU's meaning too (no OK lines). Under md5sum's name nothing changes:
+/// `-q` unknown and `--quiet` refused outside `-c`, as coreutils does.
+#[test]
+fn quiet_silences_notices_never_errors_in_every_command() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"same\n");
+    env.file(b"t/b", b"same\n");
+    std::os::unix::fs::symlink("a", env.path().join("t/link")).unwrap();
+    let loud = env.fastsum("fastsum", &[b"-r", b"t"], b"");
+    assert!(
+        loud.stderr_str().contains("1 symbolic link left out"),
+        "{loud:?}"
+    );
+    for q in [&b"-q"[..], b"--quiet"] {
+        let quiet = env.fastsum("fastsum", &[q, b"-r", b"t"], b"");
+        assert_eq!((quiet.status, quiet.stderr_str()), (0, String::new()));
+        assert_eq!(quiet.stdout, loud.stdout);
+    }
+    // Errors are still said, and still fail the run.
+    let failed = env.fastsum("fastsum", &[b"-q", b"-r", b"t", b"missing"], b"");
+    assert_eq!(failed.status, 1);
+    assert!(
+        failed
+            .stderr_str()
+            .contains("missing: No such file or directory"),
+        "{failed:?}"
+    );
+    assert!(!failed.stderr_str().contains("left out"), "{failed:?}");
+    // -c: GNU's --quiet (no OK lines), a mismatch still said.
+    env.file(b"list", &loud.stdout);
+    let checked = env.fastsum("fastsum", &[b"-q", b"-c", b"list"], b"");
+    assert_eq!((checked.status, checked.stdout_str()), (0, String::new()));
+    env.file(b"t/b", b"changed\n");
+    let checked = env.fastsum("fastsum", &[b"-q", b"-c", b"list"], b"");
+    assert_eq!(checked.status, 1);
+    assert_eq!(checked.stdout_str(), "t/b: FAILED\n");
+    env.file(b"t/b", b"same\n");
+    // The personalities keep coreutils' refusals, byte for byte.
+    env.assert_same("md5sum", &[b"-q", b"t/a"], b"");
+    env.assert_same("md5sum", &[b"--quiet", b"t/a"], b"");
+    env.assert_same("md5sum", &[b"--quiet", b"-c", b"list"], b"");
+    // The subcommands.
+    let dupes = env.fastsum("fastsum", &[b"dupes", b"t"], b"");
+    assert!(
+        dupes.stderr_str().contains("1 group of 2 files"),
+        "{dupes:?}"
+    );
+    let quiet = env.fastsum("fastsum", &[b"dupes", b"-q", b"t"], b"");
+    assert_eq!(
+        (quiet.stderr_str(), quiet.stdout),
+        (String::new(), dupes.stdout)
+    );
+    let listed = env.fastsum("fastsum", &[b"-r", b"--format=hashdeep", b"t"], b"");
+    env.file(b"t.hashdeep", &listed.stdout);
+    let audit = env.fastsum("fastsum", &[b"audit", b"-P", b"t.hashdeep", b"t"], b"");
+    assert!(audit.stderr_str().contains("left out"), "{audit:?}");
+    let quiet = env.fastsum(
+        "fastsum",
+        &[b"audit", b"-q", b"-P", b"t.hashdeep", b"t"],
+        b"",
+    );
+    assert_eq!(quiet.stderr_str(), "", "{quiet:?}");
+    assert_eq!(quiet.status, audit.status);
+    env.fastsum("fastsum", &[b"-r", b"--cache=c.db", b"t"], b"");
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    env.fastsum("fastsum", &[b"-r", b"--cache=c.db", b"t"], b"");
+    let scrub = env.fastsum("fastsum", &[b"scrub", b"--cache=c.db", b"t"], b"");
+    assert!(scrub.stderr_str().contains("0 corrupted"), "{scrub:?}");
+    let quiet = env.fastsum("fastsum", &[b"scrub", b"-q", b"--cache=c.db", b"t"], b"");
+    assert_eq!((quiet.status, quiet.stderr_str()), (0, String::new()));
+    let tree = env.fastsum("fastsum", &[b"tree-digest", b"-q", b"t"], b"");
+    assert_eq!((tree.status, tree.stderr_str()), (0, String::new()));
+}

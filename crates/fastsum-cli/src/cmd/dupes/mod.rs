@@ -62,6 +62,8 @@ struct DupesArgs {
     verify: bool,
     #[command(flatten)]
     bar: crate::term::shared::ProgressBar,
+    #[command(flatten)]
+    quiet: crate::term::shared::Quiet,
     /// One JSON object per group (JSON Lines, docs/JSON.md).
     #[arg(long)]
     json: bool,
@@ -97,8 +99,8 @@ pub fn command() -> clap::Command {
 
 /// Runs `fastsum dupes` with `args` (after the word `dupes`).
 pub fn run(args: Vec<OsString>) -> i32 {
-    let args: DupesArgs = match crate::term::parse_subcommand("fastsum dupes", args) {
-        Ok(args) => args,
+    let args = match crate::term::parse_subcommand::<DupesArgs>("fastsum dupes", args) {
+        Ok(args) => args.quiet.applied(args),
         Err(status) => return status,
     };
     if args.dirs {
@@ -377,7 +379,7 @@ fn print_groups(
     }
     let files: usize = report.groups.iter().map(|g| g.members.len()).sum();
     let bytes: u64 = report.groups.iter().map(Group::redundant_bytes).sum();
-    out.err_raw(
+    out.notice(
         format!(
             "fastsum dupes: {} of {}, {} redundant\n",
             count(report.groups.len() as u64, "group", "groups"),

@@ -127,9 +127,11 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          (with --cache), and the files too recent to keep:\n");
     s.push_str("                          changed less than 35 s before the run (the kernel's\n");
     s.push_str("                          writeback window; FASTSUM_SETTLE_SECONDS sets it)\n");
-    s.push_str("\nThe following five options are useful only when verifying checksums:\n");
+    s.push_str("  -q, --quiet           print no notices (links left out ...), only errors and\n");
+    s.push_str("                          trouble, so that cron mails only that; with -c, no OK\n");
+    s.push_str("                          for each successfully verified file either\n");
+    s.push_str("\nThe following four options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");
-    s.push_str("      --quiet           don't print OK for each successfully verified file\n");
     s.push_str("      --status          don't output anything, status code shows success\n");
     s.push_str("      --strict          exit non-zero for improperly formatted checksum lines\n");
     s.push_str("  -w, --warn            warn about improperly formatted checksum lines\n\n");

@@ -82,6 +82,10 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
         Ok(resolved) => resolved,
         Err(status) => return refused(&run, status),
     };
+    if tool.kind == crate::personality::ToolKind::Fastsum {
+        // -q silences notices in every mode (as well as -c's OK lines).
+        crate::term::set_quiet(o.quiet);
+    }
     if tool.kind == crate::personality::ToolKind::Fastsum && !o.check {
         let first = args.first().map(Vec::as_slice);
         run.hints = hint::Hints::new(o.tree.recursive, first, subcommands);

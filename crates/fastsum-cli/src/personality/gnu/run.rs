@@ -85,6 +85,13 @@ impl Run {
         self.around_the_bar(|out| out.err_raw(&line));
     }
 
+    /// A notice, not trouble (links left out): silenced by fastsum's `-q`.
+    pub(super) fn notice(&mut self, message: &[u8]) {
+        if !crate::term::quiet() {
+            self.error(message);
+        }
+    }
+
     /// Runs `write` with the progress bar (if one is drawn) off the screen.
     pub(super) fn around_the_bar(&mut self, write: impl FnOnce(&mut Output)) {
         match self.progress.as_ref().map(|(_, d)| d.clone()) {
