@@ -276,3 +276,71 @@ fn quiet_silences_notices_never_errors_in_every_command() {
     let tree = env.fastsum("fastsum", &[b"tree-digest", b"-q", b"t"], b"");
     assert_eq!((tree.status, tree.stderr_str()), (0, String::new()));
 }
+
+/// What the terminal showed of `command` run in `env` (100x24).
+fn terminal(env: &TestEnv, command: &str) -> String {
+    let out = testenv::on_a_terminal(env.path(), command);
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// dupes' bar names its stage and counts the bytes a stage reads, known
+/// from the sizes: `hashing: 0/2 files, ... /1.00 GiB`, never a whole
+/// stage at `0/113100 files` with nothing moving.
+#[test]
+fn the_dupes_bar_names_the_stage_and_counts_its_bytes() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.path().join("d")).unwrap();
+    for name in ["a", "b"] {
+        let f = std::fs::File::create(env.path().join("d").join(name)).unwrap();
+        f.set_len(512 << 20).unwrap();
+    }
+    let bin = env!("CARGO_BIN_EXE_fastsum");
+    let shown = terminal(&env, &format!("{bin} dupes -j1 -a sm3 d > out"));
+    assert!(shown.contains("hashing: "), "{shown:?}");
+    assert!(shown.contains("/1.00 GiB at "), "no byte total: {shown:?}");
+    assert!(!shown.contains("found so far"), "{shown:?}");
+}
+
+/// `-c`'s total is not shown while the list is still being read (it grew
+/// in steps of a chunk of lines, 89% at 25% of the bytes): the files
+/// done and found so far, no fraction, no ETA; and a list read whole in
+/// one chunk has its total at once.
+#[test]
+fn check_shows_no_fraction_until_the_list_is_read_to_its_end() {
+    let env = TestEnv::new();
+    let slow = env.path().join("slow");
+    std::fs::File::create(&slow)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let reference = std::process::Command::new("md5sum")
+        .arg(&slow)
+        .output()
+        .unwrap();
+    let digest = String::from_utf8_lossy(&reference.stdout[..32]).into_owned();
+    // The slow file first, then more lines than one chunk holds (4096).
+    let mut list = format!("{digest}  slow\n");
+    env.mkdir("small");
+    let empty = testenv::reference_hex("md5sum", b"");
+    for i in 0..5000 {
+        env.file(format!("small/{i}").as_bytes(), b"");
+        list.push_str(&format!("{empty}  small/{i}\n"));
+    }
+    env.file(b"list", list.as_bytes());
+    let bin = env!("CARGO_BIN_EXE_fastsum");
+    let shown = terminal(&env, &format!("{bin} -c list > out"));
+    assert!(shown.contains("found so far"), "no bar drawn: {shown:?}");
+    assert!(!shown.contains("/4096 files"), "{shown:?}");
+    assert!(!shown.contains("ETA"), "{shown:?}");
+    let out = std::fs::read_to_string(env.path().join("out")).unwrap();
+    assert_eq!(out.lines().count(), 5001);
+    // One chunk: the total at once.
+    env.file(
+        b"short",
+        format!("{digest}  slow\n{empty}  small/0\n").as_bytes(),
+    );
+    let shown = terminal(&env, &format!("{bin} -c short > out"));
+    assert!(shown.contains("/2 files"), "{shown:?}");
+    assert!(!shown.contains("found so far"), "{shown:?}");
+}

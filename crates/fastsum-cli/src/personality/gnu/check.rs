@@ -84,6 +84,14 @@ pub(super) fn check_file(
     // then its lines are reported in order exactly as one at a time.
     while !list.at_end && !list.read_failed {
         let items = list.next_chunk(run, o, parser);
+        if let Some((counters, _)) = &run.progress {
+            // Until the list's last chunk, the files found are no total
+            // (it grew in 8,192-line steps): no fraction, no ETA.
+            let more = !list.at_end && items.len() >= CHECK_CHUNK_LINES;
+            counters
+                .more_to_come
+                .store(more, std::sync::atomic::Ordering::Release);
+        }
         let mut prefetched = prefetch_digests(run, o, &items);
         let mut also = check_list::prefetch_also(run, o, &items);
         check_dirs::fill(run, o, &items, &mut prefetched, &mut made);

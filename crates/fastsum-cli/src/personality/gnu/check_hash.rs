@@ -94,17 +94,12 @@ pub(super) fn prefetch_digests(
         let who = run.program();
         let mut run_tree =
             crate::term::cached(&who, TreeHasher::with_options(options), session.as_ref());
-        let counters = run.progress.as_ref().map(|(p, _)| p.clone());
-        if let Some(counters) = &counters {
+        // `more_to_come` says whether the list has lines past this chunk
+        // (check.rs): the total is final only with its last chunk.
+        if let Some((counters, _)) = &run.progress {
             run_tree = run_tree.progress(counters.clone());
         }
         let finished = run_tree.run(&operands, record);
-        if let Some(counters) = counters {
-            // The list is not read to its end: no total, so no ETA.
-            counters
-                .walk_done
-                .store(false, std::sync::atomic::Ordering::Release);
-        }
         if finished.is_err() {
             // Left to digest_named, line by line.
             for &i in &indices {
