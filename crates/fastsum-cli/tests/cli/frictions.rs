@@ -344,3 +344,75 @@ fn check_shows_no_fraction_until_the_list_is_read_to_its_end() {
     assert!(shown.contains("/2 files"), "{shown:?}");
     assert!(!shown.contains("found so far"), "{shown:?}");
 }
+
+/// `--format=hashdeep` writes names as given, as `hashdeep -l` does;
+/// hashdeep itself writes absolute ones, so its audit of a list made
+/// from a relative root reports every file moved unless `-l`. --help says
+/// so and both ways out, which the real hashdeep confirms: `-l -a` passes
+/// on the relative list, and an absolute root gives hashdeep's own lines.
+#[test]
+fn hashdeep_lists_name_files_as_given_and_help_says_how_to_audit_them() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.mkdir("t/sub");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/sub/b", b"b\n");
+    let help = env.fastsum("fastsum", &[b"--help"], b"").stdout_str();
+    assert!(
+        help.contains("names as given, as hashdeep -l writes them"),
+        "{help}"
+    );
+    let hashdeep = |args: &[&str]| {
+        let out = std::process::Command::new("hashdeep")
+            .args(args)
+            .current_dir(env.path())
+            .output()
+            .expect("hashdeep (scripts/tests/install-peers)");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let relative = env.fastsum("fastsum", &[b"-r", b"--format=hashdeep", b"t"], b"");
+    env.file(b"relative.txt", &relative.stdout);
+    assert!(
+        relative.stdout_str().contains(",t/sub/b\n"),
+        "{}",
+        relative.stdout_str()
+    );
+    let (status, said) = hashdeep(&["-r", "-l", "-a", "-k", "relative.txt", "t"]);
+    assert_eq!(status, Some(0), "{said}");
+    // Without -l hashdeep compares absolute names: every file "moved".
+    let (status, _) = hashdeep(&["-r", "-a", "-k", "relative.txt", "t"]);
+    assert_eq!(status, Some(1));
+    // An absolute root: hashdeep's own lines, and its audit passes.
+    let root = env.path().join("t");
+    let root = root.to_str().unwrap();
+    let absolute = env.fastsum(
+        "fastsum",
+        &[
+            b"-r",
+            b"-a",
+            b"md5",
+            b"-a",
+            b"sha256",
+            b"--format=hashdeep",
+            root.as_bytes(),
+        ],
+        b"",
+    );
+    env.file(b"absolute.txt", &absolute.stdout);
+    let entries = |text: &str| {
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|l| !l.starts_with('%') && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        lines
+    };
+    let (_, theirs) = hashdeep(&["-r", root]);
+    assert_eq!(entries(&absolute.stdout_str()), entries(&theirs));
+    let (status, said) = hashdeep(&["-r", "-a", "-k", "absolute.txt", "t"]);
+    assert_eq!(status, Some(0), "{said}");
+}

@@ -66,7 +66,13 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          algorithm; through the cache: only changed files are\n");
     s.push_str("                          read); say what changed (A, D, M and the path)\n");
     s.push_str("      --format=hashdeep  write hashdeep's list (SIZE,DIGEST...,NAME), for -a\n");
-    s.push_str("                          md5, sha1, sha256 (several -a: several columns)\n");
+    s.push_str("                          md5, sha1, sha256 (several -a: several columns);\n");
+    s.push_str("                          names as given, as hashdeep -l writes them (hashdeep\n");
+    s.push_str("                          writes absolute ones): audit with hashdeep -l -a, or\n");
+    s.push_str(
+        "                          name the tree absolutely (-r \"$PWD/dir\") for hashdeep's\n",
+    );
+    s.push_str("                          own lines\n");
     s.push_str("      --format=NAME     with -c: read the lists as NAME (gnu, bsd, json,\n");
     s.push_str("                          hashdeep, sfv, release), not as their content says\n");
     s.push_str("      --debug           with -c: say which format each list was read as\n");
