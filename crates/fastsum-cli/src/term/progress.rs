@@ -129,9 +129,11 @@ fn status_line(r: &Reading, elapsed: Duration, stage_elapsed: Duration) -> Strin
         "" => String::new(),
         stage => format!("{stage}: "),
     };
-    let files = match r.total_final {
-        true => format!("{}/{} files", r.done, r.found),
-        false => format!("{} files, {} found so far", r.done, r.found),
+    let files = match (r.total_final, r.done) {
+        (true, _) => format!("{}/{} files", r.done, r.found),
+        // A walk (dupes' first stage): nothing is done but finding.
+        (false, 0) => format!("{} files found so far", r.found),
+        (false, done) => format!("{done} files done, {} found so far", r.found),
     };
     if r.bytes_total > 0 {
         line.push_str(&format!(
@@ -254,9 +256,18 @@ mod tests {
         };
         assert_eq!(
             line(walking, second),
-            "5 files, 10 found so far, 1.00 KiB at 1.00 KiB/s"
+            "5 files done, 10 found so far, 1.00 KiB at 1.00 KiB/s"
         );
         assert_eq!(walking.bar(), (0, 1));
+        let only_found = Reading {
+            stage: "walking",
+            found: 7,
+            ..Reading::default()
+        };
+        assert_eq!(
+            line(only_found, second),
+            "walking: 7 files found so far, 0 B at 0 B/s"
+        );
         // The walk over, files only: a fraction of files, never an ETA
         // (the pace of files says nothing of the bytes to come).
         let walked = Reading {
