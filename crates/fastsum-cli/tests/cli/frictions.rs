@@ -305,7 +305,7 @@ fn the_dupes_bar_names_the_stage_and_counts_its_bytes() {
 /// `-c`'s total is not shown while the list is still being read (it grew
 /// in steps of a chunk of lines, 89% at 25% of the bytes): the files
 /// done and found so far, no fraction, no ETA; and a list read whole in
-/// one chunk has its total at once.
+/// one chunk has its total at once, in files and in bytes.
 #[test]
 fn check_shows_no_fraction_until_the_list_is_read_to_its_end() {
     let env = TestEnv::new();
@@ -334,14 +334,16 @@ fn check_shows_no_fraction_until_the_list_is_read_to_its_end() {
     assert!(!shown.contains("/4096 files"), "{shown:?}");
     assert!(!shown.contains("ETA"), "{shown:?}");
     let out = std::fs::read_to_string(env.path().join("out")).unwrap();
+    assert!(!shown.contains("/1.00 GiB"), "a byte total: {shown:?}");
     assert_eq!(out.lines().count(), 5001);
-    // One chunk: the total at once.
+    // One chunk: the total at once, and its bytes (the files' sizes).
     env.file(
         b"short",
         format!("{digest}  slow\n{empty}  small/0\n").as_bytes(),
     );
     let shown = terminal(&env, &format!("{bin} -c short > out"));
     assert!(shown.contains("/2 files"), "{shown:?}");
+    assert!(shown.contains("/1.00 GiB at "), "no byte total: {shown:?}");
     assert!(!shown.contains("found so far"), "{shown:?}");
 }
 

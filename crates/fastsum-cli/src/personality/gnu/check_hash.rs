@@ -110,6 +110,33 @@ pub(super) fn prefetch_digests(
     results
 }
 
+/// The bytes the chunk's files hold, each read once: the sizes the list
+/// gives (hashdeep's, JSON's), else the files' own; `None` where a file is
+/// read more than once (several algorithms, further digests), and so the
+/// bytes read would pass the total.
+pub(super) fn known_bytes(items: &[CheckItem]) -> Option<u64> {
+    if algorithms_of(items).len() > 1 {
+        return None;
+    }
+    let mut total = 0u64;
+    for item in items {
+        if let CheckItem::Entry {
+            name, also, size, ..
+        } = item
+        {
+            if !also.is_empty() {
+                return None;
+            }
+            let size = size.or_else(|| {
+                let path = fastsum::name::path(name);
+                std::fs::metadata(&*path).ok().map(|m| m.len())
+            });
+            total = total.saturating_add(size.unwrap_or(0));
+        }
+    }
+    (total > 0).then_some(total)
+}
+
 /// The algorithms of a chunk's lines, in the order met.
 fn algorithms_of(items: &[CheckItem]) -> Vec<Algorithm> {
     let mut algorithms: Vec<Algorithm> = Vec::new();
