@@ -6,7 +6,7 @@ mod cmd;
 mod personality;
 mod term;
 
-use cmd::{audit, bench, cache, diff, dupes, manual, remote, scrub, tree_digest};
+use cmd::{audit, bench, cache, diff, dupes, help, manual, remote, scrub, tree_digest};
 use personality::{b3sum, gnu, xxhsum};
 
 use std::ffi::OsString;
@@ -59,7 +59,8 @@ fn run() -> anyhow::Result<u8> {
             .iter()
             .find(|s| s.name.as_bytes() == a.as_slice())
     }) {
-        // `fastsum diff OLD NEW` ... (a file named so: `fastsum ./diff`).
+        // `fastsum diff OLD NEW` ... (a file named so: `fastsum ./diff`
+        // or `fastsum -- diff`; `fastsum help` too).
         (sub.run)(argv.into_iter().skip(2).collect())
     } else {
         let words: Vec<&'static str> = SUBCOMMANDS.iter().map(|s| s.name).collect();
@@ -80,7 +81,7 @@ pub(crate) struct Subcommand {
 
 /// Every subcommand, in the order `--help`, the man page and the
 /// completions list them: the one table dispatch and documentation read.
-pub(crate) const SUBCOMMANDS: [Subcommand; 10] = [
+pub(crate) const SUBCOMMANDS: [Subcommand; 11] = [
     Subcommand {
         name: "diff",
         about: "show what changed between two trees, manifests or remote trees",
@@ -139,6 +140,12 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 10] = [
         name: "man",
         about: "print this manual page (roff)",
         run: |args| manual::run_man(&as_bytes(args)),
+        command: None,
+    },
+    Subcommand {
+        name: "help",
+        about: "print this help, or a subcommand's (fastsum help diff)",
+        run: help::run,
         command: None,
     },
 ];

@@ -57,6 +57,8 @@ struct AuditArgs {
     root: Option<PathBuf>,
     #[command(flatten)]
     bar: crate::term::shared::ProgressBar,
+    #[command(flatten)]
+    quiet: crate::term::shared::Quiet,
     /// Leave symbolic links in DIR out (by default they are followed, to
     /// files and directories, as hashdeep follows them); how many were
     /// left out is said on stderr.
@@ -73,8 +75,8 @@ const NAME: &str = "fastsum audit";
 
 /// Runs `fastsum audit` with `args` (after its first word).
 pub fn run(args: Vec<OsString>) -> i32 {
-    let args: AuditArgs = match crate::term::parse_subcommand(NAME, args) {
-        Ok(args) => args,
+    let args = match crate::term::parse_subcommand::<AuditArgs>(NAME, args) {
+        Ok(args) => args.quiet.applied(args),
         Err(status) => return status,
     };
     let (list, algorithm, agreed) = match other_columns(&args) {
@@ -128,7 +130,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     crate::term::cache::close_session(NAME, (cache, session));
     let status = match result {
         Ok(summary) => {
-            out.err_raw(&links_left_out(&summary));
+            out.notice(&links_left_out(&summary));
             out.err_raw(&unchecked_columns(&list));
             let unchecked = list.unchecked.get() > 0;
             let trouble = trouble || unchecked;

@@ -6,6 +6,7 @@ pub(crate) mod bench;
 pub(crate) mod cache;
 pub(crate) mod diff;
 pub(crate) mod dupes;
+pub(crate) mod help;
 pub(crate) mod manual;
 pub(crate) mod remote;
 pub(crate) mod scrub;

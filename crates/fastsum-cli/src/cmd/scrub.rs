@@ -67,6 +67,8 @@ struct ScrubArgs {
     json: bool,
     #[command(flatten)]
     bar: crate::term::shared::ProgressBar,
+    #[command(flatten)]
+    quiet: crate::term::shared::Quiet,
 }
 
 /// `fastsum scrub`'s arguments, for the man page and the completions.
@@ -79,8 +81,8 @@ const NAME: &str = "fastsum scrub";
 /// Runs `fastsum scrub` with `args` (after its first word).
 pub fn run(args: Vec<OsString>) -> i32 {
     let named = algorithm_named(&args);
-    let args: ScrubArgs = match crate::term::parse_subcommand(NAME, args) {
-        Ok(args) => args,
+    let args = match crate::term::parse_subcommand::<ScrubArgs>(NAME, args) {
+        Ok(args) => args.quiet.applied(args),
         Err(status) => return status,
     };
     let mut recorded = match recorded(&args) {
@@ -268,14 +270,16 @@ impl Printer<'_> {
             if s.unstamped > 0 {
                 resumed.push_str(&format!(", {} listed without a stamp", s.unstamped));
             }
-            self.out.err_raw(
-                format!(
+            // A clean scrub's summary is a notice (-q: cron mails only trouble).
+            let line = format!(
                     "{NAME}: {} corrupted, {} changed, {} verified, {} new, {} not due, {} unreadable{resumed}; {} bytes read in {:.1} s ({:.0} MB/s)\n",
                     s.corrupted, s.changed, s.verified, s.new, s.not_due, s.failed,
                     s.bytes_read, seconds, s.bytes_read as f64 / seconds / 1e6
-                )
-                .as_bytes(),
-            );
+                );
+            match s.corrupted + s.failed {
+                0 => self.out.notice(line.as_bytes()),
+                _ => self.out.err_raw(line.as_bytes()),
+            }
         }
         if let Err(e) = self.out.finish() {
             eprintln!("{NAME}: write error: {}", fastsum::Error::os_message(&e));

@@ -49,6 +49,8 @@ struct TreeDigestArgs {
     json: bool,
     #[command(flatten)]
     bar: crate::term::shared::ProgressBar,
+    #[command(flatten)]
+    quiet: crate::term::shared::Quiet,
 }
 
 /// `fastsum tree-digest`'s arguments, for the man page and the completions.
@@ -60,8 +62,8 @@ const NAME: &str = "fastsum tree-digest";
 
 /// Runs `fastsum tree-digest` with `args` (after its first word).
 pub fn run(args: Vec<OsString>) -> i32 {
-    let args: TreeDigestArgs = match crate::term::parse_subcommand(NAME, args) {
-        Ok(args) => args,
+    let args = match crate::term::parse_subcommand::<TreeDigestArgs>(NAME, args) {
+        Ok(args) => args.quiet.applied(args),
         Err(status) => return status,
     };
     let algorithm = args.algorithm.or(Algorithm::Blake3);

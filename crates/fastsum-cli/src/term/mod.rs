@@ -26,6 +26,20 @@ pub fn remote_options() -> fastsum::remote::RemoteOptions {
     options
 }
 
+/// `-q`: notices (what was left out, the summary of a run without
+/// trouble) are not printed; errors and warnings of trouble always are.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets `-q` for the run (fastsum's own mode and every subcommand).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether notices are silenced.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// `n` and the noun agreeing with it: "1 hit", "2 hits".
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

@@ -96,6 +96,14 @@ impl Output {
         let _ = io::stderr().write_all(message);
     }
 
+    /// A notice (not trouble): written as [`Output::err_raw`] does, unless
+    /// `-q` silenced notices.
+    pub fn notice(&mut self, message: &[u8]) {
+        if !super::quiet() {
+            self.err_raw(message);
+        }
+    }
+
     /// Writes out everything held, if stdout is line buffered: the caller
     /// is about to wait (for the next file's digest), so what is known
     /// goes to the reader now, as a line-buffered GNU tool's would. Only

@@ -105,6 +105,25 @@ impl ProgressBar {
     }
 }
 
+/// `-q/--quiet` (dupes, audit, scrub, tree-digest; diff's
+/// own -q prints nothing at all).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Quiet {
+    /// Print no notices on stderr (summaries of a run without trouble,
+    /// links left out), only errors and trouble: cron mails only that.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+}
+
+impl Quiet {
+    /// Sets it for the run (`term::quiet`), and gives back `args`, the
+    /// arguments it was parsed with.
+    pub fn applied<T>(self, args: T) -> T {
+        super::set_quiet(self.quiet);
+        args
+    }
+}
+
 /// How the trees are walked (diff, dupes).
 #[derive(Args, Debug, Clone)]
 pub struct Walk {

@@ -121,6 +121,11 @@ fn nothing_on_tmpfs_is_cached_or_stamped() {
     let (listed, _) = fastsum(env.path(), &["-r", "--json", "--stamps", "mnt"], two);
     let _ = Command::new("umount").arg(&mnt).status();
     assert!(said.contains("0 hits, 1 miss"), "{said}");
+    // And the stats say why (issue 62.4).
+    assert!(
+        said.contains("; 1 file not kept (no stamp to trust: tmpfs"),
+        "{said}"
+    );
     assert!(!listed.contains("mtime_ns"), "{listed}");
 }
 

@@ -385,7 +385,8 @@ fn counts_agree_with_their_nouns() {
     );
     assert_eq!(
         out.stderr_str(),
-        "fastsum: cache: 0 hits, 1 miss, 0 racy re-reads, 5 bytes read\n"
+        "fastsum: cache: 0 hits, 1 miss, 0 racy re-reads, 5 bytes read; 1 file too recent to \
+         keep (changed less than 2 s before the run; kept once unchanged that long)\n"
     );
     std::fs::remove_file(env.path().join("f")).unwrap();
     let out = env
@@ -527,6 +528,7 @@ fn install_links_never_replaces_a_program_that_is_not_fastsum() {
         std::process::Command::new("bash")
             .arg(script)
             .args(args)
+            .arg(&bin)
             .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
             .output()
             .unwrap()

@@ -33,6 +33,7 @@ mod files_and_depth;
 mod first_hour;
 mod first_hour_setup;
 mod first_use;
+mod frictions;
 mod lists_round_trip;
 mod manual;
 mod messages;

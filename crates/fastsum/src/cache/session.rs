@@ -43,6 +43,8 @@ pub struct CacheSession {
     misses: AtomicU64,
     racy_rereads: AtomicU64,
     bytes_read: AtomicU64,
+    too_recent: AtomicU64,
+    untrusted: AtomicU64,
 }
 
 /// How often a file that changes while it is read is read again before it
@@ -90,6 +92,8 @@ impl CacheSession {
             misses: AtomicU64::new(0),
             racy_rereads: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
+            too_recent: AtomicU64::new(0),
+            untrusted: AtomicU64::new(0),
         }
     }
 
@@ -127,8 +131,17 @@ impl CacheSession {
     pub(super) fn note_read(&self, path: &Path, hashed: &Hashed) {
         self.bytes_read.fetch_add(hashed.size, Ordering::Relaxed);
         let Some(stamp) = hashed.stamp else {
+            // No stamp to vouch for it (tmpfs ...): never kept.
+            self.untrusted.fetch_add(1, Ordering::Relaxed);
             return;
         };
+        // Counted here, left out when stored (`store::grouped`): the
+        // stats say why a fresh copy gets no hits next time.
+        if !stamp.is_settled_at(self.started_ns) {
+            self.too_recent.fetch_add(1, Ordering::Relaxed);
+        } else if !stamp.vouches_at(self.started_ns) {
+            self.untrusted.fetch_add(1, Ordering::Relaxed);
+        }
         let absolute = absolute_in(&self.cwd, path);
         if self.contradicts_record(&absolute, &stamp, &hashed.digest) {
             return;
@@ -199,6 +212,9 @@ impl CacheSession {
             misses: self.misses.load(Ordering::Relaxed),
             racy_rereads: self.racy_rereads.load(Ordering::Relaxed),
             bytes_read: self.bytes_read.load(Ordering::Relaxed),
+            too_recent: self.too_recent.load(Ordering::Relaxed),
+            untrusted: self.untrusted.load(Ordering::Relaxed),
+            settle_window: crate::fs::stat::settle_window(),
         }
     }
 
@@ -257,5 +273,8 @@ impl std::ops::AddAssign for RunStats {
         self.misses += other.misses;
         self.racy_rereads += other.racy_rereads;
         self.bytes_read += other.bytes_read;
+        self.too_recent += other.too_recent;
+        self.untrusted += other.untrusted;
+        self.settle_window = self.settle_window.max(other.settle_window);
     }
 }

@@ -45,6 +45,13 @@ pub struct RunStats {
     pub racy_rereads: u64,
     /// Bytes read.
     pub bytes_read: u64,
+    /// Misses not kept: changed within `settle_window` of the run's start.
+    pub too_recent: u64,
+    /// Misses not kept: no stamp, or one on a file system whose stamps
+    /// vouch for nothing (tmpfs, a generated one).
+    pub untrusted: u64,
+    /// How long a file must be unchanged before its digest is kept.
+    pub settle_window: Duration,
 }
 
 /// How long a run waits for others holding the cache file.

@@ -51,11 +51,14 @@ pub(super) fn run(
 ) -> Result<DupesReport> {
     options.walk.check_excludes()?;
     let problems = Problems::default();
+    if let Some(p) = &options.progress {
+        p.begin_stage("walking", None, None);
+    }
     let (paths, mut leftovers) = walk_operands(operands, options, &problems)?;
     let candidates = stat_candidates(paths, options, &problems);
     let candidates = one_path_per_entry_kept(candidates, operands);
     let (items, rep_of) = group_by_size_and_inode(&candidates, options.hard_links);
-    let items = group_by_edges(items, &candidates, options.hard_links, &problems);
+    let items = group_by_edges(items, &candidates, options, &problems);
     let whole = group_by_contents(items, &candidates, options, &problems)?;
     let groups = groups_of(whole, rep_of, &candidates, options);
     let unique = match unique {
@@ -131,6 +134,10 @@ fn walk_operands(
 /// at once were the peak of a 1M-file run).
 fn stat_candidates(paths: Paths, options: &DupesOptions, problems: &Problems) -> Candidates {
     let order = paths.sorted();
+    let progress = options.progress.as_deref();
+    if let Some(p) = progress {
+        p.begin_stage("sizes", Some(order.len() as u64), None);
+    }
     let in_range = |stamp: &FileStamp| {
         (stamp.size > 0 || options.empty)
             && stamp.size >= options.min_size
@@ -166,6 +173,10 @@ fn stat_candidates(paths: Paths, options: &DupesOptions, problems: &Problems) ->
                 candidates.order.push(p);
                 candidates.stamps.push(stamp);
             }
+        }
+        if let Some(p) = progress {
+            p.files_done
+                .fetch_add(block.len() as u64, Ordering::Relaxed);
         }
     }
     candidates.paths = paths;
@@ -246,13 +257,33 @@ fn group_by_size_and_inode(candidates: &Candidates, hard_links: bool) -> (Vec<It
 fn group_by_edges(
     mut items: Vec<Item>,
     candidates: &Candidates,
-    hard_links: bool,
+    options: &DupesOptions,
     problems: &Problems,
 ) -> Vec<Item> {
+    let progress = options.progress.as_deref();
     for edge in [Edge::Prefix, Edge::Suffix] {
         items.sort_unstable_by_key(|item| item.index);
+        // What this edge reads of each file, known from the sizes.
+        let read = |size: u64| match edge {
+            Edge::Suffix if size <= EDGE => 0,
+            _ => size.min(EDGE),
+        };
+        if let Some(p) = progress {
+            let bytes = items.iter().map(|item| read(item.size)).sum();
+            let name = match edge {
+                Edge::Prefix => "first bytes",
+                Edge::Suffix => "last bytes",
+            };
+            p.begin_stage(name, Some(items.len() as u64), Some(bytes));
+        }
         items.par_chunks_mut(64).for_each(|chunk| {
             let mut cursor = DirectoryCursor::new();
+            if let Some(p) = progress {
+                let bytes: u64 = chunk.iter().map(|item| read(item.size)).sum();
+                p.files_done
+                    .fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                p.bytes_done.fetch_add(bytes, Ordering::Relaxed);
+            }
             for item in chunk {
                 let (path, size) = (
                     candidates.path(item.index as usize),
@@ -273,7 +304,7 @@ fn group_by_edges(
             }
         });
         items.retain(|item| item.links > 0);
-        keep_shared(&mut items, hard_links, |a, b| {
+        keep_shared(&mut items, options.hard_links, |a, b| {
             (a.size, a.prefix, a.suffix).cmp(&(b.size, b.prefix, b.suffix))
         });
     }
@@ -352,8 +383,13 @@ fn hash_whole(
         hasher = hasher.cache(session.clone())?;
     }
     if let Some(progress) = &options.progress {
-        // From here the bar counts the files to hash, not those walked.
-        progress.files_found.store(0, Ordering::Relaxed);
+        // From here the bar counts the files to hash (the feeder counts
+        // them), and the bytes, known from their sizes.
+        let bytes = need
+            .iter()
+            .map(|&i| candidates.stamps[i as usize].size)
+            .sum();
+        progress.begin_stage("hashing", None, Some(bytes));
         hasher = hasher.progress(progress.clone());
     }
     hasher.run(&operands, |record| match record.outcome {

@@ -2,8 +2,8 @@
 //! [`Sink`] on the caller's thread, and the [`Progress`] counters.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::digest::Digest;
 use crate::error::ErrorKind;
@@ -58,8 +58,43 @@ pub struct Progress {
     pub files_done: AtomicU64,
     /// Bytes hashed so far, counted as they are read.
     pub bytes_done: Arc<AtomicU64>,
-    /// Every operand is walked: `files_found` is the run's total.
+    /// Every operand is walked: `files_found` is the run's total (unless
+    /// `more_to_come`).
     pub walk_done: AtomicBool,
+    /// The caller has more files to hand the pipeline after this run (the
+    /// next chunk of a list being checked): `files_found` is not final.
+    pub more_to_come: AtomicBool,
+    /// The bytes the current stage reads in all, when known before it
+    /// reads them (dupes' stages, from sizes stat-ed): 0 when not known.
+    pub bytes_total: AtomicU64,
+    /// `bytes_done` when the current stage began: the stage's bytes are
+    /// those past it.
+    pub stage_bytes_from: AtomicU64,
+    /// What the run is doing, for a run of several stages (dupes: walking,
+    /// reading sizes ...); empty for a run of one.
+    pub stage: Mutex<&'static str>,
+}
+
+impl Progress {
+    /// A new stage, `name`, begins: of `files` files when known (else
+    /// counted as found, the total not final until `walk_done`), and of
+    /// `bytes` bytes when known.
+    pub fn begin_stage(&self, name: &'static str, files: Option<u64>, bytes: Option<u64>) {
+        *self.stage.lock().expect("not poisoned") = name;
+        self.files_found
+            .store(files.unwrap_or(0), Ordering::Relaxed);
+        self.files_done.store(0, Ordering::Relaxed);
+        self.bytes_total
+            .store(bytes.unwrap_or(0), Ordering::Relaxed);
+        let now = self.bytes_done.load(Ordering::Relaxed);
+        self.stage_bytes_from.store(now, Ordering::Relaxed);
+        self.walk_done.store(files.is_some(), Ordering::Release);
+    }
+
+    /// The current stage's name.
+    pub fn stage(&self) -> &'static str {
+        *self.stage.lock().expect("not poisoned")
+    }
 }
 
 /// What workers and the feeder send the collector: finished records.

@@ -116,6 +116,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args,
         Err(status) => return status,
     };
+    // diff's -q prints nothing at all: no notices either.
+    crate::term::set_quiet(args.quiet);
     let algorithm = args.algorithm.named();
     if let Err(why) = check_listing(&args) {
         eprintln!("fastsum diff: {why}");

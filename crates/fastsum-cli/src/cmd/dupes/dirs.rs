@@ -71,7 +71,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
     }
     let dirs: usize = report.groups.iter().map(|g| g.members.len()).sum();
     let bytes = report.redundant_bytes();
-    out.err_raw(
+    out.notice(
         format!(
             "{NAME}: {} of {}, {} redundant\n",
             count(report.groups.len() as u64, "group", "groups"),

@@ -17,10 +17,17 @@ use fastsum::Algorithm;
 use crate::term::count;
 use crate::term::output::{Buffering, Output};
 
+/// What `--help` and the man page say of hidden files, where fastsum and
+/// fclones part (their counts differ on a tree with any).
+const HIDDEN_FILES: &str = "Hidden files and directories (names starting with '.') are walked and \
+counted, as find, rdfind and jdupes do; fclones leaves them out unless --hidden. To count as \
+fclones does, add --exclude '.*'; to compare with fclones group, give it --hidden.";
+
 /// List groups of files with identical bytes (directories are walked).
 /// Exit status: 0 done, 1 some file could not be read, 2 usage.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum dupes", version)]
+#[command(after_help = HIDDEN_FILES)]
 #[command(mut_arg("algorithm", |a| a.help("The whole-file digest (default xxh128; sha256, blake3 ... for a cryptographic one; with --dirs the default is blake3, since directories are told apart by digests alone)")))]
 #[command(mut_arg("cache", |a| a.help("Whole-file digests from and to the checksum cache (PATH only after '=')")))]
 struct DupesArgs {
@@ -55,6 +62,8 @@ struct DupesArgs {
     verify: bool,
     #[command(flatten)]
     bar: crate::term::shared::ProgressBar,
+    #[command(flatten)]
+    quiet: crate::term::shared::Quiet,
     /// One JSON object per group (JSON Lines, docs/JSON.md).
     #[arg(long)]
     json: bool,
@@ -90,8 +99,8 @@ pub fn command() -> clap::Command {
 
 /// Runs `fastsum dupes` with `args` (after the word `dupes`).
 pub fn run(args: Vec<OsString>) -> i32 {
-    let args: DupesArgs = match crate::term::parse_subcommand("fastsum dupes", args) {
-        Ok(args) => args,
+    let args = match crate::term::parse_subcommand::<DupesArgs>("fastsum dupes", args) {
+        Ok(args) => args.quiet.applied(args),
         Err(status) => return status,
     };
     if args.dirs {
@@ -370,7 +379,7 @@ fn print_groups(
     }
     let files: usize = report.groups.iter().map(|g| g.members.len()).sum();
     let bytes: u64 = report.groups.iter().map(Group::redundant_bytes).sum();
-    out.err_raw(
+    out.notice(
         format!(
             "fastsum dupes: {} of {}, {} redundant\n",
             count(report.groups.len() as u64, "group", "groups"),

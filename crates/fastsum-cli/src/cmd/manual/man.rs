@@ -86,6 +86,9 @@ pub fn page() -> String {
         if name == "completions" {
             p.push_str("\\fBfastsum completions bash\\fR | \\fBzsh\\fR | \\fBfish\\fR.\n");
         }
+        if let Some(after) = command.as_ref().and_then(|c| c.get_after_help()) {
+            p.push_str(&format!("{}\n", roff(&after.to_string())));
+        }
         for (long, short, value, help) in command.iter().flat_map(clap_options) {
             p.push_str(&heading(short, &long, value.as_deref(), false));
             p.push_str(&roff(&help));

@@ -10,7 +10,7 @@ use fastsum::manifest::list::ListFormat;
 use fastsum::{Algorithm, ErrorKind};
 
 use super::check_dirs;
-use super::check_hash::{prefetch_digests, report_hashed, CheckItem};
+use super::check_hash::{known_bytes, prefetch_digests, report_hashed, CheckItem};
 use super::check_list::{self, Entries};
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
@@ -82,8 +82,22 @@ pub(super) fn check_file(
     // The list is read a chunk of lines at a time; the chunk's files are
     // hashed together through the pipeline (every core, multi-buffer MD5),
     // then its lines are reported in order exactly as one at a time.
+    let mut first = true;
     while !list.at_end && !list.read_failed {
         let items = list.next_chunk(run, o, parser);
+        if let Some((counters, _)) = &run.progress {
+            // Until the list's last chunk, the files found are no total
+            // (it grew in 8,192-line steps): no fraction, no ETA. A list
+            // read whole in its first chunk has its bytes known too.
+            let more = !list.at_end && items.len() >= CHECK_CHUNK_LINES;
+            counters
+                .more_to_come
+                .store(more, std::sync::atomic::Ordering::Release);
+            if let (true, false, Some(bytes)) = (first, more, known_bytes(&items)) {
+                counters.begin_stage("", None, Some(bytes));
+            }
+        }
+        first = false;
         let mut prefetched = prefetch_digests(run, o, &items);
         let mut also = check_list::prefetch_also(run, o, &items);
         check_dirs::fill(run, o, &items, &mut prefetched, &mut made);

@@ -97,17 +97,12 @@ pub(super) fn prefetch_digests(
         let who = run.program();
         let mut run_tree =
             crate::term::cached(&who, TreeHasher::with_options(options), session.as_ref());
-        let counters = run.progress.as_ref().map(|(p, _)| p.clone());
-        if let Some(counters) = &counters {
+        // `more_to_come` says whether the list has lines past this chunk
+        // (check.rs): the total is final only with its last chunk.
+        if let Some((counters, _)) = &run.progress {
             run_tree = run_tree.progress(counters.clone());
         }
         let finished = run_tree.run(&operands, record);
-        if let Some(counters) = counters {
-            // The list is not read to its end: no total, so no ETA.
-            counters
-                .walk_done
-                .store(false, std::sync::atomic::Ordering::Release);
-        }
         if finished.is_err() {
             // Left to digest_named, line by line.
             for &i in &indices {
@@ -116,6 +111,33 @@ pub(super) fn prefetch_digests(
         }
     }
     results
+}
+
+/// The bytes the chunk's files hold, each read once: the sizes the list
+/// gives (hashdeep's, JSON's), else the files' own; `None` where a file is
+/// read more than once (several algorithms, further digests), and so the
+/// bytes read would pass the total.
+pub(super) fn known_bytes(items: &[CheckItem]) -> Option<u64> {
+    if algorithms_of(items).len() > 1 {
+        return None;
+    }
+    let mut total = 0u64;
+    for item in items {
+        if let CheckItem::Entry {
+            name, also, size, ..
+        } = item
+        {
+            if !also.is_empty() {
+                return None;
+            }
+            let size = size.or_else(|| {
+                let path = fastsum::name::path(name);
+                std::fs::metadata(&*path).ok().map(|m| m.len())
+            });
+            total = total.saturating_add(size.unwrap_or(0));
+        }
+    }
+    (total > 0).then_some(total)
 }
 
 /// The algorithms of a chunk's lines, in the order met.

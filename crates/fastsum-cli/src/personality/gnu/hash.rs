@@ -169,7 +169,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
             true => "hashdeep follows them: drop --no-follow",
             false => "-L follows them",
         };
-        run.error(format!("{what} left out ({hint})").as_bytes());
+        run.notice(format!("{what} left out ({hint})").as_bytes());
     }
     if let Err(e) = result {
         run.error(e.to_string().as_bytes());

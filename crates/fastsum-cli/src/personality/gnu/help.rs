@@ -12,7 +12,17 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     if tool.kind != ToolKind::Fastsum {
         return super::usage::usage(tool, program.as_bytes());
     }
+    s.push_str(&format!(
+        "  or:  {program} SUBCOMMAND [ARGS]...  (see {program} help SUBCOMMAND)\n"
+    ));
     s.push_str("Print or check file checksums, fast, with constant memory.\n");
+    // The subcommands first: they are what a newcomer looks for.
+    s.push_str("\nSubcommands:\n");
+    for sub in &crate::SUBCOMMANDS {
+        s.push_str(&format!("  {:<16}{}\n", sub.name, sub.about));
+    }
+    s.push_str("A file named as a subcommand is hashed as ./NAME or after --\n");
+    s.push_str("(fastsum -- help hashes the file help).\n");
     s.push_str("\nWith no FILE, or when FILE is -, read standard input.\n");
     s.push_str("\nMandatory arguments to long options are mandatory for short options too.\n");
     s.push_str("  -a, --algorithm=NAME  the digest to compute (default md5); see ALGORITHMS;\n");
@@ -56,7 +66,13 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          algorithm; through the cache: only changed files are\n");
     s.push_str("                          read); say what changed (A, D, M and the path)\n");
     s.push_str("      --format=hashdeep  write hashdeep's list (SIZE,DIGEST...,NAME), for -a\n");
-    s.push_str("                          md5, sha1, sha256 (several -a: several columns)\n");
+    s.push_str("                          md5, sha1, sha256 (several -a: several columns);\n");
+    s.push_str("                          names as given, as hashdeep -l writes them (hashdeep\n");
+    s.push_str("                          writes absolute ones): audit with hashdeep -l -a, or\n");
+    s.push_str(
+        "                          name the tree absolutely (-r \"$PWD/dir\") for hashdeep's\n",
+    );
+    s.push_str("                          own lines\n");
     s.push_str("      --format=NAME     with -c: read the lists as NAME (gnu, bsd, json,\n");
     s.push_str("                          hashdeep, sfv, release), not as their content says\n");
     s.push_str("      --debug           with -c: say which format each list was read as\n");
@@ -114,14 +130,14 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          $XDG_CACHE_HOME/fastsum/cache.sqlite); also with -c.\n");
     s.push_str("                          PATH only after '=': --cache x.sqlite hashes x.sqlite\n");
     s.push_str("      --cache-stats     after the run, print cache hits and misses to stderr\n");
-    s.push_str("                          (with --cache)\n");
-    s.push_str("\nSubcommands:\n");
-    for sub in &crate::SUBCOMMANDS {
-        s.push_str(&format!("  {:<16}{}\n", sub.name, sub.about));
-    }
-    s.push_str("\nThe following five options are useful only when verifying checksums:\n");
+    s.push_str("                          (with --cache), and the files too recent to keep:\n");
+    s.push_str("                          changed less than 35 s before the run (the kernel's\n");
+    s.push_str("                          writeback window; FASTSUM_SETTLE_SECONDS sets it)\n");
+    s.push_str("  -q, --quiet           print no notices (links left out ...), only errors and\n");
+    s.push_str("                          trouble, so that cron mails only that; with -c, no OK\n");
+    s.push_str("                          for each successfully verified file either\n");
+    s.push_str("\nThe following four options are useful only when verifying checksums:\n");
     s.push_str("      --ignore-missing  don't fail or report status for missing files\n");
-    s.push_str("      --quiet           don't print OK for each successfully verified file\n");
     s.push_str("      --status          don't output anything, status code shows success\n");
     s.push_str("      --strict          exit non-zero for improperly formatted checksum lines\n");
     s.push_str("  -w, --warn            warn about improperly formatted checksum lines\n\n");

@@ -54,6 +54,11 @@ pub fn run(tool: Tool, program: Vec<u8>, args: &[Vec<u8>]) -> i32 {
     run_with(tool, program, args, &[])
 }
 
+/// fastsum's own `--help` text (what `fastsum help` prints).
+pub fn fastsum_help() -> String {
+    help::gnu_help(Tool::FASTSUM, b"fastsum")
+}
+
 /// fastsum's own main mode: [`run`], where a command line refused is exit
 /// status 2 as the subcommands' (clap's) are, and a failed operand's
 /// message may end in a hint (`hint.rs`): `subcommands` are the words
@@ -77,6 +82,10 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
         Ok(resolved) => resolved,
         Err(status) => return refused(&run, status),
     };
+    if tool.kind == crate::personality::ToolKind::Fastsum {
+        // -q silences notices in every mode (as well as -c's OK lines).
+        crate::term::set_quiet(o.quiet);
+    }
     if tool.kind == crate::personality::ToolKind::Fastsum && !o.check {
         let first = args.first().map(Vec::as_slice);
         run.hints = hint::Hints::new(o.tree.recursive, first, subcommands);

@@ -89,7 +89,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     }
     if symlinks > 0 {
         let what = crate::term::count(symlinks, "symbolic link", "symbolic links");
-        run.error(format!("{what} left out (-L follows them)").as_bytes());
+        run.notice(format!("{what} left out (-L follows them)").as_bytes());
     }
     ok
 }

@@ -92,7 +92,13 @@ pub(crate) fn specs(kind: ToolKind) -> Vec<OptSpec> {
     specs.extend([
         spec(Some(b'c'), "check", HasArg::No, "c"),
         spec(None, "ignore-missing", HasArg::No, "ignore-missing"),
-        spec(None, "quiet", HasArg::No, "quiet"),
+        // fastsum's own mode: -q too, and in every mode (GNU: --quiet, -c only).
+        spec(
+            (kind == ToolKind::Fastsum).then_some(b'q'),
+            "quiet",
+            HasArg::No,
+            "quiet",
+        ),
         spec(None, "status", HasArg::No, "status"),
         spec(Some(b'w'), "warn", HasArg::No, "w"),
         spec(None, "strict", HasArg::No, "strict"),

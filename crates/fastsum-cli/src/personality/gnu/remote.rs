@@ -106,7 +106,7 @@ pub(super) fn hash_remote_operand(
         m.extend_from_slice(
             format!(": {what} left out (remote listings hold regular files only)").as_bytes(),
         );
-        run.error(&m);
+        run.notice(&m);
     }
     if o.verbose {
         let host = remote.host.as_bytes();

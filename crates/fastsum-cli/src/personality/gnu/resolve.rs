@@ -278,7 +278,8 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
             "the --warn option is meaningful only when verifying checksums",
         ),
         (
-            o.quiet,
+            // fastsum's own -q also silences notices, in every mode.
+            o.quiet && !fastsum,
             "the --quiet option is meaningful only when verifying checksums",
         ),
         (

@@ -85,6 +85,13 @@ impl Run {
         self.around_the_bar(|out| out.err_raw(&line));
     }
 
+    /// A notice, not trouble (links left out): silenced by fastsum's `-q`.
+    pub(super) fn notice(&mut self, message: &[u8]) {
+        if !crate::term::quiet() {
+            self.error(message);
+        }
+    }
+
     /// Runs `write` with the progress bar (if one is drawn) off the screen.
     pub(super) fn around_the_bar(&mut self, write: impl FnOnce(&mut Output)) {
         match self.progress.as_ref().map(|(_, d)| d.clone()) {
@@ -198,17 +205,31 @@ pub(super) fn say_notice(run: &mut Run, cache: &mut Cache) {
 }
 
 /// `--cache-stats`: what the cache saved, on stderr.
+/// The misses not kept are said with why: a fresh copy's files are all
+/// too recent, and its next run's misses would look like a broken cache.
 pub(super) fn print_cache_stats(run: &mut Run, stats: &fastsum::cache::RunStats) {
-    run.error(
-        format!(
-            "cache: {}, {}, {}, {}",
-            count(stats.hits, "hit", "hits"),
-            count(stats.misses, "miss", "misses"),
-            count(stats.racy_rereads, "racy re-read", "racy re-reads"),
-            count(stats.bytes_read, "byte read", "bytes read")
-        )
-        .as_bytes(),
+    let mut line = format!(
+        "cache: {}, {}, {}, {}",
+        count(stats.hits, "hit", "hits"),
+        count(stats.misses, "miss", "misses"),
+        count(stats.racy_rereads, "racy re-read", "racy re-reads"),
+        count(stats.bytes_read, "byte read", "bytes read")
     );
+    if stats.too_recent > 0 {
+        line.push_str(&format!(
+            "; {} too recent to keep (changed less than {} s before the run; \
+             kept once unchanged that long)",
+            count(stats.too_recent, "file", "files"),
+            stats.settle_window.as_secs()
+        ));
+    }
+    if stats.untrusted > 0 {
+        line.push_str(&format!(
+            "; {} not kept (no stamp to trust: tmpfs, a generated file system ...)",
+            count(stats.untrusted, "file", "files"),
+        ));
+    }
+    run.error(line.as_bytes());
 }
 
 impl Run {
