@@ -5,7 +5,7 @@
    retried, SSE-KMS objects are unverifiable or (--download) compared,
    multipart ETags decided with part sizes from HeadObject partNumber,
    pagination, and an unchanged re-run with --cache asks nothing per object;
-2. against SeaweedFS (a real S3 server) where ../shared has it: objects
+2. against SeaweedFS (a real S3 server) where $FASTSUM_FIXTURES has it: objects
    uploaded by boto3 + awscrt with every checksum algorithm, single-part
    and multipart at several part sizes, full-object and composite, and
    without checksums; `diff` and `--plan` against an independent
@@ -328,7 +328,6 @@ if __name__ == "__main__":
             import s3_weed
             s3_weed.suite(WEED, tmp, run, check, run_main)
         else:
-            print("scripts/tests/s3: SeaweedFS tests SKIPPED: no ../shared/servers/seaweedfs",
-                  file=sys.stderr)
+            pass  # scripts/tests/s3 says why, once the fake's part has run
     print("s3: %d passed, %d failed" % (PASSED[0], FAILED[0]))
     sys.exit(1 if FAILED[0] else 0)

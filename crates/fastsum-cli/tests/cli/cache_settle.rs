@@ -105,7 +105,7 @@ fn nothing_on_tmpfs_is_cached_or_stamped() {
         .status()
         .is_ok_and(|s| s.success());
     if !mounted {
-        eprintln!("SKIPPED: no tmpfs mount here (needs root)");
+        crate::testenv::skip("no tmpfs mount here (needs root)");
         return;
     }
     std::fs::write(mnt.join("f"), b"in memory\n").unwrap();

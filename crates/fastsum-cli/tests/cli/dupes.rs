@@ -681,7 +681,7 @@ impl Xfs {
                 .arg(&file)
                 .arg(mount.path()));
         if !made {
-            eprintln!("SKIPPED: no loop-mounted XFS here (needs root, mkfs.xfs, loop devices)");
+            crate::testenv::skip("no loop-mounted XFS here (needs root, mkfs.xfs, loop devices)");
             return None;
         }
         Some(Xfs {

@@ -4,6 +4,7 @@
 //! `fastsum` and the reference tools scripts/tests/install-peers installs.
 
 // The helpers: each suite uses its own part of them.
+mod hermetic;
 #[allow(dead_code)]
 mod sshd;
 #[allow(dead_code)]

@@ -115,7 +115,9 @@ fn forced(sshd: &sshd::Sshd, method: Method) -> RemoteOptions {
 fn every_method_gives_the_local_digests_and_no_name_is_ever_run() {
     let sshd = start_sshd();
     let tree = tree();
-    let home = PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into()));
+    // the home the suite's sshd sessions run in: the user's own, not the suite's
+    let home =
+        PathBuf::from(std::env::var("FASTSUM_TEST_USER_HOME").unwrap_or_else(|_| "/root".into()));
     let remote =
         Remote::parse(format!("{}:{}", sshd.host(), tree.path().display()).as_bytes()).unwrap();
     for algorithm in [Algorithm::Md5, Algorithm::Sha256] {

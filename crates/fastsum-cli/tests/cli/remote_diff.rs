@@ -363,7 +363,7 @@ fn an_unreadable_remote_directory_is_an_error_never_a_shorter_tree() {
         .args(["-c", &format!("{nobody} true")])
         .status();
     if !probe.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED: cannot run as nobody here (needs root and setpriv)");
+        crate::testenv::skip("cannot run as nobody here (needs root and setpriv)");
         return;
     }
     let sshd = sshd::start_sshd();

@@ -128,7 +128,7 @@ fn recorded(path: &Path) -> (u64, u64, i64, i64, i64, i64) {
 #[test]
 fn real_corruption_is_found_and_normal_edits_are_told_apart() {
     let Some(fs) = Ext4::new() else {
-        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return;
     };
     let t = fs.mnt().join("t");

@@ -27,7 +27,7 @@ fn read(path: &Path) -> Vec<u8> {
 #[test]
 fn a_block_rotted_under_a_mounted_file_system_is_found_through_the_page_cache() {
     let Some(fs) = Ext4::new() else {
-        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return;
     };
     let mnt = fs.mnt();
@@ -95,7 +95,7 @@ fn a_manifest_name_cannot_forge_a_message_line() {
 fn a_corruption_said_before_a_kill_is_not_taken_for_a_recent_verification() {
     use std::io::BufRead;
     let Some(fs) = Ext4::new() else {
-        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return;
     };
     let mnt = fs.mnt();

@@ -97,7 +97,7 @@ fn rotted_in_the_second_root() -> Option<Ext4> {
 #[test]
 fn a_resumed_scrub_finds_corruption_whatever_the_operand_order_and_kill_point() {
     let Some(fs) = rotted_in_the_second_root() else {
-        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return;
     };
     let mnt = fs.mnt();
@@ -200,7 +200,7 @@ fn a_resume_state_that_does_not_match_the_run_is_refused() {
 #[test]
 fn corruption_is_found_on_another_loop_device_and_under_other_spellings() {
     let Some(fs) = rotted_in_the_second_root() else {
-        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return;
     };
     let mnt = fs.mnt();
@@ -238,7 +238,7 @@ fn corruption_is_found_on_another_loop_device_and_under_other_spellings() {
 #[test]
 fn corruption_is_found_where_the_disk_is_mounted_at_another_place() {
     let Some(fs) = rotted_in_the_second_root() else {
-        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return;
     };
     let mnt = fs.mnt();
@@ -347,7 +347,7 @@ fn a_file_swapped_for_a_fifo_during_a_paced_scrub_is_refused() {
 #[test]
 fn no_note_no_cached_run_and_no_recent_scrub_hides_known_corruption() {
     let Some(fs) = rotted_in_the_second_root() else {
-        eprintln!("SKIPPED: no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return;
     };
     let mnt = fs.mnt();

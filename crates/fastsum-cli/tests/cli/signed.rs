@@ -74,7 +74,7 @@ fn change(env: &TestEnv, list: &str) {
 #[test]
 fn minisign_verdicts_are_minisigns() {
     if !have("minisign") {
-        eprintln!("SKIPPED: no minisign (scripts/tests/install-peers installs it)");
+        crate::testenv::skip("no minisign (scripts/tests/install-peers installs it)");
         return;
     }
     let env = TestEnv::new();
@@ -127,7 +127,7 @@ fn minisign_verdicts_are_minisigns() {
 #[test]
 fn signify_verdicts_are_signifys() {
     if !have("signify-openbsd") {
-        eprintln!("SKIPPED: no signify-openbsd (scripts/tests/install-peers installs it)");
+        crate::testenv::skip("no signify-openbsd (scripts/tests/install-peers installs it)");
         return;
     }
     let env = TestEnv::new();

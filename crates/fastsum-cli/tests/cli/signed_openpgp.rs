@@ -60,7 +60,7 @@ const KEYS: &str = "mkdir -m 700 g o && gpg -q --batch --passphrase '' --quick-g
 #[test]
 fn gpgv_verdicts_are_fastsums() {
     if !have_gpg() {
-        eprintln!("SKIPPED: no gpg/gpgv (scripts/tests/install-peers installs gnupg)");
+        crate::testenv::skip("no gpg/gpgv (scripts/tests/install-peers installs gnupg)");
         return;
     }
     let env = TestEnv::new();
@@ -138,7 +138,7 @@ fn gpgv_verdicts_are_fastsums() {
 #[test]
 fn fastsum_is_stricter_than_gpgv_where_the_issue_says() {
     if !have_gpg() {
-        eprintln!("SKIPPED: no gpg/gpgv");
+        crate::testenv::skip("no gpg/gpgv");
         return;
     }
     let env = TestEnv::new();
@@ -201,7 +201,7 @@ fn fastsum_is_stricter_than_gpgv_where_the_issue_says() {
 #[test]
 fn a_release_past_its_valid_until_is_refused() {
     if !have_gpg() {
-        eprintln!("SKIPPED: no gpg");
+        crate::testenv::skip("no gpg");
         return;
     }
     let env = TestEnv::new();
@@ -256,10 +256,10 @@ fn debian_inrelease_files_verify_with_the_archive_keyring() {
         .filter_map(|n| n.strip_suffix("_InRelease").map(str::to_owned))
         .collect();
     if releases.is_empty() || !keyring.exists() {
-        eprintln!(
-            "SKIPPED: no InRelease in /var/lib/apt/lists or no {}",
+        crate::testenv::skip(&format!(
+            "no InRelease in /var/lib/apt/lists or no {}",
             keyring.display()
-        );
+        ));
         return;
     }
     let env = TestEnv::new();
@@ -346,7 +346,7 @@ fn debian_inrelease_files_verify_with_the_archive_keyring() {
 #[test]
 fn a_clearsigned_line_padded_after_signing_is_refused() {
     if !have_gpg() {
-        eprintln!("SKIPPED: no gpg/gpgv (scripts/tests/install-peers installs gnupg)");
+        crate::testenv::skip("no gpg/gpgv (scripts/tests/install-peers installs gnupg)");
         return;
     }
     let env = TestEnv::new();

@@ -59,7 +59,24 @@ fn try_start_sshd() -> Option<Sshd> {
     let d = dir.path();
     keygen(&d.join("host_key"));
     keygen(&d.join("user_key"));
-    std::fs::copy(d.join("user_key.pub"), d.join("authorized_keys")).unwrap();
+    // Every session's PATH starts with the suite's own `bin`, whose
+    // `fastsum` is not one (it answers nothing): the host has no fastsum
+    // unless a test puts one first (`ssh_with_path`), whatever the user's
+    // ~/.bashrc adds (the README's install puts one in ~/.cargo/bin, and a
+    // .deb in /usr/bin). A forced command runs after the shell's start-up
+    // files, then the command the client sent, as the shell would have.
+    let bin = d.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    shim(&bin, "fastsum", "exit 127\n");
+    let user_key = std::fs::read_to_string(d.join("user_key.pub")).unwrap();
+    std::fs::write(
+        d.join("authorized_keys"),
+        format!(
+            "command=\"PATH={}:$PATH; export PATH; eval \\\"$SSH_ORIGINAL_COMMAND\\\"\" {user_key}",
+            bin.display()
+        ),
+    )
+    .unwrap();
     let _ = std::fs::create_dir_all("/run/sshd");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -69,7 +86,8 @@ fn try_start_sshd() -> Option<Sshd> {
     let config = format!(
         "ListenAddress 127.0.0.1\nPort {port}\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\n\
          PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n\
-         PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPidFile {d}/sshd.pid\n",
+         PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPidFile {d}/sshd.pid\n\
+         MaxStartups 1000\nPerSourceMaxStartups none\nLoginGraceTime 120\nMaxSessions 1000\n",
         d = d.display()
     );
     std::fs::write(d.join("sshd_config"), config).unwrap();

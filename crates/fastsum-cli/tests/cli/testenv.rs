@@ -300,9 +300,24 @@ pub const COREUTILS_TOOLS: [&str; 9] = [
 
 /// Where the reference tool lives: coreutils' from `$FASTSUM_GNU_BIN` or
 /// `target/coreutils-9.10/bin` (`scripts/tests/gnu-reference`), the others from
-/// PATH. A missing peer fails the test: CI installs them all (see
-/// .ci/run), and a silently skipped comparison proves nothing.
+/// PATH (or ~/.cargo/bin, where `cargo install b3sum` puts b3sum). A test
+/// that needs one checks [`lacks`] first, so that a missing tool is a skip
+/// with its reason (a failure in CI, which installs them all).
 pub fn reference_path(tool: &str) -> PathBuf {
+    find_reference(tool).unwrap_or_else(|| {
+        panic!(
+            "reference tool {tool} is not installed (scripts/tests/install-peers; coreutils 9.10's: \
+             scripts/tests/gnu-reference); the test should have asked testenv::lacks first"
+        )
+    })
+}
+
+/// [`reference_path`], or `None` when the tool is not there.
+pub fn find_reference(tool: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let runnable = |p: &Path| {
+        fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
     if COREUTILS_TOOLS.contains(&tool) {
         let dir = std::env::var_os("FASTSUM_GNU_BIN")
             .map(PathBuf::from)
@@ -310,25 +325,16 @@ pub fn reference_path(tool: &str) -> PathBuf {
                 Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/coreutils-9.10/bin")
             });
         let candidate = dir.join(tool);
-        assert!(
-            candidate.is_file(),
-            "coreutils 9.10's {tool} is not built: run scripts/tests/gnu-reference (looked in {})",
-            dir.display()
-        );
-        return candidate;
+        return runnable(&candidate).then_some(candidate);
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-    if let Some(home) = std::env::var_os("HOME") {
+    if let Some(home) =
+        std::env::var_os("FASTSUM_TEST_USER_HOME").or_else(|| std::env::var_os("HOME"))
+    {
         dirs.push(Path::new(&home).join(".cargo/bin"));
     }
-    for dir in dirs {
-        let candidate = dir.join(tool);
-        if candidate.is_file() {
-            return candidate;
-        }
-    }
-    panic!("reference tool {tool} is not installed; .ci/run installs it (apt-get install coreutils xxhash; cargo install b3sum)");
+    dirs.into_iter().map(|d| d.join(tool)).find(|c| runnable(c))
 }
 
 fn run(exe: &Path, argv0: &str, args: &[&[u8]], stdin: &[u8], cwd: &Path) -> Outcome {
@@ -444,17 +450,17 @@ pub fn as_expected(out: &str) -> String {
         .collect()
 }
 
-/// The shared corpus generator's `changes` part, small: two versions of a
-/// tree and the list of what changed (computed by the generator, not by
-/// fastsum).
+/// The corpus generator's `changes` part (scripts/bench/make-corpus, the
+/// repository's own), small: two versions of a tree and the list of what
+/// changed (computed by the generator, not by fastsum).
 pub fn changes_corpus(env: &TestEnv) -> (PathBuf, String) {
-    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/make-corpus");
+    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/make-corpus");
     let made = Command::new("python3")
         .arg(&generator)
         .arg(env.path())
         .args(["--only", "changes", "--scale", "0.02"])
         .output()
-        .expect("../shared/bench/make-corpus (shared/ beside the clone)");
+        .expect("python3 runs scripts/bench/make-corpus");
     assert!(
         made.status.success(),
         "{}",
@@ -498,4 +504,70 @@ pub fn on_a_terminal_sized(
         .stdin(Stdio::null())
         .output()
         .expect("script (util-linux) runs fastsum on a pseudo-terminal")
+}
+
+/// Skips the calling test: says why on stderr and adds a line to the run's
+/// list of skips (`$FASTSUM_SKIP_LOG`, which scripts/test prints at its
+/// end). Where `FASTSUM_TESTS_REQUIRED=1` (CI, which provides everything)
+/// a skip is a failure instead. The caller returns right after.
+pub fn skip(reason: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a CLI test")
+        .to_string();
+    let line = format!("SKIPPED {test}: {reason}");
+    assert!(
+        std::env::var_os("FASTSUM_TESTS_REQUIRED").is_none_or(|v| v != "1"),
+        "{line} (FASTSUM_TESTS_REQUIRED=1: every skip is a failure)"
+    );
+    eprintln!("{line}");
+    if let Some(log) = std::env::var_os("FASTSUM_SKIP_LOG") {
+        if let Ok(mut f) = fs::OpenOptions::new().create(true).append(true).open(log) {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}
+
+/// A fixture only outside the repository gives (coreutils 9.11's reference
+/// build, the SeaweedFS binary): `$FASTSUM_FIXTURES/rel`, a directory laid
+/// out as the project's shared/ is (CI sets it). `None`, with the test
+/// skipped and the reason said, when the variable is unset or the path is
+/// not there.
+pub fn fixture(rel: &str) -> Option<PathBuf> {
+    let Some(root) = std::env::var_os("FASTSUM_FIXTURES") else {
+        skip(&format!(
+            "needs {rel}, found through FASTSUM_FIXTURES=DIR (unset; see CONTRIBUTING.md, \"Fixtures from outside\")"
+        ));
+        return None;
+    };
+    let path = Path::new(&root).join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    skip(&format!(
+        "needs {rel}: {} is not there (FASTSUM_FIXTURES={})",
+        path.display(),
+        Path::new(&root).display()
+    ));
+    None
+}
+
+/// Whether any of `tools` (reference tools, as [`reference_path`] finds
+/// them) is missing; if so the test is skipped, naming them and what
+/// installs them. A test calls it first: `if lacks(&["b3sum"]) { return; }`.
+pub fn lacks(tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools
+        .iter()
+        .copied()
+        .filter(|t| find_reference(t).is_none())
+        .collect();
+    if missing.is_empty() {
+        return false;
+    }
+    skip(&format!(
+        "reference tool(s) {} not found: scripts/tests/install-peers installs them (apt, as root) and \
+         scripts/tests/gnu-reference builds coreutils 9.10's",
+        missing.join(", ")
+    ));
+    true
 }

@@ -145,6 +145,9 @@ fn fifos_sockets_and_devices_in_a_tree_are_skipped_without_hanging() {
 
 #[test]
 fn a_fifo_named_on_the_command_line_is_read_like_md5sum_reads_it() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let fifo = env.path().join("named");
     mkfifo(&fifo);
@@ -163,6 +166,9 @@ fn hex_md5(bytes: &[u8]) -> String {
 
 #[test]
 fn symlinks_are_followed_only_with_dash_l_and_a_loop_ends() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     make_tree(&env);
     std::os::unix::fs::symlink("..", env.path().join("t/a/deep/loop")).unwrap();
@@ -245,6 +251,9 @@ fn permission_denied_files_and_directories_fail_alone() {
 
 #[test]
 fn files_removed_during_the_walk_are_reported_and_the_rest_hashed() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.mkdir("t");
     let count = 20_000;
@@ -330,12 +339,12 @@ fn one_file_system_stays_on_the_starting_file_system() {
     let env = TestEnv::new();
     let elsewhere = match tempfile::tempdir_in("/dev/shm") {
         Ok(dir) => dir,
-        Err(_) => return eprintln!("skipped: no /dev/shm"),
+        Err(_) => return crate::testenv::skip("no /dev/shm"),
     };
     if std::fs::metadata(elsewhere.path()).unwrap().dev()
         == std::fs::metadata(env.path()).unwrap().dev()
     {
-        return eprintln!("skipped: /dev/shm is on the same file system as the temp dir");
+        return crate::testenv::skip("/dev/shm is on the same file system as the temp dir");
     }
     make_tree(&env);
     std::fs::write(elsewhere.path().join("far"), b"far away").unwrap();
@@ -356,6 +365,9 @@ fn one_file_system_stays_on_the_starting_file_system() {
 
 #[test]
 fn json_lines_parse_back_with_exact_names_digests_and_sizes() {
+    if crate::testenv::lacks(&["sha256sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     make_tree(&env);
     mkfifo(&env.path().join("t/pipe"));
@@ -438,6 +450,9 @@ fn run_on_a_terminal(env: &TestEnv, args: &str) -> (String, String) {
 
 #[test]
 fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let expected = format!("{}  slow\n", hex_md5(b"abc"));
     let (terminal, out) = run_on_a_terminal(&env, "");
@@ -539,6 +554,9 @@ fn io_depth_disk_and_no_cache_pollution_change_nothing_printed() {
 /// first file and --no-cache-pollution's gate are crossed here.
 #[test]
 fn read_ahead_leaves_a_fifo_operand_alone() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.file(b"plain", b"xyz");
     for args in [&[][..], &[&b"--no-cache-pollution"[..]]] {
@@ -571,6 +589,9 @@ fn read_ahead_leaves_a_fifo_operand_alone() {
 /// issue 51.3), and stdout holds the verdicts only.
 #[test]
 fn check_shows_the_progress_bar_on_a_terminal_too() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let mut list = String::new();
     for i in 0..20 {
@@ -605,6 +626,9 @@ fn check_shows_the_progress_bar_on_a_terminal_too() {
 /// JSON has one record per file with a `digests` object.
 #[test]
 fn several_algorithms_from_one_read_match_one_run_each_and_rhash() {
+    if crate::testenv::lacks(&["md5sum", "rhash"]) {
+        return;
+    }
     let env = TestEnv::new();
     std::fs::create_dir_all(env.path().join("t/sub")).unwrap();
     env.file(b"t/small", b"small\n");
