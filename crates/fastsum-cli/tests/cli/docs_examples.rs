@@ -55,6 +55,9 @@ const LIMIT: Duration = Duration::from_secs(60);
 const SETTLE: &str = "2";
 const SETTLED_AFTER: Duration = Duration::from_millis(2200);
 
+/// What a step printed, by page and the page's lines it is shown on.
+type Actual = (&'static str, std::ops::Range<usize>, String);
+
 /// One `$ ` command and the output the page shows for it.
 struct Step {
     /// The page's line number (from 1) of the `$ `.
@@ -104,15 +107,14 @@ fn blocks(page: &'static str, text: &str) -> (Vec<Block>, Vec<String>) {
             }
             None => {}
             Some(_) if trimmed.starts_with("```") => fence = None,
-            Some((info, at)) => {
-                if trimmed.starts_with("$ ") {
-                    problems.push(format!(
-                        "{page}:{}: a `$ ` prompt in a ```{info} block (from line {at}): \
-                         console examples go in ```console blocks, which are run",
-                        i + 1
-                    ));
-                }
+            Some((info, at)) if trimmed.starts_with("$ ") => {
+                problems.push(format!(
+                    "{page}:{}: a `$ ` prompt in a ```{info} block (from line {at}): \
+                     console examples go in ```console blocks, which are run",
+                    i + 1
+                ));
             }
+            Some(_) => {}
         }
         i += 1;
     }
@@ -300,12 +302,7 @@ fn expected_text(step: &Step) -> String {
 
 /// Every block of every page run; the mismatches, and each step's actual
 /// output by page and step (for blessing).
-fn run_all(
-    blocks: &[Block],
-) -> (
-    Vec<String>,
-    Vec<(&'static str, std::ops::Range<usize>, String)>,
-) {
+fn run_all(blocks: &[Block]) -> (Vec<String>, Vec<Actual>) {
     let scratch = tempfile::tempdir().expect("temp dir");
     let bin = bin_dir(scratch.path());
     let dirs: Vec<(PathBuf, PathBuf)> = (0..blocks.len())
@@ -341,7 +338,7 @@ fn run_all(
 }
 
 /// Writes each step's actual output into its page (DOCS_EXAMPLES_BLESS).
-fn bless(actuals: &[(&'static str, std::ops::Range<usize>, String)]) {
+fn bless(actuals: &[Actual]) {
     for page in PAGES {
         let text = read_page(page);
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
