@@ -19,7 +19,8 @@
 //!   `XDG_CONFIG_HOME` and `XDG_DATA_HOME` inside it (so `--cache` is the
 //!   block's own), no other variable of the caller's (no `FASTSUM_*`,
 //!   `AWS_*`, `SSH_*`), `LC_ALL=C.UTF-8`, `TZ=UTC`, no `TERM`, standard
-//!   input closed;
+//!   input closed; only `FASTSUM_PORTABLE` is passed on, so that
+//!   scripts/test's portable pass runs the examples on that path too;
 //! - `FASTSUM_SETTLE_SECONDS=2`, the suites' settle window, and the
 //!   fixture made more than 2 s before its block runs: its files are as
 //!   settled as a user's files usually are, so the cache trusts them (a
@@ -259,6 +260,7 @@ fn run_block(block: &Block, work: &Path, home: &Path, bin: &Path) -> Result<Vec<
         .env("LC_ALL", "C.UTF-8")
         .env("TZ", "UTC")
         .env("FASTSUM_SETTLE_SECONDS", SETTLE)
+        .envs(std::env::var_os("FASTSUM_PORTABLE").map(|v| ("FASTSUM_PORTABLE", v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
