@@ -4,7 +4,8 @@ Each ```python block runs (exec) in a fresh directory made by
 scripts/docs-fixture, the one the pages' console examples run in, plus
 what the Python blocks name beyond it: a SHA256SUMS of site/, a copy
 new/ of site/ with index.html edited, and zeros.img (20 MB of zeros).
-Their own asserts are the checks; what they print is not compared. The
+A block followed (after blank lines) by a ```text block prints exactly
+that text; its own asserts are the other checks. The
 pages say the package runs on CPython 3.9+, so the blocks must too:
 CI's interpreter may be newer, so the blocks are also parsed with 3.9's
 grammar.
@@ -32,9 +33,10 @@ def blocks():
         if not path.is_file():  # an sdist, without the repository around it
             continue
         text = path.read_text(encoding="utf-8")
-        for m in re.finditer(r"^```python\n(.*?)^```", text, re.M | re.S):
+        pattern = r"^```python\n(.*?)^```\n(?:\n*^```text\n(.*?)^```)?"
+        for m in re.finditer(pattern, text, re.M | re.S):
             line = text.count("\n", 0, m.start()) + 1
-            found.append(pytest.param(m.group(1), id=f"{page}:{line}"))
+            found.append(pytest.param(m.group(1), m.group(2), id=f"{page}:{line}"))
     return found
 
 
@@ -52,8 +54,8 @@ def fixture(tmp_path):
 
 
 @pytest.mark.skipif(not (TOP / "scripts/docs-fixture").is_file(), reason="not in a checkout")
-@pytest.mark.parametrize("source", blocks())
-def test_the_pages_python_examples_run(source, tmp_path, monkeypatch):
+@pytest.mark.parametrize("source,prints", blocks())
+def test_the_pages_python_examples_run(source, prints, tmp_path, monkeypatch):
     tree = ast.parse(source, feature_version=(3, 9))
     for node in ast.walk(tree):  # 3.11+ only, whatever the grammar says
         if isinstance(node, ast.Attribute) and node.attr == "file_digest":
@@ -61,8 +63,11 @@ def test_the_pages_python_examples_run(source, tmp_path, monkeypatch):
                 "hashlib.file_digest is Python 3.11+; the package supports 3.9"
             )
     monkeypatch.chdir(fixture(tmp_path))
-    with contextlib.redirect_stdout(io.StringIO()):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
         exec(compile(source, "<example>", "exec"), {})
+    if prints is not None:
+        assert out.getvalue() == prints
 
 
 def test_the_pages_have_python_examples():
