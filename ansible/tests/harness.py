@@ -41,7 +41,7 @@ class Sshd:
                 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'PubkeyAuthentication yes',
                 'PermitRootLogin prohibit-password', 'StrictModes no', 'UsePAM no',
                 'PidFile %s/sshd.pid' % self.dir, 'Subsystem sftp /usr/lib/openssh/sftp-server',
-                'MaxStartups 100', 'MaxSessions 100', '']))
+                'MaxStartups 1000', 'PerSourceMaxStartups none', 'MaxSessions 1000', '']))
         self.proc = subprocess.Popen(['/usr/sbin/sshd', '-D', '-e', '-f', os.path.join(self.dir, 'sshd_config')],
                                      stderr=open(os.path.join(self.dir, 'sshd.log'), 'w'))
         deadline = time.time() + 10

@@ -11,10 +11,32 @@
 //! the formats (`manifest::gnu`) and every report line
 //! (`output::LinePart`) use it.
 
+/// Whether `c` may not reach a report line raw: a control character (C0,
+/// DEL, C1), or one that makes a name display as another or breaks its
+/// line without being a control: the bidirectional formatting characters
+/// (U+202A-U+202E embeddings and overrides, U+2066-U+2069 isolates,
+/// U+200E/U+200F/U+061C marks: `a\u{202E}txt.exe` shows as `aexe.txt`) and
+/// the line and paragraph separators (U+2028, U+2029). The one rule of
+/// what a report, a message and a JSON string escape.
+pub(crate) fn unsafe_in_report(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
 /// Appends `name` escaped for a report's line (`output::LinePart`):
 /// `\\` (not on Windows, a separator there), `\n`, `\r`, `\t`, and
-/// `\xHH` for each byte of any other control character (C0, DEL, C1 as
-/// UTF-8) and for a lone byte 0x80-0x9f (C1 to an 8-bit terminal).
+/// `\xHH` for each byte of any other character [`unsafe_in_report`] names
+/// (C0, DEL, C1 as UTF-8, bidirectional formatting, line and paragraph
+/// separators) and for a lone byte 0x80-0x9f (C1 to an 8-bit terminal).
 pub(crate) fn write_report_escaped(name: &[u8], out: &mut Vec<u8>) {
     let hex = |out: &mut Vec<u8>, b: u8| out.extend_from_slice(format!("\\x{b:02x}").as_bytes());
     let mut rest = name;
@@ -33,7 +55,7 @@ pub(crate) fn write_report_escaped(name: &[u8], out: &mut Vec<u8>) {
                 '\n' => out.extend_from_slice(b"\\n"),
                 '\r' => out.extend_from_slice(b"\\r"),
                 '\t' => out.extend_from_slice(b"\\t"),
-                c if c.is_control() => {
+                c if unsafe_in_report(c) => {
                     for &b in c.encode_utf8(&mut [0; 4]).as_bytes() {
                         hex(out, b);
                     }
@@ -56,11 +78,11 @@ pub(crate) fn write_report_escaped(name: &[u8], out: &mut Vec<u8>) {
 }
 
 /// `path` for a message: as it is, or escaped by [`write_report_escaped`]
-/// when it holds a control character (bytes that are not UTF-8 are shown
-/// as `Path::display` shows them).
+/// when it holds a character [`unsafe_in_report`] names (bytes that are
+/// not UTF-8 are shown as `Path::display` shows them).
 pub(crate) fn display_path(path: &std::path::Path) -> String {
     let bytes = path.as_os_str().as_encoded_bytes();
-    let controls = String::from_utf8_lossy(bytes).chars().any(char::is_control)
+    let controls = String::from_utf8_lossy(bytes).chars().any(unsafe_in_report)
         || bytes.iter().any(|b| (0x80..=0x9f).contains(b));
     if !controls {
         return path.display().to_string();
@@ -127,6 +149,29 @@ mod tests {
         write_escaped(name, &mut out);
         assert_eq!(out, b"a\\\\b\\nc\\rd e");
         assert_eq!(unescape(&out).unwrap().as_ref(), name);
+    }
+
+    #[test]
+    fn bidi_and_separators_are_escaped_like_controls() {
+        for (name, want) in [
+            ("e\u{202E}f", "e\\xe2\\x80\\xaef"),
+            ("g\u{2028}h", "g\\xe2\\x80\\xa8h"),
+            ("i\u{2029}j", "i\\xe2\\x80\\xa9j"),
+            ("k\u{2067}l", "k\\xe2\\x81\\xa7l"),
+            ("m\u{200F}n", "m\\xe2\\x80\\x8fn"),
+            ("o\u{061C}p", "o\\xd8\\x9cp"),
+        ] {
+            let mut out = Vec::new();
+            write_report_escaped(name.as_bytes(), &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{name:?}");
+            assert_eq!(display_path(std::path::Path::new(name)), want);
+        }
+        // Joiners (emoji sequences, Indic scripts) and other letters stay.
+        for name in ["\u{1F468}\u{200D}\u{1F469}", "caf\u{e9}", "\u{5d0}\u{5d1}"] {
+            let mut out = Vec::new();
+            write_report_escaped(name.as_bytes(), &mut out);
+            assert_eq!(out, name.as_bytes());
+        }
     }
 
     #[test]

@@ -63,6 +63,9 @@ fn tree(env: &TestEnv) {
 
 #[test]
 fn fastsum_writes_hashdeeps_lines_and_hashdeep_audits_them() {
+    if crate::testenv::lacks(&["hashdeep"]) {
+        return;
+    }
     let env = TestEnv::new();
     tree(&env);
     for (ours, theirs) in [
@@ -123,6 +126,9 @@ fn fastsum_writes_hashdeeps_lines_and_hashdeep_audits_them() {
 
 #[test]
 fn audit_counts_what_hashdeep_counts_on_its_own_lists() {
+    if crate::testenv::lacks(&["hashdeep"]) {
+        return;
+    }
     let env = TestEnv::new();
     tree(&env);
     // hashdeep's lists, with relative (-l) and absolute paths.
@@ -210,6 +216,9 @@ fn audit_counts_what_hashdeep_counts_on_its_own_lists() {
 /// hashdeep counts it (hashdeep calls it a hash collision).
 #[test]
 fn every_column_of_a_hashdeep_list_is_checked() {
+    if crate::testenv::lacks(&["hashdeep"]) {
+        return;
+    }
     let env = TestEnv::new();
     tree(&env);
     let made = fastsum(
@@ -290,6 +299,9 @@ fn every_column_of_a_hashdeep_list_is_checked() {
 /// --no-follow (-P) leaves the links out and says how many.
 #[test]
 fn symbolic_links_are_followed_as_hashdeep_follows_them() {
+    if crate::testenv::lacks(&["hashdeep"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.mkdir("t/sub");
     env.mkdir("elsewhere");
@@ -333,6 +345,9 @@ fn symbolic_links_are_followed_as_hashdeep_follows_them() {
 /// (hashdeep's tiger) cannot be checked, so the audit never passes.
 #[test]
 fn a_column_fastsum_cannot_compute_fails_the_audit() {
+    if crate::testenv::lacks(&["hashdeep"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.mkdir("t");
     for i in 0..3 {
@@ -374,6 +389,9 @@ fn a_column_fastsum_cannot_compute_fails_the_audit() {
 /// summary, as hashdeep's users do, took it for a pass.
 #[test]
 fn trouble_never_prints_audit_passed() {
+    if crate::testenv::lacks(&["hashdeep"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.mkdir("t/sub");
     env.file(b"t/a", b"a\n");

@@ -63,6 +63,9 @@ fn set_mtime(path: &Path, time: SystemTime) {
 
 #[test]
 fn an_unchanged_settled_file_is_a_hit_with_the_same_answer() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.file(b"f", b"hello");
     settle();
@@ -76,6 +79,9 @@ fn an_unchanged_settled_file_is_a_hit_with_the_same_answer() {
 
 #[test]
 fn same_size_rewrite_with_the_old_mtime_put_back_is_reread() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let f = env.file(b"f", b"aaaa");
     settle();
@@ -90,6 +96,9 @@ fn same_size_rewrite_with_the_old_mtime_put_back_is_reread() {
 
 #[test]
 fn an_edit_then_touch_r_to_an_old_reference_is_reread() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let reference = env.file(b"ref", b"r");
     let f = env.file(b"f", b"old content");
@@ -107,6 +116,9 @@ fn an_edit_then_touch_r_to_an_old_reference_is_reread() {
 
 #[test]
 fn a_replacement_by_rename_with_identical_size_and_mtime_is_reread() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let f = env.file(b"f", b"one!");
     settle();
@@ -120,6 +132,9 @@ fn a_replacement_by_rename_with_identical_size_and_mtime_is_reread() {
 
 #[test]
 fn a_rewrite_in_the_same_tick_right_after_caching_is_not_answered_stale() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let f = env.file(b"f", b"1111");
     // No settling: the file is racy when hashed, so it must not be stored.
@@ -135,6 +150,9 @@ fn a_rewrite_in_the_same_tick_right_after_caching_is_not_answered_stale() {
 
 #[test]
 fn truncated_and_garbage_cache_files_are_rebuilt_and_never_change_an_answer() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.file(b"f", b"content");
     settle();
@@ -177,6 +195,9 @@ fn truncated_and_garbage_cache_files_are_rebuilt_and_never_change_an_answer() {
 
 #[test]
 fn another_algorithm_on_the_same_cache_is_a_miss() {
+    if crate::testenv::lacks(&["sha1sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.file(b"f", b"xyz");
     settle();
@@ -230,6 +251,9 @@ fn expected_tree(env: &TestEnv) -> String {
 
 #[test]
 fn sigkill_mid_run_leaves_a_cache_the_next_run_uses_correctly() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     tree(&env, 2000);
     settle();
@@ -257,6 +281,9 @@ fn sigkill_mid_run_leaves_a_cache_the_next_run_uses_correctly() {
 
 #[test]
 fn three_concurrent_runs_share_one_cache() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     tree(&env, 1500);
     settle();
@@ -292,6 +319,9 @@ fn three_concurrent_runs_share_one_cache() {
 
 #[test]
 fn checking_uses_the_cache_and_still_sees_changes() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let f = env.file(b"f", b"check me");
     env.file(b"list", md5_line(b"check me", "f").as_bytes());
@@ -311,6 +341,9 @@ fn checking_uses_the_cache_and_still_sees_changes() {
 
 #[test]
 fn a_future_mtime_is_never_trusted() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     let f = env.file(b"f", b"from the future");
     let future = SystemTime::now() + Duration::from_secs(3600);
@@ -328,6 +361,9 @@ fn a_future_mtime_is_never_trusted() {
 
 #[test]
 fn a_retargeted_symlink_answers_for_its_new_target() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.file(b"a", b"same size A");
     let b = env.file(b"b", b"same size B");
@@ -404,6 +440,9 @@ fn every_blake2b_length_has_its_own_entries() {
 
 #[test]
 fn a_diff_against_another_algorithms_manifest_never_poisons_the_cache() {
+    if crate::testenv::lacks(&["md5sum"]) {
+        return;
+    }
     // Issue 30.10: the diff's session was MD5's, it hashed SHA-256 and
     // stored those digests as MD5; `-r --cache` then printed them as MD5.
     let env = TestEnv::new();

@@ -146,3 +146,58 @@ fn check_json_keeps_exact_names() {
         json.stdout_str()
     );
 }
+
+/// A record whose member is given twice (`{"digest":GOOD,"digest":BAD}`)
+/// reads as GOOD to a first-wins reader and as BAD to jq and Python: it is
+/// refused as malformed, in either order, by `-c`, `diff` and `audit`,
+/// never counted OK.
+#[test]
+fn a_record_with_a_member_given_twice_is_malformed_never_ok() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"hello\n");
+    let out = env.fastsum("fastsum", &[b"-r", b"--json", b"t"], b"");
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    let good = out.stdout_str();
+    let digest = good
+        .split("\"digest\":\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    let bad: String = "0".repeat(digest.len());
+    for (first, second) in [(&digest, &bad), (&bad, &digest)] {
+        let twice = good.replacen(
+            &format!("\"digest\":\"{digest}\""),
+            &format!("\"digest\":\"{first}\",\"digest\":\"{second}\""),
+            1,
+        );
+        assert_ne!(twice, good);
+        env.file(b"L", twice.as_bytes());
+        let out = env.fastsum("fastsum", &[b"-c", b"L"], b"");
+        assert_ne!(out.status, 0, "-c: {}", out.stdout_str());
+        assert!(!out.stdout_str().contains(": OK"), "{}", out.stdout_str());
+        assert!(
+            out.stderr_str().contains("given twice"),
+            "{}",
+            out.stderr_str()
+        );
+        for command in [&b"diff"[..], b"audit"] {
+            let out = env.fastsum("fastsum", &[command, b"L", b"t"], b"");
+            assert_eq!(
+                out.status,
+                2,
+                "{}: {}",
+                String::from_utf8_lossy(command),
+                out.stderr_str()
+            );
+            assert!(
+                out.stderr_str().contains("given twice"),
+                "{}",
+                out.stderr_str()
+            );
+        }
+    }
+}

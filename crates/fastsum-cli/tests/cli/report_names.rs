@@ -106,3 +106,66 @@ fn no_name_forges_a_report_line_or_reaches_the_terminal_raw() {
     let out = run(&env, &["diff", "u", "t/a\x1b[2Jb"]);
     assert!(!out.stderr.contains(&0x1b), "{}", out.stderr_str());
 }
+
+/// Names that display as other names or break their line without a
+/// control character: a right-to-left override (`x\u{202E}txt.exe` shows
+/// as `xexe.txt`), an isolate, a right-to-left mark, the line and
+/// paragraph separators. Every report escapes them as it escapes controls
+/// (`\xHH` a byte; `\uXXXX` in JSON), and stderr's messages too.
+#[test]
+fn no_name_reorders_or_splits_a_report_line() {
+    const NAMES: [&str; 5] = [
+        "x\u{202E}txt.exe",
+        "y\u{2067}z",
+        "m\u{200F}n",
+        "line\u{2028}sep",
+        "para\u{2029}sep",
+    ];
+    const SHOWN: [&str; 5] = [
+        "x\\xe2\\x80\\xaetxt.exe",
+        "y\\xe2\\x81\\xa7z",
+        "m\\xe2\\x80\\x8fn",
+        "line\\xe2\\x80\\xa8sep",
+        "para\\xe2\\x80\\xa9sep",
+    ];
+    let raw = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{2028}' | '\u{2029}');
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.mkdir("u");
+    for name in NAMES {
+        env.file(format!("t/{name}").as_bytes(), b"same\n");
+    }
+    env.file(b"t/plain", b"plain\n");
+    env.file(b"u/plain", b"plain\n");
+    let shown = |what: &str, out: &Outcome, want: usize| {
+        let text = out.stdout_str();
+        assert!(
+            !text.chars().any(raw),
+            "{what}: a raw character in {text:?}"
+        );
+        let named = text
+            .lines()
+            .filter(|l| SHOWN.iter().any(|s| l.contains(s)))
+            .count();
+        assert_eq!(named, want, "{what}: {text}");
+    };
+    let list = run(&env, &["-r", "u"]);
+    env.file(b"SUMS", &list.stdout);
+    shown("--update", &run(&env, &["-r", "--update=SUMS", "t"]), 5);
+    shown("diff", &run(&env, &["diff", "u", "t"]), 5);
+    shown("dupes", &run(&env, &["dupes", "t"]), 5);
+    let made = run(&env, &["-r", "--format=hashdeep", "u"]);
+    env.file(b"u.hd", &made.stdout);
+    shown("audit", &run(&env, &["audit", "-vv", "u.hd", "t"]), 5);
+    // JSON: \uXXXX, which every JSON reader turns back into the name.
+    let out = run(&env, &["diff", "--json", "u", "t"]);
+    let text = out.stdout_str();
+    assert!(!text.chars().any(raw), "{text}");
+    assert!(
+        text.contains("x\\u202etxt.exe") && text.contains("line\\u2028sep"),
+        "{text}"
+    );
+    // A message on stderr names the path escaped too.
+    let out = run(&env, &["diff", "u", "t/x\u{202E}txt.exe/nope"]);
+    assert!(!out.stderr_str().chars().any(raw), "{}", out.stderr_str());
+}

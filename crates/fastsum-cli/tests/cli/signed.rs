@@ -33,13 +33,6 @@ fn sh(env: &TestEnv, script: &str) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
-fn have(tool: &str) -> bool {
-    Command::new("bash")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// Two files and their list (`sha256sum --tag`, which `signify -C` reads).
 fn tree(env: &TestEnv) {
     env.file(b"a", b"hello\n");
@@ -73,8 +66,7 @@ fn change(env: &TestEnv, list: &str) {
 
 #[test]
 fn minisign_verdicts_are_minisigns() {
-    if !have("minisign") {
-        crate::testenv::skip("no minisign (scripts/tests/install-peers installs it)");
+    if crate::testenv::lacks(&["minisign"]) {
         return;
     }
     let env = TestEnv::new();
@@ -126,8 +118,7 @@ fn minisign_verdicts_are_minisigns() {
 
 #[test]
 fn signify_verdicts_are_signifys() {
-    if !have("signify-openbsd") {
-        crate::testenv::skip("no signify-openbsd (scripts/tests/install-peers installs it)");
+    if crate::testenv::lacks(&["signify-openbsd"]) {
         return;
     }
     let env = TestEnv::new();

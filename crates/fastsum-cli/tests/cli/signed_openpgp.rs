@@ -28,17 +28,6 @@ fn sh(env: &TestEnv, script: &str) -> (i32, String) {
     (out.status.code().unwrap_or(-1), stdout)
 }
 
-fn have_gpg() -> bool {
-    Command::new("gpg")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-        && Command::new("gpgv")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-}
-
 /// 0: checked, all OK; 2: refused (and nothing checked).
 fn ours(env: &TestEnv, args: &[&str]) -> (i32, String) {
     let out = fastsum(env, args);
@@ -59,8 +48,7 @@ const KEYS: &str = "mkdir -m 700 g o && gpg -q --batch --passphrase '' --quick-g
 
 #[test]
 fn gpgv_verdicts_are_fastsums() {
-    if !have_gpg() {
-        crate::testenv::skip("no gpg/gpgv (scripts/tests/install-peers installs gnupg)");
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
         return;
     }
     let env = TestEnv::new();
@@ -137,8 +125,7 @@ fn gpgv_verdicts_are_fastsums() {
 /// block is checked by neither: gpgv ignores it, fastsum says it.
 #[test]
 fn fastsum_is_stricter_than_gpgv_where_the_issue_says() {
-    if !have_gpg() {
-        crate::testenv::skip("no gpg/gpgv");
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
         return;
     }
     let env = TestEnv::new();
@@ -200,8 +187,7 @@ fn fastsum_is_stricter_than_gpgv_where_the_issue_says() {
 /// A Release whose Valid-Until has passed: refused, as apt refuses it.
 #[test]
 fn a_release_past_its_valid_until_is_refused() {
-    if !have_gpg() {
-        crate::testenv::skip("no gpg");
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
         return;
     }
     let env = TestEnv::new();
@@ -246,6 +232,9 @@ fn a_release_past_its_valid_until_is_refused() {
 /// its signed text flipped. SKIPPED without apt's lists or lz4.
 #[test]
 fn debian_inrelease_files_verify_with_the_archive_keyring() {
+    if crate::testenv::lacks(&["gpgv"]) {
+        return;
+    }
     let lists = Path::new("/var/lib/apt/lists");
     let keyring = Path::new("/usr/share/keyrings/debian-archive-keyring.gpg");
     let releases: Vec<_> = fs::read_dir(lists)
@@ -345,8 +334,7 @@ fn debian_inrelease_files_verify_with_the_archive_keyring() {
 /// tampered `d` went unchecked, exit 0). fastsum refuses such a list.
 #[test]
 fn a_clearsigned_line_padded_after_signing_is_refused() {
-    if !have_gpg() {
-        crate::testenv::skip("no gpg/gpgv (scripts/tests/install-peers installs gnupg)");
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
         return;
     }
     let env = TestEnv::new();

@@ -26,6 +26,9 @@ fn settle() {
 
 #[test]
 fn a_manifest_is_brought_up_to_date_in_its_own_shape() {
+    if crate::testenv::lacks(&["md5sum", "sha256sum"]) {
+        return;
+    }
     let env = TestEnv::new();
     env.mkdir("t/sub");
     for i in 0..20 {

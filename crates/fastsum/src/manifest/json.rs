@@ -69,8 +69,11 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
             '\r' => out.extend_from_slice(b"\\r"),
             '\t' => out.extend_from_slice(b"\\t"),
             // Every control character, C1 too (U+0080-U+009F: CSI among
-            // them), so no name reaches a terminal raw (issue 51.17).
-            c if c.is_control() => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
+            // them), and the bidirectional and separator characters, so no
+            // name reaches a terminal raw or displays as another.
+            c if crate::escape::unsafe_in_report(c) => {
+                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
+            }
             c => {
                 let mut utf8 = [0u8; 4];
                 out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());

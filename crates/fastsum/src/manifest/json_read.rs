@@ -49,9 +49,20 @@ impl Parser<'_> {
             self.at += 1;
             return Ok(fields);
         }
+        // A member named twice is refused: JSON readers disagree on which
+        // one counts (this one would take the first, jq and Python's json
+        // take the last), so `{"digest":GOOD,"digest":BAD}` must not read
+        // as either. A set, not a scan: a hostile line may hold millions.
+        let mut seen = std::collections::HashSet::new();
         loop {
             self.space();
+            let at = self.at;
             let key = self.string()?;
+            if !seen.insert(key.clone()) {
+                return Err(format!(
+                    "the member {key:?} is given twice (at byte {at}): which one counts is not said"
+                ));
+            }
             self.space();
             self.expect(b':')?;
             self.space();
@@ -238,6 +249,20 @@ pub fn number_field<T: std::str::FromStr>(fields: &[(String, Value)], key: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_member_given_twice_is_refused_at_any_depth() {
+        for line in [
+            r#"{"path":"a","digest":"00","digest":"11"}"#,
+            r#"{"path":"a","digests":{"md5":"00","md5":"11"}}"#,
+            r#"{"path":"a","path":"b","digest":"00"}"#,
+        ] {
+            let e = parse_object(line).unwrap_err();
+            assert!(e.contains("given twice"), "{line}: {e}");
+        }
+        // path and path_base64 are two members, as fastsum writes them.
+        assert!(parse_object(r#"{"path":"a","path_base64":"YQ==","digest":"00"}"#).is_ok());
+    }
 
     #[test]
     fn records_read_back() {

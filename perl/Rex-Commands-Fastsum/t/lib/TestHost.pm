@@ -90,6 +90,9 @@ PermitRootLogin prohibit-password
 StrictModes no
 UsePAM no
 PidFile $dir/sshd.pid
+MaxStartups 1000
+PerSourceMaxStartups none
+MaxSessions 1000
 Subsystem sftp @{[ sftp_server() ]}
 @{[ $o{extra} // '' ]}
 CONF
