@@ -1,5 +1,5 @@
 //! The first hour's setup steps (issue 55.4), run as a new user runs them:
-//! README's manual page step on a fresh `$HOME`, `scripts/install-links`
+//! the guide's manual page step on a fresh `$HOME`, `scripts/install-links`
 //! into a directory that is not there yet, `scripts/test` building where
 //! `CARGO_TARGET_DIR` says, and `scrub`'s usage line.
 
@@ -29,21 +29,22 @@ fn fresh_home(env: &TestEnv) -> (PathBuf, String) {
     )
 }
 
-/// README's manual page step, taken from README itself, works on a fresh
+/// The manual page step for a `cargo install`, taken from docs/GUIDE.md
+/// itself (README points there), works on a fresh
 /// `$HOME`: `man` finds the page afterwards (the old step wrote it to
 /// `~/.local/share/man`, which man does not search unless `~/.local/bin`
 /// is on PATH).
 #[test]
-fn the_readmes_manual_page_step_works_on_a_fresh_home() {
+fn the_guides_manual_page_step_works_on_a_fresh_home() {
     if Command::new("man").arg("-w").arg("man").output().is_err() {
         crate::testenv::skip("no man on this machine");
         return;
     }
-    let readme = std::fs::read_to_string(top().join("README.md")).unwrap();
-    let step = readme
+    let guide = std::fs::read_to_string(top().join("docs/GUIDE.md")).unwrap();
+    let step = guide
         .lines()
         .find(|l| l.contains("fastsum man >"))
-        .expect("README has a manual page step")
+        .expect("docs/GUIDE.md has a manual page step")
         .replace("&& man fastsum", "");
     let env = TestEnv::new();
     let (home, path) = fresh_home(&env);

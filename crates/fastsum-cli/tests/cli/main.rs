@@ -26,6 +26,7 @@ mod diff;
 mod diff_dirs;
 mod differential;
 mod dir_digest;
+mod docs_examples;
 mod dupes;
 mod dupes_dirs;
 mod fastsum_cli;

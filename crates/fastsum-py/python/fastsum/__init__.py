@@ -1,7 +1,7 @@
 """fastsum: fast file checksums for Python.
 
 hashlib-compatible hash objects (``fastsum.md5()``, ``fastsum.new("sha256")``,
-``hashlib.file_digest(f, fastsum.blake3)``), and files, lists of files and
+``hashlib.file_digest(f, fastsum.blake3)`` on Python 3.11+), and files, lists of files and
 whole trees hashed on every core with the GIL released: ``hash_file``,
 ``hash_files``, ``hash_tree``; manifests checked with ``check``; what changed
 with ``diff``; identical files with ``dupes``.
