@@ -206,3 +206,40 @@ fn cksum_quotes_check_lines_as_9_11() {
     check_lines_as_9_11("cksum", &[b"-a", b"sha256"]);
     check_lines_as_9_11("cksum", &[b"-a", b"blake2b", b"-l", b"256"]);
 }
+
+/// Every `--version` names the coreutils release the personalities
+/// follow, 9.11 (with no reference programs needed); a personality's line
+/// keeps coreutils' shape (`NAME (PACKAGE) VERSION`-like, one line) and
+/// fastsum's own first line starts with `fastsum VERSION`, which the
+/// remote side's probe looks for.
+#[test]
+fn every_version_line_names_coreutils_9_11() {
+    let env = TestEnv::new();
+    let v = env!("CARGO_PKG_VERSION");
+    let own = env.fastsum("fastsum", &[b"--version"], b"");
+    assert_eq!(own.status, 0);
+    let first = own.stdout_str().lines().next().unwrap_or("").to_string();
+    assert_eq!(
+        first,
+        format!("fastsum {v} (compatible with GNU coreutils 9.11)")
+    );
+    for tool in [
+        "md5sum",
+        "sha1sum",
+        "sha224sum",
+        "sha256sum",
+        "sha384sum",
+        "sha512sum",
+        "b2sum",
+        "cksum",
+        "sum",
+    ] {
+        let out = env.fastsum(tool, &[b"--version"], b"");
+        assert_eq!(out.status, 0, "{tool}");
+        assert_eq!(
+            out.stdout_str(),
+            format!("{tool} (fastsum {v}) compatible with GNU coreutils 9.11\n"),
+            "{tool}"
+        );
+    }
+}

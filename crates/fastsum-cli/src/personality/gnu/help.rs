@@ -153,13 +153,22 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s
 }
 
-/// `--version`: says honestly what this is, and names the tool it stands in for.
+/// The coreutils release whose behaviour the personalities follow (its
+/// `-c` quoting, options and messages), named by every `--version`.
+pub const GNU_RELEASE: &str = "9.11";
+
+/// `--version`: says honestly what this is, and names the tool it stands in
+/// for and the GNU release followed. fastsum's own first line starts with
+/// `fastsum ` (the remote side's probe, `remote/script.rs`, looks for it).
 pub fn version(name: &str) -> String {
     let v = env!("CARGO_PKG_VERSION");
     if name == "fastsum" {
         let schema = fastsum::output::render::Renderer::JSON_SCHEMA_VERSION;
-        format!("fastsum {v}\nJSON output schema {schema} (docs/JSON.md)\n")
+        format!(
+            "fastsum {v} (compatible with GNU coreutils {GNU_RELEASE})\n\
+             JSON output schema {schema} (docs/JSON.md)\n"
+        )
     } else {
-        format!("{name} (fastsum {v}) compatible with GNU coreutils 9.10\n")
+        format!("{name} (fastsum {v}) compatible with GNU coreutils {GNU_RELEASE}\n")
     }
 }

@@ -78,7 +78,7 @@ The C<fastsum> program is C<$ENV{FASTSUM}> or C<fastsum> on C<PATH>
 use v5.12.5;
 use warnings;
 
-our $VERSION = '0.1.0';
+our $VERSION = '0.9.0';
 
 require Rex::Exporter;
 use base qw(Rex::Exporter);

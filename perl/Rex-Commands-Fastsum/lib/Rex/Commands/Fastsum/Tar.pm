@@ -8,7 +8,7 @@ package Rex::Commands::Fastsum::Tar;
 use v5.12.5;
 use warnings;
 
-our $VERSION = '0.1.0';
+our $VERSION = '0.9.0';
 
 sub new {
   my ( $class, $path ) = @_;
