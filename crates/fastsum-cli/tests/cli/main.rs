@@ -55,3 +55,4 @@ mod tree;
 mod update;
 mod update_hostile;
 mod update_killed;
+mod update_shape;

@@ -31,24 +31,37 @@ enum Shape {
     Hashdeep,
 }
 
-/// The shape of a list from its first line that is not a comment.
-fn shape_of(first: &[u8]) -> Shape {
+/// The shape of a list, the one decision `--update` writes it back by
+/// (issue 63.9): hashdeep's header or JSON records from its first line
+/// that is not a comment; checksum lines from how the list reader parses
+/// them, never from their raw look: an escaped first name
+/// (`\SHA256 (a\\b) = ...`) starts a tagged line all the same. A list
+/// whose lines are of both shapes is refused: one shape would be written
+/// for all of them.
+fn shape_of(head: &[u8], terminator: u8) -> Result<Shape, String> {
+    let first = first_line(&mut &head[..], terminator);
     if first.starts_with(fastsum::manifest::hashdeep::Columns::MAGIC) {
-        return Shape::Hashdeep;
+        return Ok(Shape::Hashdeep);
     }
     if first.starts_with(b"{") {
-        return Shape::Json;
+        return Ok(Shape::Json);
     }
-    // `ALGO (NAME) = DIGEST`: a tag of letters, digits and dashes.
-    let tag_end = first.iter().position(|&b| b == b' ').unwrap_or(0);
-    let tag = &first[..tag_end];
-    let tagged = !tag.is_empty()
-        && tag.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
-        && first[tag_end..].starts_with(b" (");
-    if tagged {
-        Shape::Tagged
-    } else {
-        Shape::Untagged
+    use fastsum::manifest::gnu::{CheckParser, TagPolicy};
+    // Untagged lines of any digest length parse (BLAKE2b's reading), so
+    // a line that does not parse is one -c would not read either.
+    let mut parser = CheckParser::new(TagPolicy::Any(Algorithm::Blake2b { output_len: 64 }));
+    let mut shapes = head
+        .split(|&b| b == terminator)
+        .filter(|line| !line.is_empty() && !line.starts_with(b"#"))
+        .filter_map(|line| parser.parse(line.strip_suffix(b"\r").unwrap_or(line)))
+        .map(|line| match line.tagged {
+            true => Shape::Tagged,
+            false => Shape::Untagged,
+        });
+    let shape = shapes.next().unwrap_or(Shape::Untagged);
+    match shapes.all(|s| s == shape) {
+        true => Ok(shape),
+        false => Err("its lines are tagged and untagged both: it cannot be written back in one shape; nothing was changed".into()),
     }
 }
 
@@ -76,12 +89,14 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         Ok(read) => read,
         Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
     };
-    let first = first_line(&mut head.as_slice(), terminator);
     let old = match Manifest::read(head.as_slice(), given) {
         Ok(old) => old,
         Err(why) => return failed(run, &why),
     };
-    let shape = shape_of(&first);
+    let shape = match shape_of(&head, terminator) {
+        Ok(shape) => shape,
+        Err(why) => return failed(run, &why),
+    };
     if shape == Shape::Hashdeep && columns_in(&head) > 1 {
         return failed(
             run,

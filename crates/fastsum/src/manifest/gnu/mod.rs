@@ -54,6 +54,9 @@ pub struct CheckLine<'a> {
     pub name: Cow<'a, [u8]>,
     /// True for `HEX *NAME` lines (binary mode; no effect on GNU systems).
     pub binary: bool,
+    /// True for a line that names its algorithm (`TAG (NAME) = DIGEST`,
+    /// escaped or not): the shape `--update` writes the list again in.
+    pub tagged: bool,
 }
 
 impl CheckLine<'_> {
@@ -254,6 +257,7 @@ impl CheckParser {
             matchable: true,
             name,
             binary,
+            tagged: false,
         })
     }
 }
@@ -279,6 +283,7 @@ fn parse_tagged(algorithm: Algorithm, s: &[u8], escaped: bool) -> Option<CheckLi
         matchable: true,
         name,
         binary: false,
+        tagged: true,
     })
 }
 

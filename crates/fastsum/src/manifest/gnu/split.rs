@@ -225,6 +225,7 @@ impl Split {
             matchable,
             name,
             binary: false,
+            tagged: true,
         })
     }
 
@@ -263,6 +264,7 @@ impl Split {
             matchable,
             name,
             binary,
+            tagged: false,
         })
     }
 
