@@ -156,7 +156,7 @@ pub enum ListLine {
     /// A line that could not be read, and why.
     Problem(String),
     /// A file the list may not name, and why (a Release file's path that
-    /// leaves its directory, see [`confined`]): refused, never read, and
+    /// leaves its directory, the rule `confined` names): refused, never read, and
     /// a check that meets one fails.
     Refused(String),
 }
