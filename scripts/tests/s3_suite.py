@@ -53,9 +53,9 @@ def env_for(endpoint):
     return env
 
 
-def run(endpoint, *args):
+def run(endpoint, *args, timeout=300):
     p = subprocess.run([FASTSUM, "diff", *args], env=env_for(endpoint),
-                       capture_output=True, timeout=300)
+                       capture_output=True, timeout=timeout)
     if b"ssh must not run" in p.stderr:
         check("never ssh for s3://", False, p.stderr)
     return p
@@ -317,6 +317,14 @@ def fake_suite(tmp):
         s3_main.cache_and_path_style(fake, endpoint, tmp, check, run_main, Obj)
         s3_main.download_timeouts(fake, endpoint, tmp, check, run, Obj, write_tree)
         s3_main.trickled_listing(fake, endpoint, tmp, check, run, Obj, write_tree)
+        import s3_lies
+        s3_lies.every_digest(fake, endpoint, tmp, check, run, Obj, write_tree)
+        s3_lies.bounded(fake, endpoint, tmp, check, run, Obj, write_tree, listing_xml)
+        liar = Fake()
+        try:
+            s3_lies.cache_of_an_endpoint(fake, liar, tmp, check, run, Obj, write_tree)
+        finally:
+            liar.stop()
     finally:
         fake.stop()
 

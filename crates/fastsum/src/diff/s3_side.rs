@@ -118,27 +118,27 @@ fn decide_one(
         return Verdict::Failed("the key is not UTF-8".into());
     };
     let cached = cache.and_then(|c| c.get(&url.bucket, object));
-    let claim = match cached {
-        Some(claim) => claim,
-        None => match crate::s3::claim::claim_of(client, key, object.size, &object.etag) {
-            Ok(claim) => {
+    let claims = match cached {
+        Some(claims) => claims,
+        None => match crate::s3::claim::claims_of(client, key, object.size, &object.etag) {
+            Ok(claims) => {
                 if let Some(c) = cache {
-                    c.put(&url.bucket, object, &claim);
+                    c.put(&url.bucket, object, &claims);
                 }
-                claim
+                claims
             }
             Err(why) => return Verdict::Failed(why),
         },
     };
-    match (&claim, options.download) {
-        (Claim::Opaque(_), true) => match crate::s3::download::same_bytes(client, key, &local.path)
-        {
+    let opaque = claims.iter().all(|c| matches!(c, Claim::Opaque(_)));
+    match (opaque, options.download) {
+        (true, true) => match crate::s3::download::same_bytes(client, key, &local.path) {
             Ok(true) => Verdict::Same,
             Ok(false) => Verdict::Differs,
             Err(why) => Verdict::Failed(why),
         },
-        (Claim::Opaque(_), false) => Verdict::Unverifiable,
-        _ => match crate::s3::local::file_matches(&claim, &local.path) {
+        (true, false) => Verdict::Unverifiable,
+        (false, _) => match crate::s3::local::file_matches(&claims, &local.path) {
             Ok(Some(true)) => Verdict::Same,
             Ok(Some(false)) => Verdict::Differs,
             Ok(None) => Verdict::Unverifiable,
@@ -225,7 +225,11 @@ pub(crate) fn diff(
     let mut problems = Vec::new();
     let remote = listing(&client, url, &mut problems)?;
     let (local, symlinks) = local_files(dir, options, &mut problems)?;
-    let cache = options.s3.cache.as_deref().and_then(ClaimCache::open);
+    let cache = options
+        .s3
+        .cache
+        .as_deref()
+        .and_then(|path| ClaimCache::open(path, &config));
     let orient = Orient { s3_is_old };
     let mut events: Vec<(Vec<u8>, DiffEvent)> = Vec::new();
     let pairs = match_keys(&remote, &local, &orient, &mut events);

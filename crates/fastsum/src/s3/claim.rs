@@ -1,14 +1,15 @@
-//! What S3 keeps of an object's bytes, the hardest to forge first: a
-//! full-object SHA-256 or SHA-1, then a single-part ETag that is the MD5,
-//! then a full-object CRC (CRC-64/NVME, CRC-32C, CRC-32: anyone who can
-//! write to the bucket can make a changed object's CRC equal the old one
-//! by setting 8 of its bytes, so a CRC decides only where S3 keeps
-//! nothing stronger), a composite checksum with its part sizes
-//! (GetObjectAttributes, or HeadObject per `partNumber` where the server
-//! gives no parts there), then a multipart ETag (`-N`, with the part
-//! sizes). Never an ETag under SSE-KMS or SSE-C, which is no digest of the
-//! bytes. Anything else is opaque: the object is never called unchanged on
-//! its size alone.
+//! What S3 keeps of an object's bytes, in the order printed (the hardest
+//! to forge first): a full-object SHA-256 or SHA-1, a single-part ETag
+//! that is the MD5, a full-object CRC (CRC-64/NVME, CRC-32C, CRC-32:
+//! anyone who can write to the bucket can make a changed object's CRC
+//! equal the old one by setting 8 of its bytes), a composite checksum
+//! with its part sizes (GetObjectAttributes, or HeadObject per
+//! `partNumber` where the server gives no parts there), then a multipart
+//! ETag (`-N`, with the part sizes). `diff` trusts none of them alone: it
+//! compares every one ([`claims_of`], issue 63.1), since MD5 collisions
+//! are made in seconds and CRCs are forged in fewer. Never an ETag under
+//! SSE-KMS or SSE-C, which is no digest of the bytes. Anything else is
+//! opaque: the object is never called unchanged on its size alone.
 
 use super::http::{Client, Head};
 use crate::algo::Algorithm;
@@ -146,21 +147,96 @@ pub(crate) fn etag_md5(etag: &str) -> Option<(Vec<u8>, Option<u64>)> {
     Some((value, parts))
 }
 
-/// What S3 keeps of `key` (`size` and `etag` as listed); `Err` for an
-/// answer that cannot be believed or a request that failed.
-pub(crate) fn claim_of(client: &Client, key: &str, size: u64, etag: &str) -> Result<Claim, String> {
-    claim_in(client, key, size, etag, None)
+impl Claim {
+    /// The kind of digest it gives (`None`: opaque).
+    pub(crate) fn kind(&self) -> Option<Kind> {
+        match self {
+            Claim::Whole { kind, .. } | Claim::Parts { kind, .. } => Some(*kind),
+            Claim::Opaque(_) => None,
+        }
+    }
+
+    /// Whether it can be the claim of an object the listing gives as
+    /// `size` bytes with `etag` (issue 63.2: a cached claim is checked
+    /// against what this run's listing says): an MD5 of the whole object
+    /// is the single-part ETag, and parts add up to the object.
+    pub(crate) fn agrees_with_listing(&self, size: u64, etag: &str) -> bool {
+        match self {
+            Claim::Whole {
+                kind: Kind::Md5,
+                value,
+            } => etag_md5(etag).is_some_and(|(md5, parts)| parts.is_none() && md5 == *value),
+            Claim::Parts { parts, .. } => {
+                parts.iter().try_fold(0u64, |a, &p| a.checked_add(p)) == Some(size)
+            }
+            Claim::Whole { .. } | Claim::Opaque(_) => true,
+        }
+    }
 }
 
-/// [`claim_of`] of one kind only (`Md5`: the ETag), where `only` says
-/// which; `Claim::Opaque` saying what S3 keeps where it keeps none of it.
-pub(crate) fn claim_in(
+/// Every digest S3 gives of `key` (`size` and `etag` as listed) that
+/// fastsum can compute, the one rule `diff` decides by (issue 63.1): each
+/// full-object checksum, the single-part ETag that is the MD5, each
+/// composite checksum whose part sizes are to be had; all of them are
+/// compared from one read of the local file, and one that disagrees makes
+/// the object modified, so an MD5 collision beside S3's CRC-64/NVME is
+/// caught by the CRC and a forged CRC by the MD5. Their order (the
+/// hardest to forge first: SHA-256, SHA-1, MD5, the CRCs, the composite
+/// ones, the multipart ETag) decides only which one is printed. None at
+/// all: one `Claim::Opaque` saying why. `Err` for an answer that cannot be believed or a request that
+/// failed.
+pub(crate) fn claims_of(
     client: &Client,
     key: &str,
     size: u64,
     etag: &str,
-    only: Option<Kind>,
-) -> Result<Claim, String> {
+) -> Result<Vec<Claim>, String> {
+    let head = checked_head(client, key, size, etag)?;
+    let composite = head.get("x-amz-checksum-type") == Some("COMPOSITE");
+    let (mut strong, mut weak, mut composites) = (Vec::new(), Vec::new(), Vec::new());
+    for kind in Kind::CHECKSUMS {
+        let Some(header) = head.get(&format!("x-amz-checksum-{}", kind.name())) else {
+            continue;
+        };
+        let (value, parts) = checksum_value(kind, header)?;
+        match parts.or(composite.then_some(0)) {
+            None if matches!(kind, Kind::Sha256 | Kind::Sha1) => {
+                strong.push(Claim::Whole { kind, value })
+            }
+            None => weak.push(Claim::Whole { kind, value }),
+            Some(n) => composites.push((kind, value, n)),
+        }
+    }
+    let mut claims = strong;
+    claims.extend(plain_md5(&head, etag));
+    claims.extend(weak);
+    let mut unreadable = None;
+    for (kind, value, n) in composites {
+        match part_sizes(client, key, n, size)? {
+            Some(parts) => claims.push(Claim::Parts { kind, value, parts }),
+            None => {
+                let why = "a composite checksum whose part sizes are not to be had";
+                unreadable = Some(Claim::Opaque(why.into()));
+            }
+        }
+    }
+    // A multipart ETag: the MD5 of its parts' MD5s, where the part sizes
+    // are to be had (one more request, for multipart objects only).
+    let multipart = etag_md5(etag).is_some_and(|(_, parts)| parts.is_some());
+    if claims.is_empty() || multipart {
+        match etag_claim(client, &head, key, size, etag)? {
+            Claim::Opaque(why) if claims.is_empty() => {
+                claims.push(unreadable.unwrap_or(Claim::Opaque(why)))
+            }
+            Claim::Opaque(_) => {}
+            claim => claims.push(claim),
+        }
+    }
+    Ok(claims)
+}
+
+/// HeadObject of `key`, which must still be the object listed.
+fn checked_head(client: &Client, key: &str, size: u64, etag: &str) -> Result<Head, String> {
     let head = client.head(key, None)?;
     if head.status != 200 {
         return Err(format!("HeadObject: HTTP {}", head.status));
@@ -172,50 +248,7 @@ pub(crate) fn claim_in(
     if length != Some(size) || head_etag.is_some_and(|e| e != etag) {
         return Err("the object changed while it was compared (size or ETag)".into());
     }
-    let composite = head.get("x-amz-checksum-type") == Some("COMPOSITE");
-    let mut found = Vec::new();
-    let mut other = Vec::new();
-    for kind in Kind::CHECKSUMS {
-        if let Some(header) = head.get(&format!("x-amz-checksum-{}", kind.name())) {
-            let (value, parts) = checksum_value(kind, header)?;
-            match only.is_none_or(|only| only == kind) {
-                true => found.push((kind, value, parts.or(composite.then_some(0)))),
-                false => other.push(kind.name()),
-            }
-        }
-    }
-    let whole = found.iter().find(|(_, _, parts)| parts.is_none());
-    let forgeable = whole.is_some_and(|(kind, _, _)| !matches!(kind, Kind::Sha256 | Kind::Sha1));
-    if only.is_none() && (whole.is_none() || forgeable) {
-        if let Some(md5) = plain_md5(&head, etag) {
-            return Ok(md5);
-        }
-    }
-    if let Some((kind, value, _)) = whole {
-        return Ok(Claim::Whole {
-            kind: *kind,
-            value: value.clone(),
-        });
-    }
-    if let Some((kind, value, Some(n))) = found.into_iter().next() {
-        return Ok(match part_sizes(client, key, n, size)? {
-            Some(parts) => Claim::Parts { kind, value, parts },
-            None => Claim::Opaque("a composite checksum whose part sizes are not to be had".into()),
-        });
-    }
-    match only {
-        Some(kind) if kind != Kind::Md5 => {
-            let kept = match other.is_empty() {
-                true => "an ETag".to_string(),
-                false => other.join(", ") + " and an ETag",
-            };
-            Ok(Claim::Opaque(format!(
-                "S3 keeps no {} of it ({kept})",
-                kind.name()
-            )))
-        }
-        _ => etag_claim(client, &head, key, size, etag),
-    }
+    Ok(head)
 }
 
 /// The ETag as the object's MD5, where it is one of a single-part upload
@@ -277,12 +310,15 @@ fn etag_claim(
 /// says), from GetObjectAttributes, else HeadObject per part; `None` where
 /// neither gives them. Sizes that do not add up to the object are a lie.
 fn part_sizes(client: &Client, key: &str, n: u64, size: u64) -> Result<Option<Vec<u64>>, String> {
+    // One request a part at most: never more parts than S3 allows.
+    super::bounds::at_most_parts(n, "its checksum or ETag")?;
     let attributes = client.attributes(key).ok();
     let n = match (n, attributes.as_ref().and_then(|a| a.parts_count)) {
         (0, Some(count)) => count,
         (0, None) => return Ok(None),
         (n, _) => n,
     };
+    super::bounds::at_most_parts(n, "GetObjectAttributes")?;
     let mut parts: Vec<(u64, u64)> = attributes.map(|a| a.part_sizes).unwrap_or_default();
     parts.sort_unstable();
     let numbered = parts.iter().map(|p| p.0).eq(1..=n);

@@ -135,6 +135,7 @@ impl Client {
     pub(crate) fn list(&self, prefix: &str) -> Result<Vec<Listed>, String> {
         let mut objects = Vec::new();
         let mut token: Option<String> = None;
+        let mut pages = super::bounds::Pages::default();
         loop {
             let url = {
                 let mut action = self.bucket.list_objects_v2(self.credentials.as_ref());
@@ -149,13 +150,12 @@ impl Client {
             let response = self.send(&|| self.agent.get(url.as_str()).call())?;
             let body = xml_body(response, "the listing")?;
             let page = xml::parse_listing(&body).map_err(|e| format!("the listing: {e}"))?;
+            let keys = page.objects.iter().map(|o| &o.key[..]);
+            let more = pages.page(keys, page.next.as_deref())?;
             objects.extend(page.objects);
-            match page.next {
-                Some(next) if Some(&next) == token.as_ref() => {
-                    return Err("the listing: the same continuation token twice".into())
-                }
-                Some(next) => token = Some(next),
-                None => return Ok(objects),
+            match (more, page.next) {
+                (true, Some(next)) => token = Some(next),
+                _ => return Ok(objects),
             }
         }
     }
@@ -221,6 +221,12 @@ impl Client {
             let page = xml::parse_attributes(&body)?;
             all.parts_count = all.parts_count.or(page.parts_count);
             all.part_sizes.extend(page.part_sizes);
+            // Ever-new markers end at S3's part limit.
+            let listed = all.part_sizes.len() as u64;
+            super::bounds::at_most_parts(
+                listed.max(all.parts_count.unwrap_or(0)),
+                "GetObjectAttributes",
+            )?;
             match (page.truncated, page.next_marker) {
                 (true, Some(next)) if Some(next) > marker => marker = Some(next),
                 (true, _) => return Err("GetObjectAttributes: parts that do not end".into()),

@@ -10,25 +10,32 @@ use crate::algo::parts::{PartHasher, PartLayout};
 use crate::algo::Hasher;
 use crate::error::{Error, ErrorKind, Result};
 
-/// Whether `reader`'s bytes are those `claim` describes (`None`: the
-/// claim is opaque). Bytes that do not fill the claim's parts exactly
-/// are not the same bytes.
-fn reader_matches(claim: &Claim, reader: &mut dyn Read) -> io::Result<Option<bool>> {
-    #[allow(clippy::large_enum_variant)] // one a file, on the stack.
+/// Whether `reader`'s bytes are those every one of `claims` describes,
+/// hashed in each claim's form from the one read (`None`: every claim is
+/// opaque). One claim that disagrees is enough (issue 63.1). Bytes that
+/// do not fill a claim's parts exactly are not the same bytes.
+fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<bool>> {
+    #[allow(clippy::large_enum_variant)] // a few a file, on the stack.
     enum Running<'a> {
         Whole(Hasher),
         Parts(PartHasher<'a>),
     }
-    let (kind, value, mut running) = match claim {
-        Claim::Whole { kind, value } => {
-            (kind, value, Running::Whole(Hasher::new(kind.algorithm())))
-        }
-        Claim::Parts { kind, value, parts } => {
-            let hasher = PartHasher::new(kind.algorithm(), PartLayout::Sizes(parts));
-            (kind, value, Running::Parts(hasher))
-        }
-        Claim::Opaque(_) => return Ok(None),
-    };
+    let mut running: Vec<(&Vec<u8>, Running)> = claims
+        .iter()
+        .filter_map(|claim| match claim {
+            Claim::Whole { kind, value } => {
+                Some((value, Running::Whole(Hasher::new(kind.algorithm()))))
+            }
+            Claim::Parts { kind, value, parts } => {
+                let hasher = PartHasher::new(kind.algorithm(), PartLayout::Sizes(parts));
+                Some((value, Running::Parts(hasher)))
+            }
+            Claim::Opaque(_) => None,
+        })
+        .collect();
+    if running.is_empty() {
+        return Ok(None);
+    }
     let mut buffer = vec![0u8; 256 * 1024];
     loop {
         let n = match reader.read(&mut buffer) {
@@ -38,28 +45,32 @@ fn reader_matches(claim: &Claim, reader: &mut dyn Read) -> io::Result<Option<boo
             Err(e) => return Err(e),
         };
         let bytes = buffer.get(..n).unwrap_or_default();
-        match &mut running {
-            Running::Whole(h) => h.update(bytes),
-            Running::Parts(h) => h.update(bytes),
+        for (_, hasher) in &mut running {
+            match hasher {
+                Running::Whole(h) => h.update(bytes),
+                Running::Parts(h) => h.update(bytes),
+            }
         }
     }
-    let digest = match running {
-        Running::Whole(h) => h.digest(),
-        // Shorter or longer than the parts say: not the same bytes.
-        Running::Parts(h) => match h.finish() {
-            Ok(digest) => digest,
-            Err(_) => return Ok(Some(false)),
-        },
-    };
-    debug_assert_eq!(digest.len(), kind.len());
-    Ok(Some(digest.as_bytes() == value.as_slice()))
+    let all_agree = running.into_iter().all(|(value, hasher)| {
+        let digest = match hasher {
+            Running::Whole(h) => h.digest(),
+            // Shorter or longer than the parts say: not the same bytes.
+            Running::Parts(h) => match h.finish() {
+                Ok(digest) => digest,
+                Err(_) => return false,
+            },
+        };
+        digest.as_bytes() == value.as_slice()
+    });
+    Ok(Some(all_agree))
 }
 
-/// Whether the file at `path` has the bytes `claim` describes (`None`:
-/// the claim is opaque).
-pub(crate) fn file_matches(claim: &Claim, path: &Path) -> Result<Option<bool>> {
+/// Whether the file at `path` has the bytes every one of `claims`
+/// describes (`None`: they are all opaque).
+pub(crate) fn file_matches(claims: &[Claim], path: &Path) -> Result<Option<bool>> {
     let mut file = crate::fs::regular::open_regular(path)?;
-    reader_matches(claim, &mut file)
+    reader_matches(claims, &mut file)
         .map_err(|e| Error::with_path(path.to_path_buf(), ErrorKind::Io(e)))
 }
 
@@ -83,11 +94,11 @@ mod tests {
         ] {
             let claim = Claim::Whole { kind, value };
             assert_eq!(
-                reader_matches(&claim, &mut &b"123456789"[..]).unwrap(),
+                reader_matches(std::slice::from_ref(&claim), &mut &b"123456789"[..]).unwrap(),
                 Some(true)
             );
             assert_eq!(
-                reader_matches(&claim, &mut &b"12345678"[..]).unwrap(),
+                reader_matches(std::slice::from_ref(&claim), &mut &b"12345678"[..]).unwrap(),
                 Some(false)
             );
         }
@@ -105,18 +116,62 @@ mod tests {
             value: md5(&parts),
             parts: vec![4096, 4096, 10_000 - 8192],
         };
-        assert_eq!(reader_matches(&claim, &mut &data[..]).unwrap(), Some(true));
         assert_eq!(
-            reader_matches(&claim, &mut &data[..9000]).unwrap(),
+            reader_matches(std::slice::from_ref(&claim), &mut &data[..]).unwrap(),
+            Some(true)
+        );
+        assert_eq!(
+            reader_matches(std::slice::from_ref(&claim), &mut &data[..9000]).unwrap(),
             Some(false)
         );
         let mut longer = data.clone();
         longer.push(0);
         assert_eq!(
-            reader_matches(&claim, &mut &longer[..]).unwrap(),
+            reader_matches(std::slice::from_ref(&claim), &mut &longer[..]).unwrap(),
             Some(false)
         );
         let opaque = Claim::Opaque(String::new());
-        assert_eq!(reader_matches(&opaque, &mut &data[..]).unwrap(), None);
+        assert_eq!(
+            reader_matches(std::slice::from_ref(&opaque), &mut &data[..]).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn one_claim_that_disagrees_is_a_difference_whatever_the_others_say() {
+        // Two 128-byte files with one MD5 (Wang et al.'s published pair):
+        // the ETag agrees, the CRC-64/NVME S3 keeps of the other does not.
+        let hex = |h: &str| {
+            (0..h.len() / 2)
+                .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+                .collect::<Vec<u8>>()
+        };
+        let a = hex("d131dd02c5e6eec4693d9a0698aff95c2fcab58712467eab4004583eb8fb7f8955ad340609f4b30283e488832571415a085125e8f7cdc99fd91dbdf280373c5bd8823e3156348f5bae6dacd436c919c6dd53e2b487da03fd02396306d248cda0e99f33420f577ee8ce54b67080a80d1ec69821bcb6a8839396f9652b6ff72a70");
+        let b = hex("d131dd02c5e6eec4693d9a0698aff95c2fcab50712467eab4004583eb8fb7f8955ad340609f4b30283e4888325f1415a085125e8f7cdc99fd91dbd7280373c5bd8823e3156348f5bae6dacd436c919c6dd53e23487da03fd02396306d248cda0e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70");
+        assert_ne!(a, b);
+        let md5 = Algorithm::Md5.hash_bytes(&a).as_bytes().to_vec();
+        assert_eq!(md5, Algorithm::Md5.hash_bytes(&b).as_bytes());
+        let crc = Algorithm::Crc64Nvme.hash_bytes(&a).as_bytes().to_vec();
+        let claims = [
+            Claim::Whole {
+                kind: Kind::Md5,
+                value: md5,
+            },
+            Claim::Whole {
+                kind: Kind::Crc64Nvme,
+                value: crc,
+            },
+        ];
+        assert_eq!(reader_matches(&claims, &mut &a[..]).unwrap(), Some(true));
+        assert_eq!(
+            reader_matches(&claims[..1], &mut &b[..]).unwrap(),
+            Some(true)
+        );
+        assert_eq!(reader_matches(&claims, &mut &b[..]).unwrap(), Some(false));
+        let with_opaque = [claims[1].clone(), Claim::Opaque(String::new())];
+        assert_eq!(
+            reader_matches(&with_opaque, &mut &b[..]).unwrap(),
+            Some(false)
+        );
     }
 }

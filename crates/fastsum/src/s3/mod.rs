@@ -18,6 +18,7 @@
 //! tree is `diff/s3_side.rs` (this module knows nothing of diffs).
 
 mod base64;
+mod bounds;
 pub(crate) mod cache;
 pub(crate) mod claim;
 mod config;

@@ -70,7 +70,10 @@ pub fn object_digests(
     let client = Client::new(&config, &url.bucket)
         .map_err(|e| Error::with_path(url.to_string(), io_error(e)))?;
     let objects = listing(&client, url)?;
-    let cache = options.cache.as_deref().and_then(ClaimCache::open);
+    let cache = options
+        .cache
+        .as_deref()
+        .and_then(|path| ClaimCache::open(path, &config));
     let one = |(object, relative): &super::listing::Entry| {
         let relative = relative.as_ref()?;
         let key = std::str::from_utf8(&object.key).map_err(|_| "not UTF-8".to_string())?;
@@ -110,11 +113,12 @@ pub fn object_digests(
     Ok(())
 }
 
-/// What S3 keeps of `object` (of kind `only`, if given), from the claim
-/// cache where it holds a claim of this very object that gives the line
-/// `want` asks for; else asked of S3 and kept. A claim of one kind is
-/// kept only where the cache has none and it is a digest (`diff` decides
-/// by the best claim: it must never find an `opaque` that is not).
+/// The claim printed of `object`: of kind `only` if given, else the first
+/// of S3's claims (their order: `claim.rs`) that gives the line `want`
+/// asks for; from the claim cache where it holds this very object's
+/// claims, else asked of S3. Only the whole set (`claims_of`) is kept:
+/// `diff` compares every claim the cache holds, so a set of one kind
+/// would make it trust that one alone.
 fn claim(
     client: &Client,
     cache: Option<&ClaimCache>,
@@ -124,18 +128,43 @@ fn claim(
     only: Option<Kind>,
     want: Option<Algorithm>,
 ) -> std::result::Result<Claim, String> {
+    // Of the kind asked, printed or refused by `as_line` with its reason.
+    let pick = |claims: &[Claim]| {
+        let mut found = claims.iter().filter(|c| match only {
+            Some(kind) => c.kind() == Some(kind),
+            None => as_line(c, object.size, want).is_ok(),
+        });
+        found.next().cloned()
+    };
     let cached = cache.and_then(|c| c.get(bucket, object));
-    if let Some(claim) = cached.as_ref() {
-        if as_line(claim, object.size, want).is_ok() {
-            return Ok(claim.clone());
+    if let Some(claim) = cached.as_deref().and_then(pick) {
+        return Ok(claim);
+    }
+    let claims = super::claim::claims_of(client, key, object.size, &object.etag)?;
+    if let Some(c) = cache {
+        c.put(bucket, object, &claims);
+    }
+    if let Some(claim) = pick(&claims) {
+        return Ok(claim);
+    }
+    Ok(match (only, &claims[..]) {
+        // Of another kind than asked: what S3 keeps, said.
+        (Some(kind), _) if kind != Kind::Md5 => {
+            let mut kept: Vec<&str> = claims
+                .iter()
+                .filter_map(|c| c.kind().filter(|k| *k != Kind::Md5).map(Kind::name))
+                .collect();
+            kept.dedup();
+            kept.push("an ETag");
+            Claim::Opaque(format!(
+                "S3 keeps no {} of it ({})",
+                kind.name(),
+                kept.join(", ").replacen(", an ETag", " and an ETag", 1)
+            ))
         }
-    }
-    let claim = super::claim::claim_in(client, key, object.size, &object.etag, only)?;
-    let digest = !matches!(claim, Claim::Opaque(_));
-    if let Some(c) = cache.filter(|_| only.is_none() || (cached.is_none() && digest)) {
-        c.put(bucket, object, &claim);
-    }
-    Ok(claim)
+        (_, [first, ..]) => first.clone(),
+        (_, []) => Claim::Opaque("S3 gave nothing of it".into()),
+    })
 }
 
 /// How fastsum names a claim's form: `CRC64NVME`, `CRC32C/5MiB`, `MD5`,
