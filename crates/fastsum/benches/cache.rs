@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use divan::Bencher;
-use fastsum::cache::bench::{load_and_look_up, store, NewEntry};
+use fastsum::cache::bench::{load_and_look_up, store, FsId, NewEntry};
 use fastsum::cache::{Cache, FileStamp};
 use fastsum::Algorithm;
 
@@ -37,6 +37,7 @@ fn entry(i: usize) -> NewEntry {
     NewEntry {
         path: PathBuf::from(format!("/bench/root/d{:03}/f{i:06}", i % 100)),
         stamp: stamp(i),
+        fs: FsId(1),
         digest: Algorithm::Md5.hash_bytes(&i.to_le_bytes()),
     }
 }
@@ -100,6 +101,7 @@ fn spread_entry(i: usize) -> NewEntry {
             i % PER_DIRECTORY
         )),
         stamp: stamp(i),
+        fs: FsId(1),
         digest: Algorithm::Md5.hash_bytes(&i.to_le_bytes()),
     }
 }

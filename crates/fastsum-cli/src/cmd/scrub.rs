@@ -217,6 +217,7 @@ fn word(finding: &Finding) -> &'static str {
         Finding::Corrupted { .. } => "corrupted",
         Finding::Changed => "changed",
         Finding::New => "new",
+        Finding::OtherFileSystem => "other-file-system",
         Finding::NotDue => "not-due",
         Finding::Failed(_) => "unreadable",
         Finding::Unstamped => "unstamped",
@@ -225,7 +226,10 @@ fn word(finding: &Finding) -> &'static str {
 
 impl Printer<'_> {
     fn finding(&mut self, path: &Path, finding: &Finding) {
-        let shown = matches!(finding, Finding::Corrupted { .. } | Finding::Changed);
+        let shown = matches!(
+            finding,
+            Finding::Corrupted { .. } | Finding::Changed | Finding::OtherFileSystem
+        );
         let name = fastsum::name::path_bytes(path);
         let mut line = Vec::new();
         let mut err = Vec::new();
@@ -255,8 +259,8 @@ impl Printer<'_> {
             let mut line = Vec::new();
             line.extend_from_slice(
                 format!(
-                    "{{\"summary\":{{\"verified\":{},\"corrupted\":{},\"changed\":{},\"new\":{},\"not_due\":{},\"unreadable\":{},\"unstamped\":{},\"resumed_past\":{},\"bytes_read\":{},\"interrupted\":{}}}}}\n",
-                    s.verified, s.corrupted, s.changed, s.new, s.not_due, s.failed, s.unstamped, s.resumed_past, s.bytes_read, s.interrupted
+                    "{{\"summary\":{{\"verified\":{},\"corrupted\":{},\"changed\":{},\"new\":{},\"other_file_system\":{},\"not_due\":{},\"unreadable\":{},\"unstamped\":{},\"resumed_past\":{},\"bytes_read\":{},\"interrupted\":{}}}}}\n",
+                    s.verified, s.corrupted, s.changed, s.new, s.other_file_system, s.not_due, s.failed, s.unstamped, s.resumed_past, s.bytes_read, s.interrupted
                 )
                 .as_bytes(),
             );
@@ -267,6 +271,9 @@ impl Printer<'_> {
                 0 => String::new(),
                 n => format!(", {n} passed over (resumed)"),
             };
+            if s.other_file_system > 0 {
+                resumed.push_str(&format!(", {} on another file system", s.other_file_system));
+            }
             if s.unstamped > 0 {
                 resumed.push_str(&format!(", {} listed without a stamp", s.unstamped));
             }

@@ -13,6 +13,7 @@ mod testenv;
 mod audit;
 mod bench;
 mod cache;
+mod cache_fs_identity;
 mod cache_home;
 mod cache_settle;
 mod captured_listing;

@@ -10,6 +10,7 @@ pub use super::store::NewEntry;
 use super::Cache;
 use crate::algo::Algorithm;
 use crate::error::Result;
+pub use crate::fs::FsId;
 
 /// Stores `entries` as a run that started at `started_ns` would.
 pub fn store(
@@ -32,6 +33,10 @@ pub fn load_and_look_up<'a>(
     let snapshot = cache.load(algorithm, roots)?;
     Ok(probes
         .into_iter()
-        .filter(|probe| snapshot.lookup(&probe.path, &probe.stamp).is_some())
+        .filter(|probe| {
+            snapshot
+                .lookup(&probe.path, &probe.stamp, probe.fs)
+                .is_some()
+        })
         .count())
 }

@@ -21,7 +21,8 @@
 //! u32 offset[count]            where each record starts, sorted by name
 //! record[count]:
 //!     u16 name_len, name bytes
-//!     u32 kind, u64 size, u64 ino, u64 dev, i64 mtime_ns, i64 ctime_ns
+//!     u32 kind, u64 size, u64 ino, u64 dev, u64 fsid,
+//!     i64 mtime_ns, i64 ctime_ns
 //!     i64 hashed_at_ns
 //!     u8 digest_len, digest bytes
 //! u64 check                    XXH3-64 of (directory, algorithm, all above)
@@ -39,12 +40,16 @@ use xxhash_rust::xxh3::Xxh3;
 use super::FileStamp;
 use crate::algo::Algorithm;
 use crate::digest::Digest;
+use crate::fs::FsId;
 
 /// What the cache remembers of one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// The file's stamp when it was read (identical before and after).
     pub stamp: FileStamp,
+    /// The file system it was read on ([`FsId`]: the stamp does not tell
+    /// one file system from another made alike, issue 63.10).
+    pub fs: FsId,
     /// When the run that read it started.
     pub hashed_at_ns: i64,
     /// The digest of the bytes read.
@@ -52,10 +57,12 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The digest, if `stamp` is the recorded one and the entry was settled
-    /// when recorded.
-    pub fn answer_for(&self, stamp: &FileStamp) -> Option<Digest> {
-        (self.stamp == *stamp && self.stamp.is_settled_at(self.hashed_at_ns)).then_some(self.digest)
+    /// The digest, if the file is on the file system `fs` the entry was
+    /// read on, `stamp` is the recorded one, and the entry was settled
+    /// when recorded: the cache's whole rule for trusting a digest.
+    pub fn answer_for(&self, stamp: &FileStamp, fs: FsId) -> Option<Digest> {
+        let same = self.fs == fs && self.stamp == *stamp;
+        (same && self.stamp.is_settled_at(self.hashed_at_ns)).then_some(self.digest)
     }
 }
 
@@ -63,7 +70,7 @@ impl Entry {
 /// it into rows of about equal counts.
 pub(super) const ROW_MAX: usize = 2048;
 
-const RECORD_FIXED: usize = 4 + 8 * 6 + 1;
+const RECORD_FIXED: usize = 4 + 8 * 7 + 1;
 
 /// One part of a directory's entries as stored: checked once when loaded,
 /// then read in place; held (`Vec<u8>`, the default) or borrowed from
@@ -170,7 +177,7 @@ impl DirEntries {
             blob.extend_from_slice(name);
             let s = entry.stamp;
             blob.extend_from_slice(&s.kind.to_le_bytes());
-            for field in [s.size, s.ino, s.dev] {
+            for field in [s.size, s.ino, s.dev, entry.fs.0] {
                 blob.extend_from_slice(&field.to_le_bytes());
             }
             for field in [s.mtime_ns, s.ctime_ns, entry.hashed_at_ns] {
@@ -347,12 +354,13 @@ impl<B: AsRef<[u8]>> DirEntries<B> {
             size: u64_at(b, f + 4)?,
             ino: u64_at(b, f + 12)?,
             dev: u64_at(b, f + 20)?,
-            mtime_ns: u64_at(b, f + 28)? as i64,
-            ctime_ns: u64_at(b, f + 36)? as i64,
+            mtime_ns: u64_at(b, f + 36)? as i64,
+            ctime_ns: u64_at(b, f + 44)? as i64,
         };
         let entry = Entry {
             stamp,
-            hashed_at_ns: u64_at(b, f + 44)? as i64,
+            fs: FsId(u64_at(b, f + 28)?),
+            hashed_at_ns: u64_at(b, f + 52)? as i64,
             digest: Digest::from_bytes(digest),
         };
         Some((name, entry))
@@ -427,6 +435,7 @@ pub(crate) fn fuzz_row(body: &[u8]) -> usize {
                 mtime_ns: 0,
                 ctime_ns: 0,
             },
+            fs: FsId(1),
             hashed_at_ns: 0,
             digest: algorithm.hash_bytes(b""),
         };

@@ -12,6 +12,7 @@ fn entry(i: u64) -> Entry {
             mtime_ns: -5,
             ctime_ns: i as i64 * 3,
         },
+        fs: FsId(0x1234_5678_9abc_def0 ^ i),
         hashed_at_ns: 10_000_000_000,
         digest: Algorithm::Sha256.hash_bytes(&i.to_le_bytes()),
     }
@@ -141,15 +142,18 @@ fn any_damage_or_another_key_is_rejected() {
 }
 
 #[test]
-fn an_entry_answers_only_its_own_settled_stamp() {
+fn an_entry_answers_only_its_own_settled_stamp_on_its_own_file_system() {
     let e = entry(3);
-    assert_eq!(e.answer_for(&e.stamp), Some(e.digest));
+    assert_eq!(e.answer_for(&e.stamp, e.fs), Some(e.digest));
     let mut other = e.stamp;
     other.ino += 1;
-    assert_eq!(e.answer_for(&other), None);
+    assert_eq!(e.answer_for(&other, e.fs), None);
+    // Issue 63.10: every stamp field the same, another file system.
+    assert_eq!(e.answer_for(&e.stamp, FsId(e.fs.0 + 1)), None);
+    assert_eq!(e.answer_for(&e.stamp, FsId::NONE), None);
     let racy = Entry {
         hashed_at_ns: e.stamp.ctime_ns,
         ..e
     };
-    assert_eq!(racy.answer_for(&racy.stamp), None);
+    assert_eq!(racy.answer_for(&racy.stamp, racy.fs), None);
 }

@@ -10,7 +10,7 @@ use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::stat::now_ns;
-use crate::fs::FileStamp;
+use crate::fs::{FileStamp, FsId, FsIds};
 use crate::stage::Hashed;
 
 /// `path` made absolute against `cwd`, with `.` components and repeated
@@ -111,24 +111,33 @@ impl CacheSession {
         self.racy_rereads.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Whether a read of the file at `absolute` under `stamp` gave another
-    /// digest than the one recorded under the same stamp but for the
-    /// device number: the same file on a file system mounted again, whose
-    /// bytes changed with no write the file system knows of. The record is
-    /// kept (scrub reports the corruption), never replaced by the new
-    /// bytes (issue 51.2).
-    fn contradicts_record(&self, absolute: &Path, stamp: &FileStamp, digest: &Digest) -> bool {
+    /// Whether a read of the file at `absolute` under `stamp` on the file
+    /// system `fs` gave another digest than the one recorded on that file
+    /// system under the same stamp but for the device number: the same
+    /// file on a file system mounted again, whose bytes changed with no
+    /// write the file system knows of. The record is kept (scrub reports
+    /// the corruption), never replaced by the new bytes (issue 51.2). On
+    /// another file system it is another file: recorded anew.
+    fn contradicts_record(
+        &self,
+        absolute: &Path,
+        stamp: &FileStamp,
+        fs: FsId,
+        digest: &Digest,
+    ) -> bool {
         let Some(recorded) = self.snapshot.entry(absolute) else {
             return false;
         };
-        recorded.stamp.dev != stamp.dev
+        recorded.fs == fs
+            && recorded.stamp.dev != stamp.dev
             && stamp.is_remount_of(&recorded.stamp)
             && recorded.digest != *digest
     }
 
     /// A miss read: its bytes counted and, if the read was verified, its
-    /// digest remembered under its stamp.
-    pub(super) fn note_read(&self, path: &Path, hashed: &Hashed) {
+    /// digest remembered under its stamp and its file system (asked of
+    /// `fs_ids`, the worker's).
+    pub(super) fn note_read(&self, path: &Path, hashed: &Hashed, fs_ids: &mut FsIds) {
         self.bytes_read.fetch_add(hashed.size, Ordering::Relaxed);
         let Some(stamp) = hashed.stamp else {
             // No stamp to vouch for it (tmpfs ...): never kept.
@@ -143,7 +152,8 @@ impl CacheSession {
             self.untrusted.fetch_add(1, Ordering::Relaxed);
         }
         let absolute = absolute_in(&self.cwd, path);
-        if self.contradicts_record(&absolute, &stamp, &hashed.digest) {
+        let fs = fs_ids.of(stamp.dev, path);
+        if self.contradicts_record(&absolute, &stamp, fs, &hashed.digest) {
             return;
         }
         let batch = {
@@ -151,6 +161,7 @@ impl CacheSession {
             pending.entries.push(NewEntry {
                 path: absolute,
                 stamp,
+                fs,
                 digest: hashed.digest,
             });
             let due =

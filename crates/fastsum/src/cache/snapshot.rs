@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::dir_entries::{is_row_of, row_key, DirEntries, Entry};
 use super::lazy::Lazy;
 use crate::digest::Digest;
-use crate::fs::FileStamp;
+use crate::fs::{FileStamp, FsId};
 
 /// The entries a run may use, by absolute directory path bytes and name.
 #[derive(Default)]
@@ -94,13 +94,17 @@ impl Snapshot {
         let cwd = std::env::current_dir().unwrap_or_default();
         let mut by_dir: HashMap<Vec<u8>, std::collections::BTreeMap<Vec<u8>, Entry>> =
             HashMap::new();
+        let mut fs_ids = crate::fs::FsIds::default();
         for (path, stamp, digest) in entries {
             let path = super::absolute_in(&cwd, &path);
             let Some((dir, name)) = split_key(&path) else {
                 continue;
             };
+            // A list keeps no file system: the one the file is on now,
+            // as if recorded now.
             let entry = Entry {
                 stamp,
+                fs: fs_ids.of(stamp.dev, &path),
                 hashed_at_ns: recorded_ns,
                 digest,
             };
@@ -120,9 +124,10 @@ impl Snapshot {
     }
 
     /// The cached digest of the file at the absolute `path`, if its current
-    /// `stamp` is the one recorded and the entry was settled when recorded.
-    pub(crate) fn lookup(&self, path: &Path, stamp: &FileStamp) -> Option<Digest> {
-        self.entry(path)?.answer_for(stamp)
+    /// `stamp` on the file system `fs` is the one recorded and the entry
+    /// was settled when recorded ([`Entry::answer_for`]).
+    pub(crate) fn lookup(&self, path: &Path, stamp: &FileStamp, fs: FsId) -> Option<Digest> {
+        self.entry(path)?.answer_for(stamp, fs)
     }
 
     /// What is recorded for the file at the absolute `path`, whatever its

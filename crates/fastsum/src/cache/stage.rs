@@ -8,6 +8,7 @@ use super::dir_entries::DirEntries;
 use super::session::{absolute_in, CacheSession, MAX_REREADS};
 use crate::error::ErrorKind;
 use crate::fs::dir::DirectoryCursor;
+use crate::fs::FsIds;
 use crate::stage::{BatchHasher, Hashed, Job, Source, StageResult};
 
 /// The hashing stage with the cache in front: one per worker, over the
@@ -31,6 +32,8 @@ pub struct CachingBatchHasher<B: BatchHasher> {
     known_directory: Option<KnownDirectory>,
     /// Re-reads so far of the jobs that changed while read, by `seq`.
     rereads: HashMap<u64, u32>,
+    /// The file systems met, by device: asked once a run.
+    fs_ids: FsIds,
 }
 
 /// A directory the worker looks names up in.
@@ -67,6 +70,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
             directory: DirectoryCursor::new(),
             known_directory: None,
             rereads: HashMap::new(),
+            fs_ids: FsIds::default(),
         }
     }
 
@@ -79,9 +83,10 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
         if stamp.size == 0 || crate::fs::stamps_unreliable(stamp.dev) {
             return Ok(Looked::Uncacheable);
         }
+        let fs = self.fs_ids.of(stamp.dev, path);
         let (Some(directory), Some(name)) = (self.directory.directory(), path.file_name()) else {
             let absolute = absolute_in(&self.session.cwd, path);
-            return Ok(match self.session.snapshot.lookup(&absolute, &stamp) {
+            return Ok(match self.session.snapshot.lookup(&absolute, &stamp, fs) {
                 Some(digest) => Looked::Hit(self.session.hit(digest, stamp)),
                 None => Looked::Miss,
             });
@@ -104,7 +109,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
         }
         let digest = (known.row.as_ref())
             .and_then(|row| row.get(name))
-            .and_then(|entry| entry.answer_for(&stamp));
+            .and_then(|entry| entry.answer_for(&stamp, fs));
         Ok(match digest {
             Some(digest) => Looked::Hit(self.session.hit(digest, stamp)),
             None => Looked::Miss,
@@ -123,6 +128,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
             session,
             inner,
             rereads,
+            fs_ids,
             ..
         } = self;
         let mut again: Vec<Job> = Vec::new();
@@ -147,7 +153,7 @@ impl<B: BatchHasher> CachingBatchHasher<B> {
                     }
                     Ok(hashed) => {
                         rereads.remove(&job.seq);
-                        session.note_read(path, &hashed);
+                        session.note_read(path, &hashed, fs_ids);
                         done(job, Ok(hashed));
                     }
                     Err(e) => {

@@ -14,14 +14,14 @@ use super::snapshot::{split_key, Snapshot};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
-use crate::fs::FileStamp;
+use crate::fs::{FileStamp, FsId};
 
 /// The on-disk format; any other value in a cache file is a miss for all
-/// of it (the file is moved aside and rebuilt). 3: rows are keyed by the
-/// algorithm with its parameters (`blake2b-256`, not `blake2b`); format 2
-/// caches could hold another length's or another algorithm's digests.
-/// 4: a directory's entries are split into rows of a bounded count.
-pub(crate) const FORMAT_VERSION: &str = "4";
+/// of it (the file is moved aside and rebuilt). 3: rows keyed by the
+/// algorithm with its parameters (format 2 could answer another's). 4: a
+/// directory's entries split into rows of a bounded count. 5: each entry
+/// keeps its file system (`FsId`, issue 63.10: 4 trusted another's).
+pub(crate) const FORMAT_VERSION: &str = "5";
 
 /// One digest to remember.
 #[derive(Clone, Debug)]
@@ -30,6 +30,8 @@ pub struct NewEntry {
     pub path: PathBuf,
     /// The file's stamp, identical before and after the read.
     pub stamp: FileStamp,
+    /// The file system it was read on.
+    pub fs: FsId,
     /// Its digest.
     pub digest: Digest,
 }
@@ -68,6 +70,7 @@ fn grouped(entries: &[NewEntry], started_ns: i64) -> ByDir<'_> {
         if let Some((dir, name)) = split_key(&new.path) {
             let entry = Entry {
                 stamp: new.stamp,
+                fs: new.fs,
                 hashed_at_ns: started_ns,
                 digest: new.digest,
             };

@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::algo::Algorithm;
 use crate::digest::Digest;
+use crate::fs::FsId;
+
+/// The file system the tests' entries were read on.
+const FS: FsId = FsId(9);
 
 /// MD5 of "abc" (RFC 1321's test suite), a digest to store.
 const MD5_ABC: &str = "900150983cd24fb0d6963f7d28e17f72";
@@ -26,6 +30,7 @@ fn one_stored_entry() -> (tempfile::TempDir, PathBuf, FileStamp, Digest, Cache) 
     let digest = Digest::from_hex(MD5_ABC).unwrap();
     let entry = NewEntry {
         path: file.clone(),
+        fs: FS,
         stamp,
         digest,
     };
@@ -39,10 +44,15 @@ fn stored_entries_come_back_only_for_the_same_stamp() {
     let snapshot = cache
         .load(Algorithm::Md5, &[dir.path().to_path_buf()])
         .unwrap();
-    assert_eq!(snapshot.lookup(&file, &stamp), Some(digest));
+    assert_eq!(snapshot.lookup(&file, &stamp, FS), Some(digest));
     let mut moved = stamp;
     moved.ctime_ns += 1;
-    assert_eq!(snapshot.lookup(&file, &moved), None, "ctime differs");
+    assert_eq!(snapshot.lookup(&file, &moved, FS), None, "ctime differs");
+    assert_eq!(
+        snapshot.lookup(&file, &stamp, FsId(10)),
+        None,
+        "another file system, the stamp alike (issue 63.10)"
+    );
     let other = cache
         .load(Algorithm::Sha1, &[dir.path().to_path_buf()])
         .unwrap();
@@ -67,7 +77,7 @@ fn a_row_that_fails_its_check_is_a_miss_never_an_answer() {
     let snapshot = cache
         .load(Algorithm::Md5, &[dir.path().to_path_buf()])
         .unwrap();
-    assert_eq!(snapshot.lookup(&file, &stamp), None);
+    assert_eq!(snapshot.lookup(&file, &stamp, FS), None);
     assert!(snapshot.is_empty());
 }
 
@@ -79,6 +89,7 @@ fn racy_entries_are_never_stored() {
     let mut cache = Cache::open(&dir.path().join("c.sqlite")).unwrap();
     let entry = NewEntry {
         path: file.clone(),
+        fs: FS,
         stamp: stamp_of(&file),
         digest: Digest::from_hex(MD5_ABC).unwrap(),
     };
@@ -109,6 +120,7 @@ fn many_directories(root: &Path, dirs: usize, per_dir: usize) -> (PathBuf, Vec<N
     let entries: Vec<NewEntry> = (0..dirs * per_dir)
         .map(|i| NewEntry {
             path: root.join(format!("d{}", i / per_dir)).join(format!("f{i}")),
+            fs: FS,
             stamp: FileStamp {
                 kind: 0o100000,
                 size: 1 + i as u64,
@@ -136,10 +148,10 @@ fn directories_loaded_as_asked_stay_within_the_budget_and_answer_alike() {
     let snapshot = Snapshot::lazy(lazy);
     for _pass in 0..2 {
         for e in &entries {
-            assert_eq!(snapshot.lookup(&e.path, &e.stamp), Some(e.digest));
+            assert_eq!(snapshot.lookup(&e.path, &e.stamp, FS), Some(e.digest));
             let mut other = e.stamp;
             other.ino += 1;
-            assert_eq!(snapshot.lookup(&e.path, &other), None);
+            assert_eq!(snapshot.lookup(&e.path, &other, FS), None);
         }
     }
     let Snapshot { source } = &snapshot;
@@ -151,7 +163,7 @@ fn directories_loaded_as_asked_stay_within_the_budget_and_answer_alike() {
     assert!((1..40).contains(&held), "{held} directories held");
     let other =
         Snapshot::lazy(lazy::Lazy::open(&path, Algorithm::Sha1, store::BUSY_TIMEOUT).unwrap());
-    assert_eq!(other.lookup(&entries[0].path, &entries[0].stamp), None);
+    assert_eq!(other.lookup(&entries[0].path, &entries[0].stamp, FS), None);
     assert!(other.row_holding(b"/nowhere", b"f").is_none());
 }
 
@@ -184,10 +196,10 @@ fn a_row_damaged_under_a_lazy_snapshot_is_a_miss() {
         .unwrap();
     let (first, last) = (&entries[0], &entries[5]);
     assert_eq!(
-        snapshot.lookup(&first.path, &first.stamp),
+        snapshot.lookup(&first.path, &first.stamp, FS),
         Some(first.digest)
     );
-    assert_eq!(snapshot.lookup(&last.path, &last.stamp), None);
+    assert_eq!(snapshot.lookup(&last.path, &last.stamp, FS), None);
 }
 
 /// A range of keys read whole answers for the directories in it that have
@@ -217,7 +229,7 @@ fn directories_without_a_row_are_not_asked_for_twice() {
     assert_eq!(asked("/a"), None);
     assert_eq!(source.lazy().unwrap().held().2, 2);
     let e = &entries[5];
-    assert_eq!(snapshot.lookup(&e.path, &e.stamp), Some(e.digest));
+    assert_eq!(snapshot.lookup(&e.path, &e.stamp, FS), Some(e.digest));
 }
 
 /// Entries named `f000000`... in `dir`, stamped long ago (settled).
@@ -225,6 +237,7 @@ fn named_entries(dir: &Path, range: std::ops::Range<usize>, salt: u64) -> Vec<Ne
     range
         .map(|i| NewEntry {
             path: dir.join(format!("f{i:06}")),
+            fs: FS,
             stamp: FileStamp {
                 kind: 0o100000,
                 size: i as u64,
@@ -310,8 +323,8 @@ fn a_large_directory_is_kept_in_rows_of_a_bounded_count() {
     let lazy = lazy::Lazy::with_budget(&path, Algorithm::Md5, store::BUSY_TIMEOUT, budget);
     let lazy = Snapshot::lazy(lazy.unwrap());
     for e in &entries {
-        assert_eq!(bulk.lookup(&e.path, &e.stamp), Some(e.digest));
-        assert_eq!(lazy.lookup(&e.path, &e.stamp), Some(e.digest));
+        assert_eq!(bulk.lookup(&e.path, &e.stamp, FS), Some(e.digest));
+        assert_eq!(lazy.lookup(&e.path, &e.stamp, FS), Some(e.digest));
     }
     let (bytes, _, queries) = lazy.source.lazy().unwrap().held();
     assert!(bytes <= budget, "{bytes} bytes held");
@@ -322,7 +335,7 @@ fn a_large_directory_is_kept_in_rows_of_a_bounded_count() {
     );
     // Names between and beyond the stored ones: misses, never answers.
     for name in ["f", "f0000005", "g", "e"] {
-        assert_eq!(lazy.lookup(&big.join(name), &entries[5].stamp), None);
+        assert_eq!(lazy.lookup(&big.join(name), &entries[5].stamp, FS), None);
     }
 }
 
@@ -365,7 +378,7 @@ fn a_row_under_another_key_answers_nothing() {
     for (i, e) in entries.iter().enumerate() {
         let in_second = (rows[0].1 as usize..rows[0].1 as usize + second).contains(&i);
         let want = (!in_second).then_some(e.digest);
-        assert_eq!(bulk.lookup(&e.path, &e.stamp), want, "{i}");
-        assert_eq!(lazy.lookup(&e.path, &e.stamp), want, "{i}");
+        assert_eq!(bulk.lookup(&e.path, &e.stamp, FS), want, "{i}");
+        assert_eq!(lazy.lookup(&e.path, &e.stamp, FS), want, "{i}");
     }
 }

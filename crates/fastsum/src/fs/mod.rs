@@ -23,6 +23,7 @@
 pub(crate) mod device;
 #[cfg(feature = "tree")]
 pub(crate) mod dir;
+pub(crate) mod identity;
 pub(crate) mod limits;
 pub(crate) mod mount;
 pub mod name;
@@ -31,6 +32,7 @@ pub(crate) mod residency;
 pub(crate) mod roots;
 pub mod stat;
 
+pub(crate) use identity::{FsId, FsIds};
 // The cache, the walk and directory digests ask these; a build without
 // them does not.
 #[allow(unused_imports)]

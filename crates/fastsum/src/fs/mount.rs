@@ -1,7 +1,7 @@
 //! Where a directory is on its file system, whatever that file system is
-//! mounted on (issue 51.2): the file system's id (`f_fsid`, which ext4,
-//! XFS and Btrfs derive from the file system's UUID, so it stays the same
-//! on another device or mount point) and the path within the file system
+//! mounted on (issue 51.2): the file system's id (`f_fsid`, which ext4 and
+//! Btrfs derive from the file system's UUID, so it stays the same on
+//! another device or mount point: `super::identity`) and the path within the file system
 //! (the mount's root joined with the path below its mount point, from
 //! `/proc/self/mountinfo`). A scrub keeps its roots under this key, so a
 //! disk mounted at another place (a USB disk under another name) is still
@@ -25,7 +25,8 @@ pub(crate) struct MountKey {
 pub(crate) fn mount_key(canonical: &Path) -> Option<MountKey> {
     use std::os::unix::fs::MetadataExt;
     let dev = std::fs::metadata(canonical).ok()?.dev();
-    let fsid = fsid_of(canonical)?;
+    let fsid = super::FsId::of_path(canonical);
+    let fsid = fsid.is_known().then_some(fsid.0)?;
     let mountinfo = std::fs::read("/proc/self/mountinfo").ok()?;
     let within = within_of(&mountinfo, super::name::path_bytes(canonical), dev)?;
     Some(MountKey { fsid, within })
@@ -35,21 +36,6 @@ pub(crate) fn mount_key(canonical: &Path) -> Option<MountKey> {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn mount_key(_canonical: &Path) -> Option<MountKey> {
     None
-}
-
-#[cfg(target_os = "linux")]
-fn fsid_of(path: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    // SAFETY: an all-zero statvfs is a valid value to be overwritten.
-    let mut buf: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c_path is a NUL-terminated string that outlives the call,
-    // and buf is a writable statvfs.
-    let done = unsafe { libc::statvfs(c_path.as_ptr(), &mut buf) };
-    // c_ulong: 32 bits on 32-bit targets.
-    #[allow(clippy::useless_conversion)]
-    let fsid = u64::from(buf.f_fsid);
-    (done == 0 && fsid != 0).then_some(fsid)
 }
 
 /// The path within its file system of `path` on the device `dev`: of the

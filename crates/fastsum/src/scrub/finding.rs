@@ -20,6 +20,10 @@ pub enum Finding {
     Changed,
     /// Not in the cache: recorded now.
     New,
+    /// Recorded on another file system than the one the file is on now
+    /// (another image mounted in its place, whatever its stamp): another
+    /// file, not compared, recorded now (issue 63.10).
+    OtherFileSystem,
     /// Verified within `older_than` and unchanged: not read.
     NotDue,
     /// Could not be read (or changed while it was read).
@@ -39,6 +43,8 @@ pub struct ScrubSummary {
     pub changed: u64,
     /// Files not recorded before.
     pub new: u64,
+    /// Files recorded on another file system.
+    pub other_file_system: u64,
     /// Files not due.
     pub not_due: u64,
     /// Files (and directories) that could not be read.
@@ -67,6 +73,7 @@ impl ScrubSummary {
             Finding::Corrupted { .. } => self.corrupted += 1,
             Finding::Changed => self.changed += 1,
             Finding::New => self.new += 1,
+            Finding::OtherFileSystem => self.other_file_system += 1,
             Finding::NotDue => self.not_due += 1,
             Finding::Failed(_) => self.failed += 1,
             Finding::Unstamped => self.unstamped += 1,

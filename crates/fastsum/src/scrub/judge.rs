@@ -1,13 +1,14 @@
 //! What one read says against the cache's record: verified, corrupted,
-//! changed or new, and the entry to record. A recorded digest is replaced
-//! only when the stamp says the file was written.
+//! changed, new or on another file system, and the entry to record. A
+//! recorded digest is replaced only when the stamp says the file was
+//! written, or the file system is another.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Finding;
 use crate::cache::{Entry, NewEntry};
 use crate::digest::Digest;
-use crate::fs::FileStamp;
+use crate::fs::{FileStamp, FsId};
 use crate::pipeline::Outcome;
 
 /// One file on its way: where it is, its stamp when walked, and what the
@@ -31,13 +32,19 @@ pub(super) fn judge(pending: &Pending, outcome: Option<Outcome>) -> (Finding, Op
     let Some(stamp) = hashed.stamp else {
         return (Finding::Failed("not a regular file".into()), None);
     };
+    // Asked per file, not per device: a scrub reads every file anyway.
+    let fs = FsId::of_path(&pending.path);
     let entry = NewEntry {
         path: pending.absolute.clone(),
         stamp,
+        fs,
         digest: hashed.digest,
     };
     let finding = match &pending.entry {
         None => Finding::New,
+        // Same stamp or not, another file: its bytes prove nothing of the
+        // recorded file's.
+        Some(recorded) if recorded.fs != fs => Finding::OtherFileSystem,
         Some(recorded) => match answer(recorded, &stamp) {
             None => Finding::Changed,
             Some(digest) if digest == hashed.digest => Finding::Verified,
@@ -53,17 +60,25 @@ pub(super) fn judge(pending: &Pending, outcome: Option<Outcome>) -> (Finding, Op
     (finding, Some(entry))
 }
 
-/// The recorded digest that the file under `now` must still have: the
-/// entry's answer, or, where `now` is the recorded stamp but for the
-/// device number, the same file on a file system mounted again, whose
-/// bytes are compared with the record rather than recorded anew (a
-/// different filesystem with a file of the same inode, size, mtime and
-/// ctime to the nanosecond is not a case to plan for).
+/// The recorded digest that the file under `now`, on the file system it
+/// was recorded on, must still have: the entry's answer, or, where `now`
+/// is the recorded stamp but for the device number, the same file on that
+/// file system mounted again, whose bytes are compared with the record
+/// rather than recorded anew. (Another file system with a file of the
+/// same inode, size, mtime and ctime to the nanosecond is common: images
+/// made alike; [`judge`] never gets here for one.)
 fn answer(recorded: &Entry, now: &FileStamp) -> Option<Digest> {
-    recorded.answer_for(now).or_else(|| {
+    recorded.answer_for(now, recorded.fs).or_else(|| {
         let settled = recorded.stamp.is_settled_at(recorded.hashed_at_ns);
         (now.is_remount_of(&recorded.stamp) && settled).then_some(recorded.digest)
     })
+}
+
+/// Whether the file at `path` is as `entry` recorded it, by one stat (no
+/// read): its stamp, on the same file system.
+pub(super) fn unchanged(entry: &Entry, path: &Path) -> bool {
+    let stamp = std::fs::symlink_metadata(path).map(|m| FileStamp::of(&m));
+    stamp.is_ok_and(|s| entry.answer_for(&s, FsId::of_path(path)).is_some())
 }
 
 /// Whether an entry verified at `hashed_at_ns` was verified within `due`

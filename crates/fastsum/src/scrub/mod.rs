@@ -21,10 +21,12 @@
 //! finds it again until someone decides which bytes are right.
 //!
 //! A recorded digest is replaced only when the file's stamp says it was
-//! written. The same file on a file system mounted again (another loop
-//! device, a USB disk under another name) has another device number and
-//! the same inode, size and times to the nanosecond: its bytes are
-//! compared with the record, not recorded anew. The roots are looked up
+//! written, or the file is on another file system (`fs::identity`: images
+//! made alike give their files the same stamp, bytes aside), said as such,
+//! never as corruption. The same file on a file system mounted again
+//! (another loop device, a USB disk under another name) has another device
+//! number and the same inode, size and times to the nanosecond: its bytes
+//! are compared with the record, not recorded anew. The roots are looked up
 //! by their canonical path (`mnt/../mnt/a`, a link to `a`: one key), then
 //! as spelled, for entries a run stored under that spelling, then where
 //! the root was at the last scrub when its file system is now mounted at
@@ -51,7 +53,6 @@ use crate::algo::Algorithm;
 use crate::cache::{absolute_in, Cache, Entry, NewEntry, Snapshot};
 use crate::error::Result;
 use crate::fs::stat::now_ns;
-use crate::fs::FileStamp;
 use crate::pipeline::{Outcome, Progress, TreeHasher, TreeOptions};
 use crate::read::Pace;
 use crate::stage::Source;
@@ -220,11 +221,7 @@ impl Run<'_> {
         // or rewritten: never resumed past, never "not due".
         let skippable = !self.corrupted.holds(&absolute);
         let entry = self.recorded(operand, &absolute);
-        let unchanged = |entry: &Entry| {
-            // One stat, no read.
-            let stamp = std::fs::symlink_metadata(&path).map(|m| FileStamp::of(&m));
-            stamp.is_ok_and(|s| entry.answer_for(&s).is_some())
-        };
+        let unchanged = |entry: &Entry| judge::unchanged(entry, &path);
         if let (Some(entry), Some(since), true) = (&entry, self.resume_since, skippable) {
             // Stored by the interrupted scrub itself, and by nothing else.
             if entry.hashed_at_ns == since && unchanged(entry) {

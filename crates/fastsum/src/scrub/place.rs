@@ -140,7 +140,7 @@ impl Corrupted {
                     return self.save(cache);
                 }
             }
-            Finding::Verified | Finding::Changed | Finding::New => {
+            Finding::Verified | Finding::Changed | Finding::New | Finding::OtherFileSystem => {
                 self.changed |= self.paths.remove(bytes)
             }
             _ => {}

@@ -1,0 +1,257 @@
+//! A stale digest across file systems (issue 63.10): two ext4 images made
+//! by `mkfs.ext4 -d` from trees whose files have the same size, other
+//! bytes and the same times, mounted in turn on one path through one loop
+//! device. Every field of the stamp is the same (kind, size, inode,
+//! device, mtime and ctime to the nanosecond), only the file system is
+//! another: its `f_fsid`, made from the image's UUID. The cache handed
+//! B's file A's digest (`-r`, `-c` said OK, `diff` saw no change, exit 0)
+//! and scrub called B's healthy file corrupted. Build pipelines make such
+//! images every day (rootfs, firmware, fixtures).
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use super::scrub::{ok, stderr, stdout};
+
+/// The file both images hold, at the same inode, size and times.
+const FILE: &str = "f";
+/// Its times in both images (2023-11-14, long settled).
+const EPOCH: &str = "1700000000";
+
+/// Two images of one shape on one loop device, A mounted first.
+struct Images {
+    dir: tempfile::TempDir,
+    device: String,
+}
+
+impl Images {
+    /// `None` where loop-mounted ext4 cannot be made here.
+    fn new() -> Option<Images> {
+        let dir = tempfile::tempdir().ok()?;
+        for (name, byte) in [("a", b'A'), ("b", b'B')] {
+            let tree = dir.path().join(name);
+            std::fs::create_dir(&tree).ok()?;
+            std::fs::write(tree.join(FILE), vec![byte; 64 << 10]).ok()?;
+            ok(Command::new("touch")
+                .args(["-d", &format!("@{EPOCH}")])
+                .arg(tree.join(FILE)))?;
+            let image = dir.path().join(format!("{name}.img"));
+            std::fs::File::create(&image).ok()?.set_len(16 << 20).ok()?;
+            ok(Command::new("mkfs.ext4")
+                .args(["-q", "-F", "-b", "4096", "-d"])
+                .arg(&tree)
+                .arg(&image))?;
+            // mkfs.ext4 -d copies mtime to the nanosecond and ctime as the
+            // tree had it (when the tree was written): both set to the
+            // same second, 0 ns, as a build that pins its times does.
+            for field in [
+                format!("ctime @{EPOCH}"),
+                "ctime_extra 0".into(),
+                "mtime_extra 0".into(),
+            ] {
+                ok(Command::new("debugfs")
+                    .args(["-w", "-R", &format!("sif /{FILE} {field}")])
+                    .arg(&image))?;
+            }
+        }
+        let disk = dir.path().join("disk.img");
+        std::fs::copy(dir.path().join("a.img"), &disk).ok()?;
+        std::fs::create_dir(dir.path().join("mnt")).ok()?;
+        let device = ok(Command::new("losetup").args(["-f", "--show"]).arg(&disk))?;
+        let images = Images {
+            dir,
+            device: device.trim().to_string(),
+        };
+        images.mount()?;
+        Some(images)
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn mnt(&self) -> PathBuf {
+        self.path().join("mnt")
+    }
+
+    fn mount(&self) -> Option<String> {
+        ok(Command::new("mount")
+            .args(["-o", "ro", &self.device])
+            .arg(self.mnt()))
+    }
+
+    fn umount(&self) {
+        let _ = Command::new("umount").arg(self.mnt()).status();
+    }
+
+    /// Image B in A's place: the loop device's backing file rewritten
+    /// while unmounted, the device's buffers dropped, mounted again.
+    fn swap_in_b(&self) {
+        self.umount();
+        let disk = self.path().join("disk.img");
+        std::fs::copy(self.path().join("b.img"), disk).unwrap();
+        assert!(Command::new("blockdev")
+            .args(["--flushbufs", &self.device])
+            .status()
+            .unwrap()
+            .success());
+        self.mount().expect("B mounted");
+    }
+}
+
+impl Drop for Images {
+    fn drop(&mut self) {
+        self.umount();
+        let _ = Command::new("losetup").args(["-d", &self.device]).status();
+    }
+}
+
+/// What the cache compares of a file: kind, size, inode, device, mtime
+/// and ctime to the nanosecond.
+fn stamp(path: &Path) -> (u32, u64, u64, u64, i64, i64, i64, i64) {
+    let m = std::fs::symlink_metadata(path).unwrap();
+    (
+        m.mode() & 0o170000,
+        m.size(),
+        m.ino(),
+        m.dev(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+    )
+}
+
+/// `stat -f`'s file system id.
+fn fsid(path: &Path) -> String {
+    ok(Command::new("stat").args(["-f", "-c", "%i"]).arg(path))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn fastsum(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// The file's SHA-256 as Python's hashlib computes it.
+fn sha256sum(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    let script = "import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())";
+    crate::testenv::python(script, &bytes).trim().to_string()
+}
+
+/// A cached and listed (A.sha256), then B in its place with every stamp
+/// field the same: the images, and B's true digest. `None`: skipped.
+fn a_cached_then_b() -> Option<(Images, String)> {
+    if crate::testenv::lacks(&["mkfs.ext4", "debugfs", "losetup", "blockdev", "python3"]) {
+        return None;
+    }
+    let Some(images) = Images::new() else {
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return None;
+    };
+    let file = images.mnt().join(FILE);
+    let (a_stamp, a_fsid) = (stamp(&file), fsid(&images.mnt()));
+    let a_digest = sha256sum(&file);
+    let listed = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--cache=c.db", "mnt"],
+    );
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert_eq!(
+        stdout(&listed),
+        format!("SHA256 (mnt/{FILE}) = {a_digest}\n")
+    );
+    std::fs::write(images.path().join("A.sha256"), &listed.stdout).unwrap();
+    images.swap_in_b();
+    // The class: every field the cache compared is the same, only the
+    // file system differs.
+    assert_eq!(stamp(&file), a_stamp, "the stamps of A's and B's file");
+    assert_ne!(fsid(&images.mnt()), a_fsid, "the file systems' ids");
+    let b_digest = sha256sum(&file);
+    assert_ne!(b_digest, a_digest);
+    Some((images, b_digest))
+}
+
+#[test]
+fn a_cached_digest_is_not_given_to_a_file_on_another_file_system() {
+    let Some((images, b_digest)) = a_cached_then_b() else {
+        return;
+    };
+    let out = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--cache=c.db", "mnt"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), format!("SHA256 (mnt/{FILE}) = {b_digest}\n"));
+    // And what it learnt is B's: asked again, the same.
+    let again = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--cache=c.db", "mnt"],
+    );
+    assert_eq!(stdout(&again), stdout(&out));
+}
+
+#[test]
+fn a_list_checked_with_the_cache_on_another_file_system_fails() {
+    let Some((images, _)) = a_cached_then_b() else {
+        return;
+    };
+    let out = fastsum(
+        images.path(),
+        &["-c", "-a", "sha256", "--cache=c.db", "A.sha256"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), format!("mnt/{FILE}: FAILED\n"));
+}
+
+#[test]
+fn diff_with_the_cache_sees_the_file_on_another_file_system_changed() {
+    let Some((images, _)) = a_cached_then_b() else {
+        return;
+    };
+    let out = fastsum(
+        images.path(),
+        &["diff", "-a", "sha256", "--cache=c.db", "A.sha256", "mnt"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), format!("M\t{FILE}\n"));
+}
+
+#[test]
+fn scrub_says_another_file_system_not_corrupted() {
+    let Some((images, b_digest)) = a_cached_then_b() else {
+        return;
+    };
+    let out = fastsum(
+        images.path(),
+        &["scrub", "-a", "sha256", "--cache=c.db", "mnt"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), format!("other-file-system\tmnt/{FILE}\n"));
+    let said = stderr(&out);
+    assert!(said.contains("0 corrupted"), "{said}");
+    assert!(said.contains("1 on another file system"), "{said}");
+    // B recorded as found: its next scrub verifies it, and the cache
+    // answers B's digest.
+    let out = fastsum(
+        images.path(),
+        &["scrub", "-a", "sha256", "--cache=c.db", "mnt"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 verified"), "{}", stderr(&out));
+    let listed = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--cache=c.db", "mnt"],
+    );
+    assert_eq!(
+        stdout(&listed),
+        format!("SHA256 (mnt/{FILE}) = {b_digest}\n")
+    );
+}
