@@ -76,7 +76,7 @@ pub(super) fn check_file(
     let Some(mut list) = List::open(run, o, checkfile) else {
         return false;
     };
-    let mut guessed = match list.untagged_parser(run, o, checkfile) {
+    let mut guessed = match list.untagged_parser(run, o, (checkfile, display_name)) {
         Ok(guessed) => guessed,
         Err(()) => return false,
     };
@@ -211,7 +211,7 @@ impl List {
         &mut self,
         run: &mut Run,
         o: &Options,
-        checkfile: &[u8],
+        (checkfile, display_name): (&[u8], &[u8]),
     ) -> Result<Option<gnu_lines::CheckParser>, ()> {
         let own = run.tool.kind == ToolKind::Fastsum && !o.algorithms.specified();
         if !own || self.entries.is_some() || self.read_failed {
@@ -250,22 +250,15 @@ impl List {
             Reading::NoneMatched { candidates, probed } => {
                 let (smallest, count) = probed;
                 let name = String::from_utf8_lossy(&run.quoting.quotef(&smallest)).into_owned();
-                let options = guess::as_options(&candidates);
-                let found = match count {
-                    1 => format!("the smallest listed file, {name}, matches its line under none of {options}"),
-                    n => format!("none of the {n} smallest listed files ({name} first) matches its line under {options}"),
-                };
-                let mut m = run.quoting.quotef(self.display_name(checkfile));
-                m.extend_from_slice(
-                    format!(": untagged {digits_said}-digit digests, but {found}: give -a to check every file as one of them")
-                        .as_bytes(),
-                );
+                let mut m = run.quoting.quotef(display_name);
+                let why = guess::none_matched(digits_said, &candidates, &name, count);
+                m.extend_from_slice(why.as_bytes());
                 run.error(&m);
                 return Err(());
             }
         };
         if let (Some(why), false) = (why, o.status_only) {
-            let mut m = run.quoting.quotef(self.display_name(checkfile));
+            let mut m = run.quoting.quotef(display_name);
             let shown = guess::shown(algorithm);
             m.extend_from_slice(
                 format!(": untagged {digits_said}-digit digests read as {shown} ({why})")
@@ -275,14 +268,6 @@ impl List {
         }
         let policy = gnu_lines::TagPolicy::Any(algorithm);
         Ok(Some(gnu_lines::CheckParser::new(policy)))
-    }
-
-    /// The list as messages name it.
-    fn display_name<'a>(&self, checkfile: &'a [u8]) -> &'a [u8] {
-        match self.is_stdin {
-            true => b"standard input",
-            false => checkfile,
-        }
     }
 
     /// The next chunk of lines, parsed (comments and empty lines skipped).

@@ -13,8 +13,8 @@ use fastsum::manifest::read::Manifest;
 use fastsum::{Algorithm, Digest};
 
 /// Lines of a list read ahead to find the file to probe (then read again
-/// by the check): the first chunk's.
-const PROBE_LINES: usize = super::check::CHECK_CHUNK_LINES;
+/// by the check): as many as `-c` reads in its first chunk.
+const PROBE_LINES: usize = 4096;
 
 /// Bytes read ahead at most (the lines up to the one that crosses it).
 const PROBE_BYTES: usize = 1 << 20;
@@ -83,6 +83,31 @@ pub(super) fn untagged_algorithm(
     Reading::NoneMatched {
         candidates,
         probed: (smallest.to_vec(), probes.len()),
+    }
+}
+
+/// Why a list whose probed files matched under no candidate is not
+/// checked: `smallest` is the first probed, quoted; `count` how many.
+pub(super) fn none_matched(
+    digits: usize,
+    candidates: &[Algorithm],
+    smallest: &str,
+    count: usize,
+) -> String {
+    let options = as_options(candidates);
+    let found = match count {
+        1 => format!("the smallest listed file, {smallest}, matches its line under none of {options}"),
+        n => format!("none of the {n} smallest listed files ({smallest} first) matches its line under {options}"),
+    };
+    format!(": untagged {digits}-digit digests, but {found}: give -a to check every file as one of them")
+}
+
+/// A name rule for `--update` (`XXH128SUMS`): the algorithm the list's
+/// name gives an untagged list without `-a`.
+pub(super) fn named(list: &[u8]) -> Option<Algorithm> {
+    match untagged_algorithm(list, None, &[]) {
+        Reading::Named(algorithm) => Some(algorithm),
+        _ => None,
     }
 }
 

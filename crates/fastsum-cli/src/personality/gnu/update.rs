@@ -78,15 +78,8 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     };
     let first = first_line(&mut head.as_slice(), terminator);
     let shape = shape_of(&first);
-    // A list named for its algorithm (`XXH128SUMS`) is read as `-c`
-    // reads it; no other guess is taken without the check below.
-    let named = match (shape, given) {
-        (Shape::Untagged, None) => match super::guess::untagged_algorithm(manifest, None, &[]) {
-            super::guess::Reading::Named(a) => Some(a),
-            _ => None,
-        },
-        _ => None,
-    };
+    let untagged = shape == Shape::Untagged && given.is_none();
+    let named = untagged.then(|| super::guess::named(manifest)).flatten();
     let old = match Manifest::read(head.as_slice(), given.or(named)) {
         Ok(old) => old,
         Err(why) => return failed(run, &why),
@@ -103,7 +96,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             "a list of several digests a file (several -a) cannot be updated yet",
         );
     }
-    if shape == Shape::Untagged && given.or(named).is_none() {
+    if untagged && named.is_none() {
         if let Err(why) = super::guess::confirm_guess(&path, &old) {
             return failed(run, &why);
         }
