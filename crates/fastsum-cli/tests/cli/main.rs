@@ -18,6 +18,7 @@ mod cache_home;
 mod cache_settle;
 mod captured_listing;
 mod check_formats;
+mod check_guess;
 mod check_hostile;
 mod check_json;
 mod cksum;

@@ -7,11 +7,12 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use fastsum::manifest::gnu as gnu_lines;
 use fastsum::manifest::list::ListFormat;
-use fastsum::{Algorithm, ErrorKind};
+use fastsum::ErrorKind;
 
 use super::check_dirs;
 use super::check_hash::{known_bytes, prefetch_digests, report_hashed, CheckItem};
 use super::check_list::{self, Entries};
+use super::guess::{self, Reading};
 use super::hash::{digest_named, Hashed};
 use super::options::Options;
 use super::run::Run;
@@ -75,8 +76,11 @@ pub(super) fn check_file(
     let Some(mut list) = List::open(run, o, checkfile) else {
         return false;
     };
-    let mut named = check_list::named_parser(run, o, checkfile);
-    let parser = named.as_mut().unwrap_or(parser);
+    let mut guessed = match list.untagged_parser(run, o, (checkfile, display_name)) {
+        Ok(guessed) => guessed,
+        Err(()) => return false,
+    };
+    let parser = guessed.as_mut().unwrap_or(parser);
     let mut tally = Tally::default();
     let mut made = check_dirs::Made::default();
     // The list is read a chunk of lines at a time; the chunk's files are
@@ -199,6 +203,73 @@ impl List {
         }
     }
 
+    /// fastsum's own reading of an untagged list without `-a`
+    /// ([`guess::untagged_algorithm`]), said unless it is the run's own;
+    /// `None`: the run's parser reads it. `Err`: the probed file matched
+    /// under no candidate, said; the list is not checked.
+    fn untagged_parser(
+        &mut self,
+        run: &mut Run,
+        o: &Options,
+        (checkfile, display_name): (&[u8], &[u8]),
+    ) -> Result<Option<gnu_lines::CheckParser>, ()> {
+        let own = run.tool.kind == ToolKind::Fastsum && !o.algorithms.specified();
+        if !own || self.entries.is_some() || self.read_failed {
+            return Ok(None);
+        }
+        let digits = self.first.as_deref().and_then(guess::untagged_digest_len);
+        let listed = match digits {
+            Some(digits) => guess::read_ahead(&mut self.reader, self.terminator, digits),
+            None => Ok(Vec::new()),
+        };
+        let Ok(listed) = listed else {
+            self.read_failed = true;
+            return Ok(None);
+        };
+        let default = o.algorithms.one();
+        let digits_said = digits.unwrap_or(0);
+        // What the guess found is said where it is not the run's reading
+        // (MD5), and always when the probe could not tell.
+        let (algorithm, why) = match guess::untagged_algorithm(checkfile, digits, &listed) {
+            Reading::Named(a) => (a, None),
+            Reading::Matched(a) if a == default => (a, None),
+            Reading::Matched(a) => (a, Some("the smallest listed file matched".to_string())),
+            Reading::Several(matched) => {
+                let a = *matched
+                    .iter()
+                    .find(|a| **a == default)
+                    .unwrap_or(&matched[0]);
+                let alike: Vec<String> = matched.into_iter().map(guess::shown).collect();
+                let alike = alike.join(" and ");
+                (
+                    a,
+                    Some(format!("the smallest listed file matched {alike} alike")),
+                )
+            }
+            Reading::Unprobed => return Ok(None),
+            Reading::NoneMatched { candidates, probed } => {
+                let (smallest, count) = probed;
+                let name = String::from_utf8_lossy(&run.quoting.quotef(&smallest)).into_owned();
+                let mut m = run.quoting.quotef(display_name);
+                let why = guess::none_matched(digits_said, &candidates, &name, count);
+                m.extend_from_slice(why.as_bytes());
+                run.error(&m);
+                return Err(());
+            }
+        };
+        if let (Some(why), false) = (why, o.status_only) {
+            let mut m = run.quoting.quotef(display_name);
+            let shown = guess::shown(algorithm);
+            m.extend_from_slice(
+                format!(": untagged {digits_said}-digit digests read as {shown} ({why})")
+                    .as_bytes(),
+            );
+            run.notice(&m);
+        }
+        let policy = gnu_lines::TagPolicy::Any(algorithm);
+        Ok(Some(gnu_lines::CheckParser::new(policy)))
+    }
+
     /// The next chunk of lines, parsed (comments and empty lines skipped).
     fn next_chunk(
         &mut self,
@@ -228,20 +299,11 @@ impl List {
                     break;
                 }
             }
-            let line = &self.line;
-            if line[0] == b'#' {
+            let line = check_list::trimmed(&self.line, self.terminator);
+            if line.first().is_none_or(|&b| b == b'#') {
                 continue;
             }
-            let mut len = line.len();
-            if line[len - 1] == self.terminator {
-                len -= 1;
-            }
-            if len > 0 && line[len - 1] == b'\r' && self.terminator == b'\n' {
-                len -= 1;
-            }
-            if len == 0 {
-                continue;
-            }
+            let len = line.len();
             let lone = check_list::lone_line(self.lone_file.as_deref(), &line[..len]);
             let line = lone.as_deref().unwrap_or(&line[..len]);
             let len = line.len();
@@ -250,7 +312,7 @@ impl List {
                 .filter(|l| !(self.is_stdin && l.name.as_ref() == b"-"));
             if parsed.is_none() && self.other_length.is_none() && run.tool.kind == ToolKind::Fastsum
             {
-                self.other_length = untagged_digest_len(&line[..len]);
+                self.other_length = guess::untagged_digest_len(&line[..len]);
             }
             items.push(match parsed {
                 // The tag coreutils names (cksum -c: the last line's).
@@ -389,7 +451,7 @@ fn summarize(run: &mut Run, o: &Options, display_name: &[u8], tally: &Tally, lis
             m.extend_from_slice(
                 format!(
                     ": its lines carry {digits}-digit digests with no algorithm tag: give -a {}",
-                    algorithms_of_length(digits)
+                    guess::as_options(&guess::candidates(digits))
                 )
                 .as_bytes(),
             );
@@ -427,45 +489,5 @@ fn summarize(run: &mut Run, o: &Options, display_name: &[u8], tally: &Tally, lis
         let mut m = run.quoting.quotef(display_name);
         m.extend_from_slice(b": no file was verified");
         run.error(&m);
-    }
-}
-
-/// The length of the hex digest an untagged line (`HEX  NAME` or
-/// `HEX *NAME`, optionally `\`-escaped) starts with, if it is one.
-fn untagged_digest_len(line: &[u8]) -> Option<usize> {
-    let line = line.strip_prefix(b"\\").unwrap_or(line);
-    let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
-    let rest = &line[digits..];
-    (digits >= 8 && (rest.starts_with(b"  ") || rest.starts_with(b" *"))).then_some(digits)
-}
-
-/// The `-a` values whose untagged lines have `digits`-digit digests, as a
-/// user would type them ("sha256, blake3 or blake2b -l 256").
-fn algorithms_of_length(digits: usize) -> String {
-    let mut names: Vec<String> = Algorithm::ALL
-        .iter()
-        .filter(|a| {
-            !matches!(a, Algorithm::Blake2b { .. })
-                && !a.is_legacy()
-                && a.part_layout().is_none()
-                && 2 * a.output_len() == digits
-        })
-        .map(|a| a.name().to_string())
-        .collect();
-    if digits == 8 {
-        // `rhash --simple`'s CRC-32.
-        names.push(Algorithm::Crc32b.name().to_string());
-    }
-    if digits.is_multiple_of(2) && digits * 4 <= 512 && digits > 0 {
-        names.push(if digits * 4 == 512 {
-            "blake2b".to_string()
-        } else {
-            format!("blake2b -l {}", digits * 4)
-        });
-    }
-    match names.split_last() {
-        None => "(no algorithm has that length)".to_string(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }

@@ -14,7 +14,6 @@ use super::hash::{digest_named, Hashed};
 use super::options::Options;
 use super::run::Run;
 use super::verdict::{self, Tally, Verdict};
-use crate::personality::ToolKind;
 
 /// A list read entry by entry.
 pub(super) struct Entries {
@@ -278,18 +277,11 @@ pub(super) fn lone_line(file: Option<&[u8]>, line: &[u8]) -> Option<Vec<u8>> {
     Some(named)
 }
 
-/// The reading of a list named for its algorithm (`x.iso.sha256`,
-/// `SHA256SUMS`) in fastsum's own mode without `-a`: untagged lines are
-/// that algorithm's. `None`: the run's parser reads it.
-pub(super) fn named_parser(
-    run: &Run,
-    o: &Options,
-    checkfile: &[u8],
-) -> Option<fastsum::manifest::gnu::CheckParser> {
-    if run.tool.kind != ToolKind::Fastsum || o.algorithms.specified() {
-        return None;
+/// A list's line without its terminator, nor the CR before a newline.
+pub(super) fn trimmed(line: &[u8], terminator: u8) -> &[u8] {
+    let line = line.strip_suffix(&[terminator]).unwrap_or(line);
+    match terminator {
+        b'\n' => line.strip_suffix(b"\r").unwrap_or(line),
+        _ => line,
     }
-    let algorithm = fastsum::manifest::list::algorithm_of_list_name(checkfile)?;
-    let policy = fastsum::manifest::gnu::TagPolicy::Any(algorithm);
-    Some(fastsum::manifest::gnu::CheckParser::new(policy))
 }

@@ -19,6 +19,7 @@ pub mod documented;
 mod files0;
 #[cfg(test)]
 mod fuzz;
+mod guess;
 mod hash;
 mod help;
 mod hint;

@@ -89,12 +89,14 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         Ok(read) => read,
         Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
     };
-    let old = match Manifest::read(head.as_slice(), given) {
-        Ok(old) => old,
-        Err(why) => return failed(run, &why),
-    };
     let shape = match shape_of(&head, terminator) {
         Ok(shape) => shape,
+        Err(why) => return failed(run, &why),
+    };
+    let untagged = shape == Shape::Untagged && given.is_none();
+    let named = untagged.then(|| super::guess::named(manifest)).flatten();
+    let old = match Manifest::read(head.as_slice(), given.or(named)) {
+        Ok(old) => old,
         Err(why) => return failed(run, &why),
     };
     if shape == Shape::Hashdeep && columns_in(&head) > 1 {
@@ -109,8 +111,8 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
             "a list of several digests a file (several -a) cannot be updated yet",
         );
     }
-    if shape == Shape::Untagged && given.is_none() {
-        if let Err(why) = confirm_guess(&path, &old) {
+    if untagged && named.is_none() {
+        if let Err(why) = super::guess::confirm_guess(&path, &old) {
             return failed(run, &why);
         }
     }
@@ -243,83 +245,6 @@ fn keep_directory_lines(o: &mut Options, old: &Manifest) -> Result<(), String> {
     }
     o.tree.walk.directories = true;
     Ok(())
-}
-
-/// Files of an untagged list checked against the algorithm its digests'
-/// length suggests, at most.
-const GUESS_CHECKS: usize = 8;
-
-/// An untagged list without `-a` has its algorithm guessed from its
-/// digests' length (32 hex digits: MD5, though XXH128 and BLAKE2b-128
-/// write them too; 40: SHA-1 or BLAKE2b-160). A file that hashes to its
-/// line under another algorithm of that length, and not under the guess,
-/// shows the guess wrong, whatever its age; a file older than the list
-/// cannot have changed since the list was written, so one that matches no
-/// algorithm shows it wrong too unless another file matches it. Rewriting
-/// the list in a wrong guess would replace every line: refused, with the
-/// algorithms that do match, and nothing changed (issue 51.6). Only files
-/// older than the list were looked at once, so a list whose files were all
-/// touched since (restored from a backup, copied, checked out) was turned
-/// from XXH128 into MD5, every file said modified, exit 0.
-fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
-    let Ok(written) = std::fs::metadata(list).and_then(|m| m.modified()) else {
-        return Ok(());
-    };
-    let guess = old.algorithm;
-    let mut hasher = fastsum::FileHasher::new();
-    let files = old.entries.iter().filter_map(|entry| {
-        let path = fastsum::name::path(&entry.path).into_owned();
-        let file = fastsum::read::open_regular(&path).ok()?;
-        let modified = file.metadata().and_then(|m| m.modified()).ok()?;
-        Some((path, entry, modified < written))
-    });
-    // A file older than the list that matches no algorithm was changed
-    // since (a same-size edit, its mtime put back: issue 51.8), which
-    // --update is for; the guess is wrong when another algorithm matches,
-    // or when no file at all matches it.
-    let (mut confirmed, mut unmatched) = (false, None);
-    for (path, entry, older) in files.take(GUESS_CHECKS) {
-        let mut matches = |a: Algorithm| {
-            hasher
-                .hash_listed(a, &path)
-                .is_ok_and(|d| d == entry.digest)
-        };
-        if matches(guess) {
-            confirmed = true;
-            continue;
-        }
-        let same_length = fastsum::Algorithm::ALL
-            .into_iter()
-            .chain((1..=64).map(|n| fastsum::Algorithm::Blake2b { output_len: n }))
-            .filter(|a| *a != guess && a.output_len() == guess.output_len());
-        let matching: Vec<String> = same_length
-            .filter(|a| matches(*a))
-            .map(|a| a.to_string())
-            .collect();
-        let said = match matching.is_empty() {
-            true => "no other algorithm of that length matches either".to_string(),
-            false => format!("{} matches", matching.join(", ")),
-        };
-        let age = match older {
-            true => " (older than the list)",
-            false => "",
-        };
-        let why = format!(
-            "its untagged digests were taken for {guess}, but {}{age} does not hash to its line in {guess} ({said}): give -a; nothing was changed",
-            String::from_utf8_lossy(
-                &crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path))
-            )
-        );
-        match (matching.is_empty(), older) {
-            (false, _) => return Err(why),
-            (true, true) => unmatched = unmatched.or(Some(why)),
-            (true, false) => {} // changed since the list: no evidence
-        }
-    }
-    match (confirmed, unmatched) {
-        (false, Some(why)) => Err(why),
-        _ => Ok(()),
-    }
 }
 
 /// The list's first line that is not a comment (`#`), with its

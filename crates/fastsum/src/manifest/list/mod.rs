@@ -252,28 +252,29 @@ fn hashdeep_line(columns: &mut Option<Vec<Option<Algorithm>>>, line: &[u8]) -> L
     }
 }
 
-/// The algorithm a list's file name gives its untagged lines
-/// (`x.iso.sha256`, `SHA256SUMS`, `md5sums.txt`): what `-c` reads them as
-/// when `-a` is not given.
+/// The algorithm a list's file name gives its untagged lines, its
+/// basename read case-insensitively: `ALGOSUMS` (`SHA256SUMS`,
+/// `XXH128SUMS`, Debian's `pkg.md5sums`), `algosums.txt`, `algosum.txt`,
+/// or a name ending `.ALGO` (`x.iso.sha256`, `x.xxh128`, `x.b3`, `x.b2`),
+/// ALGO any name or alias `-a` takes but cksum's and sum's checksums
+/// (`crc`, `bsd`, `sysv`, `crc32b`): what `-c` reads them as when `-a` is
+/// not given.
 pub fn algorithm_of_list_name(name: &[u8]) -> Option<Algorithm> {
     let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
     let base = String::from_utf8_lossy(base).to_ascii_lowercase();
-    let stem = base.strip_suffix(".txt").unwrap_or(&base);
-    let word = match stem.strip_suffix("sums") {
-        Some(word) => word,
-        None => stem.rsplit_once('.')?.1,
+    let (stem, txt) = match base.strip_suffix(".txt") {
+        Some(stem) => (stem, true),
+        None => (base.as_str(), false),
     };
-    match word {
-        "md5" => Some(Algorithm::Md5),
-        "sha1" => Some(Algorithm::Sha1),
-        "sha224" => Some(Algorithm::Sha224),
-        "sha256" => Some(Algorithm::Sha256),
-        "sha384" => Some(Algorithm::Sha384),
-        "sha512" => Some(Algorithm::Sha512),
-        "b2" => Some(Algorithm::Blake2b { output_len: 64 }),
-        "b3" | "blake3" => Some(Algorithm::Blake3),
-        _ => None,
-    }
+    let word = match (stem.strip_suffix("sums"), stem.strip_suffix("sum")) {
+        (Some(word), _) => word,
+        (None, Some(word)) if txt => word,
+        _ => stem.rsplit_once('.')?.1,
+    };
+    // `pkg.md5sums`: the word after the last dot.
+    let word = word.rsplit('.').next().unwrap_or(word);
+    let algorithm: Algorithm = word.parse().ok()?;
+    (!algorithm.is_legacy()).then_some(algorithm)
 }
 
 /// The file a one-digest list (`x.iso.sha256` holding only the digest)
@@ -281,7 +282,9 @@ pub fn algorithm_of_list_name(name: &[u8]) -> Option<Algorithm> {
 pub fn file_of_list_name(name: &[u8]) -> Option<&[u8]> {
     let dot = name.iter().rposition(|&b| b == b'.')?;
     let (file, ext) = (name.get(..dot)?, name.get(dot..)?);
-    let named = !ext.contains(&b'/') && !file.is_empty() && !file.ends_with(b"/");
+    // `bash.md5sums` (Debian's) is a list of many files, not of `bash`.
+    let many = ext.to_ascii_lowercase().ends_with(b"sums");
+    let named = !ext.contains(&b'/') && !file.is_empty() && !file.ends_with(b"/") && !many;
     (named && algorithm_of_list_name(ext).is_some()).then_some(file)
 }
 

@@ -152,13 +152,30 @@ fn a_list_s_name_gives_its_algorithm_and_a_lone_digest_s_file() {
         ("md5sums.txt", Some(Algorithm::Md5)),
         ("a.SHA512", Some(Algorithm::Sha512)),
         ("B3SUMS", Some(Algorithm::Blake3)),
+        ("XXH128SUMS", Some(Algorithm::Xxh128)),
+        ("xxh128sums.txt", Some(Algorithm::Xxh128)),
+        ("sha1sum.txt", Some(Algorithm::Sha1)),
+        ("x.sha256.txt", Some(Algorithm::Sha256)),
+        ("x.xxh128", Some(Algorithm::Xxh128)),
+        ("x.XXH64", Some(Algorithm::Xxh64)),
+        ("x.xxh3", Some(Algorithm::Xxh3)),
+        ("x.b3", Some(Algorithm::Blake3)),
+        ("x.b2", Some(Algorithm::BLAKE2B)),
+        ("/var/lib/dpkg/info/bash.md5sums", Some(Algorithm::Md5)),
         ("list", None),
+        ("sums.txt", None),
+        ("checksums.txt", None),
+        ("notes.txt", None),
+        ("x.cksum", None),
+        ("x.crc", None),
         ("x.sha256.txt.gz", None),
     ] {
         assert_eq!(algorithm_of_list_name(name.as_bytes()), want, "{name}");
     }
     assert_eq!(file_of_list_name(b"d/x.iso.md5"), Some(&b"d/x.iso"[..]));
     assert_eq!(file_of_list_name(b"SHA256SUMS"), None);
+    assert_eq!(file_of_list_name(b"bash.md5sums"), None);
+    assert_eq!(file_of_list_name(b"x.iso.xxh128"), Some(&b"x.iso"[..]));
     assert_eq!(file_of_list_name(b"d/.md5"), None);
     assert_eq!(file_of_list_name(b"a.md5/list"), None);
 }
