@@ -89,33 +89,10 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         Ok(read) => read,
         Err(e) => return failed(run, &fastsum::Error::os_message(&e)),
     };
-    let shape = match shape_of(&head, terminator) {
-        Ok(shape) => shape,
+    let (shape, old) = match read_old(&path, manifest, &head, terminator, given) {
+        Ok(read) => read,
         Err(why) => return failed(run, &why),
     };
-    let untagged = shape == Shape::Untagged && given.is_none();
-    let named = untagged.then(|| super::guess::named(manifest)).flatten();
-    let old = match Manifest::read(head.as_slice(), given.or(named)) {
-        Ok(old) => old,
-        Err(why) => return failed(run, &why),
-    };
-    if shape == Shape::Hashdeep && columns_in(&head) > 1 {
-        return failed(
-            run,
-            "a hashdeep list of several columns cannot be updated yet",
-        );
-    }
-    if several_digests(&head, shape) {
-        return failed(
-            run,
-            "a list of several digests a file (several -a) cannot be updated yet",
-        );
-    }
-    if untagged && named.is_none() {
-        if let Err(why) = super::guess::confirm_guess(&path, &old) {
-            return failed(run, &why);
-        }
-    }
     if let Err(why) = keep_directory_lines(o, &old) {
         return failed(run, &why);
     }
@@ -149,6 +126,33 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         read: std::sync::Mutex::new(read),
     });
     Ok(())
+}
+
+/// The old list's shape and entries, from its first block `head`: read
+/// in the algorithm `-a` gives, else the one its name says, else its
+/// digests' (guessed, then confirmed by its files); refused where it
+/// cannot be written back whole.
+fn read_old(
+    path: &Path,
+    manifest: &[u8],
+    head: &[u8],
+    terminator: u8,
+    given: Option<Algorithm>,
+) -> Result<(Shape, Manifest), String> {
+    let shape = shape_of(head, terminator)?;
+    let untagged = shape == Shape::Untagged && given.is_none();
+    let named = untagged.then(|| super::guess::named(manifest)).flatten();
+    let old = Manifest::read(head, given.or(named))?;
+    if shape == Shape::Hashdeep && columns_in(head) > 1 {
+        return Err("a hashdeep list of several columns cannot be updated yet".into());
+    }
+    if several_digests(head, shape) {
+        return Err("a list of several digests a file (several -a) cannot be updated yet".into());
+    }
+    if untagged && named.is_none() {
+        super::guess::confirm_guess(path, &old)?;
+    }
+    Ok((shape, old))
 }
 
 /// The stamped entries of the list at `path` as a cache session's
