@@ -2,11 +2,12 @@
 //! (`s3://bucket/prefix`), decided by the checksums S3 keeps of each
 //! object rather than by size and time (issue 54).
 //!
-//! The listing (ListObjectsV2, every page) gives keys, sizes and ETags; a
-//! key on both sides with one size is decided by the best digest S3
-//! keeps of the object ([`claim`](self) order: full-object checksum,
-//! composite with its part sizes, MD5 ETag), computed locally in the same
-//! form from one read. An object with no digest of its bytes is
+//! The listing (ListObjectsV2, every page, bounded by `bounds.rs`) gives
+//! keys, sizes and ETags; a key on both sides with one size is decided by
+//! every digest S3 keeps of the object (`claim.rs`: full-object
+//! checksums, the MD5 ETag, composite checksums with their part sizes),
+//! each computed locally in the same form from one read; one that
+//! disagrees is a change. An object with no digest of its bytes is
 //! `unverifiable` (never unchanged on its size alone), or with
 //! [`S3Options::download`] streamed and compared. Keys are untrusted
 //! (`keys.rs`); answers that cannot be believed are errors naming the key.
