@@ -13,9 +13,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Obj:
-    def __init__(self, data, headers=None, etag=None, parts=None, attrs_parts=True):
+    def __init__(self, data, headers=None, etag=None, parts=None, attrs_parts=True, extra=None):
         self.data = data
         self.headers = headers or {}
+        self.extra = extra or []  # (name, value) sent after the others: a header twice
         self.parts = parts  # part sizes of a multipart upload
         self.attrs_parts = attrs_parts
         if etag is None:
@@ -64,9 +65,11 @@ class Fake:
     def count(self, method):
         return sum(1 for m, _ in self.requests if m == method)
 
-    def reply(self, h, status, body=b"", headers=None, head=False):
+    def reply(self, h, status, body=b"", headers=None, head=False, extra=()):
         h.send_response(status)
         for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        for k, v in extra:
             h.send_header(k, v)
         h.send_header("Content-Length", str(len(body)))
         h.end_headers()
@@ -103,7 +106,7 @@ class Fake:
             return self.reply(h, 206, data, headers, head=head)
         if not head and key in self.trickle:
             return self.trickled(h, obj, headers, *self.trickle[key])
-        self.reply(h, 200, obj.data, headers, head=head)
+        self.reply(h, 200, obj.data, headers, head=head, extra=obj.extra)
 
     def trickled(self, h, obj, headers, chunk, pause, stall_at):
         """The body `chunk` bytes at a time, `pause` seconds apart; from

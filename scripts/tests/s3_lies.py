@@ -13,6 +13,13 @@ checked against their catalogue check values):
    cycle, ever-new tokens with empty pages or with the same page, and part
    counts of -999999999 end in an error naming the prefix or the object,
    exit 2, in a few requests.
+
+And what the hostile pass over these found (the issue's "hostile pass"):
+a listing page cut short is never the last page; a header given twice
+with two values is no answer; any server-side encryption but AES256 makes
+the ETag opaque; a checksum S3 gives that cannot be computed (a composite
+whose parts are not to be had) leaves the object unverifiable, never
+decided by the MD5 beside it.
 """
 
 import base64
@@ -164,3 +171,62 @@ def bounded(fake, endpoint, tmp, check, run, Obj, write_tree, listing_xml):
         check("a lying part count is an error naming the object: " + name,
               p.returncode == 2 and b"s3://b/p/a" in p.stderr and b"10000" in p.stderr
               and fake.count("HEAD") < 5, (p.returncode, fake.count("HEAD"), p.stderr))
+
+
+def hostile_pass(fake, endpoint, tmp, check, run, run_main, Obj, write_tree, listing_xml):
+    d = os.path.join(tmp, "hostile63")
+    # F1: the page stops after its first object, no IsTruncated, no end tag.
+    write_tree(d, {"a": b"aaaa", "b": b"bbbb", "c": b"cccc"})
+    objs = [(b"p/" + k, Obj(k * 4)) for k in (b"a", b"b", b"c")]
+    whole = listing_xml(objs).decode()
+    cut = whole[:whole.index("</Contents>") + len("</Contents>")].encode()
+    fake.objects = dict(objs)
+    fake.listing = [cut]
+    for args in (["s3://b/p", d], ["--plan", d, "s3://b/p"]):
+        p = run(endpoint, *args, timeout=60)
+        check("a listing cut short is an error, never the last page %s" % args[0],
+              p.returncode == 2 and b"only_old" not in p.stdout and b"cut short" in p.stderr,
+              (p.returncode, p.stdout, p.stderr))
+    p = run_main(endpoint, "-r", "s3://b/p")
+    check("-r s3:// of a listing cut short: an error, no lines", p.returncode != 0 and p.stdout == b""
+          and b"cut short" in p.stderr,
+          (p.returncode, p.stdout, p.stderr))
+    fake.listing = None
+    # F2: the local file holds A, the bucket B (one MD5): a header twice.
+    d = os.path.join(tmp, "hostile63-x")
+    write_tree(d, {"x": COLLISION_A})
+    for name, extra in [
+        ("a CRC-64/NVME twice", [("x-amz-checksum-crc64nvme", b64(crc64nvme(COLLISION_B))),
+                                 ("x-amz-checksum-crc64nvme", b64(crc64nvme(COLLISION_A)))]),
+        ("the encryption twice", [("x-amz-server-side-encryption", "aws:kms"),
+                                  ("x-amz-server-side-encryption", "AES256")]),
+        ("the checksum type twice", [("x-amz-checksum-crc32", b64(crc32(COLLISION_B))),
+                                     ("x-amz-checksum-type", "FULL_OBJECT"),
+                                     ("x-amz-checksum-type", "COMPOSITE")]),
+    ]:
+        fake.objects = {b"p/x": Obj(COLLISION_B, extra=extra)}
+        p = run(endpoint, "s3://b/p", d, timeout=60)
+        check("a header given twice is no answer: " + name,
+              p.returncode == 2 and b"twice" in p.stderr, (p.returncode, p.stdout, p.stderr))
+    # F4: an encryption fastsum does not know makes the ETag opaque.
+    for sse in ["AWS:KMS", "aws:fsx", "something-new"]:
+        fake.objects = {b"p/x": Obj(COLLISION_B, {"x-amz-server-side-encryption": sse})}
+        p = run(endpoint, "s3://b/p", d, timeout=60)
+        check("the ETag under encryption %r is no MD5" % sse,
+              p.returncode == 1 and p.stdout.startswith(b"?"), (p.returncode, p.stdout, p.stderr))
+    fake.objects = {b"p/x": Obj(COLLISION_B, {"x-amz-server-side-encryption": "AES256"})}
+    p = run(endpoint, "s3://b/p", d, timeout=60)
+    check("under AES256 the ETag is the MD5 (and collides)", p.returncode == 0,
+          (p.returncode, p.stdout, p.stderr))
+    # F3: a checksum that cannot be placed beside a colliding MD5 ETag.
+    for name, headers in [
+        ("a composite SHA-256 of 2 parts", {"x-amz-checksum-sha256": b64(hashlib.sha256(b"x").digest()) + "-2",
+                                            "x-amz-checksum-type": "COMPOSITE"}),
+        ("a composite without -N", {"x-amz-checksum-sha256": b64(hashlib.sha256(b"x").digest()),
+                                    "x-amz-checksum-type": "COMPOSITE"}),
+        ("a CRC-64/NVME of 1 part", {"x-amz-checksum-crc64nvme": b64(crc64nvme(COLLISION_B)) + "-1"}),
+    ]:
+        fake.objects = {b"p/x": Obj(COLLISION_B, headers)}
+        p = run(endpoint, "s3://b/p", d, timeout=60)
+        check("a checksum that cannot be computed leaves it unverifiable: " + name,
+              p.returncode == 1 and p.stdout.startswith(b"?"), (p.returncode, p.stdout, p.stderr))

@@ -320,6 +320,7 @@ def fake_suite(tmp):
         import s3_lies
         s3_lies.every_digest(fake, endpoint, tmp, check, run, Obj, write_tree)
         s3_lies.bounded(fake, endpoint, tmp, check, run, Obj, write_tree, listing_xml)
+        s3_lies.hostile_pass(fake, endpoint, tmp, check, run, run_main, Obj, write_tree, listing_xml)
         liar = Fake()
         try:
             s3_lies.cache_of_an_endpoint(fake, liar, tmp, check, run, Obj, write_tree)

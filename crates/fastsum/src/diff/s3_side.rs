@@ -130,20 +130,22 @@ fn decide_one(
             Err(why) => return Verdict::Failed(why),
         },
     };
-    let opaque = claims.iter().all(|c| matches!(c, Claim::Opaque(_)));
-    match (opaque, options.download) {
-        (true, true) => match crate::s3::download::same_bytes(client, key, &local.path) {
+    // Every claim that can be checked is; none disagreeing while one
+    // could not be checked is no answer (`--download`: the bytes decide).
+    let checked = match claims.iter().all(|c| matches!(c, Claim::Opaque(_))) {
+        true => Ok(None),
+        false => crate::s3::local::file_matches(&claims, &local.path),
+    };
+    match (checked, options.download) {
+        (Ok(Some(true)), _) => Verdict::Same,
+        (Ok(Some(false)), _) => Verdict::Differs,
+        (Ok(None), true) => match crate::s3::download::same_bytes(client, key, &local.path) {
             Ok(true) => Verdict::Same,
             Ok(false) => Verdict::Differs,
             Err(why) => Verdict::Failed(why),
         },
-        (true, false) => Verdict::Unverifiable,
-        (false, _) => match crate::s3::local::file_matches(&claims, &local.path) {
-            Ok(Some(true)) => Verdict::Same,
-            Ok(Some(false)) => Verdict::Differs,
-            Ok(None) => Verdict::Unverifiable,
-            Err(e) => Verdict::Failed(e.to_string()),
-        },
+        (Ok(None), false) => Verdict::Unverifiable,
+        (Err(e), _) => Verdict::Failed(e.to_string()),
     }
 }
 

@@ -182,7 +182,9 @@ impl Claim {
 /// the object modified, so an MD5 collision beside S3's CRC-64/NVME is
 /// caught by the CRC and a forged CRC by the MD5. Their order (the
 /// hardest to forge first: SHA-256, SHA-1, MD5, the CRCs, the composite
-/// ones, the multipart ETag) decides only which one is printed. None at
+/// ones, the multipart ETag) decides only which one is printed. A
+/// checksum S3 gives that cannot be computed here is an opaque claim
+/// beside the others: the object is then at best unverifiable. None at
 /// all: one `Claim::Opaque` saying why. `Err` for an answer that cannot be believed or a request that
 /// failed.
 pub(crate) fn claims_of(
@@ -210,14 +212,16 @@ pub(crate) fn claims_of(
     let mut claims = strong;
     claims.extend(plain_md5(&head, etag));
     claims.extend(weak);
-    let mut unreadable = None;
+    // A checksum S3 gives that cannot be computed here (its part sizes
+    // are not to be had) is kept as opaque: the others never decide
+    // without it (one that cannot be checked is no agreement).
     for (kind, value, n) in composites {
         match part_sizes(client, key, n, size)? {
             Some(parts) => claims.push(Claim::Parts { kind, value, parts }),
-            None => {
-                let why = "a composite checksum whose part sizes are not to be had";
-                unreadable = Some(Claim::Opaque(why.into()));
-            }
+            None => claims.push(Claim::Opaque(format!(
+                "a composite {} whose part sizes are not to be had",
+                kind.name()
+            ))),
         }
     }
     // A multipart ETag: the MD5 of its parts' MD5s, where the part sizes
@@ -225,10 +229,7 @@ pub(crate) fn claims_of(
     let multipart = etag_md5(etag).is_some_and(|(_, parts)| parts.is_some());
     if claims.is_empty() || multipart {
         match etag_claim(client, &head, key, size, etag)? {
-            Claim::Opaque(why) if claims.is_empty() => {
-                claims.push(unreadable.unwrap_or(Claim::Opaque(why)))
-            }
-            Claim::Opaque(_) => {}
+            Claim::Opaque(_) if !claims.is_empty() => {}
             claim => claims.push(claim),
         }
     }
@@ -241,6 +242,9 @@ fn checked_head(client: &Client, key: &str, size: u64, etag: &str) -> Result<Hea
     if head.status != 200 {
         return Err(format!("HeadObject: HTTP {}", head.status));
     }
+    if let Some(name) = head.twice.first() {
+        return Err(format!("HeadObject gives {name} twice, with two values"));
+    }
     let length = head
         .get("content-length")
         .and_then(|l| l.parse::<u64>().ok());
@@ -251,12 +255,31 @@ fn checked_head(client: &Client, key: &str, size: u64, etag: &str) -> Result<Hea
     Ok(head)
 }
 
+/// Why the ETag is no digest of the bytes, if it is not: any server-side
+/// encryption but S3's own keys (`AES256`) makes it opaque (SSE-KMS,
+/// DSSE-KMS, SSE-C, and any value fastsum does not know: fail closed).
+fn etag_opaque(head: &Head) -> Option<String> {
+    if head
+        .get("x-amz-server-side-encryption-customer-algorithm")
+        .is_some()
+    {
+        return Some("an SSE-C object's ETag is not its MD5".into());
+    }
+    match head.get("x-amz-server-side-encryption") {
+        None | Some("AES256") => None,
+        Some(sse) if sse.starts_with("aws:kms") => {
+            Some("an SSE-KMS object's ETag is not its MD5".into())
+        }
+        Some(sse) => Some(format!(
+            "the ETag of an object encrypted with {sse:?} is no known MD5"
+        )),
+    }
+}
+
 /// The ETag as the object's MD5, where it is one of a single-part upload
 /// that no server-side encryption with KMS or a customer key made opaque.
 fn plain_md5(head: &Head, etag: &str) -> Option<Claim> {
-    let sse = head.get("x-amz-server-side-encryption").unwrap_or("");
-    let customer = head.get("x-amz-server-side-encryption-customer-algorithm");
-    if sse.starts_with("aws:kms") || customer.is_some() {
+    if etag_opaque(head).is_some() {
         return None;
     }
     match etag_md5(etag)? {
@@ -275,19 +298,8 @@ fn etag_claim(
     size: u64,
     etag: &str,
 ) -> Result<Claim, String> {
-    let sse = head.get("x-amz-server-side-encryption").unwrap_or("");
-    if sse.starts_with("aws:kms") {
-        return Ok(Claim::Opaque(
-            "an SSE-KMS object's ETag is not its MD5".into(),
-        ));
-    }
-    if head
-        .get("x-amz-server-side-encryption-customer-algorithm")
-        .is_some()
-    {
-        return Ok(Claim::Opaque(
-            "an SSE-C object's ETag is not its MD5".into(),
-        ));
+    if let Some(why) = etag_opaque(head) {
+        return Ok(Claim::Opaque(why));
     }
     Ok(match etag_md5(etag) {
         Some((value, None)) => Claim::Whole {

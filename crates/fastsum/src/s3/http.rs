@@ -58,6 +58,8 @@ pub(crate) struct Client {
 pub(crate) struct Head {
     pub status: u16,
     pub headers: HashMap<String, String>,
+    /// Names given twice with two values.
+    pub twice: Vec<String>,
 }
 
 impl Head {
@@ -179,17 +181,22 @@ impl Client {
                 .header("x-amz-checksum-mode", "ENABLED")
                 .call()
         })?;
-        let headers = response
-            .headers()
-            .iter()
-            .filter_map(|(name, value)| {
-                let value = value.to_str().ok()?;
-                Some((name.as_str().to_ascii_lowercase(), value.to_string()))
-            })
-            .collect();
+        // A header given twice with two values (two checksums, two
+        // encryptions) is no answer: which one S3 meant is not to be told.
+        let mut headers = HashMap::new();
+        let mut twice = Vec::new();
+        for (name, value) in response.headers() {
+            let Ok(value) = value.to_str() else { continue };
+            let name = name.as_str().to_ascii_lowercase();
+            match headers.insert(name.clone(), value.to_string()) {
+                Some(before) if before != value => twice.push(name),
+                _ => {}
+            }
+        }
         Ok(Head {
             status: response.status().as_u16(),
             headers,
+            twice,
         })
     }
 

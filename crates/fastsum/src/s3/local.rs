@@ -11,8 +11,9 @@ use crate::algo::Hasher;
 use crate::error::{Error, ErrorKind, Result};
 
 /// Whether `reader`'s bytes are those every one of `claims` describes,
-/// hashed in each claim's form from the one read (`None`: every claim is
-/// opaque). One claim that disagrees is enough (issue 63.1). Bytes that
+/// hashed in each claim's form from the one read (`None`: no claim
+/// disagrees, but one is opaque). One claim that disagrees is enough
+/// (issue 63.1). Bytes that
 /// do not fill a claim's parts exactly are not the same bytes.
 fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<bool>> {
     #[allow(clippy::large_enum_variant)] // a few a file, on the stack.
@@ -33,7 +34,8 @@ fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<
             Claim::Opaque(_) => None,
         })
         .collect();
-    if running.is_empty() {
+    let checkable = running.len();
+    if checkable == 0 {
         return Ok(None);
     }
     let mut buffer = vec![0u8; 256 * 1024];
@@ -63,11 +65,17 @@ fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<
         };
         digest.as_bytes() == value.as_slice()
     });
-    Ok(Some(all_agree))
+    // One that disagrees is a change; all that were checked agreeing
+    // make no sameness while another could not be checked.
+    Ok(match (all_agree, checkable == claims.len()) {
+        (false, _) => Some(false),
+        (true, true) => Some(true),
+        (true, false) => None,
+    })
 }
 
 /// Whether the file at `path` has the bytes every one of `claims`
-/// describes (`None`: they are all opaque).
+/// describes (`None`: none disagrees, but one is opaque).
 pub(crate) fn file_matches(claims: &[Claim], path: &Path) -> Result<Option<bool>> {
     let mut file = crate::fs::regular::open_regular(path)?;
     reader_matches(claims, &mut file)
@@ -173,5 +181,7 @@ mod tests {
             reader_matches(&with_opaque, &mut &b[..]).unwrap(),
             Some(false)
         );
+        // Agreeing beside one that cannot be checked: no answer.
+        assert_eq!(reader_matches(&with_opaque, &mut &a[..]).unwrap(), None);
     }
 }

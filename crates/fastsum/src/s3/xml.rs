@@ -110,6 +110,14 @@ pub(crate) fn parse_listing(body: &str) -> Result<Page, String> {
     if !body.contains("<ListBucketResult") {
         return Err(format!("not a ListObjectsV2 answer: {:?}", snippet(body)));
     }
+    // A page cut short (its closing tag or IsTruncated missing) could
+    // pass for the last one: keys left out would read as deleted.
+    if !body.trim_end().ends_with("</ListBucketResult>") {
+        return Err("a listing page cut short (no </ListBucketResult> at its end)".into());
+    }
+    if element(body, "IsTruncated").is_none() {
+        return Err("a listing page without IsTruncated".into());
+    }
     let url_encoded = element(body, "EncodingType") == Some("url");
     let mut page = Page::default();
     for contents in elements(body, "Contents") {
