@@ -55,7 +55,12 @@ fn no_name_forges_a_report_line_or_reaches_the_terminal_raw() {
     // --update: the hostile names added, then modified.
     let list = run(&env, &["-r", "u"]);
     env.file(b"SUMS", &list.stdout);
+    // u moved away: the list of u updated to t (a file the list names
+    // that is still there, unread, would refuse the update).
+    let (u, away) = (env.path().join("u"), env.path().join("u.away"));
+    std::fs::rename(&u, &away).unwrap();
     let out = run(&env, &["-r", "--update=SUMS", "t"]);
+    std::fs::rename(&away, &u).unwrap();
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     clean("--update", &out.stdout, 3);
     // audit -vv of a list of u against t: every hostile name is new.
@@ -151,7 +156,10 @@ fn no_name_reorders_or_splits_a_report_line() {
     };
     let list = run(&env, &["-r", "u"]);
     env.file(b"SUMS", &list.stdout);
+    let (u, away) = (env.path().join("u"), env.path().join("u.away"));
+    std::fs::rename(&u, &away).unwrap();
     shown("--update", &run(&env, &["-r", "--update=SUMS", "t"]), 5);
+    std::fs::rename(&away, &u).unwrap();
     shown("diff", &run(&env, &["diff", "u", "t"]), 5);
     shown("dupes", &run(&env, &["dupes", "t"]), 5);
     let made = run(&env, &["-r", "--format=hashdeep", "u"]);

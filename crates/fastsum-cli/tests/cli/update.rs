@@ -252,6 +252,19 @@ fn a_manifest_inside_its_tree_never_lists_itself_or_its_temporary_file() {
         for spelling in [".", "../site", &site.display().to_string()] {
             let update = format!("--update={name}");
             let out = fastsum_in(&env, &site, &["-r", "--cache=../c.db", &update, spelling]);
+            // Another spelling of the tree reads no file under the name the
+            // list gives it: refused, the list as it was (the hostile pass
+            // over issue 63: operands that do not read what a list names
+            // never drop its records).
+            if spelling != "." && out.status == 1 {
+                assert!(
+                    out.stderr_str().contains("is listed and still there"),
+                    "{name} {spelling}: {}",
+                    out.stderr_str()
+                );
+                assert_eq!(std::fs::read(site.join(name)).unwrap(), first.stdout);
+                continue;
+            }
             assert_eq!(out.status, 0, "{name} {spelling}: {}", out.stderr_str());
             let text = out.stdout_str();
             assert!(

@@ -195,3 +195,42 @@ fn a_wrong_guess_is_refused_when_every_file_is_newer_than_the_list() {
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     assert_eq!(out.stdout_str(), "M\tt/a\nM\tt/b\n");
 }
+
+/// The hostile pass over issue 63: `--update` given operands narrower
+/// than the list's (a sub-directory, one of two roots) wrote the list
+/// with only what it read and said every other file deleted (`D`), exit
+/// 0, though each was still there: their records were lost. Refused by
+/// name now, the list untouched; a file really gone is still `D`.
+#[test]
+fn an_update_of_part_of_a_lists_tree_never_drops_the_rest() {
+    let env = TestEnv::new();
+    env.mkdir("site/img");
+    env.mkdir("site/css");
+    env.file(b"site/index.html", b"<h1>\n");
+    env.file(b"site/img/logo.png", b"png\n");
+    env.file(b"site/css/main.css", b"a{}\n");
+    let here = env.path();
+    let list = fastsum_in(&env, here, &[b"-r", b"site"]);
+    assert_eq!(list.status, 0, "{}", list.stderr_str());
+    std::fs::write(here.join("SITE.md5"), &list.stdout).unwrap();
+    env.file(b"site/img/logo.png", b"png2\n");
+    let update = [&b"-r"[..], b"--cache=c.db", b"--update=SITE.md5"];
+    let out = fastsum_in(&env, here, &[update[0], update[1], update[2], b"site/img"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str()
+            .contains("site/css/main.css is listed and still there"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(out.stdout_str(), "", "changes said");
+    assert_eq!(std::fs::read(here.join("SITE.md5")).unwrap(), list.stdout);
+    // The whole tree: the change, and a file really removed is D.
+    std::fs::remove_file(here.join("site/css/main.css")).unwrap();
+    let out = fastsum_in(&env, here, &[update[0], update[1], update[2], b"site"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(
+        out.stdout_str(),
+        "D\tsite/css/main.css\nM\tsite/img/logo.png\n"
+    );
+}

@@ -208,6 +208,23 @@ fn listed_twice(old: &Manifest) -> Option<String> {
     ))
 }
 
+/// A file the old list names that this run did not read, though it is
+/// still there (operands narrower than the list's, `--update=SITE.md5
+/// site/img`): writing the list without it would drop its record and say
+/// it deleted. Refused, naming it; nothing is changed.
+fn not_read_but_there(old: &Manifest, new: &super::run::Written) -> Option<String> {
+    let read: std::collections::HashSet<&[u8]> = new.iter().map(|(name, _)| name).collect();
+    let there = old.entries.iter().find(|e| {
+        !read.contains(&e.path[..])
+            && std::fs::symlink_metadata(fastsum::name::path(&e.path)).is_ok()
+    })?;
+    let name = crate::term::Quoting { utf8: true }.quotef(&there.path);
+    Some(format!(
+        "{} is listed and still there, but was not read (give the operands the list was made of)",
+        String::from_utf8_lossy(&name)
+    ))
+}
+
 /// The list's first whole records (up to `HEAD` bytes) and their
 /// terminator: records written with -z are kept NUL-terminated (their
 /// names unescaped, as -z writes them).
@@ -326,7 +343,7 @@ pub(super) fn run_update(
         (false, _, _) => Some("some files could not be read".to_string()),
         (true, Err(e), _) => Some(fastsum::Error::os_message(&e)),
         (true, Ok(()), Err(why)) => Some(why.clone()),
-        (true, Ok(()), Ok(old)) => listed_twice(old),
+        (true, Ok(()), Ok(old)) => listed_twice(old).or_else(|| not_read_but_there(old, &new)),
     };
     if let Some(why) = problem {
         aside.discard();
