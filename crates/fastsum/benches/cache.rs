@@ -126,6 +126,7 @@ fn store_lookup_run_in_a_cache_of<const LOOKUPS_PER_STORE: usize>(
         .map(|j| NewEntry {
             path: PathBuf::from(format!("/bench/spread/d00000/new{j:05}")),
             stamp: stamp(j),
+            fs: FsId(1),
             digest: Algorithm::Md5.hash_bytes(&j.to_be_bytes()),
         })
         .collect();

@@ -10,7 +10,7 @@ pub use super::store::NewEntry;
 use super::Cache;
 use crate::algo::Algorithm;
 use crate::error::Result;
-pub use crate::fs::FsId;
+pub use crate::fs::identity::FsId;
 
 /// Stores `entries` as a run that started at `started_ns` would.
 pub fn store(

@@ -32,7 +32,10 @@ pub(crate) mod residency;
 pub(crate) mod roots;
 pub mod stat;
 
-pub(crate) use identity::{FsId, FsIds};
+pub(crate) use identity::FsId;
+// Only the cache asks file systems once a device.
+#[cfg(feature = "cache")]
+pub(crate) use identity::FsIds;
 // The cache, the walk and directory digests ask these; a build without
 // them does not.
 #[allow(unused_imports)]
