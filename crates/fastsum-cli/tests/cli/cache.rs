@@ -159,7 +159,7 @@ fn truncated_and_garbage_cache_files_are_rebuilt_and_never_change_an_answer() {
     run(&env, &["f"]);
     let cache = env.path().join("cache.sqlite");
     // Fold the WAL in so the main file holds the data, then cut it.
-    let checkpoint = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let checkpoint = Command::new(crate::testenv::fastsum_bin())
         .args(["cache", "stats", "--cache", cache.to_str().unwrap()])
         .output()
         .unwrap();
@@ -258,7 +258,7 @@ fn sigkill_mid_run_leaves_a_cache_the_next_run_uses_correctly() {
     tree(&env, 2000);
     settle();
     run(&env, &["-r", "t"]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let mut child = Command::new(crate::testenv::fastsum_bin())
         .args(["--cache=cache.sqlite", "-a", "md5", "-r", "t", "t", "t"])
         .current_dir(env.path())
         .stdout(Stdio::null())
@@ -289,7 +289,7 @@ fn three_concurrent_runs_share_one_cache() {
     settle();
     let children: Vec<_> = (0..3)
         .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_fastsum"))
+            Command::new(crate::testenv::fastsum_bin())
                 .args(["--cache=cache.sqlite", "-r", "t"])
                 .current_dir(env.path())
                 .stdout(Stdio::piped())

@@ -132,7 +132,7 @@ fn fsid(path: &Path) -> String {
 }
 
 fn fastsum(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    Command::new(crate::testenv::fastsum_bin())
         .args(args)
         .current_dir(dir)
         .output()

@@ -13,7 +13,7 @@ use crate::testenv::TestEnv;
 
 /// `fastsum ARGS` in `dir` with the default settle window.
 fn fastsum(dir: &Path, args: &[&str], settle: Option<&str>) -> (String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fastsum"));
+    let mut command = Command::new(crate::testenv::fastsum_bin());
     command
         .args(args)
         .current_dir(dir)

@@ -12,7 +12,7 @@ use std::process::Command;
 use testenv::{as_expected, changes_corpus, TestEnv};
 
 fn fastsum(env: &TestEnv, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    Command::new(crate::testenv::fastsum_bin())
         .args(args)
         .current_dir(env.path())
         .output()
@@ -22,7 +22,7 @@ fn fastsum(env: &TestEnv, args: &[&str]) -> std::process::Output {
 /// What the host prints for `remote-command --text PATH`, passed through a
 /// terminal (every `\n` becomes `\r\n`) and a runner that drops the last one.
 fn captured(env: &TestEnv, path: &str, method: &str, algorithm: &str) -> Vec<u8> {
-    let binary = env!("CARGO_BIN_EXE_fastsum");
+    let binary = crate::testenv::fastsum_bin();
     let made = fastsum(
         env,
         &[

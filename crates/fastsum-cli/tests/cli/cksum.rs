@@ -276,7 +276,7 @@ fn write_errors_as_each_original_prints_them() {
         many.push(name);
     }
     let many = refs(&many);
-    let ours = std::path::Path::new(env!("CARGO_BIN_EXE_fastsum"));
+    let ours = std::path::Path::new(crate::testenv::fastsum_bin());
     for tool in testenv::COREUTILS_TOOLS {
         let reference = reference_path(tool);
         let mut cases: Vec<Vec<&[u8]>> = vec![vec![b"one"], many.clone()];

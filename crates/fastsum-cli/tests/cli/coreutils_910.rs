@@ -280,7 +280,7 @@ fn help_is_9_10_s_with_and_without_markup() {
         return;
     }
     let env = TestEnv::new();
-    let ours = std::path::Path::new(env!("CARGO_BIN_EXE_fastsum"));
+    let ours = std::path::Path::new(crate::testenv::fastsum_bin());
     for tool in ["md5sum", "sha224sum", "sha512sum", "b2sum", "cksum", "sum"] {
         for term in [None, Some(""), Some("dumb"), Some("xterm-256color")] {
             let run = |program: &std::path::Path| {
@@ -318,7 +318,7 @@ fn check_of_endless_input_to_a_full_disk_stops() {
     }
     let env = TestEnv::new();
     files(&env);
-    let ours = std::path::Path::new(env!("CARGO_BIN_EXE_fastsum"));
+    let ours = std::path::Path::new(crate::testenv::fastsum_bin());
     let run = |program: &std::path::Path, tool: &str, line: &str| {
         let script =
             format!("yes '{line}' | timeout 20 \"$0\" --check > /dev/full; echo \"status $?\" >&2");
@@ -354,7 +354,7 @@ fn debug_names_the_crc_fold_and_honours_glibc_tunables() {
     }
     let env = TestEnv::new();
     files(&env);
-    let ours = std::path::Path::new(env!("CARGO_BIN_EXE_fastsum"));
+    let ours = std::path::Path::new(crate::testenv::fastsum_bin());
     for tunables in [
         None,
         Some("glibc.cpu.hwcaps=-AVX512F"),

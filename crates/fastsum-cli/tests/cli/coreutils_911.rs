@@ -89,7 +89,7 @@ fn run(
 }
 
 fn assert_same(bin: &Path, env: &TestEnv, tool: &str, args: &[&[u8]], locale: &str) {
-    let fastsum = Path::new(env!("CARGO_BIN_EXE_fastsum"));
+    let fastsum = Path::new(crate::testenv::fastsum_bin());
     let expected = run(&bin.join(tool), tool, args, env.path(), locale);
     let actual = run(fastsum, tool, args, env.path(), locale);
     assert_eq!(

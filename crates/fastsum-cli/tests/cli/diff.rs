@@ -106,7 +106,7 @@ fn the_corpus_changes_are_found_exactly_tree_against_tree_and_manifest_against_t
         assert_eq!(as_expected(&out.stdout_str()), expected, "{name}");
     }
     // Written from inside the tree (`./` paths), and read on standard input.
-    let inside = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let inside = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "."])
         .current_dir(top.join("old"))
         .output()
@@ -604,7 +604,7 @@ fn diff_shows_the_progress_bar_on_a_terminal() {
     let run = |extra: &str| {
         let command = format!(
             "{} diff {extra} old new.sm3 > out",
-            env!("CARGO_BIN_EXE_fastsum")
+            crate::testenv::fastsum_bin()
         );
         let out = testenv::on_a_terminal(env.path(), &command);
         let out_file = std::fs::read_to_string(env.path().join("out")).unwrap();

@@ -205,7 +205,7 @@ fn normalise(output: &str) -> String {
 fn bin_dir(scratch: &Path) -> PathBuf {
     let bin = scratch.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), bin.join("fastsum")).unwrap();
+    std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), bin.join("fastsum")).unwrap();
     bin
 }
 

@@ -759,7 +759,7 @@ fn dupes_shows_the_progress_bar_on_a_terminal() {
         let f = std::fs::File::create(env.path().join("d").join(name)).unwrap();
         f.set_len(512 << 20).unwrap();
     }
-    let command = format!("{} dupes -j1 -a sm3 d > out", env!("CARGO_BIN_EXE_fastsum"));
+    let command = format!("{} dupes -j1 -a sm3 d > out", crate::testenv::fastsum_bin());
     let run = |extra: &str| {
         let out = testenv::on_a_terminal(env.path(), &format!("{command} {extra}"));
         assert!(out.status.success(), "{out:?}");

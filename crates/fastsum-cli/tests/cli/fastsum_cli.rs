@@ -124,7 +124,7 @@ fn personality_comes_from_the_link_name() {
         ),
     ] {
         let path = env.path().join(link);
-        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), &path).unwrap();
+        std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), &path).unwrap();
         let out = Command::new(&path)
             .arg("abc")
             .current_dir(env.path())

@@ -167,7 +167,7 @@ fn on_a_terminal(env: &TestEnv, args: &str, size: Option<(u16, u16)>) -> String 
         pipe.write_all(b"abc").unwrap();
         std::thread::sleep(Duration::from_millis(1600));
     });
-    let command = format!("{} {args} slow > out", env!("CARGO_BIN_EXE_fastsum"));
+    let command = format!("{} {args} slow > out", crate::testenv::fastsum_bin());
     let shown = testenv::on_a_terminal_sized(env.path(), &command, size);
     writer.join().unwrap();
     assert!(shown.status.success(), "{shown:?}");

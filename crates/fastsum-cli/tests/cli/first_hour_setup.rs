@@ -22,7 +22,7 @@ fn fresh_home(env: &TestEnv) -> (PathBuf, String) {
     let home = env.mkdir("home");
     let bin = home.join(".cargo/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), bin.join("fastsum")).unwrap();
+    std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), bin.join("fastsum")).unwrap();
     (
         home,
         format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),

@@ -280,7 +280,7 @@ fn a_line_reaches_a_terminal_before_the_next_operand_is_read() {
         .status()
         .unwrap();
     assert!(made.success());
-    let command = format!("{} a - < later", env!("CARGO_BIN_EXE_fastsum"));
+    let command = format!("{} a - < later", crate::testenv::fastsum_bin());
     let mut terminal = std::process::Command::new("script")
         .args(["-qfec", &command, "/dev/null"])
         .current_dir(env.path())
@@ -532,7 +532,7 @@ fn install_links_never_replaces_a_program_that_is_not_fastsum() {
     // Issue 30.19: `ln -sf` replaced a cargo-installed b3sum by a link.
     let env = TestEnv::new();
     let bin = env.mkdir("bin");
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), bin.join("fastsum")).unwrap();
+    std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), bin.join("fastsum")).unwrap();
     std::fs::write(bin.join("b3sum"), b"#!/bin/sh\necho a real b3sum\n").unwrap();
     std::os::unix::fs::symlink("/bin/true", bin.join("md5sum")).unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/install-links");
@@ -564,7 +564,7 @@ fn install_links_never_replaces_a_program_that_is_not_fastsum() {
         std::fs::read_link(bin.join("md5sum")).unwrap(),
         std::path::Path::new("/bin/true")
     );
-    let fastsum = std::fs::canonicalize(env!("CARGO_BIN_EXE_fastsum")).unwrap();
+    let fastsum = std::fs::canonicalize(crate::testenv::fastsum_bin()).unwrap();
     assert_eq!(
         std::fs::canonicalize(bin.join("sha256sum")).unwrap(),
         fastsum
@@ -664,7 +664,7 @@ fn a_check_line_with_a_huge_name_costs_a_small_multiple_of_it() {
             .unwrap()
     };
     let dir = env.mkdir("bin");
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), dir.join("md5sum")).unwrap();
+    std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), dir.join("md5sum")).unwrap();
     let ours = limited(dir.join("md5sum").to_str().unwrap());
     let theirs = limited(&testenv::reference_path("md5sum").display().to_string());
     assert_eq!(

@@ -114,7 +114,7 @@ fn install_links_defaults_to_a_directory_of_its_own_and_names_the_shadowed() {
     let home = env.mkdir("home");
     let cargo_bin = home.join(".cargo/bin");
     std::fs::create_dir_all(&cargo_bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), cargo_bin.join("fastsum")).unwrap();
+    std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), cargo_bin.join("fastsum")).unwrap();
     let system = env.mkdir("system-bin");
     std::fs::write(system.join("md5sum"), b"#!/bin/sh\necho the system's\n").unwrap();
     std::fs::set_permissions(
@@ -139,7 +139,7 @@ fn install_links_defaults_to_a_directory_of_its_own_and_names_the_shadowed() {
         said.starts_with(&format!("made {}\n", dir.display())),
         "{said}"
     );
-    let fastsum = std::fs::canonicalize(env!("CARGO_BIN_EXE_fastsum")).unwrap();
+    let fastsum = std::fs::canonicalize(crate::testenv::fastsum_bin()).unwrap();
     for name in ["md5sum", "sha256sum", "b3sum", "xxhsum"] {
         assert_eq!(std::fs::canonicalize(dir.join(name)).unwrap(), fastsum);
         assert!(!cargo_bin.join(name).exists(), "{name} beside fastsum");
@@ -295,7 +295,7 @@ fn the_dupes_bar_names_the_stage_and_counts_its_bytes() {
         let f = std::fs::File::create(env.path().join("d").join(name)).unwrap();
         f.set_len(512 << 20).unwrap();
     }
-    let bin = env!("CARGO_BIN_EXE_fastsum");
+    let bin = crate::testenv::fastsum_bin();
     let shown = terminal(&env, &format!("{bin} dupes -j1 -a sm3 d > out"));
     assert!(shown.contains("hashing: "), "{shown:?}");
     assert!(shown.contains("/1.00 GiB at "), "no byte total: {shown:?}");
@@ -341,7 +341,7 @@ fn check_shows_no_fraction_until_the_list_is_read_to_its_end() {
         list.push_str(&format!("SM3 (small/{i}) = {empty}\n"));
     }
     env.file(b"list", list.as_bytes());
-    let bin = env!("CARGO_BIN_EXE_fastsum");
+    let bin = crate::testenv::fastsum_bin();
     let shown = terminal(&env, &format!("{bin} -c list > out"));
     assert!(shown.contains("found so far"), "no bar drawn: {shown:?}");
     assert!(!shown.contains("/4096 files"), "{shown:?}");

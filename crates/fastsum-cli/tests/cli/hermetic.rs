@@ -18,7 +18,8 @@ use std::path::PathBuf;
 
 /// The `FASTSUM_*` variables the test scripts set on purpose: the settle
 /// window, the portable file layer, OpenSSL on or off, the SIMD width a
-/// suite forces, the reference builds, the skip policy and log, the seeds.
+/// suite forces, the reference builds, the skip policy and log, the seeds,
+/// the binary under test (testenv::fastsum_bin).
 const HARNESS: &[&str] = &[
     "FASTSUM_SETTLE_SECONDS",
     "FASTSUM_PORTABLE",
@@ -32,6 +33,7 @@ const HARNESS: &[&str] = &[
     "FASTSUM_SOAK_CASES",
     "FASTSUM_FUZZ_SECONDS",
     "FASTSUM_FUZZ_SEED",
+    "FASTSUM_TEST_BIN",
 ];
 
 // SAFETY: this runs before main, on the only thread the process has, so
@@ -48,7 +50,7 @@ fn hermetic() {
     if std::fs::create_dir_all(&home).is_err() || std::fs::create_dir_all(&bin).is_err() {
         return; // the tests that need them fail and say why
     }
-    let _ = std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fastsum"), bin.join("fastsum"));
+    let _ = std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), bin.join("fastsum"));
     let drop: Vec<_> = std::env::vars_os()
         .filter_map(|(k, _)| {
             let name = k.to_str()?.to_string();

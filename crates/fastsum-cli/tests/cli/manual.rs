@@ -67,7 +67,7 @@ fn bash_complete(env: &TestEnv, words: &str) -> String {
     let script = format!(
         "source <({exe} completions bash) && COMP_WORDS=({words}) && \
          COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)) && _fastsum && echo \"${{COMPREPLY[*]}}\"",
-        exe = env!("CARGO_BIN_EXE_fastsum")
+        exe = crate::testenv::fastsum_bin()
     );
     let out = Command::new("bash")
         .args(["-c", &script])

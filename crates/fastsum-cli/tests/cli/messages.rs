@@ -139,7 +139,7 @@ fn the_documented_jq_recipe_gives_exact_non_utf8_names() {
         .join("\n");
     let pipeline = recipe
         .trim_start_matches("$ ")
-        .replace("fastsum ", &format!("{} ", env!("CARGO_BIN_EXE_fastsum")))
+        .replace("fastsum ", &format!("{} ", crate::testenv::fastsum_bin()))
         .replace("xargs -0 ls -l", "cat");
     assert!(pipeline.contains("base64 -d"), "{pipeline}");
     let out = std::process::Command::new("sh")

@@ -209,7 +209,7 @@ fn a_low_open_file_limit_costs_speed_never_files() {
             &env,
             &format!(
                 "{limit} && exec '{}' -r -j 4 t",
-                env!("CARGO_BIN_EXE_fastsum")
+                crate::testenv::fastsum_bin()
             ),
         );
         assert_eq!(String::from_utf8_lossy(&ours.stderr), "", "{limit}");

@@ -106,7 +106,7 @@ fn forced(sshd: &sshd::Sshd, method: Method) -> RemoteOptions {
     RemoteOptions {
         rsh: sshd.ssh(),
         method: Some(method),
-        remote_fastsum: Some(env!("CARGO_BIN_EXE_fastsum").to_string()),
+        remote_fastsum: Some(crate::testenv::fastsum_bin().to_string()),
         ..Default::default()
     }
 }
@@ -274,7 +274,7 @@ fn the_cli_prints_a_remote_tree_as_it_prints_the_local_one() {
     let sshd = start_sshd();
     let tree = tree();
     let root = tree.path().display().to_string();
-    let local = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let local = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", &root])
         .output()
         .unwrap();
@@ -284,7 +284,7 @@ fn the_cli_prints_a_remote_tree_as_it_prints_the_local_one() {
         .replace(&format!("  {root}"), &format!("  {host}:{root}"))
         .into_bytes();
     for method in ["coreutils", "perl", "python"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        let out = Command::new(crate::testenv::fastsum_bin())
             .args([
                 "-r",
                 "-v",
@@ -311,7 +311,7 @@ fn the_cli_prints_a_remote_tree_as_it_prints_the_local_one() {
     }
     // FASTSUM_RSH is the default transport; a missing path is an error
     // naming the host and the path, exit 1, nothing on stdout.
-    let out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let out = Command::new(crate::testenv::fastsum_bin())
         .env("FASTSUM_RSH", sshd.ssh().join(" "))
         .args(["-r", &format!("{host}:{root}/nothing")])
         .output()
@@ -430,7 +430,7 @@ fn upload_self_runs_this_fastsum_there_and_leaves_nothing_behind() {
     let tree = tree();
     let root = tree.path().display().to_string();
     let host = sshd.host();
-    let local_out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let local_out = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "-a", "blake3", &root])
         .output()
         .unwrap();
@@ -438,7 +438,7 @@ fn upload_self_runs_this_fastsum_there_and_leaves_nothing_behind() {
     // blake3: only a fastsum can compute it, and none is on the remote
     // PATH; the uploaded one is.
     let before = uploads();
-    let out = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let out = Command::new(crate::testenv::fastsum_bin())
         .args([
             "-r",
             "-v",
@@ -462,7 +462,7 @@ fn upload_self_runs_this_fastsum_there_and_leaves_nothing_behind() {
     let remote = Remote::parse(format!("{host}:{root}").as_bytes()).unwrap();
     let options = RemoteOptions {
         rsh: sshd.ssh_with_path(shims.path()),
-        upload_self: Some(env!("CARGO_BIN_EXE_fastsum").into()),
+        upload_self: Some(crate::testenv::fastsum_bin().into()),
         ..Default::default()
     };
     let got = hash_remote(&remote, Algorithm::Md5, &options).unwrap();
@@ -492,7 +492,7 @@ fn a_sorted_remote_listing_is_printed_as_it_streams() {
         ),
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let mut child = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "-e", &format!("sh {}", transport.display()), "h:r"])
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -23,7 +23,7 @@ fn rsh_line(words: &[String]) -> String {
 }
 
 fn fastsum_diff(env: &TestEnv, args: &[String]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    Command::new(crate::testenv::fastsum_bin())
         .arg("diff")
         .args(args)
         .current_dir(env.path())
@@ -39,7 +39,7 @@ fn a_remote_side_gives_the_corpus_changes_by_every_method() {
     let (old, new) = (top.join("old"), top.join("new"));
     let (old, new) = (old.display().to_string(), new.display().to_string());
     let host = sshd.host();
-    let fastsum = env!("CARGO_BIN_EXE_fastsum").to_string();
+    let fastsum = crate::testenv::fastsum_bin().to_string();
     for (method, algorithm) in [
         ("fastsum", "md5"),
         ("fastsum", "xxh128"),
@@ -149,7 +149,7 @@ fn a_connection_dropped_mid_stream_is_trouble_not_a_tree_half_removed() {
             mark.display()
         ),
     );
-    let child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let child = Command::new(crate::testenv::fastsum_bin())
         .arg("diff")
         .arg(&old)
         .arg(format!("{}:{}", sshd.host(), new.display()))
@@ -196,14 +196,14 @@ fn with_cache_both_ends_answer_from_theirs_and_an_edit_still_shows() {
         remote_cache.display()
     )));
     let run = || {
-        Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        Command::new(crate::testenv::fastsum_bin())
             .arg("diff")
             .arg("--cache")
             .arg(&old)
             .arg(format!("{host}:{}", new.display()))
             .args([
                 "--remote-fastsum",
-                env!("CARGO_BIN_EXE_fastsum"),
+                crate::testenv::fastsum_bin(),
                 "-e",
                 &rsh,
             ])
@@ -271,13 +271,13 @@ fn runnable_copy() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let exe = dir.path().join("fastsum");
-    std::fs::copy(env!("CARGO_BIN_EXE_fastsum"), &exe).unwrap();
+    std::fs::copy(crate::testenv::fastsum_bin(), &exe).unwrap();
     let exe = exe.display().to_string();
     (dir, exe)
 }
 
 fn fastsum_r(args: &[String]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    Command::new(crate::testenv::fastsum_bin())
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -314,7 +314,7 @@ fn a_symlinked_remote_root_lists_what_the_local_walk_lists() {
                 "--remote-method",
                 method,
                 "--remote-fastsum",
-                env!("CARGO_BIN_EXE_fastsum"),
+                crate::testenv::fastsum_bin(),
             ]
             .iter()
             .map(|s| s.to_string())
@@ -338,7 +338,7 @@ fn a_symlinked_remote_root_lists_what_the_local_walk_lists() {
                 "--remote-method".into(),
                 method.into(),
                 "--remote-fastsum".into(),
-                env!("CARGO_BIN_EXE_fastsum").into(),
+                crate::testenv::fastsum_bin().into(),
                 "t".into(),
                 format!("{host}:{}", env.path().join("tl").display()),
             ],

@@ -33,7 +33,7 @@ fn tree() -> TestEnv {
 }
 
 fn fastsum(env: &TestEnv, args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    Command::new(crate::testenv::fastsum_bin())
         .args(args)
         .current_dir(env.path())
         .stdin(Stdio::null())
@@ -79,7 +79,7 @@ fn every_remote_method_counts_the_links_it_leaves_out() {
             .replace(&format!("  {path}"), &format!("  {host}:{path}"));
         for method in ["fastsum", "coreutils", "bsd", "perl", "python"] {
             let mut args = words(&["-r", "-e", &rsh, "--remote-method", method]);
-            args.extend(words(&["--remote-fastsum", env!("CARGO_BIN_EXE_fastsum")]));
+            args.extend(words(&["--remote-fastsum", crate::testenv::fastsum_bin()]));
             args.push(format!("{host}:{path}"));
             let out = fastsum(&env, &args);
             let what = format!("{root} {method}: {}", said(&out));
@@ -98,7 +98,7 @@ fn every_remote_method_counts_the_links_it_leaves_out() {
             let mut args = words(&["diff", "-e", &rsh, "--remote-method", method]);
             args.extend(words(&[
                 "--remote-fastsum",
-                env!("CARGO_BIN_EXE_fastsum"),
+                crate::testenv::fastsum_bin(),
                 "t",
             ]));
             args.push(format!("{host}:{path}"));

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub(crate) fn scrub(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    Command::new(crate::testenv::fastsum_bin())
         .arg("scrub")
         .args(args)
         .current_dir(dir)
@@ -144,7 +144,7 @@ fn real_corruption_is_found_and_normal_edits_are_told_apart() {
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     // The same record kept in a list instead: each line with its stamp,
     // as stat gives it.
-    let listed = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let listed = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "--json", "--stamps", "t"])
         .current_dir(fs.mnt())
         .output()
@@ -253,7 +253,7 @@ fn an_interrupted_scrub_resumes_and_recent_ones_are_not_due() {
     let first = scrub(dir, &["--cache=c.db", "t"]);
     assert!(stderr(&first).contains("24 new"), "{}", stderr(&first));
     // 6 MiB at 2 MiB/s: killed after about a second, part way.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let mut child = Command::new(crate::testenv::fastsum_bin())
         .args(["scrub", "--cache=c.db", "--limit-rate=2M", "t"])
         .current_dir(dir)
         .spawn()
@@ -332,7 +332,7 @@ fn a_list_without_stamps_or_with_lies_is_never_taken_for_a_verdict() {
         std::fs::write(dir.join("t").join(name), name).unwrap();
     }
     // Too fresh to stamp: a list made now carries no stamps.
-    let fresh = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let fresh = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "--json", "--stamps", "t"])
         .current_dir(dir)
         .output()
@@ -345,7 +345,7 @@ fn a_list_without_stamps_or_with_lies_is_never_taken_for_a_verdict() {
         stderr(&out).contains("0 verified") && stderr(&out).contains("3 listed without a stamp")
     );
     settle();
-    let listed = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let listed = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "--json", "--stamps", "t"])
         .current_dir(dir)
         .output()

@@ -54,7 +54,7 @@ fn a_block_rotted_under_a_mounted_file_system_is_found_through_the_page_cache() 
         assert!(stderr(&out).contains("1 corrupted, 0 changed, 1 verified"));
     }
     // A scrub of a list reads the disk as well.
-    let list = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let list = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "--json", "--stamps", "-a", "sha256", "kept"])
         .current_dir(&mnt)
         .output()
@@ -108,7 +108,7 @@ fn a_corruption_said_before_a_kill_is_not_taken_for_a_recent_verification() {
     assert!(stderr(&out).contains("4 new"), "{}", stderr(&out));
     rot_mounted(&fs, "a", b"ROTTEN");
     // Paced: `a` is said after the first batch, long before the end.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let mut child = Command::new(crate::testenv::fastsum_bin())
         .args(["scrub", "--cache=../c.db", "--limit-rate=200K", "."])
         .current_dir(&mnt)
         .stdout(std::process::Stdio::piped())
@@ -139,7 +139,7 @@ fn a_scrub_in_another_algorithm_than_the_recording_is_not_a_clean_one() {
         std::fs::write(dir.path().join("t").join(name), name).unwrap();
     }
     settle();
-    let recorded = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let recorded = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "-a", "sha256", "--cache=c.db", "t"])
         .current_dir(dir.path())
         .output()

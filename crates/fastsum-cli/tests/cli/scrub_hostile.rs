@@ -14,7 +14,7 @@ use super::scrub::{ok, scrub, settle, stderr, stdout, Ext4};
 /// Runs `fastsum scrub ARGS` in `dir`, killed (and failed) if it takes
 /// longer than `limit`: a hang is a failure, not a stuck suite.
 fn scrub_within(dir: &Path, args: &[&str], limit: Duration) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let mut child = Command::new(crate::testenv::fastsum_bin())
         .arg("scrub")
         .args(args)
         .current_dir(dir)
@@ -62,7 +62,7 @@ fn on_another_loop_device<T>(fs: &Ext4, during: impl FnOnce(&Path) -> T) -> T {
 
 /// A rate-limited scrub of `args`, killed with SIGKILL after `after`.
 fn killed_after(dir: &Path, args: &[&str], after: Duration) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let mut child = Command::new(crate::testenv::fastsum_bin())
         .arg("scrub")
         .args(args)
         .current_dir(dir)
@@ -280,7 +280,7 @@ fn a_fifo_or_device_where_a_listed_file_was_is_refused_not_waited_on() {
     std::fs::create_dir(dir.join("t")).unwrap();
     std::fs::write(dir.join("t/a"), b"a\n").unwrap();
     settle();
-    let listed = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+    let listed = Command::new(crate::testenv::fastsum_bin())
         .args(["-r", "--json", "--stamps", "t"])
         .current_dir(dir)
         .output()
@@ -385,7 +385,7 @@ fn no_note_no_cached_run_and_no_recent_scrub_hides_known_corruption() {
     found(&[cache, "--older-than=30d", "a"], "--older-than, one root");
     // The same image on another loop device, read by a cached -r first.
     let (cached, out) = on_another_loop_device(&fs, |mnt| {
-        let cached = Command::new(env!("CARGO_BIN_EXE_fastsum"))
+        let cached = Command::new(crate::testenv::fastsum_bin())
             .args(["-r", cache, "a", "b"])
             .current_dir(mnt)
             .output()

@@ -88,7 +88,7 @@ impl TestEnv {
     #[allow(dead_code)]
     pub fn command(&self, argv0: &str) -> Command {
         use std::os::unix::process::CommandExt as _;
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastsum"));
+        let mut cmd = Command::new(crate::testenv::fastsum_bin());
         cmd.arg0(argv0)
             .current_dir(self.path())
             .env("LC_ALL", "C.UTF-8")
@@ -99,7 +99,7 @@ impl TestEnv {
     /// Runs `fastsum` as `tool` (argv[0] = tool).
     pub fn fastsum(&self, tool: &str, args: &[&[u8]], stdin: &[u8]) -> Outcome {
         run(
-            Path::new(env!("CARGO_BIN_EXE_fastsum")),
+            Path::new(crate::testenv::fastsum_bin()),
             tool,
             args,
             stdin,
@@ -128,12 +128,12 @@ impl TestEnv {
             let dir = tempfile::tempdir().expect("temp dir");
             fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
             let exe = dir.path().join("fastsum");
-            fs::copy(env!("CARGO_BIN_EXE_fastsum"), &exe).expect("copy fastsum");
+            fs::copy(crate::testenv::fastsum_bin(), &exe).expect("copy fastsum");
             (dir, exe)
         });
         let exe = copy
             .as_ref()
-            .map_or(Path::new(env!("CARGO_BIN_EXE_fastsum")), |c| &c.1);
+            .map_or(Path::new(crate::testenv::fastsum_bin()), |c| &c.1);
         let mut cmd = Command::new(exe);
         if let Some(uid) = uid {
             use std::os::unix::process::CommandExt as _;
@@ -282,6 +282,21 @@ pub fn reference_hex(tool: &str, bytes: &[u8]) -> String {
         .next()
         .expect("a digest")
         .to_string()
+}
+
+/// The `fastsum` under test: the one this suite was built with, or the
+/// one `FASTSUM_TEST_BIN` names. scripts/tests/aarch64 names the release's
+/// static aarch64 binary, which the kernel hands to qemu-user
+/// (binfmt_misc): the suites run natively and the program they test is
+/// the one a user of that architecture installs.
+pub fn fastsum_bin() -> &'static str {
+    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var("FASTSUM_TEST_BIN")
+            .ok()
+            .filter(|b| !b.is_empty())
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_fastsum").to_string())
+    })
 }
 
 /// The coreutils programs fastsum's personalities follow, as built by

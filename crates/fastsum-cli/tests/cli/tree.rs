@@ -440,7 +440,7 @@ fn run_on_a_terminal(env: &TestEnv, args: &str) -> (String, String) {
         pipe.write_all(b"abc").unwrap();
         std::thread::sleep(Duration::from_millis(1600));
     });
-    let command = format!("{} {args} slow > out", env!("CARGO_BIN_EXE_fastsum"));
+    let command = format!("{} {args} slow > out", crate::testenv::fastsum_bin());
     let terminal = testenv::on_a_terminal(env.path(), &command);
     writer.join().unwrap();
     assert!(terminal.status.success(), "{terminal:?}");
@@ -610,7 +610,7 @@ fn check_shows_the_progress_bar_on_a_terminal_too() {
     let digest = String::from_utf8_lossy(&reference.stdout[..32]).into_owned();
     list.push_str(&format!("{digest}  slow\n"));
     env.file(b"list", list.as_bytes());
-    let command = format!("{} -c list > out", env!("CARGO_BIN_EXE_fastsum"));
+    let command = format!("{} -c list > out", crate::testenv::fastsum_bin());
     let terminal = testenv::on_a_terminal(env.path(), &command);
     assert!(terminal.status.success(), "{terminal:?}");
     let shown = String::from_utf8_lossy(&terminal.stdout);

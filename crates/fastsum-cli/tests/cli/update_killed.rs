@@ -34,7 +34,7 @@ impl Rng {
 }
 
 fn fastsum(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fastsum"));
+    let mut command = Command::new(crate::testenv::fastsum_bin());
     command
         .args(args)
         .current_dir(dir)
