@@ -31,6 +31,7 @@ mod dir_digest;
 mod docs_examples;
 mod dupes;
 mod dupes_dirs;
+mod dupes_scope;
 mod fastsum_cli;
 mod files_and_depth;
 mod first_hour;

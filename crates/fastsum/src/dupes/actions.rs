@@ -14,6 +14,12 @@
 //! * a link replaces a member atomically: made under a temporary name in
 //!   the member's directory, then renamed over it, so a crash leaves the
 //!   old file or the link, never neither;
+//! * a member [`Scope`] refuses is never acted on: a symbolic link `-L`
+//!   followed, a file outside every operand, one file seen twice through
+//!   an overlay;
+//! * a dry run asks all that a run asks before it acts (the scope, both
+//!   stamps), so it says what the run does; only the byte comparison,
+//!   which a changed stamp would stop, is left to the run;
 //! * the kept file is never touched, so the last copy of a content is
 //!   never removed; one failure never stops the others.
 
@@ -21,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use super::files::same_bytes;
 use super::reflink::{dedupe, Refused};
+use super::scope::Scope;
 use super::{Group, Member};
 use crate::fs::FileStamp;
 
@@ -122,11 +129,19 @@ pub(crate) enum Moment {
 }
 
 impl Group {
-    /// Applies `action` to every member but the kept one, calling `report`
-    /// for each. With `dry_run`, nothing is touched: each report says what
-    /// would be done.
-    pub fn act(&self, action: Action, keep: Keep, dry_run: bool, report: &mut dyn FnMut(Acted)) {
-        act_on_group_hooked(self, action, keep, dry_run, &mut |_, _| {}, report);
+    /// Applies `action` to every member but the kept one that `scope`
+    /// (the search's: [`super::DupesReport::scope`]) lets it act on,
+    /// calling `report` for each. With `dry_run`, nothing is touched: each
+    /// report says what would be done.
+    pub fn act(
+        &self,
+        scope: &Scope,
+        action: Action,
+        keep: Keep,
+        dry_run: bool,
+        report: &mut dyn FnMut(Acted),
+    ) {
+        act_on_group_hooked(self, scope, action, keep, dry_run, &mut |_, _| {}, report);
     }
 }
 
@@ -134,6 +149,7 @@ impl Group {
 /// the tests' seam for changing a file between the check and the act.
 pub(crate) fn act_on_group_hooked(
     group: &Group,
+    scope: &Scope,
     action: Action,
     keep: Keep,
     dry_run: bool,
@@ -151,8 +167,13 @@ pub(crate) fn act_on_group_hooked(
             // Never acted on, in a dry run neither: the same inode by
             // another name, or the kept file itself by another path.
             ActionOutcome::SameFile
+        } else if let Some(why) = scope.refuses(member, &kept) {
+            ActionOutcome::Skipped(why)
         } else if dry_run {
-            ActionOutcome::Done
+            match unchanged(member, &kept, "since it was hashed") {
+                Some(why) => ActionOutcome::Skipped(why),
+                None => ActionOutcome::Done,
+            }
         } else {
             hook(&member.path, Moment::BeforeCheck);
             let mut member = member.clone();
@@ -318,6 +339,7 @@ mod tests {
         };
         act_on_group_hooked(
             &found[0],
+            &Scope::of(&[dir.path().to_path_buf()]),
             Action::Remove,
             Keep::First,
             false,
@@ -345,6 +367,7 @@ mod tests {
         let mut acted = Vec::new();
         act_on_group_hooked(
             &found[0],
+            &Scope::of(&[dir.path().to_path_buf()]),
             Action::Link,
             Keep::Newest,
             false,
@@ -392,9 +415,16 @@ mod tests {
                     f.write_all(b"NEW").unwrap();
                 }
             };
-            act_on_group_hooked(&found[0], action, Keep::First, false, &mut hook, &mut |a| {
-                acted.push(a)
-            });
+            let scope = Scope::of(&[dir.path().to_path_buf()]);
+            act_on_group_hooked(
+                &found[0],
+                &scope,
+                action,
+                Keep::First,
+                false,
+                &mut hook,
+                &mut |a| acted.push(a),
+            );
             assert!(
                 matches!(&acted[0].outcome, ActionOutcome::Skipped(why) if why.contains("while it was compared")),
                 "{action:?}: {acted:?}"
@@ -436,6 +466,7 @@ mod tests {
             let mut acted = Vec::new();
             act_on_group_hooked(
                 &group,
+                &Scope::of(&[dir.path().to_path_buf()]),
                 action,
                 Keep::First,
                 false,

@@ -23,6 +23,7 @@ mod files;
 mod items;
 pub mod leftovers;
 mod reflink;
+pub mod scope;
 mod stages;
 
 use std::path::PathBuf;
@@ -148,6 +149,9 @@ pub struct DupesReport {
     pub problems: Vec<Problem>,
     /// Temporary names an interrupted action left (never counted as files).
     pub leftovers: Vec<leftovers::Leftover>,
+    /// Where the groups' actions may act: under the operands' real paths,
+    /// never through an overlay onto its layer ([`scope::Scope`]).
+    pub scope: scope::Scope,
 }
 
 impl DupesOptions {

@@ -71,6 +71,7 @@ pub(super) fn run(
         unique,
         problems: problems.sorted(),
         leftovers,
+        scope: super::scope::Scope::of(operands),
     })
 }
 

@@ -27,6 +27,8 @@ pub(crate) mod identity;
 pub(crate) mod limits;
 pub(crate) mod mount;
 pub mod name;
+#[cfg(feature = "tree")]
+pub(crate) mod overlay;
 pub(crate) mod regular;
 pub(crate) mod residency;
 pub(crate) mod roots;

@@ -77,7 +77,7 @@ fn within_of(mountinfo: &[u8], path: &[u8], dev: u64) -> Option<Vec<u8>> {
 
 /// `\NNN` octal escapes made bytes again.
 #[cfg(target_os = "linux")]
-fn unescape(field: &[u8]) -> Vec<u8> {
+pub(super) fn unescape(field: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(field.len());
     let mut i = 0;
     while i < field.len() {

@@ -308,7 +308,7 @@ fn act(
     };
     let mut all_done = true;
     for group in &report.groups {
-        group.act(action, keep, args.dry_run, &mut |acted| {
+        group.act(&report.scope, action, keep, args.dry_run, &mut |acted| {
             let (member_bytes, kept_bytes) = (
                 fastsum::name::path_bytes(&acted.member),
                 fastsum::name::path_bytes(&acted.kept),
