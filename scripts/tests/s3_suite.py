@@ -321,6 +321,8 @@ def fake_suite(tmp):
         s3_lies.every_digest(fake, endpoint, tmp, check, run, Obj, write_tree)
         s3_lies.bounded(fake, endpoint, tmp, check, run, Obj, write_tree, listing_xml)
         s3_lies.hostile_pass(fake, endpoint, tmp, check, run, run_main, Obj, write_tree, listing_xml)
+        import s3_checksums
+        s3_checksums.new_checksums(fake, endpoint, tmp, check, run, run_main, Obj, write_tree)
         liar = Fake()
         try:
             s3_lies.cache_of_an_endpoint(fake, liar, tmp, check, run, Obj, write_tree)

@@ -69,7 +69,8 @@ pub fn algorithm(name: &str) -> PyResult<fastsum::Algorithm> {
 
 /// The algorithm called `name`, over parts of `part_size` bytes when one
 /// is given (S3's ETag for md5 and s3etag, its composite checksums for
-/// crc32, crc32c, sha1 and sha256: the CLI's `--part-size`); `ValueError`
+/// crc32, crc32c, sha1, sha256, sha512, xxh64, xxh3 and xxh128: the CLI's
+/// `--part-size`); `ValueError`
 /// for a name or size that cannot be.
 pub fn algorithm_in_parts(name: &str, part_size: Option<u64>) -> PyResult<fastsum::Algorithm> {
     let algorithm = self::algorithm(name)?;
@@ -78,7 +79,8 @@ pub fn algorithm_in_parts(name: &str, part_size: Option<u64>) -> PyResult<fastsu
         Some(size) => algorithm.in_parts(size).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "part_size={size} does not go with {algorithm}: S3 keeps digests of parts \
-                 for s3etag, md5, crc32, crc32c, sha1 and sha256 (part sizes above 0)"
+                 for s3etag, md5, crc32, crc32c, sha1, sha256, sha512, xxh64, xxh3 and xxh128 \
+                 (part sizes above 0)"
             ))
         }),
     }

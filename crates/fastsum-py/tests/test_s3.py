@@ -1,12 +1,15 @@
 """The digests S3 keeps (issue 54.1) against independent code: awscrt's
 CRC-32C and CRC-64/NVME (the AWS SDKs' own), zlib's CRC-32, hashlib's MD5,
-SHA-1 and SHA-256 for the multipart ETag and the composite checksums."""
+SHA-1, SHA-256 and SHA-512 and the xxhash package's XXH64, XXH3 and XXH128
+(S3's XXHASH64, XXHASH3, XXHASH128) for the multipart ETag and the
+composite checksums."""
 
 import base64
 import hashlib
 import zlib
 
 import pytest
+import xxhash
 from awscrt import checksums
 
 import fastsum
@@ -23,6 +26,10 @@ PARTS = {
     "crc32c": WHOLE["crc32c"],
     "sha1": lambda d: hashlib.sha1(d).digest(),
     "sha256": lambda d: hashlib.sha256(d).digest(),
+    "sha512": lambda d: hashlib.sha512(d).digest(),
+    "xxh64": lambda d: xxhash.xxh64(d).digest(),
+    "xxh3": lambda d: xxhash.xxh3_64(d).digest(),
+    "xxh128": lambda d: xxhash.xxh3_128(d).digest(),
 }
 
 

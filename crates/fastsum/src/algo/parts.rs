@@ -1,7 +1,8 @@
 //! Digests of parts, as S3 keeps them for a multipart upload (issue 54):
 //! the **multipart ETag** (the MD5 of the parts' binary MD5s, then `-N`)
-//! and the **composite checksums** (CRC-32, CRC-32C, SHA-1 or SHA-256 of
-//! the parts' binary checksums, then `-N`), computed from one read of the
+//! and the **composite checksums** (CRC-32, CRC-32C, SHA-1, SHA-256,
+//! SHA-512, XXH64, XXH3 or XXH128 of the parts' binary checksums, then
+//! `-N`), computed from one read of the
 //! input, cutting it into parts as it streams by.
 //!
 //! Two ways in:
@@ -42,15 +43,27 @@ pub enum PartChecksum {
     Sha1,
     /// SHA-256: S3's `SHA256`.
     Sha256,
+    /// SHA-512: S3's `SHA512`.
+    Sha512,
+    /// XXH64: S3's `XXHASH64`.
+    Xxh64,
+    /// XXH3 (64 bits): S3's `XXHASH3`.
+    Xxh3,
+    /// XXH3 of 128 bits: S3's `XXHASH128`.
+    Xxh128,
 }
 
 impl PartChecksum {
     /// Every one, in the order they are listed to users.
-    pub const ALL: [PartChecksum; 4] = [
+    pub const ALL: [PartChecksum; 8] = [
         PartChecksum::Crc32,
         PartChecksum::Crc32c,
         PartChecksum::Sha1,
         PartChecksum::Sha256,
+        PartChecksum::Sha512,
+        PartChecksum::Xxh64,
+        PartChecksum::Xxh3,
+        PartChecksum::Xxh128,
     ];
 
     /// The algorithm of each part and of the whole.
@@ -60,6 +73,10 @@ impl PartChecksum {
             PartChecksum::Crc32c => Algorithm::Crc32c,
             PartChecksum::Sha1 => Algorithm::Sha1,
             PartChecksum::Sha256 => Algorithm::Sha256,
+            PartChecksum::Sha512 => Algorithm::Sha512,
+            PartChecksum::Xxh64 => Algorithm::Xxh64,
+            PartChecksum::Xxh3 => Algorithm::Xxh3,
+            PartChecksum::Xxh128 => Algorithm::Xxh128,
         }
     }
 

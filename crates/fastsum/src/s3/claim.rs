@@ -20,19 +20,30 @@ pub(crate) enum Kind {
     Crc64Nvme,
     Crc32c,
     Crc32,
+    Sha512,
     Sha256,
     Sha1,
     Md5,
+    Xxhash64,
+    Xxhash3,
+    Xxhash128,
 }
 
 impl Kind {
-    /// The additional checksums, in the order preferred.
-    const CHECKSUMS: [Kind; 5] = [
+    /// The additional checksums (`x-amz-checksum-NAME`), in the order
+    /// preferred: the cryptographic digests, then MD5 (collisions are made
+    /// in seconds), then the CRCs and the xxHashes (anyone can forge them).
+    const CHECKSUMS: [Kind; 10] = [
+        Kind::Sha512,
         Kind::Sha256,
         Kind::Sha1,
+        Kind::Md5,
         Kind::Crc64Nvme,
         Kind::Crc32c,
         Kind::Crc32,
+        Kind::Xxhash128,
+        Kind::Xxhash3,
+        Kind::Xxhash64,
     ];
 
     /// Its name in `x-amz-checksum-NAME` (and the cache).
@@ -41,17 +52,18 @@ impl Kind {
             Kind::Crc64Nvme => "crc64nvme",
             Kind::Crc32c => "crc32c",
             Kind::Crc32 => "crc32",
+            Kind::Sha512 => "sha512",
             Kind::Sha256 => "sha256",
             Kind::Sha1 => "sha1",
             Kind::Md5 => "md5",
+            Kind::Xxhash64 => "xxhash64",
+            Kind::Xxhash3 => "xxhash3",
+            Kind::Xxhash128 => "xxhash128",
         }
     }
 
     pub(crate) fn from_name(name: &str) -> Option<Kind> {
-        Kind::CHECKSUMS
-            .into_iter()
-            .chain([Kind::Md5])
-            .find(|k| k.name() == name)
+        Kind::CHECKSUMS.into_iter().find(|k| k.name() == name)
     }
 
     /// fastsum's algorithm of this kind (of the whole input).
@@ -60,9 +72,13 @@ impl Kind {
             Kind::Crc64Nvme => Algorithm::Crc64Nvme,
             Kind::Crc32c => Algorithm::Crc32c,
             Kind::Crc32 => Algorithm::Crc32,
+            Kind::Sha512 => Algorithm::Sha512,
             Kind::Sha256 => Algorithm::Sha256,
             Kind::Sha1 => Algorithm::Sha1,
             Kind::Md5 => Algorithm::Md5,
+            Kind::Xxhash64 => Algorithm::Xxh64,
+            Kind::Xxhash3 => Algorithm::Xxh3,
+            Kind::Xxhash128 => Algorithm::Xxh128,
         }
     }
 
@@ -70,20 +86,18 @@ impl Kind {
     /// `s3etag` and the composite ones); `None`: S3 keeps none.
     pub(crate) fn of(algorithm: Algorithm) -> Option<Kind> {
         let whole = algorithm.part_layout().map_or(algorithm, |(of, _)| of);
-        Kind::CHECKSUMS
-            .into_iter()
-            .chain([Kind::Md5])
-            .find(|k| k.algorithm() == whole)
+        Kind::CHECKSUMS.into_iter().find(|k| k.algorithm() == whole)
     }
 
     /// The digest's length in bytes.
     pub(crate) fn len(self) -> usize {
         match self {
-            Kind::Crc64Nvme => 8,
+            Kind::Crc64Nvme | Kind::Xxhash64 | Kind::Xxhash3 => 8,
             Kind::Crc32c | Kind::Crc32 => 4,
+            Kind::Sha512 => 64,
             Kind::Sha256 => 32,
             Kind::Sha1 => 20,
-            Kind::Md5 => 16,
+            Kind::Md5 | Kind::Xxhash128 => 16,
         }
     }
 }
@@ -202,7 +216,7 @@ pub(crate) fn claims_of(
         };
         let (value, parts) = checksum_value(kind, header)?;
         match parts.or(composite.then_some(0)) {
-            None if matches!(kind, Kind::Sha256 | Kind::Sha1) => {
+            None if matches!(kind, Kind::Sha512 | Kind::Sha256 | Kind::Sha1) => {
                 strong.push(Claim::Whole { kind, value })
             }
             None => weak.push(Claim::Whole { kind, value }),

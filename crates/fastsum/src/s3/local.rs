@@ -113,6 +113,47 @@ mod tests {
     }
 
     #[test]
+    fn s3s_newer_checksums_are_their_canonical_big_endian_bytes() {
+        // xxhash's check values of the empty input (xxhsum -H1, -H3, -H2
+        // print these), and hashlib's MD5 and SHA-512 of "abc".
+        let hex = |h: &str| {
+            crate::digest::Digest::from_hex(h)
+                .unwrap()
+                .as_bytes()
+                .to_vec()
+        };
+        for (kind, input, value) in [
+            (Kind::Xxhash64, &b""[..], "ef46db3751d8e999"),
+            (Kind::Xxhash3, b"", "2d06800538d394c2"),
+            (Kind::Xxhash128, b"", "99aa06d3014798d86001c324468d497f"),
+            (Kind::Md5, b"abc", "900150983cd24fb0d6963f7d28e17f72"),
+            (
+                Kind::Sha512,
+                b"abc",
+                "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a\
+                 2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+            ),
+        ] {
+            let claim = Claim::Whole {
+                kind,
+                value: hex(value),
+            };
+            assert_eq!(claim.kind().map(Kind::len), Some(value.len() / 2));
+            assert_eq!(
+                reader_matches(std::slice::from_ref(&claim), &mut &input[..]).unwrap(),
+                Some(true),
+                "{kind:?}"
+            );
+            assert_eq!(
+                reader_matches(std::slice::from_ref(&claim), &mut &b"x"[..]).unwrap(),
+                Some(false),
+                "{kind:?}"
+            );
+            assert_eq!(Kind::from_name(kind.name()), Some(kind));
+        }
+    }
+
+    #[test]
     fn a_multipart_etag_is_the_md5_of_the_part_md5s() {
         let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7) as u8).collect();
         let md5 = |b: &[u8]| Algorithm::Md5.hash_bytes(b).as_bytes().to_vec();

@@ -198,7 +198,7 @@ impl Algorithms {
                 );
                 m.push_str(match a {
                     Algorithm::Crc64Nvme => "S3 keeps crc64nvme of whole objects only (a multipart upload's full-object CRC is the plain one)",
-                    _ => "S3 keeps digests of parts for s3etag, md5, crc32, crc32c, sha1 and sha256",
+                    _ => "S3 keeps digests of parts for s3etag, md5, crc32, crc32c, sha1, sha256, sha512, xxh64, xxh3 and xxh128",
                 });
                 return Err(run.usage_error(Some(&m)));
             };

@@ -29,11 +29,13 @@ pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     s.push_str("                          repeated, several digests from one read\n");
     s.push_str("      --part-size=SIZE  S3's digest of an upload in parts of SIZE (8MiB ...):\n");
     s.push_str("                          the ETag with -a s3etag or md5, the composite\n");
-    s.push_str("                          checksum with crc32, crc32c, sha1, sha256 (HEX-N);\n");
+    s.push_str("                          checksum with crc32, crc32c, sha1, sha256, sha512,\n");
+    s.push_str("                          xxh64, xxh3, xxh128 (HEX-N);\n");
     s.push_str("                          one part gives the plain digest. s3etag's default:\n");
     s.push_str("                          8MiB, the part size of aws s3 cp and boto3\n");
     s.push_str("      --base64          print digests in base64: S3's form for crc32, crc32c,\n");
-    s.push_str("                          crc64nvme, sha1, sha256 (BASE64-N with --part-size)\n");
+    s.push_str("                          crc64nvme, md5, sha1, sha256, sha512, xxh64, xxh3,\n");
+    s.push_str("                          xxh128 (BASE64-N with --part-size)\n");
     s.push_str("  -b, --binary          read in binary mode\n");
     s.push_str("  -c, --check           read checksums from the FILEs and check them: GNU and\n");
     s.push_str("                          BSD lines, fastsum's --json, hashdeep, SFV, Debian\n");
