@@ -115,25 +115,37 @@ fn dupes_l_never_acts_outside_its_operands_and_its_dry_run_says_so() {
     }
 }
 
-/// An overlay mounted for a test (root and overlayfs only; `None`, said,
-/// elsewhere): `merged` over `lower` with `upper`, unmounted on drop with
-/// every bind mount made of it.
+/// Overlays mounted for a test (root and overlayfs only; `None`, said,
+/// elsewhere), unmounted on drop with every bind mount made, last first.
 struct Overlay {
     merged: PathBuf,
     mounts: Vec<PathBuf>,
 }
 
 impl Overlay {
+    /// `merged` over `lower` (names in `env`), with an upper and a work
+    /// directory of its own.
     fn new(env: &TestEnv, merged: &str, lower: &str) -> Option<Overlay> {
-        for d in [merged, lower, "upper", "work"] {
-            env.mkdir(d);
+        let mut overlay = Overlay {
+            merged: env.path().join(merged),
+            mounts: Vec::new(),
+        };
+        overlay.stack(env, merged, lower).then_some(overlay)
+    }
+
+    /// One more overlay, `merged` over `lower`; false (said) if none can be
+    /// mounted here.
+    fn stack(&mut self, env: &TestEnv, merged: &str, lower: &str) -> bool {
+        let (upper, work) = (format!("{merged}.upper"), format!("{merged}.work"));
+        for d in [merged, lower, &upper, &work] {
+            std::fs::create_dir_all(env.path().join(d)).unwrap();
         }
         let p = |d: &str| env.path().join(d);
         let options = format!(
             "lowerdir={},upperdir={},workdir={}",
             p(lower).display(),
-            p("upper").display(),
-            p("work").display()
+            p(&upper).display(),
+            p(&work).display()
         );
         let mounted = std::process::Command::new("mount")
             .args(["-t", "overlay", "overlay", "-o", &options])
@@ -142,12 +154,10 @@ impl Overlay {
             .is_ok_and(|o| o.status.success());
         if !mounted {
             testenv::skip("no overlay file system can be mounted here (needs root and overlayfs)");
-            return None;
+            return false;
         }
-        Some(Overlay {
-            merged: p(merged),
-            mounts: vec![p(merged)],
-        })
+        self.mounts.push(p(merged));
+        true
     }
 
     fn bind(&mut self, from: &Path, to: &Path) {
@@ -169,6 +179,84 @@ impl Drop for Overlay {
             let _ = std::process::Command::new("umount").arg(m).output();
         }
     }
+}
+
+/// The helper's hostile pass: overlays the mount table misnames. The
+/// lower directory renamed after the mount (an empty one in its place), a
+/// nested overlay (the file two overlays down), and an overlay of another
+/// mount namespace reached through /proc/PID/root: in each, the kept file
+/// is the merged view's and the layer's file is never removed.
+#[test]
+fn dupes_never_acts_through_an_overlay_the_mount_table_misnames() {
+    let check = |env: &TestEnv, operands: [&str; 2], view: &Path, layer: &Path| {
+        let run = dry_run_then_run(env, &["--remove", operands[0], operands[1]]);
+        assert_eq!(run.status, 1, "{operands:?}: {}", run.stderr_str());
+        assert!(run.stderr_str().contains("skipped"), "{}", run.stderr_str());
+        assert!(run.stdout.is_empty(), "{operands:?}: {}", run.stdout_str());
+        assert_eq!(std::fs::read(view).unwrap(), b"precious\n", "{operands:?}");
+        assert_eq!(std::fs::read(layer).unwrap(), b"precious\n", "{operands:?}");
+    };
+    // The lower directory renamed after the mount.
+    let env = TestEnv::new();
+    env.mkdir("b-lower");
+    env.file(b"b-lower/f", b"precious\n");
+    let Some(_overlay) = Overlay::new(&env, "a-merged", "b-lower") else {
+        return;
+    };
+    std::fs::rename(env.path().join("b-lower"), env.path().join("c-moved")).unwrap();
+    env.mkdir("b-lower");
+    let (view, layer) = (env.path().join("a-merged/f"), env.path().join("c-moved/f"));
+    check(&env, ["a-merged", "c-moved"], &view, &layer);
+    // Nested: a-top over b-mid over c-low.
+    let env = TestEnv::new();
+    env.mkdir("c-low");
+    env.file(b"c-low/f", b"precious\n");
+    let Some(mut overlay) = Overlay::new(&env, "b-mid", "c-low") else {
+        return;
+    };
+    assert!(overlay.stack(&env, "a-top", "b-mid"));
+    let (view, layer) = (env.path().join("a-top/f"), env.path().join("c-low/f"));
+    check(&env, ["a-top", "c-low"], &view, &layer);
+    // Another mount namespace: the overlay is not in this process's
+    // mount table at all.
+    let env = TestEnv::new();
+    for d in ["l", "u", "w", "m"] {
+        env.mkdir(d);
+    }
+    env.file(b"l/f", b"precious\n");
+    let p = |d: &str| env.path().join(d).display().to_string();
+    let script = format!(
+        "mount -t overlay overlay -o lowerdir={},upperdir={},workdir={} {} && echo ready && sleep 120",
+        p("l"),
+        p("u"),
+        p("w"),
+        p("m")
+    );
+    let mut holder = std::process::Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("unshare");
+    let mut ready = String::new();
+    use std::io::BufRead as _;
+    let _ = std::io::BufReader::new(holder.stdout.take().unwrap()).read_line(&mut ready);
+    if ready.trim() != "ready" {
+        let _ = holder.kill();
+        testenv::skip("no overlay can be mounted in a mount namespace of its own here");
+        return;
+    }
+    let view = PathBuf::from(format!("/proc/{}/root{}", holder.id(), p("m")));
+    let layer = env.path().join("l/f");
+    let view_operand = view.display().to_string();
+    let run = dry_run_then_run(&env, &["--remove", &view_operand, "l"]);
+    let _ = std::fs::read(view.join("f")).map(|b| assert_eq!(b, b"precious\n"));
+    let kept_view = std::fs::read(view.join("f"));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(run.status, 1, "{}", run.stderr_str());
+    assert!(run.stdout.is_empty(), "{}", run.stdout_str());
+    assert_eq!(kept_view.unwrap(), b"precious\n");
+    assert_eq!(std::fs::read(layer).unwrap(), b"precious\n");
 }
 
 #[test]
@@ -195,8 +283,8 @@ fn dupes_never_acts_on_a_file_and_its_overlays_view_of_it() {
             let err = run.stderr_str();
             assert!(
                 err.contains(&format!(
-                    "{}/f: skipped: it and the kept file are one file seen twice: it is in a \
-                     layer of the overlay at {}, the kept file in its merged view",
+                    "{}/f: skipped: it is in a layer of the overlay at {} and the kept file is \
+                     seen through that overlay: removing it may take the kept file with it",
                     operands[1],
                     merged.display()
                 )),
@@ -214,15 +302,27 @@ fn dupes_never_acts_on_a_file_and_its_overlays_view_of_it() {
             );
         }
     }
-    // A true copy beside the layer (same file system, not in a layer) is
-    // still acted on; the layer's twin, seen through the view, is not.
-    let run = dupes(&env, &["--remove", "a-merged", "d-plain"]);
+    // A copy on another device than a view's file is never acted on
+    // either: nothing here can tell it from a layer under that view (the
+    // mount table may misname the layers); it is said, and stays.
+    let run = dry_run_then_run(&env, &["--remove", "a-merged", "d-plain"]);
     let err = run.stderr_str();
-    assert!(!err.contains("d-plain"), "{err}");
     assert!(
-        !env.path().join("d-plain/twin").exists(),
-        "d-plain/twin stayed"
+        err.contains(
+            "d-plain/twin: skipped: the kept file is seen through an overlay file system and it \
+             is on another device"
+        ),
+        "{err}"
     );
+    assert_eq!(run.status, 1);
+    assert_eq!(read("d-plain/twin"), b"a real twin\n");
+    // Two copies within the one view are acted on (a whiteout in the
+    // upper layer hides the removed one; the lower layer is untouched).
+    env.file(b"a-merged/twin2", b"a real twin\n");
+    let run = dry_run_then_run(&env, &["--remove", "a-merged"]);
+    assert_eq!(run.status, 0, "{}", run.stderr_str());
+    assert_eq!(run.stdout_str(), "remove: a-merged/twin2\n");
+    assert!(!env.path().join("a-merged/twin2").exists());
     assert_eq!(read("a-merged/twin"), b"a real twin\n");
     assert_eq!(read("b-lower/twin"), b"a real twin\n");
     // Grouped still (a report is no harm): the pair is one group.

@@ -8,9 +8,12 @@
 //!   link the symbolic link itself);
 //! * its real path is outside every operand's real path: a symbolic link
 //!   followed by `-L` led out of what the user named;
-//! * it and the kept file are one file seen twice through an overlay
-//!   (overlayfs): one is in the merged view, the other in a layer of that
-//!   overlay, and removing the layer's file takes the view's with it.
+//! * it lies in a layer of a mounted overlay (overlayfs): changing it
+//!   changes what the overlay shows, and removing it takes the merged
+//!   view's file with it, which may be the kept one;
+//! * it and the kept file are on two devices and one of them is seen
+//!   through an overlay: the other may be a layer under it (one file
+//!   seen twice), whether or not the mount table says so.
 
 use std::path::{Path, PathBuf};
 
@@ -64,50 +67,53 @@ impl Scope {
                 crate::escape::display_path(&real)
             ));
         }
-        self.one_file_through_an_overlay(member, kept)
+        self.overlay_refuses(member, kept)
     }
 
-    /// Whether `member` and `kept` are one file seen through an overlay and
-    /// in one of its layers, said as the reason.
-    fn one_file_through_an_overlay(&self, member: &Member, kept: &Member) -> Option<String> {
+    /// Why an overlay forbids acting on `member` while `kept` is kept:
+    ///
+    /// 1. `member` lies in a layer of a mounted overlay (placed from the
+    ///    mount table): changing it changes what the overlay shows, and if
+    ///    the kept file is seen through it, takes the kept file with it;
+    /// 2. the two are on different devices and one is seen through an
+    ///    overlay file system (`statfs`, whatever the mount table says: an
+    ///    overlay of another mount namespace, a layer renamed or reached
+    ///    through a link retargeted since the mount, nested overlays):
+    ///    the other may be a layer under it, which nothing here can rule
+    ///    out, so neither is acted on.
+    fn overlay_refuses(&self, member: &Member, kept: &Member) -> Option<String> {
+        for overlay in &self.overlays {
+            if overlay.holds_in_a_layer(&member.path) {
+                let point = crate::escape::display_path(&overlay.point);
+                return Some(match overlay.shows(kept.stamp.dev) {
+                    true => format!(
+                        "it is in a layer of the overlay at {point} and the kept file is seen \
+                         through that overlay: removing it may take the kept file with it (one \
+                         file seen twice)"
+                    ),
+                    false => format!(
+                        "it is in a layer of the overlay at {point}: changing it would change \
+                         what the overlay shows"
+                    ),
+                });
+            }
+        }
         if member.stamp.dev == kept.stamp.dev {
             return None;
         }
-        for overlay in &self.overlays {
-            let (viewed, other) = match (
-                overlay.shows(member.stamp.dev),
-                overlay.shows(kept.stamp.dev),
-            ) {
-                (true, false) => (member, kept),
-                (false, true) => (kept, member),
-                _ => continue,
-            };
-            let point = crate::escape::display_path(&overlay.point);
-            if overlay.unplaced {
-                return Some(format!(
-                    "{} is seen through the overlay at {point}, whose layers cannot all be \
-                     placed: the other may be in one of them",
-                    who(viewed, member)
-                ));
-            }
-            if overlay.holds_in_a_layer(&other.path) {
-                return Some(format!(
-                    "it and the kept file are one file seen twice: {} is in a layer of the \
-                     overlay at {point}, {} in its merged view",
-                    who(other, member),
-                    who(viewed, member)
-                ));
-            }
-        }
-        None
-    }
-}
-
-/// "it" for the member, "the kept file" for the other.
-fn who(one: &Member, member: &Member) -> &'static str {
-    match std::ptr::eq(one, member) {
-        true => "it",
-        false => "the kept file",
+        let (viewed, other) = match (
+            crate::fs::overlay::is_overlay(&member.path),
+            crate::fs::overlay::is_overlay(&kept.path),
+        ) {
+            (false, false) => return None,
+            (true, _) => ("it is", "the kept file"),
+            (false, true) => ("the kept file is", "it"),
+        };
+        Some(format!(
+            "{viewed} seen through an overlay file system and {other} is on another device: \
+             {other} may be a layer under that overlay (one file seen twice), so neither is \
+             acted on"
+        ))
     }
 }
 

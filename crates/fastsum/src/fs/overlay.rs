@@ -25,7 +25,8 @@ pub(crate) struct Overlay {
     pub layer_ids: Vec<(u64, u64)>,
     /// A layer that could not be placed (a relative path, as given at mount
     /// time from a directory unknown here, or one that cannot be stat-ed):
-    /// then no file off the merged view can be known not to be in it.
+    /// a file in it is not known to be in a layer (the device rule of
+    /// `dupes::scope` still keeps it from its view's file).
     pub unplaced: bool,
 }
 
@@ -46,6 +47,39 @@ pub(crate) fn mounted() -> Vec<Overlay> {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn mounted() -> Vec<Overlay> {
     Vec::new()
+}
+
+/// overlayfs's `f_type` (`OVERLAYFS_SUPER_MAGIC`).
+#[cfg(target_os = "linux")]
+const OVERLAYFS_SUPER_MAGIC: u64 = 0x794c_7630;
+
+/// Whether the file at `path` is seen through an overlay file system
+/// (`statfs`'s type, so an overlay of any mount namespace, however its
+/// layers were named); a path that cannot be asked counts as one (the
+/// callers refuse to act on it: fail closed).
+#[cfg(target_os = "linux")]
+pub(crate) fn is_overlay(path: &Path) -> bool {
+    let Ok(c_path) = std::ffi::CString::new(super::name::path_bytes(path)) else {
+        return true;
+    };
+    // SAFETY: an all-zero statfs is a valid value of that plain C struct,
+    // to be overwritten.
+    let mut buf: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c_path is NUL-terminated and outlives the call; buf is a
+    // writable statfs.
+    if unsafe { libc::statfs(c_path.as_ptr(), &mut buf) } != 0 {
+        return true;
+    }
+    // f_type is signed on some targets; the magic fits in 32 bits.
+    #[allow(clippy::unnecessary_cast)]
+    let kind = buf.f_type as u64 & 0xffff_ffff;
+    kind == OVERLAYFS_SUPER_MAGIC
+}
+
+/// No overlayfs off Linux.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn is_overlay(_path: &Path) -> bool {
+    false
 }
 
 /// Each layer's directory stat-ed (its device and inode), or the overlay
