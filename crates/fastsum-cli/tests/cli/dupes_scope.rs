@@ -242,6 +242,7 @@ fn dupes_never_acts_through_an_overlay_the_mount_table_misnames() {
     let _ = std::io::BufReader::new(holder.stdout.take().unwrap()).read_line(&mut ready);
     if ready.trim() != "ready" {
         let _ = holder.kill();
+        let _ = holder.wait();
         testenv::skip("no overlay can be mounted in a mount namespace of its own here");
         return;
     }
@@ -331,4 +332,51 @@ fn dupes_never_acts_on_a_file_and_its_overlays_view_of_it() {
         report.contains("a-merged/f") && report.contains("b-lower/f"),
         "{report}"
     );
+}
+
+/// The helper's hostile pass: a directory and a bind mount of it are one
+/// directory, so `bd/b` and `d/b` are one entry. The run removed `bd/b`
+/// and then said `d/b` could not be resolved (exit 1) where the dry run
+/// had said "would remove" of both; both now say the second is the same
+/// entry, nothing more to do, exit 0. Two hard links in one directory are
+/// two entries and both are acted on.
+#[test]
+fn one_entry_by_two_paths_is_acted_on_once_in_the_dry_run_and_the_run() {
+    let env = TestEnv::new();
+    env.mkdir("d");
+    env.file(b"d/a", b"x\n");
+    env.file(b"d/b", b"x\n");
+    std::fs::hard_link(env.path().join("d/b"), env.path().join("d/c")).unwrap();
+    let mut mounts = Overlay {
+        merged: PathBuf::new(),
+        mounts: Vec::new(),
+    };
+    let bound = std::process::Command::new("mount")
+        .arg("--bind")
+        .arg(env.path().join("d"))
+        .arg(env.mkdir("bd"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !bound {
+        testenv::skip("no bind mount can be made here (needs root)");
+        return;
+    }
+    mounts.mounts.push(env.path().join("bd"));
+    let run = dry_run_then_run(&env, &["--remove", "bd", "d"]);
+    assert_eq!(run.status, 0, "{}", run.stderr_str());
+    assert_eq!(run.stdout_str(), "remove: bd/b\nremove: bd/c\n");
+    let err = run.stderr_str();
+    for (alias, of) in [("d/b", "bd/b"), ("d/c", "bd/c")] {
+        assert!(
+            err.contains(&format!(
+                "fastsum dupes: {alias}: nothing more to do: it is {of} by another path to its \
+                 directory (the same entry)"
+            )),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read(env.path().join("d/a")).unwrap(), b"x\n");
+    for gone in ["d/b", "d/c"] {
+        assert!(!env.path().join(gone).exists(), "{gone}");
+    }
 }

@@ -78,6 +78,10 @@ pub enum ActionOutcome {
     /// Nothing to do: it is the kept file's inode (a hard link of it, or
     /// the kept file itself by another path), so it is left as it is.
     SameFile,
+    /// Nothing more to do: it is the very directory entry of this earlier
+    /// member (another path to its directory: a bind mount, a followed
+    /// link), which was acted on (or, in a dry run, would be) as itself.
+    SameEntry(PathBuf),
     /// Left as it was, and why (it or the kept file changed, ...).
     Skipped(String),
     /// Tried and failed, and why; the member is as it was.
@@ -159,7 +163,8 @@ pub(crate) fn act_on_group_hooked(
     let mut kept = kept_member(group, keep).clone();
     // Inodes whose link count (and so ctime) our own actions moved.
     let mut touched: Vec<crate::fs::FileId> = Vec::new();
-    for member in &group.members {
+    let entries = entries_named_twice(group);
+    for (i, member) in group.members.iter().enumerate() {
         if member.path == kept.path {
             continue;
         }
@@ -167,6 +172,9 @@ pub(crate) fn act_on_group_hooked(
             // Never acted on, in a dry run neither: the same inode by
             // another name, or the kept file itself by another path.
             ActionOutcome::SameFile
+        } else if let Some(earlier) = earlier_entry(group, &entries, i) {
+            // Acted on (or not) as that member: in a dry run and a run alike.
+            ActionOutcome::SameEntry(earlier.to_path_buf())
         } else if let Some(why) = scope.refuses(member, &kept) {
             ActionOutcome::Skipped(why)
         } else if dry_run {
@@ -219,6 +227,53 @@ pub(crate) fn act_on_group_hooked(
             outcome,
         });
     }
+}
+
+/// For each member whose inode another member also has, its directory
+/// entry: the device and inode of the directory it is named in, and its
+/// name (an entry is one by these, whatever path reached its directory);
+/// `None` for the others (most: nothing is stat-ed for them).
+fn entries_named_twice(group: &Group) -> Vec<Option<(u64, u64, std::ffi::OsString)>> {
+    group
+        .members
+        .iter()
+        .map(|member| {
+            let shared = group
+                .members
+                .iter()
+                .filter(|m| m.id() == member.id())
+                .count()
+                > 1;
+            shared.then(|| entry_of(&member.path)).flatten()
+        })
+        .collect()
+}
+
+/// The path of a member before member `i` that is its directory entry.
+fn earlier_entry<'g>(
+    group: &'g Group,
+    entries: &[Option<(u64, u64, std::ffi::OsString)>],
+    i: usize,
+) -> Option<&'g Path> {
+    let entry = entries[i].as_ref()?;
+    let j = (0..i).find(|&j| entries[j].as_ref() == Some(entry))?;
+    Some(&group.members[j].path)
+}
+
+#[cfg(unix)]
+fn entry_of(path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
+    use std::os::unix::fs::MetadataExt;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::fs::metadata(parent).ok()?;
+    Some((dir.dev(), dir.ino(), path.file_name()?.to_os_string()))
+}
+
+#[cfg(not(unix))]
+fn entry_of(_path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
+    None
 }
 
 /// The checks, then the action, for one member (never the kept file's
@@ -310,174 +365,4 @@ fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dupes::DupesOptions;
-
-    fn groups(dir: &Path) -> Vec<Group> {
-        DupesOptions::new()
-            .find_duplicates(&[dir.to_path_buf()], false)
-            .unwrap()
-            .groups
-    }
-
-    #[test]
-    fn a_member_changed_between_hashing_and_acting_is_skipped_and_nothing_is_lost() {
-        let dir = tempfile::tempdir().unwrap();
-        for name in ["a", "b", "c"] {
-            std::fs::write(dir.path().join(name), b"same bytes").unwrap();
-        }
-        let found = groups(dir.path());
-        assert_eq!(found.len(), 1);
-        let mut acted = Vec::new();
-        // The seam: "b" is rewritten (same size, other bytes) after it was
-        // hashed and just before it is checked.
-        let before = |path: &Path| {
-            if path.ends_with("b") {
-                std::fs::write(path, b"SAME BYTES").unwrap();
-            }
-        };
-        act_on_group_hooked(
-            &found[0],
-            &Scope::of(&[dir.path().to_path_buf()]),
-            Action::Remove,
-            Keep::First,
-            false,
-            &mut |p: &Path, _: Moment| before(p),
-            &mut |a| acted.push(a),
-        );
-        assert_eq!(acted.len(), 2);
-        let b = acted.iter().find(|a| a.member.ends_with("b")).unwrap();
-        assert!(
-            matches!(&b.outcome, ActionOutcome::Skipped(why) if why.contains("changed")),
-            "{b:?}"
-        );
-        assert_eq!(std::fs::read(dir.path().join("b")).unwrap(), b"SAME BYTES");
-        assert!(!dir.path().join("c").exists(), "c was removed");
-        assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"same bytes");
-    }
-
-    #[test]
-    fn links_replace_atomically_and_keep_every_byte() {
-        let dir = tempfile::tempdir().unwrap();
-        for name in ["x1", "x2", "x3"] {
-            std::fs::write(dir.path().join(name), b"content").unwrap();
-        }
-        let found = groups(dir.path());
-        let mut acted = Vec::new();
-        act_on_group_hooked(
-            &found[0],
-            &Scope::of(&[dir.path().to_path_buf()]),
-            Action::Link,
-            Keep::Newest,
-            false,
-            &mut |_, _| {},
-            &mut |a| acted.push(a),
-        );
-        assert!(
-            acted.iter().all(|a| a.outcome == ActionOutcome::Done),
-            "{acted:?}"
-        );
-        use std::os::unix::fs::MetadataExt;
-        let inodes: std::collections::HashSet<u64> = ["x1", "x2", "x3"]
-            .iter()
-            .map(|n| std::fs::metadata(dir.path().join(n)).unwrap().ino())
-            .collect();
-        assert_eq!(inodes.len(), 1);
-        for n in ["x1", "x2", "x3"] {
-            assert_eq!(std::fs::read(dir.path().join(n)).unwrap(), b"content");
-        }
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().contains("fastsum"))
-            .collect();
-        assert!(leftovers.is_empty(), "{leftovers:?}");
-    }
-
-    #[test]
-    fn a_write_during_the_comparison_leaves_the_member_as_it_is() {
-        // Issue 30.2: another process writes to the member while its bytes
-        // are compared with the kept file's (the seam runs right after the
-        // comparison found them equal): nothing may be done to it.
-        for action in [Action::Remove, Action::Link, Action::Symlink] {
-            let dir = tempfile::tempdir().unwrap();
-            for name in ["a", "b"] {
-                std::fs::write(dir.path().join(name), b"same bytes").unwrap();
-            }
-            let found = groups(dir.path());
-            let mut acted = Vec::new();
-            let mut hook = |path: &Path, moment: Moment| {
-                if moment == Moment::Compared {
-                    use std::io::{Seek, Write};
-                    let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-                    f.seek(std::io::SeekFrom::Start(0)).unwrap();
-                    f.write_all(b"NEW").unwrap();
-                }
-            };
-            let scope = Scope::of(&[dir.path().to_path_buf()]);
-            act_on_group_hooked(
-                &found[0],
-                &scope,
-                action,
-                Keep::First,
-                false,
-                &mut hook,
-                &mut |a| acted.push(a),
-            );
-            assert!(
-                matches!(&acted[0].outcome, ActionOutcome::Skipped(why) if why.contains("while it was compared")),
-                "{action:?}: {acted:?}"
-            );
-            let b = dir.path().join("b");
-            assert!(!b.symlink_metadata().unwrap().file_type().is_symlink());
-            assert_eq!(std::fs::read(&b).unwrap(), b"NEWe bytes", "{action:?}");
-            assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"same bytes");
-        }
-    }
-
-    #[test]
-    fn the_kept_files_inode_is_never_acted_on() {
-        // Issue 30.1 in the library: a group whose members are one file by
-        // two spellings and a hard link of it.
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a");
-        std::fs::write(&a, b"precious").unwrap();
-        std::fs::hard_link(&a, dir.path().join("h")).unwrap();
-        let stamp = |p: &Path| FileStamp::of(&std::fs::symlink_metadata(p).unwrap());
-        let again = dir.path().join(".").join("a");
-        let group = Group {
-            size: 8,
-            digest: crate::algo::Algorithm::Md5.hash_bytes(b"precious"),
-            members: [a.clone(), again, dir.path().join("h")]
-                .into_iter()
-                .map(|path| Member {
-                    stamp: stamp(&path),
-                    path,
-                })
-                .collect(),
-        };
-        for action in [
-            Action::Remove,
-            Action::Link,
-            Action::Symlink,
-            Action::Reflink,
-        ] {
-            let mut acted = Vec::new();
-            act_on_group_hooked(
-                &group,
-                &Scope::of(&[dir.path().to_path_buf()]),
-                action,
-                Keep::First,
-                false,
-                &mut |_, _| {},
-                &mut |x| acted.push(x),
-            );
-            assert!(
-                acted.iter().all(|x| x.outcome == ActionOutcome::SameFile),
-                "{action:?}: {acted:?}"
-            );
-            assert_eq!(std::fs::read(&a).unwrap(), b"precious");
-        }
-    }
-}
+mod tests;

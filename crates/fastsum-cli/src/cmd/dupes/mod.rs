@@ -297,11 +297,7 @@ fn act(
     args: &DupesArgs,
     out: &mut Output,
 ) -> bool {
-    let keep = match args.keep.as_str() {
-        "oldest" => Keep::Oldest,
-        "newest" => Keep::Newest,
-        _ => Keep::First,
-    };
+    let keep = keep_of(&args.keep);
     let verb = match args.dry_run {
         true => format!("would {}", action.name()),
         false => action.name().to_string(),
@@ -346,6 +342,16 @@ fn act(
                     )
                     .as_bytes(),
                 ),
+                ActionOutcome::SameEntry(earlier) => {
+                    let earlier = quote(fastsum::name::path_bytes(earlier));
+                    out.err_raw(
+                        format!(
+                            "fastsum dupes: {member}: nothing more to do: it is {earlier} by \
+                             another path to its directory (the same entry)\n"
+                        )
+                        .as_bytes(),
+                    )
+                }
                 ActionOutcome::Skipped(why) => {
                     all_done = false;
                     out.err_raw(format!("fastsum dupes: {member}: skipped: {why}\n").as_bytes());
@@ -361,6 +367,15 @@ fn act(
         });
     }
     all_done
+}
+
+/// `--keep`'s word as the library's choice (clap allows only these).
+fn keep_of(word: &str) -> Keep {
+    match word {
+        "oldest" => Keep::Oldest,
+        "newest" => Keep::Newest,
+        _ => Keep::First,
+    }
 }
 
 /// The groups (text or JSON), then the count line on stderr.
