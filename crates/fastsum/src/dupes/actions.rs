@@ -25,6 +25,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::entry::Entry;
 use super::files::same_bytes;
 use super::reflink::{dedupe, Refused};
 use super::scope::Scope;
@@ -130,6 +131,8 @@ pub(crate) enum Moment {
     BeforeCheck,
     /// After their bytes compared equal, before the second stat.
     Compared,
+    /// After the second stat, before the member's directory is held.
+    Checked,
 }
 
 impl Group {
@@ -199,7 +202,7 @@ pub(crate) fn act_on_group_hooked(
                     }
                 }
             }
-            let outcome = act_on(&member, &kept, action, &mut *hook);
+            let outcome = act_on(&member, &kept, scope, action, &mut *hook);
             if outcome == ActionOutcome::Done {
                 touched.push(member.id());
             }
@@ -281,6 +284,7 @@ fn entry_of(_path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
 fn act_on(
     member: &Member,
     kept: &Member,
+    scope: &Scope,
     action: Action,
     hook: &mut dyn FnMut(&Path, Moment),
 ) -> ActionOutcome {
@@ -309,12 +313,24 @@ fn act_on(
     if let Some(why) = unchanged(member, kept, "while it was compared with the kept file") {
         return ActionOutcome::Skipped(why);
     }
+    hook(&member.path, Moment::Checked);
+    // From here on through its directory, held and found in the scope
+    // (a directory of the path swapped since is no way out).
+    let entry = match Entry::hold(&member.path, scope) {
+        Ok(entry) => entry,
+        Err(why) => return ActionOutcome::Skipped(why),
+    };
+    match entry.stamp() {
+        Ok(now) if now == member.stamp => {}
+        Ok(_) => return ActionOutcome::Skipped("it changed while it was compared".into()),
+        Err(e) => return ActionOutcome::Skipped(format!("it cannot be stat-ed: {e}")),
+    }
     let result = match action {
-        Action::Remove => std::fs::remove_file(&member.path),
-        Action::Link => replace(&member.path, |tmp| std::fs::hard_link(&kept.path, tmp)),
+        Action::Remove => entry.remove(),
+        Action::Link => entry.replace(|tmp| std::fs::hard_link(&kept.path, tmp)),
         Action::Symlink => {
             let target = std::path::absolute(&kept.path).unwrap_or_else(|_| kept.path.clone());
-            replace(&member.path, |tmp| symlink(&target, tmp))
+            entry.replace(|tmp| symlink(&target, tmp))
         }
         // Shared by the kernel above, after its own comparison.
         Action::Reflink => Ok(()),
@@ -336,24 +352,6 @@ fn unchanged(member: &Member, kept: &Member, when: &str) -> Option<String> {
         (Err(e), _) => Some(format!("it cannot be stat-ed: {e}")),
         (_, Err(e)) => Some(format!("the kept file cannot be stat-ed: {e}")),
     }
-}
-
-/// Makes the replacement under a temporary name beside `member` with
-/// `make`, then renames it over `member` (atomic); cleans up on failure.
-fn replace(member: &Path, make: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
-    let dir = member
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = member.file_name().unwrap_or_default().as_encoded_bytes();
-    let tmp_name = super::leftovers::temporary_name(name, std::process::id());
-    let tmp = dir.join(crate::fs::name::os_string(tmp_name));
-    make(&tmp)?;
-    if let Err(e) = std::fs::rename(&tmp, member) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
 }
 
 /// A symbolic link at `link` to the file `target`.

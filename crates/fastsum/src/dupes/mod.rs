@@ -19,6 +19,7 @@
 
 pub mod actions;
 pub mod dirs;
+mod entry;
 mod files;
 mod items;
 pub mod leftovers;

@@ -61,13 +61,18 @@ impl Scope {
             Ok(real) => real,
             Err(e) => return Some(format!("its real path cannot be resolved: {e}")),
         };
-        if !self.roots.iter().any(|root| real.starts_with(root)) {
+        if !self.holds(&real) {
             return Some(format!(
                 "its real path {} is outside every operand (a symbolic link led out)",
                 crate::escape::display_path(&real)
             ));
         }
         self.overlay_refuses(member, kept)
+    }
+
+    /// Whether the real path `real` lies under an operand's real path.
+    pub(crate) fn holds(&self, real: &Path) -> bool {
+        self.roots.iter().any(|root| real.starts_with(root))
     }
 
     /// Why an overlay forbids acting on `member` while `kept` is kept:

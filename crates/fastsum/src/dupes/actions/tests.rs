@@ -170,3 +170,49 @@ fn the_kept_files_inode_is_never_acted_on() {
         assert_eq!(std::fs::read(&a).unwrap(), b"precious");
     }
 }
+
+#[test]
+fn a_directory_swapped_for_a_link_out_after_the_checks_is_no_way_out() {
+    // The hostile pass over issue 63.12: a directory of the member's path
+    // swapped for a link to a directory outside every operand between the
+    // checks and the act (renameat2 in a loop did it in CI's reach). The
+    // act goes through the directory it holds, whose real path it checks.
+    for action in [Action::Remove, Action::Link, Action::Symlink] {
+        let dir = tempfile::tempdir().unwrap();
+        let (op, out) = (dir.path().join("op"), dir.path().join("out"));
+        std::fs::create_dir_all(op.join("sub")).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(op.join("keep"), b"same bytes").unwrap();
+        std::fs::write(op.join("sub/f"), b"same bytes").unwrap();
+        std::fs::write(out.join("f"), b"same bytes").unwrap();
+        let found = DupesOptions::new()
+            .find_duplicates(std::slice::from_ref(&op), false)
+            .unwrap()
+            .groups;
+        let scope = Scope::of(std::slice::from_ref(&op));
+        let mut hook = |path: &Path, moment: Moment| {
+            if moment == Moment::Checked && path.ends_with("sub/f") {
+                std::fs::rename(op.join("sub"), op.join("sub.real")).unwrap();
+                std::os::unix::fs::symlink(&out, op.join("sub")).unwrap();
+            }
+        };
+        let mut acted = Vec::new();
+        act_on_group_hooked(
+            &found[0],
+            &scope,
+            action,
+            Keep::First,
+            false,
+            &mut hook,
+            &mut |a| acted.push(a),
+        );
+        assert!(
+            matches!(&acted[0].outcome, ActionOutcome::Skipped(why) if why.contains("outside every operand")),
+            "{action:?}: {acted:?}"
+        );
+        let outside = std::fs::symlink_metadata(out.join("f")).unwrap();
+        assert!(outside.is_file(), "{action:?}");
+        assert_eq!(std::fs::read(out.join("f")).unwrap(), b"same bytes");
+        assert_eq!(std::fs::read(op.join("sub.real/f")).unwrap(), b"same bytes");
+    }
+}
