@@ -85,12 +85,92 @@ pub enum ErrorKind {
     },
 }
 
+/// glibc's texts of the errors a file tool meets, which the GNU tools
+/// print: the static musl build's C library words several otherwise ("I/O
+/// error" for "Input/output error", "Symbolic link loop", "Filename too
+/// long" ...), and the release binaries must say what md5sum says. Taken
+/// from glibc's strerror (Python's os.strerror on Debian 12); the test
+/// below holds them to the C library's where that is glibc.
+#[cfg(target_os = "linux")]
+const GLIBC_TEXTS: &[(i32, &str)] = &[
+    (libc::EPERM, "Operation not permitted"),
+    (libc::ENOENT, "No such file or directory"),
+    (libc::ESRCH, "No such process"),
+    (libc::EINTR, "Interrupted system call"),
+    (libc::EIO, "Input/output error"),
+    (libc::ENXIO, "No such device or address"),
+    (libc::E2BIG, "Argument list too long"),
+    (libc::ENOEXEC, "Exec format error"),
+    (libc::EBADF, "Bad file descriptor"),
+    (libc::ECHILD, "No child processes"),
+    (libc::EAGAIN, "Resource temporarily unavailable"),
+    (libc::ENOMEM, "Cannot allocate memory"),
+    (libc::EACCES, "Permission denied"),
+    (libc::EFAULT, "Bad address"),
+    (libc::ENOTBLK, "Block device required"),
+    (libc::EBUSY, "Device or resource busy"),
+    (libc::EEXIST, "File exists"),
+    (libc::EXDEV, "Invalid cross-device link"),
+    (libc::ENODEV, "No such device"),
+    (libc::ENOTDIR, "Not a directory"),
+    (libc::EISDIR, "Is a directory"),
+    (libc::EINVAL, "Invalid argument"),
+    (libc::ENFILE, "Too many open files in system"),
+    (libc::EMFILE, "Too many open files"),
+    (libc::ENOTTY, "Inappropriate ioctl for device"),
+    (libc::ETXTBSY, "Text file busy"),
+    (libc::EFBIG, "File too large"),
+    (libc::ENOSPC, "No space left on device"),
+    (libc::ESPIPE, "Illegal seek"),
+    (libc::EROFS, "Read-only file system"),
+    (libc::EMLINK, "Too many links"),
+    (libc::EPIPE, "Broken pipe"),
+    (libc::EDOM, "Numerical argument out of domain"),
+    (libc::ERANGE, "Numerical result out of range"),
+    (libc::EDEADLK, "Resource deadlock avoided"),
+    (libc::ENAMETOOLONG, "File name too long"),
+    (libc::ENOLCK, "No locks available"),
+    (libc::ENOSYS, "Function not implemented"),
+    (libc::ENOTEMPTY, "Directory not empty"),
+    (libc::ELOOP, "Too many levels of symbolic links"),
+    (libc::ENODATA, "No data available"),
+    (libc::EOVERFLOW, "Value too large for defined data type"),
+    (
+        libc::EILSEQ,
+        "Invalid or incomplete multibyte or wide character",
+    ),
+    (libc::EOPNOTSUPP, "Operation not supported"),
+    (libc::ECONNRESET, "Connection reset by peer"),
+    (libc::ETIMEDOUT, "Connection timed out"),
+    (libc::ECONNREFUSED, "Connection refused"),
+    (libc::ESTALE, "Stale file handle"),
+    (libc::EDQUOT, "Disk quota exceeded"),
+    (libc::ENOMEDIUM, "No medium found"),
+    (libc::EUCLEAN, "Structure needs cleaning"),
+    (libc::EREMOTEIO, "Remote I/O error"),
+];
+
+/// glibc's text of `code`, where the table has it.
+fn glibc_text(code: i32) -> Option<&'static str> {
+    #[cfg(target_os = "linux")]
+    return GLIBC_TEXTS
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, t)| *t);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = code;
+        None
+    }
+}
+
 impl Error {
     /// The C library's text for an I/O error ("No such file or directory"),
     /// without Rust's " (os error N)" suffix, so messages match the GNU
     /// tools.
     pub fn os_message(e: &io::Error) -> String {
         match e.raw_os_error() {
+            Some(code) if glibc_text(code).is_some() => glibc_text(code).unwrap_or_default().into(),
             Some(code) => {
                 let full = io::Error::from_raw_os_error(code).to_string();
                 match full.rfind(" (os error ") {
@@ -170,3 +250,37 @@ impl From<io::Error> for Error {
 
 /// A `Result` whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// Where the C library is glibc, its words are the table's: the table
+    /// is what a glibc build prints, and the musl build prints it too.
+    #[test]
+    #[cfg(target_env = "gnu")]
+    fn the_table_is_glibcs_own_words() {
+        for &(code, text) in GLIBC_TEXTS {
+            let libc_words = io::Error::from_raw_os_error(code).to_string();
+            assert_eq!(
+                libc_words.split(" (os error ").next(),
+                Some(text),
+                "errno {code}"
+            );
+        }
+    }
+
+    #[test]
+    fn messages_take_the_tables_words_and_the_c_librarys_beyond_it() {
+        let eio = io::Error::from_raw_os_error(libc::EIO);
+        assert_eq!(Error::os_message(&eio), "Input/output error");
+        let eloop = io::Error::from_raw_os_error(libc::ELOOP);
+        assert_eq!(
+            Error::os_message(&eloop),
+            "Too many levels of symbolic links"
+        );
+        // Not in the table: the C library's words, without Rust's suffix.
+        let other = io::Error::from_raw_os_error(libc::ENOTSOCK);
+        assert!(!Error::os_message(&other).contains("os error"));
+    }
+}
