@@ -169,8 +169,10 @@ impl Error {
     /// without Rust's " (os error N)" suffix, so messages match the GNU
     /// tools.
     pub fn os_message(e: &io::Error) -> String {
+        if let Some(text) = e.raw_os_error().and_then(glibc_text) {
+            return text.into();
+        }
         match e.raw_os_error() {
-            Some(code) if glibc_text(code).is_some() => glibc_text(code).unwrap_or_default().into(),
             Some(code) => {
                 let full = io::Error::from_raw_os_error(code).to_string();
                 match full.rfind(" (os error ") {
