@@ -56,10 +56,11 @@ fn no_name_forges_a_report_line_or_reaches_the_terminal_raw() {
     let list = run(&env, &["-r", "u"]);
     env.file(b"SUMS", &list.stdout);
     // u moved away: the list of u updated to t (a file the list names
-    // that is still there, unread, would refuse the update).
+    // that is still there, unread, would refuse the update; -a, as no
+    // listed file is left to tell the algorithm).
     let (u, away) = (env.path().join("u"), env.path().join("u.away"));
     std::fs::rename(&u, &away).unwrap();
-    let out = run(&env, &["-r", "--update=SUMS", "t"]);
+    let out = run(&env, &["-r", "-a", "md5", "--update=SUMS", "t"]);
     std::fs::rename(&away, &u).unwrap();
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     clean("--update", &out.stdout, 3);
@@ -158,7 +159,11 @@ fn no_name_reorders_or_splits_a_report_line() {
     env.file(b"SUMS", &list.stdout);
     let (u, away) = (env.path().join("u"), env.path().join("u.away"));
     std::fs::rename(&u, &away).unwrap();
-    shown("--update", &run(&env, &["-r", "--update=SUMS", "t"]), 5);
+    shown(
+        "--update",
+        &run(&env, &["-r", "-a", "md5", "--update=SUMS", "t"]),
+        5,
+    );
     std::fs::rename(&away, &u).unwrap();
     shown("diff", &run(&env, &["diff", "u", "t"]), 5);
     shown("dupes", &run(&env, &["dupes", "t"]), 5);

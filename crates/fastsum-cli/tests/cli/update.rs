@@ -424,6 +424,48 @@ fn a_guessed_algorithm_that_the_files_contradict_stops_the_update() {
     assert_eq!(out.status, 0, "{}", out.stderr_str());
 }
 
+/// An untagged list whose every file changed since it was written (or is
+/// gone) shows its algorithm under no candidate: the update cannot tell
+/// XXH128 from MD5 (a list was once rewritten from one into the other,
+/// exit 0), so it refuses, names the candidates and changes nothing;
+/// with -a it goes on in that algorithm.
+#[test]
+fn a_list_whose_every_file_changed_is_not_rewritten_in_a_guess() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"one\n");
+    env.file(b"t/b", b"two\n");
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for algorithm in ["xxh128", "md5"] {
+        env.file(b"t/a", b"one\n");
+        env.file(b"t/b", b"two\n");
+        let list = fastsum(&env, &["-r", "--untagged", "-a", algorithm, "t"]);
+        assert_eq!(list.status, 0, "{}", list.stderr_str());
+        env.file(b"L", &list.stdout);
+        let listed = std::fs::File::options()
+            .write(true)
+            .open(env.path().join("L"))
+            .unwrap();
+        listed.set_modified(an_hour_ago).unwrap();
+        env.file(b"t/a", b"ONE\n");
+        env.file(b"t/b", b"TWO\n");
+        let out = fastsum(&env, &["-r", "--update=L", "t"]);
+        assert_eq!(out.status, 1, "{algorithm}: {}", out.stderr_str());
+        let said = out.stderr_str();
+        assert!(said.contains("could be md5, xxh128"), "{said}");
+        assert!(said.contains("give -a; nothing was changed"), "{said}");
+        assert_eq!(std::fs::read(env.path().join("L")).unwrap(), list.stdout);
+        // Every file gone: the same.
+        let out = fastsum(&env, &["--update=L", "t/none"]);
+        assert_ne!(out.status, 0, "{algorithm}: {}", out.stderr_str());
+        assert_eq!(std::fs::read(env.path().join("L")).unwrap(), list.stdout);
+        let out = fastsum(&env, &["-r", "--update=L", "-a", algorithm, "t"]);
+        assert_eq!(out.status, 0, "{algorithm}: {}", out.stderr_str());
+        let fresh = fastsum(&env, &["-r", "--untagged", "-a", algorithm, "t"]);
+        assert_eq!(std::fs::read(env.path().join("L")).unwrap(), fresh.stdout);
+    }
+}
+
 /// Issue 51.6: a --dirs list keeps its directory lines (byte-identical on
 /// an unchanged tree, a fresh --dirs run's lines after a change); a -z
 /// list stays NUL-terminated, names with newlines unescaped, never

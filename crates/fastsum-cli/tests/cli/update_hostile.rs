@@ -186,12 +186,26 @@ fn a_wrong_guess_is_refused_when_every_file_is_newer_than_the_list() {
     let out = fastsum_in(&env, here, &[b"-r", b"-a", b"xxh128", b"--update=L", b"t"]);
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     assert_eq!(std::fs::read(here.join("L")).unwrap(), list.stdout);
-    // A right guess whose files all changed since goes on.
+    // An MD5 list whose files all changed since looks the same as an
+    // XXH128 one would: refused without -a (nothing tells them apart),
+    // gone on with it.
     let md5 = fastsum_in(&env, here, &[b"-r", b"t"]);
     std::fs::write(here.join("M"), &md5.stdout).unwrap();
     env.file(b"t/a", b"ONE\n");
     env.file(b"t/b", b"TWO\n");
     let out = fastsum_in(&env, here, &[b"-r", b"--cache=c.db", b"--update=M", b"t"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("could be md5, xxh128"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(std::fs::read(here.join("M")).unwrap(), md5.stdout);
+    let out = fastsum_in(
+        &env,
+        here,
+        &[b"-r", b"-a", b"md5", b"--cache=c.db", b"--update=M", b"t"],
+    );
     assert_eq!(out.status, 0, "{}", out.stderr_str());
     assert_eq!(out.stdout_str(), "M\tt/a\nM\tt/b\n");
 }

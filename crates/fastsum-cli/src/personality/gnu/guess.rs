@@ -319,6 +319,18 @@ pub(super) fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
     }
     match (confirmed, unmatched) {
         (false, Some(why)) => Err(why),
+        // No listed file hashes to its line under the guess (each changed
+        // since the list, or is gone): nothing tells the guess from the
+        // other algorithms of that length, and rewriting the list under
+        // a wrong one would lose it, exit 0.
+        (false, None) if !old.entries.is_empty() && !others.is_empty() => {
+            let mut all = vec![guess];
+            all.extend(others);
+            Err(format!(
+                "its untagged digests could be {}, and no listed file hashes to its line under {guess} (each was changed since the list or cannot be read), so nothing tells which: give -a; nothing was changed",
+                as_options(&all)
+            ))
+        }
         _ => Ok(()),
     }
 }
