@@ -156,3 +156,129 @@ fn a_list_of_tagged_and_untagged_lines_is_refused_untouched() {
     );
     assert_eq!(std::fs::read(env.path().join("L")).unwrap(), list);
 }
+
+/// What Python's hashlib and base64 make of `t/a` and `t/b`: GNU's
+/// `cksum -a md5 --base64` lines (`MD5 (NAME) = BASE64`).
+fn python_base64_lines(env: &TestEnv) -> Vec<u8> {
+    let script = "import base64, hashlib, sys\n\
+        for n in sys.argv[1:]:\n    \
+        d = base64.b64encode(hashlib.md5(open(n, 'rb').read()).digest()).decode()\n    \
+        print('MD5 (%s) = %s' % (n, d))\n";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, "t/a", "t/b"])
+        .current_dir(env.path())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The hostile pass over issue 63: `--update` rewrote every line in its
+/// own default look and dropped what it does not write: base64 digests
+/// became hex, `*` marks spaces, comments were lost, CR LF became LF,
+/// exit 0. A look the update can write (base64, the binary mark, on
+/// every line) is kept: the updated list is what GNU (or Python, for
+/// base64) writes for the changed tree; one it cannot is refused, the
+/// list byte-identical.
+#[test]
+fn an_update_keeps_the_lists_look_or_changes_nothing() {
+    let Some(md5sum) = gnu("md5sum") else {
+        return;
+    };
+    let gnu_binary = |env: &TestEnv| {
+        let out = std::process::Command::new(&md5sum)
+            .args(["-b", "t/a", "t/b"])
+            .current_dir(env.path())
+            .output()
+            .unwrap();
+        out.stdout
+    };
+    type Maker = fn(&TestEnv) -> Vec<u8>;
+    type Made<'a> = Box<dyn Fn(&TestEnv) -> Vec<u8> + 'a>;
+    let kept: [(&str, Made); 2] = [
+        ("binary marks", Box::new(gnu_binary)),
+        ("base64", Box::new(python_base64_lines as Maker)),
+    ];
+    for (what, make) in kept {
+        let env = TestEnv::new();
+        env.mkdir("t");
+        env.file(b"t/a", b"one\n");
+        env.file(b"t/b", b"two\n");
+        env.file(b"L", &make(&env));
+        let update = ["-r", "-a", "md5", "--cache=c.db", "--update=L", "t"];
+        let out = fastsum(&env, &update);
+        assert_eq!(out.status, 0, "{what}: {}", out.stderr_str());
+        assert_eq!(
+            std::fs::read(env.path().join("L")).unwrap(),
+            make(&env),
+            "{what}"
+        );
+        env.file(b"t/b", b"TWO\n");
+        let out = fastsum(&env, &update);
+        assert_eq!(out.status, 0, "{what}: {}", out.stderr_str());
+        assert_eq!(out.stdout_str(), "M\tt/b\n", "{what}");
+        assert_eq!(
+            String::from_utf8_lossy(&std::fs::read(env.path().join("L")).unwrap()),
+            String::from_utf8_lossy(&make(&env)),
+            "{what}: the updated list lost its look"
+        );
+    }
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"one\n");
+    env.file(b"t/b", b"two\n");
+    let plain = fastsum(&env, &["-r", "t"]).stdout;
+    let lines: Vec<&[u8]> = plain.split_inclusive(|&b| b == b'\n').collect();
+    let refused: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "a comment",
+            [b"# made by hand\n".as_slice(), &plain].concat(),
+            "line 1 is a comment",
+        ),
+        (
+            "CR LF",
+            [lines[0], &lines[1].replace_last_newline()].concat(),
+            "line 2 ends in CR LF",
+        ),
+        (
+            "one space",
+            [lines[0], &lines[1][..32], &lines[1][33..]].concat(),
+            "line 2 is not a checksum line",
+        ),
+        (
+            "a mark on one line",
+            [lines[0], &[&lines[1][..33], b"*", &lines[1][34..]].concat()].concat(),
+            "some of its lines have the binary mark",
+        ),
+    ];
+    env.file(b"t/b", b"TWO\n");
+    for (what, list, said) in refused {
+        env.file(b"L", &list);
+        let out = fastsum(&env, &["-r", "-a", "md5", "--update=L", "t"]);
+        assert_eq!(out.status, 1, "{what}: {}", out.stderr_str());
+        assert!(
+            out.stderr_str().contains(said),
+            "{what}: {}",
+            out.stderr_str()
+        );
+        assert!(out.stderr_str().contains("nothing was changed"), "{what}");
+        assert_eq!(std::fs::read(env.path().join("L")).unwrap(), list, "{what}");
+    }
+}
+
+trait LastNewline {
+    fn replace_last_newline(&self) -> Vec<u8>;
+}
+
+impl LastNewline for [u8] {
+    /// The line with CR LF for its LF.
+    fn replace_last_newline(&self) -> Vec<u8> {
+        let mut line = self.strip_suffix(b"\n").unwrap_or(self).to_vec();
+        line.extend_from_slice(b"\r\n");
+        line
+    }
+}

@@ -170,8 +170,9 @@ impl Algorithms {
 
     /// `--update`: the list's algorithm is the run's (several `-a` are
     /// refused with it).
-    pub(super) fn adopt(&mut self, algorithm: Algorithm) {
+    pub(super) fn adopt(&mut self, algorithm: Algorithm, base64: bool) {
         self.one = algorithm;
+        self.base64 |= base64;
     }
 
     /// `--part-size=SIZE`: the algorithm (each of several `-a`) as S3
@@ -493,7 +494,7 @@ mod tests {
     #[test]
     fn update_adopts_the_lists_algorithm() {
         let mut a = resolved(Tool::FASTSUM, &["-r", "."]);
-        a.adopt(Algorithm::Blake3);
+        a.adopt(Algorithm::Blake3, false);
         assert_eq!(a.all(), &[Algorithm::Blake3]);
     }
 }

@@ -34,6 +34,7 @@ mod s3;
 mod signed;
 mod update;
 mod update_file;
+mod update_style;
 mod usage;
 mod verdict;
 

@@ -96,7 +96,21 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     if let Err(why) = keep_directory_lines(o, &old) {
         return failed(run, &why);
     }
-    o.algorithms.adopt(old.algorithm);
+    // Base64 digests and the binary mark kept; a look no rewrite keeps
+    // (comments, CR LF) refused.
+    let style = match shape {
+        Shape::Tagged | Shape::Untagged => {
+            match super::update_style::style_of(&path, terminator, old.algorithm) {
+                Ok(style) => style,
+                Err(why) => return failed(run, &why),
+            }
+        }
+        Shape::Json | Shape::Hashdeep => Default::default(),
+    };
+    o.algorithms.adopt(old.algorithm, style.base64);
+    if style.binary {
+        o.binary = 1;
+    }
     o.terminator = terminator;
     o.json = shape == Shape::Json;
     // A list with stamps keeps them (scrub --manifest reads them).

@@ -1,0 +1,123 @@
+//! How the lines of a GNU or BSD list `--update` rewrites are written,
+//! beyond their shape (tagged or untagged): digests in base64 (tagged
+//! lines of `--base64`), the binary marker (`HEX *NAME`), and what no
+//! rewrite keeps: comment lines, CR LF line ends, lines that are not
+//! checksum lines (a single space between digest and name). The update writes every line again, so a look it
+//! cannot write back is refused with nothing changed, never dropped: a
+//! list once lost its comments and its base64 and `*` marks, exit 0.
+//! The whole list is read (its head decides the shape; a comment or a
+//! CR can come anywhere).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use fastsum::manifest::gnu::{CheckParser, TagPolicy};
+use fastsum::Algorithm;
+
+/// What every line of a list says about how it is written.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Style {
+    /// Tagged lines with base64 digests (`--base64`).
+    pub(super) base64: bool,
+    /// Untagged lines with the binary marker (`HEX *NAME`, `-b`).
+    pub(super) binary: bool,
+}
+
+/// The style of the list at `path` (`terminator`-separated lines, read in
+/// `algorithm`), or why it cannot be written back as it is.
+pub(super) fn style_of(path: &Path, terminator: u8, algorithm: Algorithm) -> Result<Style, String> {
+    let file = fastsum::read::open_regular(path).map_err(|e| e.kind().to_string())?;
+    let mut parser = CheckParser::new(TagPolicy::Any(algorithm));
+    let (mut base64, mut binary) = (Seen::default(), Seen::default());
+    for (number, line) in BufReader::new(file).split(terminator).enumerate() {
+        let line = line.map_err(|e| fastsum::Error::os_message(&e))?;
+        let refuse = |what: &str| {
+            Err(format!(
+                "line {} {what}, which an update would not write back: nothing was changed",
+                number + 1
+            ))
+        };
+        if line.starts_with(b"#") {
+            return refuse("is a comment");
+        }
+        if terminator == b'\n' && line.ends_with(b"\r") {
+            return refuse("ends in CR LF");
+        }
+        if line.is_empty() {
+            continue;
+        }
+        // A line -c would warn of (one space between digest and name, a
+        // digest cut short): kept by no rewrite.
+        let Some(parsed) = parser.parse(&line) else {
+            return refuse("is not a checksum line");
+        };
+        match parsed.tagged {
+            true => base64.saw(!is_hex_digest(&line, algorithm)),
+            false => binary.saw(parsed.binary),
+        }
+    }
+    let mixed = |what: &str| {
+        Err(format!(
+            "some of its lines {what} and some not: one way would be written for all of them; nothing was changed"
+        ))
+    };
+    if base64.mixed() {
+        return mixed("have base64 digests");
+    }
+    if binary.mixed() {
+        return mixed("have the binary mark (*)");
+    }
+    Ok(Style {
+        base64: base64.all(),
+        binary: binary.all(),
+    })
+}
+
+/// Whether lines had a mark: none, all or some.
+#[derive(Default)]
+struct Seen {
+    with: usize,
+    without: usize,
+}
+
+impl Seen {
+    fn saw(&mut self, marked: bool) {
+        match marked {
+            true => self.with += 1,
+            false => self.without += 1,
+        }
+    }
+
+    fn mixed(&self) -> bool {
+        self.with > 0 && self.without > 0
+    }
+
+    fn all(&self) -> bool {
+        self.with > 0 && self.without == 0
+    }
+}
+
+/// Whether a tagged line's digest (after its last ` = `) is hexadecimal
+/// of `algorithm`'s length (else it is base64).
+fn is_hex_digest(line: &[u8], algorithm: Algorithm) -> bool {
+    let digest = line
+        .windows(3)
+        .rposition(|w| w == b" = ")
+        .map_or(&line[..0], |at| &line[at + 3..]);
+    digest.len() == 2 * algorithm.output_len() && digest.iter().all(u8::is_ascii_hexdigit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_and_base64_digests_are_told_apart() {
+        let md5 = Algorithm::Md5;
+        assert!(is_hex_digest(
+            b"MD5 (a = b) = d41d8cd98f00b204e9800998ecf8427e",
+            md5
+        ));
+        assert!(!is_hex_digest(b"MD5 (a) = 1B2M2Y8AsgTpgAmY7PhCfg==", md5));
+    }
+}
