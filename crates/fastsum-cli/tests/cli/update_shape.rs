@@ -160,21 +160,16 @@ fn a_list_of_tagged_and_untagged_lines_is_refused_untouched() {
 /// What Python's hashlib and base64 make of `t/a` and `t/b`: GNU's
 /// `cksum -a md5 --base64` lines (`MD5 (NAME) = BASE64`).
 fn python_base64_lines(env: &TestEnv) -> Vec<u8> {
-    let script = "import base64, hashlib, sys\n\
-        for n in sys.argv[1:]:\n    \
+    let script = "import base64, hashlib, os, sys\n\
+        os.chdir(sys.stdin.read())\n\
+        for n in ('t/a', 't/b'):\n    \
         d = base64.b64encode(hashlib.md5(open(n, 'rb').read()).digest()).decode()\n    \
         print('MD5 (%s) = %s' % (n, d))\n";
-    let out = std::process::Command::new("python3")
-        .args(["-c", script, "t/a", "t/b"])
-        .current_dir(env.path())
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    testenv::python(
+        script,
+        env.path().to_str().expect("a UTF-8 test path").as_bytes(),
+    )
+    .into_bytes()
 }
 
 /// The hostile pass over issue 63: `--update` rewrote every line in its
@@ -186,17 +181,11 @@ fn python_base64_lines(env: &TestEnv) -> Vec<u8> {
 /// list byte-identical.
 #[test]
 fn an_update_keeps_the_lists_look_or_changes_nothing() {
-    let Some(md5sum) = gnu("md5sum") else {
+    if gnu("md5sum").is_none() {
         return;
-    };
-    let gnu_binary = |env: &TestEnv| {
-        let out = std::process::Command::new(&md5sum)
-            .args(["-b", "t/a", "t/b"])
-            .current_dir(env.path())
-            .output()
-            .unwrap();
-        out.stdout
-    };
+    }
+    let gnu_binary =
+        |env: &TestEnv| reference(env, "md5sum", &["-b", "t/a", "t/b"]).expect("checked first");
     type Maker = fn(&TestEnv) -> Vec<u8>;
     type Made<'a> = Box<dyn Fn(&TestEnv) -> Vec<u8> + 'a>;
     let kept: [(&str, Made); 2] = [
