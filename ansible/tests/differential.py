@@ -196,8 +196,10 @@ def fastsum_only(ansible, work, src):
     write(os.path.join(hostile, 'newdir/f'), b'n')
     results = both(directory_mode='0700')
     for host, dest in dests.items():
-        modes = [oct(os.stat(os.path.join(dest, d)).st_mode & 0o777) for d in ('deep', 'newdir')]
-        check(modes == ['0o711', '0o700'], '%s: directory_mode for new directories only %s' % (host, modes))
+        modes = [oct(os.stat(os.path.join(dest, d)).st_mode & 0o777) if os.path.isdir(os.path.join(dest, d))
+                 else 'missing' for d in ('deep', 'newdir')]
+        check(modes == ['0o711', '0o700'], '%s: directory_mode for new directories only %s (%s)'
+              % (host, modes, results[host].get('msg', results[host].get('changed'))))
     checksums(ansible, hostile)
     become(ansible, work, src)
     result = ansible.run('local', 'fastsum.deploy.copy', {'src': src, 'dest': dests['local'],

@@ -25,11 +25,35 @@ import subprocess
 import threading
 import time
 
-from harness import Ansible, Pair, snapshot, write
+from harness import Ansible, Pair, Sshd, snapshot, write
 
 
-def apply_processes():
-    """Process ids of the host's unpacking (python3 -c <bootstrap> apply -)."""
+def parent(pid):
+    """The parent process id of PID (0 once it is gone)."""
+    try:
+        with open('/proc/%s/status' % pid) as handle:
+            for line in handle:
+                if line.startswith('PPid:'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def descends(pid, ancestor):
+    """PID is ANCESTOR or one of its descendants."""
+    pid = int(pid)
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        pid = parent(pid)
+    return False
+
+
+def apply_processes(sshd):
+    """Process ids of the host's unpacking (python3 -c <bootstrap> apply -)
+    under the sshd whose process id is SSHD: only this check's, never an
+    unpacking of the checks running beside it through another server."""
     found = []
     for pid in os.listdir('/proc'):
         if not pid.isdigit():
@@ -40,16 +64,17 @@ def apply_processes():
         except OSError:
             continue
         if len(argv) >= 4 and argv[1] == b'-c' and argv[2].startswith(b'import base64,zlib;exec(') \
-                and argv[3] == b'apply':
+                and argv[3] == b'apply' and descends(pid, sshd):
             found.append(int(pid))
     return found
 
 
-def killer(ready, killed):
-    """Kill the unpacking once READY() holds (within 60 s of its start)."""
+def killer(ready, killed, sshd):
+    """Kill the unpacking under the sshd SSHD (its process id) once READY()
+    holds (within 60 s of its start)."""
     deadline = time.time() + 60
     while time.time() < deadline:
-        pids = apply_processes()
+        pids = apply_processes(sshd)
         if pids and ready():
             for pid in pids:
                 try:
@@ -86,6 +111,7 @@ class Hostile(Pair):
 
     def __init__(self, inventory, collections, env, work, fastsum, check):
         Pair.__init__(self, Ansible(inventory, collections, env), os.path.join(work, 'hostile-pass'), fastsum, check)
+        self.collections, self.env = collections, env
 
     def run_all(self):
         self.links()
@@ -372,12 +398,23 @@ class Hostile(Pair):
         # once 40 files are in place.
         points = {'at start': lambda: True, 'mid-file': lambda: progress(dest, new)[0] > 0,
                   'after 40 files': lambda: progress(dest, new)[1] >= 40}
+        # A server of its own: the killer kills only the unpacking under it
+        # (the other groups of differential.py unpack beside this one).
+        sshd = Sshd()
+        try:
+            self.kill_at_points(sshd, task, points, src, dest, old, new)
+        finally:
+            sshd.stop()
+
+    def kill_at_points(self, sshd, task, points, src, dest, old, new):  # pylint: disable=too-many-arguments
+        """killed_unpack's runs, through SSHD."""
+        ansible = Ansible(sshd.inventory(), self.collections, self.env)
         hits, whole, mixed = [], True, False
         for point, ready in points.items():
             killed = []
-            thread = threading.Thread(target=killer, args=(ready, killed))
+            thread = threading.Thread(target=killer, args=(ready, killed, sshd.proc.pid))
             thread.start()
-            result = self.ansible.play(task)[0]
+            result = ansible.play(task)[0]
             thread.join()
             states, litter = set(), set()
             for rel, entry in snapshot(dest).items():
