@@ -184,7 +184,9 @@ fn fastsum_is_stricter_than_gpgv_where_the_issue_says() {
     );
 }
 
-/// A Release whose Valid-Until has passed: refused, as apt refuses it.
+/// A Release whose Valid-Until has passed: refused, as apt refuses it,
+/// whatever the case of the field's name (deb822 names are
+/// case-insensitive); two Valid-Until fields are refused too.
 #[test]
 fn a_release_past_its_valid_until_is_refused() {
     if crate::testenv::lacks(&["gpg", "gpgv"]) {
@@ -193,24 +195,34 @@ fn a_release_past_its_valid_until_is_refused() {
     let env = TestEnv::new();
     env.file(b"a", b"hello\n");
     assert_eq!(sh(&env, KEYS).0, 0, "keys made");
-    let release = |until: &str| {
-        format!("Origin: Test\nValid-Until: {until}\nSHA256:\n 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03 6 a\n")
+    let release = |fields: &str| {
+        format!("Origin: Test\n{fields}SHA256:\n 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03 6 a\n")
     };
-    env.file(b"Past", release("Sat, 01 Jan 2022 00:00:00 UTC").as_bytes());
-    env.file(
-        b"Future",
-        release("Fri, 01 Jan 2100 00:00:00 UTC").as_bytes(),
-    );
-    let sign = "gpg -q --batch -u alice@example.org --clearsign -o past/InRelease Past \
-        && gpg -q --batch -u alice@example.org --clearsign -o future/InRelease Future";
-    assert_eq!(
-        sh(
-            &env,
-            &format!("mkdir past future && cp a past/ && cp a future/ && {sign}")
-        )
-        .0,
-        0
-    );
+    let future = "Valid-Until: Fri, 01 Jan 2100 00:00:00 UTC\n";
+    for (name, fields) in [
+        (
+            "past",
+            "Valid-Until: Sat, 01 Jan 2022 00:00:00 UTC\n".to_owned(),
+        ),
+        ("future", future.to_owned()),
+        (
+            "lower",
+            "valid-until: Sat, 01 Jan 2022 00:00:00 UTC\n".to_owned(),
+        ),
+        (
+            "twice",
+            format!("{future}Valid-Until: Sat, 01 Jan 2022 00:00:00 UTC\n"),
+        ),
+    ] {
+        env.file(
+            format!("{name}.txt").as_bytes(),
+            release(&fields).as_bytes(),
+        );
+        let sign = format!(
+            "mkdir {name} && cp a {name}/ && gpg -q --batch -u alice@example.org --clearsign -o {name}/InRelease {name}.txt"
+        );
+        assert_eq!(sh(&env, &sign).0, 0, "{name} signed");
+    }
     let out = fastsum(&env, &["-c", "future/InRelease", "--key", "k.gpg"]);
     assert_eq!(
         (out.status, out.stdout_str()),
@@ -218,12 +230,24 @@ fn a_release_past_its_valid_until_is_refused() {
         "{}",
         out.stderr_str()
     );
-    let (status, stderr) = ours(&env, &["-c", "past/InRelease", "--key", "k.gpg"]);
-    assert_eq!(status, 2);
-    assert!(
-        stderr.contains("Valid-Until Sat, 01 Jan 2022 00:00:00 UTC has passed"),
-        "{stderr}"
-    );
+    for (name, why) in [
+        (
+            "past",
+            "Valid-Until Sat, 01 Jan 2022 00:00:00 UTC has passed",
+        ),
+        (
+            "lower",
+            "Valid-Until Sat, 01 Jan 2022 00:00:00 UTC has passed",
+        ),
+        ("twice", "two Valid-Until fields"),
+    ] {
+        let (status, stderr) = ours(
+            &env,
+            &["-c", &format!("{name}/InRelease"), "--key", "k.gpg"],
+        );
+        assert_eq!(status, 2, "{name}: {stderr}");
+        assert!(stderr.contains(why), "{name}: {stderr}");
+    }
 }
 
 /// This machine's Debian InRelease files (copied first: apt-get update may

@@ -10,17 +10,24 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// `Err` when `release`'s `Valid-Until` is before `now` (seconds since
-/// the epoch) or cannot be read; `Ok(None)` without one.
+/// the epoch), cannot be read or is given twice; `Ok(None)` without one.
+/// Field names are matched as apt matches them: case-insensitively
+/// (`valid-until:` is the same field).
 pub fn check_valid_until(release: &[u8], now: u64) -> Result<Option<String>, Refusal> {
     let text = String::from_utf8_lossy(release);
-    let Some(value) = text
+    let mut values = text
         .lines()
         .take_while(|l| !l.trim().is_empty())
-        .find_map(|l| l.strip_prefix("Valid-Until:"))
-        .map(str::trim)
-    else {
+        .filter_map(|l| field_value(l, "Valid-Until"))
+        .map(str::trim);
+    let Some(value) = values.next() else {
         return Ok(None);
     };
+    if values.next().is_some() {
+        return Err(Refusal::malformed(
+            "two Valid-Until fields (apt refuses such a Release too)".to_owned(),
+        ));
+    }
     let until = parse_date(value)
         .ok_or_else(|| Refusal::malformed(format!("Valid-Until {value:?} is not a date")))?;
     if now > until {
@@ -30,6 +37,13 @@ pub fn check_valid_until(release: &[u8], now: u64) -> Result<Option<String>, Ref
         ));
     }
     Ok(Some(value.to_owned()))
+}
+
+/// The value of a deb822 field line `Name: value` whose name is `name`,
+/// in any case.
+fn field_value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let (field, value) = line.split_once(':')?;
+    field.eq_ignore_ascii_case(name).then_some(value)
 }
 
 /// `Sat, 02 Dec 2026 22:33:12 UTC` (RFC 2822, as the archive writes it;
@@ -74,5 +88,21 @@ mod tests {
         let refused = check_valid_until(release, 1_796_250_793).unwrap_err();
         assert_eq!(refused.kind, RefusalKind::Expired);
         assert_eq!(check_valid_until(b"Origin: Debian\n", 0), Ok(None));
+    }
+
+    #[test]
+    fn field_names_in_any_case_and_never_twice() {
+        let lower = b"Origin: Debian\nvalid-until: Wed, 02 Dec 2026 22:33:12 UTC\n";
+        let refused = check_valid_until(lower, 1_796_250_793).unwrap_err();
+        assert_eq!(refused.kind, RefusalKind::Expired);
+        let upper = b"VALID-UNTIL: Wed, 02 Dec 2026 22:33:12 UTC\n";
+        assert_eq!(check_valid_until(upper, 1_796_250_793).unwrap_err().kind, RefusalKind::Expired);
+        // A second one, later or earlier, is refused whichever it is.
+        let twice = b"Valid-Until: Wed, 02 Dec 2036 22:33:12 UTC\nValid-Until: Wed, 02 Dec 2026 22:33:12 UTC\n";
+        let refused = check_valid_until(twice, 0).unwrap_err();
+        assert!(refused.to_string().contains("two Valid-Until"), "{refused}");
+        // A later paragraph's field is not the Release's.
+        let later = b"Origin: Debian\n\nValid-Until: Thu, 01 Jan 1970 00:00:00 UTC\n";
+        assert_eq!(check_valid_until(later, 10), Ok(None));
     }
 }

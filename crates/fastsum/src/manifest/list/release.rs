@@ -33,15 +33,18 @@ pub(super) fn starts_release(first: &[u8]) -> bool {
         && (after == b":" || after.starts_with(b": "))
 }
 
-/// The algorithm of a checksum section's field name.
+/// The algorithm of a checksum section's field line (`SHA256:`), its name
+/// matched as apt matches deb822 names: in any case (`sha256:`).
 fn section(field: &[u8]) -> Option<Algorithm> {
-    match field {
-        b"MD5Sum:" => Some(Algorithm::Md5),
-        b"SHA1:" => Some(Algorithm::Sha1),
-        b"SHA256:" => Some(Algorithm::Sha256),
-        b"SHA512:" => Some(Algorithm::Sha512),
-        _ => None,
-    }
+    let name = field.strip_suffix(b":")?;
+    [
+        (&b"MD5Sum"[..], Algorithm::Md5),
+        (b"SHA1", Algorithm::Sha1),
+        (b"SHA256", Algorithm::Sha256),
+        (b"SHA512", Algorithm::Sha512),
+    ]
+    .into_iter()
+    .find_map(|(known, algorithm)| name.eq_ignore_ascii_case(known).then_some(algorithm))
 }
 
 /// A Release file's entries, gathered from every section, handed out in

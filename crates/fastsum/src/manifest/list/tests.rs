@@ -133,6 +133,19 @@ fn release_sections_merge_by_path_and_the_armour_is_read_past() {
 }
 
 #[test]
+fn release_section_names_are_read_in_any_case_as_apt_reads_them() {
+    // deb822 field names are case-insensitive (Debian Policy 5.1): a
+    // lowercase `sha256:` section is SHA-256's, never skipped in silence.
+    let text = format!("Origin: Debian\nmd5sum:\n {MD5} 6 main/a\nsha256:\n {SHA256} 6 main/a\n");
+    let (entries, problems) = read(&text, ListFormat::Release);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        entries[0].digests,
+        [digest(Algorithm::Md5, MD5), digest(Algorithm::Sha256, SHA256)]
+    );
+}
+
+#[test]
 fn a_list_in_no_format_names_the_closest_and_what_did_not_fit() {
     let e = explain(b"FOO (a) = 00");
     assert!(e.contains("GNU/BSD") && e.contains("\"FOO\""), "{e}");
