@@ -342,7 +342,9 @@ fn symbolic_links_are_followed_as_hashdeep_follows_them() {
 }
 
 /// The hostile review of issue 51.9: a column fastsum does not compute
-/// (hashdeep's tiger) cannot be checked, so the audit never passes.
+/// (hashdeep's tiger) cannot be checked, so the audit never passes; nor
+/// does `-c` call such a file OK on its other columns (it did, exit 0,
+/// with a wrong tiger digest beside a right MD5).
 #[test]
 fn a_column_fastsum_cannot_compute_fails_the_audit() {
     if crate::testenv::lacks(&["hashdeep"]) {
@@ -380,6 +382,14 @@ fn a_column_fastsum_cannot_compute_fails_the_audit() {
             "{}",
             out.stderr_str()
         );
+        let check = fastsum(&env, &["-c", name]);
+        assert_eq!(check.status, 1, "{name}: {}", check.stdout_str());
+        assert!(!check.stdout_str().contains("OK"), "{}", check.stdout_str());
+        let refused = check
+            .stderr_str()
+            .matches("its tiger digest cannot be checked")
+            .count();
+        assert_eq!(refused, 3, "{}", check.stderr_str());
     }
 }
 

@@ -65,6 +65,17 @@ pub(crate) fn algorithm_of(name: &str) -> Option<Algorithm> {
     }
 }
 
+/// The names, joined by " and ", of a column line's columns fastsum does
+/// not compute (`tiger`, `whirlpool`); `None` when it computes each.
+pub(crate) fn uncomputed_names(column_line: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(column_line.strip_prefix(b"%%%% ")?);
+    let names: Vec<&str> = text
+        .split(',')
+        .filter(|n| !matches!(*n, "size" | "filename") && algorithm_of(n).is_none())
+        .collect();
+    (!names.is_empty()).then(|| names.join(" and "))
+}
+
 /// hashdeep's name for `algorithm`, if it has one.
 pub(crate) fn name_of(algorithm: Algorithm) -> Option<&'static str> {
     match algorithm {

@@ -156,8 +156,9 @@ pub enum ListLine {
     /// A line that could not be read, and why.
     Problem(String),
     /// A file the list may not name, and why (a Release file's path that
-    /// leaves its directory, the rule `confined` names): refused, never read, and
-    /// a check that meets one fails.
+    /// leaves its directory, the rule `confined` names), or one whose
+    /// digests cannot all be checked (a hashdeep column fastsum does not
+    /// compute): refused, never read, and a check that meets one fails.
     Refused(String),
 }
 
@@ -186,6 +187,8 @@ pub struct ListReader<R> {
     lines: Lines<R>,
     format: ListFormat,
     hashdeep: Option<Vec<Option<Algorithm>>>,
+    /// A hashdeep list's columns fastsum does not compute, by name.
+    hashdeep_unchecked: Option<String>,
     release: release::Sections,
 }
 
@@ -196,6 +199,7 @@ impl<R: BufRead> ListReader<R> {
             lines: Lines::new(reader),
             format,
             hashdeep: None,
+            hashdeep_unchecked: None,
             release: release::Sections::default(),
         }
     }
@@ -213,7 +217,9 @@ impl<R: BufRead> ListReader<R> {
         let read = match self.format {
             ListFormat::Json => records::json_line(line),
             ListFormat::Sfv => sfv::sfv_line(line),
-            ListFormat::Hashdeep => hashdeep_line(&mut self.hashdeep, line),
+            ListFormat::Hashdeep => {
+                hashdeep_line(&mut self.hashdeep, &mut self.hashdeep_unchecked, line)
+            }
             ListFormat::Lines | ListFormat::Release => {
                 ListLine::Problem("not a format read entry by entry".into())
             }
@@ -223,8 +229,18 @@ impl<R: BufRead> ListReader<R> {
 }
 
 /// A hashdeep list's line: the magic, the column line (kept in
-/// `columns`), `#` comments, or a file's line with every column.
-fn hashdeep_line(columns: &mut Option<Vec<Option<Algorithm>>>, line: &[u8]) -> ListLine {
+/// `columns`, the names of those fastsum does not compute in
+/// `unchecked`), `#` comments, or a file's line with every column.
+///
+/// The rule for a column fastsum does not compute (tiger, whirlpool): a
+/// file's line under it is refused, never an OK checked on the other
+/// columns alone (a wrong whirlpool digest beside a right SHA-256 one
+/// was OK, exit 0); `audit` fails such a list too.
+fn hashdeep_line(
+    columns: &mut Option<Vec<Option<Algorithm>>>,
+    unchecked: &mut Option<String>,
+    line: &[u8],
+) -> ListLine {
     use super::hashdeep;
     if line.is_empty() || line == hashdeep::MAGIC || line.starts_with(b"#") {
         return ListLine::Nothing;
@@ -232,6 +248,7 @@ fn hashdeep_line(columns: &mut Option<Vec<Option<Algorithm>>>, line: &[u8]) -> L
     if line.starts_with(b"%%%% ") {
         return match hashdeep::columns(line) {
             Ok(read) => {
+                *unchecked = hashdeep::uncomputed_names(line);
                 *columns = Some(read);
                 ListLine::Nothing
             }
@@ -242,6 +259,11 @@ fn hashdeep_line(columns: &mut Option<Vec<Option<Algorithm>>>, line: &[u8]) -> L
         return ListLine::Problem("a file's line before the column line".into());
     };
     match hashdeep::parse_line_all(line, columns) {
+        Ok((..)) if unchecked.is_some() => ListLine::Refused(format!(
+            "its {0} digest cannot be checked: fastsum does not compute {0} \
+             (a list of md5, sha1 and sha256 columns can be)",
+            unchecked.as_deref().unwrap_or_default()
+        )),
         Ok((size, digests, path)) => ListLine::Entry(ListEntry {
             path,
             digests,

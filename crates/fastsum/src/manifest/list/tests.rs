@@ -77,8 +77,8 @@ fn json_records_with_one_or_several_digests_read() {
 #[test]
 fn hashdeep_lists_give_every_column() {
     let text = format!(
-        "%%%% HASHDEEP-1.0\n%%%% size,md5,tiger,sha256,filename\n## Invoked from: /tmp\n## \n\
-         6,{MD5},00,{SHA256},d/a,b\n6,{MD5},00,zz,d/c\n"
+        "%%%% HASHDEEP-1.0\n%%%% size,md5,sha1,sha256,filename\n## Invoked from: /tmp\n## \n\
+         6,{MD5},{SHA1},{SHA256},d/a,b\n6,{MD5},{SHA1},zz,d/c\n"
     );
     let (entries, problems) = read(&text, ListFormat::Hashdeep);
     assert_eq!(entries.len(), 1);
@@ -86,12 +86,38 @@ fn hashdeep_lists_give_every_column() {
     assert_eq!(entries[0].size, Some(6));
     assert_eq!(
         entries[0].digests,
-        [digest(Algorithm::Md5, MD5), digest(Algorithm::Sha256, SHA256)]
+        [
+            digest(Algorithm::Md5, MD5),
+            digest(Algorithm::Sha1, SHA1),
+            digest(Algorithm::Sha256, SHA256)
+        ]
     );
     assert_eq!(problems.len(), 1);
     assert_eq!(problems[0].0, 6);
     let (none, problems) = read(&format!("{MD5}  a\n"), ListFormat::Hashdeep);
     assert!(none.is_empty() && problems[0].1.contains("before the column line"));
+}
+
+#[test]
+fn a_hashdeep_column_fastsum_does_not_compute_refuses_each_file() {
+    // A right SHA-256 beside a whirlpool digest fastsum cannot check is
+    // no match: each file's line is refused, naming the columns.
+    let text = format!(
+        "%%%% HASHDEEP-1.0\n%%%% size,md5,tiger,sha256,whirlpool,filename\n## \n\
+         6,{MD5},00,{SHA256},00,d/a\n"
+    );
+    let mut reader = ListReader::new(text.as_bytes(), ListFormat::Hashdeep);
+    let mut refused = Vec::new();
+    while let Some((number, line)) = reader.next_line().unwrap() {
+        match line {
+            ListLine::Refused(why) => refused.push((number, why)),
+            ListLine::Nothing => {}
+            _ => panic!("line {number} read as an entry or a problem"),
+        }
+    }
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].0, 4);
+    assert!(refused[0].1.contains("tiger and whirlpool digest"), "{}", refused[0].1);
 }
 
 #[test]
