@@ -391,3 +391,65 @@ fn a_clearsigned_line_padded_after_signing_is_refused() {
         out.stdout_str()
     );
 }
+
+/// Two signatures, one by a key the keyring lacks: passed as apt passes
+/// Debian's InRelease files (signed by several archive keys, of which a
+/// keyring may hold some), the other key named; `gpgv` exits 2 for it,
+/// which GUIDE.md says. Every signature by a key held must still hold: a
+/// list changed after signing is refused whatever else signed it.
+#[test]
+fn a_second_signature_by_a_key_the_keyring_lacks_is_named_not_trusted() {
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+        return;
+    }
+    let env = TestEnv::new();
+    env.file(b"a", b"hello\n");
+    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
+    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    let sign = "gpg -q --batch -u alice@example.org --detach-sign -o alice.sig SUMS \
+        && gpg -q --homedir o --batch -u o@example.org --detach-sign -o other.sig SUMS \
+        && cat alice.sig other.sig > two.sig";
+    assert_eq!(sh(&env, sign).0, 0, "signed");
+    let (gpgv, _) = sh(&env, "gpgv -q --keyring ./k.gpg two.sig SUMS 2>/dev/null");
+    assert_eq!(gpgv, 2, "gpgv's verdict, which GUIDE.md names");
+    let other = sh(
+        &env,
+        "gpg --homedir o --with-colons -k o@example.org | awk -F: '/^fpr/{print $10; exit}'",
+    )
+    .1;
+    let out = fastsum(
+        &env,
+        &["-c", "SUMS", "--signature", "two.sig", "--key", "k.gpg"],
+    );
+    assert_eq!(
+        (out.status, out.stdout_str()),
+        (0, "a: OK\n".to_owned()),
+        "{}",
+        out.stderr_str()
+    );
+    assert!(
+        out.stderr_str().contains(&format!(
+            "also signed by key {}, which the keyring does not hold",
+            other.trim()
+        )),
+        "{}",
+        out.stderr_str()
+    );
+    // Only the unknown key's signature: refused.
+    let (status, stderr) = ours(
+        &env,
+        &["-c", "SUMS", "--signature", "other.sig", "--key", "k.gpg"],
+    );
+    assert_eq!(status, 2, "{stderr}");
+    // The list changed after both signed: refused, though one signer is unknown.
+    assert_eq!(sh(&env, "sed -i 's/^SHA256/SHA256 /' SUMS").0, 0);
+    let (status, stderr) = ours(
+        &env,
+        &["-c", "SUMS", "--signature", "two.sig", "--key", "k.gpg"],
+    );
+    assert_eq!(status, 2, "{stderr}");
+    assert!(
+        stderr.contains("the list changed after signing"),
+        "{stderr}"
+    );
+}
