@@ -453,3 +453,50 @@ fn a_second_signature_by_a_key_the_keyring_lacks_is_named_not_trusted() {
         "{stderr}"
     );
 }
+
+/// A signature over MD5 or SHA-1 is refused as weak (apt's verdict;
+/// gpgv accepts the SHA-1 one, refuses the MD5 one), never reported as a
+/// list changed after signing, which it was not. SHA-256 by the same key
+/// passes.
+#[test]
+fn a_signature_over_a_weak_hash_is_refused_as_weak_not_as_changed() {
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+        return;
+    }
+    let env = TestEnv::new();
+    env.file(b"a", b"hello\n");
+    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
+    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    let sign = "gpg -q --batch -u alice@example.org --digest-algo SHA1 --detach-sign -o sha1.sig SUMS \
+        && gpg -q --batch -u alice@example.org --digest-algo MD5 --allow-weak-digest-algos \
+           --detach-sign -o md5.sig SUMS 2>/dev/null \
+        && gpg -q --batch -u alice@example.org --digest-algo SHA256 --detach-sign -o sha256.sig SUMS";
+    assert_eq!(sh(&env, sign).0, 0, "signed");
+    for (signature, gpgv_status, name) in [("sha1.sig", 0, "SHA-1"), ("md5.sig", 2, "MD5")] {
+        let (gpgv, _) = sh(
+            &env,
+            &format!("gpgv -q --keyring ./k.gpg {signature} SUMS 2>/dev/null"),
+        );
+        assert_eq!(gpgv, gpgv_status, "gpgv on {signature}, as GUIDE.md says");
+        let (status, stderr) = ours(
+            &env,
+            &["-c", "SUMS", "--signature", signature, "--key", "k.gpg"],
+        );
+        assert_eq!(status, 2, "{signature}: {stderr}");
+        assert!(
+            stderr.contains(&format!("made over {name}, a hash too weak")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("changed after signing"), "{stderr}");
+    }
+    let out = fastsum(
+        &env,
+        &["-c", "SUMS", "--signature", "sha256.sig", "--key", "k.gpg"],
+    );
+    assert_eq!(
+        (out.status, out.stdout_str()),
+        (0, "a: OK\n".to_owned()),
+        "{}",
+        out.stderr_str()
+    );
+}

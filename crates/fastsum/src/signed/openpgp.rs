@@ -9,6 +9,7 @@
 use std::time::SystemTime;
 
 use pgp::composed::{Deserializable, DetachedSignature, SignedPublicKey, SignedPublicSubKey};
+use pgp::crypto::hash::HashAlgorithm;
 use pgp::packet::{Signature, SignatureType};
 use pgp::types::KeyDetails;
 
@@ -162,6 +163,7 @@ fn verify_one(
     now: SystemTime,
 ) -> Result<Signer, Refusal> {
     let who = format!("key {:X} ({})", key.primary_key.fingerprint(), user_id(key));
+    weak_hash(signature, &who)?;
     let verified = match subkey {
         Some(sub) => {
             bound(key, sub)?;
@@ -187,6 +189,27 @@ fn verify_one(
         who,
         notes: Vec::new(),
     })
+}
+
+/// The rule for a signature's hash: one made over MD5, SHA-1 or
+/// RIPEMD-160 is refused as weak, before any check, never reported as a
+/// list changed after signing (rPGP's Ed25519 check fails on them, which
+/// read as "BAD signature"). apt refuses such signatures too; gpgv still
+/// accepts SHA-1 ones.
+fn weak_hash(signature: &Signature, who: &str) -> Result<(), Refusal> {
+    let name = match signature.hash_alg() {
+        Some(HashAlgorithm::Md5) => "MD5",
+        Some(HashAlgorithm::Sha1) => "SHA-1",
+        Some(HashAlgorithm::Ripemd160) => "RIPEMD-160",
+        _ => return Ok(()),
+    };
+    Err(Refusal::new(
+        RefusalKind::Unsupported,
+        format!(
+            "the signature by {who} is made over {name}, a hash too weak to trust \
+             (apt refuses it too): sign with SHA-256 or stronger"
+        ),
+    ))
 }
 
 /// A subkey signs for its primary key only when a binding signature by
