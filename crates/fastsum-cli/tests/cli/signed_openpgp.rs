@@ -500,3 +500,40 @@ fn a_signature_over_a_weak_hash_is_refused_as_weak_not_as_changed() {
         out.stderr_str()
     );
 }
+
+/// A clearsigned list's `Hash:` header must name its signature's hash, as
+/// gpgv demands: left out or contradicted, refused by both; two headers,
+/// or one naming several, pass both.
+#[test]
+fn a_clearsigned_hash_header_agrees_with_its_signature_or_is_refused() {
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+        return;
+    }
+    let env = TestEnv::new();
+    env.file(b"a", b"hello\n");
+    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
+    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    let make = "gpg -q --batch -u alice@example.org --digest-algo SHA256 --clearsign -o good SUMS \
+        && grep -qx 'Hash: SHA256' good \
+        && sed '/^Hash:/d' good > none \
+        && sed 's/^Hash: SHA256$/Hash: SHA512/' good > wrong \
+        && sed 's/^Hash: SHA256$/Hash: SHA1, SHA256/' good > several \
+        && sed 's/^Hash: SHA256$/Hash: SHA512\\nHash: SHA256/' good > two";
+    assert_eq!(sh(&env, make).0, 0, "signed and edited");
+    for (list, good, why) in [
+        ("good", true, ""),
+        ("several", true, ""),
+        ("two", true, ""),
+        ("none", false, "has no Hash: header"),
+        ("wrong", false, "its Hash: header says SHA512"),
+    ] {
+        let (gpgv, _) = sh(
+            &env,
+            &format!("gpgv -q --keyring ./k.gpg {list} 2>/dev/null"),
+        );
+        assert_eq!(gpgv == 0, good, "gpgv on {list}");
+        let (status, stderr) = ours(&env, &["-c", list, "--key", "k.gpg"]);
+        assert_eq!(status == 0, good, "{list}: {stderr}");
+        assert!(stderr.contains(why), "{list}: {stderr}");
+    }
+}

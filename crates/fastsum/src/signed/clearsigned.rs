@@ -18,6 +18,10 @@ pub struct Block {
     pub signature: Vec<u8>,
     /// Lines outside the block (1-based number, text).
     pub unsigned: Vec<(u64, Vec<u8>)>,
+    /// The hash algorithms its `Hash:` armor headers name (`SHA256`),
+    /// upper-cased; a signature over any other is refused, as gpgv
+    /// refuses it.
+    pub hashes: Vec<String>,
 }
 
 /// Whether a line of `text` opens a clearsigned block.
@@ -69,7 +73,11 @@ pub fn split(text: &[u8]) -> Result<Block, Refusal> {
                 part
             }
             Part::Headers if line.iter().all(|b| b.is_ascii_whitespace()) => Part::Text,
-            Part::Headers if line.starts_with(b"Hash:") => Part::Headers,
+            Part::Headers if line.starts_with(b"Hash:") => {
+                let names = String::from_utf8_lossy(&line[b"Hash:".len()..]).to_ascii_uppercase();
+                block.hashes.extend(names.split(',').map(|n| n.trim().to_owned()));
+                Part::Headers
+            }
             Part::Headers => {
                 return Err(Refusal::malformed(format!(
                     "line {number}: unexpected armor header in the clearsigned block"

@@ -69,7 +69,33 @@ pub fn verify_detached(
 /// A clearsigned block's signature (split by [`clearsigned::split`]).
 pub fn verify_cleartext(block: &Block, key: &[u8], now: SystemTime) -> Result<Signer, Refusal> {
     let signed = clearsigned::signed_bytes(&block.message);
-    shielded(|| verify_all(&signed, &signatures(&block.signature)?, &keyring(key)?, now))
+    shielded(|| {
+        let signatures = signatures(&block.signature)?;
+        for signature in &signatures {
+            hash_header_names(block, signature)?;
+        }
+        verify_all(&signed, &signatures, &keyring(key)?, now)
+    })
+}
+
+/// A clearsigned block's `Hash:` headers must name each signature's hash,
+/// as gpgv demands: a block without one, or whose header says another,
+/// is refused (RFC 9580 §7.1: a v4 signature's block names its hash).
+fn hash_header_names(block: &Block, signature: &Signature) -> Result<(), Refusal> {
+    let Some(hash) = signature.hash_alg() else {
+        return Err(Refusal::malformed("a signature that names no hash algorithm"));
+    };
+    let name = hash.to_string().to_ascii_uppercase();
+    if block.hashes.iter().any(|h| *h == name) {
+        return Ok(());
+    }
+    let said = match block.hashes.as_slice() {
+        [] => "the clearsigned block has no Hash: header".to_owned(),
+        named => format!("its Hash: header says {}", named.join(", ")),
+    };
+    Err(Refusal::malformed(format!(
+        "{said}, its signature is made over {name} (gpgv refuses such a block too)"
+    )))
 }
 
 /// rPGP's parsers can panic on hostile input (pgp 0.21.0, the newest:
