@@ -88,9 +88,18 @@ impl Images {
     /// Image B in A's place: the loop device's backing file rewritten
     /// while unmounted, the device's buffers dropped, mounted again.
     fn swap_in_b(&self) {
+        self.swap_in("b.img");
+    }
+
+    /// Image A back in its place, as `swap_in_b` does it.
+    fn swap_in_a(&self) {
+        self.swap_in("a.img");
+    }
+
+    fn swap_in(&self, image: &str) {
         self.umount();
         let disk = self.path().join("disk.img");
-        std::fs::copy(self.path().join("b.img"), disk).unwrap();
+        std::fs::copy(self.path().join(image), disk).unwrap();
         assert!(Command::new("blockdev")
             .args(["--flushbufs", &self.device])
             .status()
@@ -253,5 +262,48 @@ fn scrub_says_another_file_system_not_corrupted() {
     assert_eq!(
         stdout(&listed),
         format!("SHA256 (mnt/{FILE}) = {b_digest}\n")
+    );
+}
+
+/// A `--json --stamps` list is its own cache (`--update`) and scrub's
+/// record (`scrub --manifest`): made on A, it vouched for B's file by the
+/// stamp alone (the update kept A's digest, exit 0; scrub called B's
+/// healthy file corrupted). Its records now carry the file system's id
+/// (`"fsid"`, as `stat -f` gives it), and the stamp vouches only there.
+#[test]
+fn a_stamped_list_vouches_only_on_the_file_system_it_was_made_on() {
+    let Some((images, b_digest)) = a_cached_then_b() else {
+        return;
+    };
+    // The list made on A: the cache of a_cached_then_b is not used here.
+    images.swap_in_a();
+    let listed = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--json", "--stamps", "mnt"],
+    );
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    // `stat -f` prints f_fsid's two words as one hex number, the first
+    // word high; fastsum's id keeps it low.
+    let a_fsid = u64::from_str_radix(&fsid(&images.mnt()), 16)
+        .unwrap()
+        .rotate_left(32);
+    let record = stdout(&listed);
+    assert!(
+        record.contains(&format!("\"fsid\":{a_fsid}")),
+        "the record names A's file system ({a_fsid}): {record}"
+    );
+    std::fs::write(images.path().join("A.json"), &listed.stdout).unwrap();
+    std::fs::write(images.path().join("U.json"), &listed.stdout).unwrap();
+    images.swap_in_b();
+    let scrub = fastsum(images.path(), &["scrub", "--manifest=A.json"]);
+    assert_eq!(scrub.status.code(), Some(0), "{}", stderr(&scrub));
+    assert_eq!(stdout(&scrub), format!("other-file-system\tmnt/{FILE}\n"));
+    assert!(stderr(&scrub).contains("0 corrupted"), "{}", stderr(&scrub));
+    let update = fastsum(images.path(), &["-r", "--update=U.json", "mnt"]);
+    assert!(update.status.success(), "{}", stderr(&update));
+    let updated = std::fs::read_to_string(images.path().join("U.json")).unwrap();
+    assert!(
+        updated.contains(&format!("\"digest\":\"{b_digest}\"")),
+        "the update read B's file: {updated}"
     );
 }

@@ -154,7 +154,7 @@ fn real_corruption_is_found_and_normal_edits_are_told_apart() {
     let list_arg = format!("--manifest={}", list.display());
     let (_, ino, mtime, mtime_ns, ctime, ctime_ns) = recorded(&t.join("victim"));
     let stamp = format!(
-        "\"inode\":{ino},\"mtime_ns\":{},\"ctime_ns\":{}}}",
+        "\"inode\":{ino},\"mtime_ns\":{},\"ctime_ns\":{},\"fsid\":",
         mtime * 1_000_000_000 + mtime_ns,
         ctime * 1_000_000_000 + ctime_ns
     );

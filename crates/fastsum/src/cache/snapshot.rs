@@ -83,28 +83,28 @@ impl Snapshot {
     }
 
     /// A snapshot of `algorithm`'s digests known some other way (a list
-    /// written with stamps): each (path, stamp, digest) as if a run had
-    /// recorded it now, the path relative to the working directory or
-    /// absolute.
+    /// written with stamps): each (path, stamp, file system id, digest) as
+    /// if a run had recorded it now, the path relative to the working
+    /// directory or absolute.
     pub(crate) fn of_entries(
         algorithm: crate::algo::Algorithm,
-        entries: impl IntoIterator<Item = (std::path::PathBuf, FileStamp, Digest)>,
+        entries: impl IntoIterator<Item = (std::path::PathBuf, FileStamp, FsId, Digest)>,
     ) -> Snapshot {
         let recorded_ns = crate::fs::stat::now_ns();
         let cwd = std::env::current_dir().unwrap_or_default();
         let mut by_dir: HashMap<Vec<u8>, std::collections::BTreeMap<Vec<u8>, Entry>> =
             HashMap::new();
-        let mut fs_ids = crate::fs::FsIds::default();
-        for (path, stamp, digest) in entries {
+        for (path, stamp, fs, digest) in entries {
             let path = super::absolute_in(&cwd, &path);
             let Some((dir, name)) = split_key(&path) else {
                 continue;
             };
-            // A list keeps no file system: the one the file is on now,
-            // as if recorded now.
+            // The file system the list says the stamp was taken on (none
+            // said: 0, which matches no file system that gives an id, so
+            // such a stamp vouches for nothing there).
             let entry = Entry {
                 stamp,
-                fs: fs_ids.of(stamp.dev, &path),
+                fs,
                 hashed_at_ns: recorded_ns,
                 digest,
             };

@@ -103,7 +103,7 @@ impl Manifest {
         let stamped = self.entries.iter().filter_map(|e| {
             let file = crate::fs::name::path(&e.path);
             let stamp = *e.stamp.as_deref()?;
-            Some((file.into_owned(), stamp, e.digest))
+            Some((file.into_owned(), stamp, crate::fs::FsId(e.fsid), e.digest))
         });
         let snapshot = crate::cache::Snapshot::of_entries(self.algorithm, stamped);
         crate::cache::CacheSession::new(snapshot, self.algorithm)

@@ -14,8 +14,9 @@ pub(crate) fn write_record(out: &mut Vec<u8>, algorithm: Algorithm, record: &Rec
 }
 
 /// [`write_record`], a hashed file's stamp included (`"device"`,
-/// `"inode"`, `"mtime_ns"`, `"ctime_ns"`) when it has one settled before
-/// `stamps_before` (ns since the epoch).
+/// `"inode"`, `"mtime_ns"`, `"ctime_ns"`, and `"fsid"`, the file system's
+/// identity by the cache's rule, `fs::identity`) when it has one settled
+/// before `stamps_before` (ns since the epoch).
 pub(crate) fn write_record_stamped(
     out: &mut Vec<u8>,
     algorithm: Algorithm,
@@ -37,9 +38,13 @@ pub(crate) fn write_record_stamped(
             let settled =
                 |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.vouches_at(t));
             if let Some(s) = hashed.stamp.as_ref().filter(settled) {
+                // The file system's id beside the stamp: two images of one
+                // shape mounted in turn give every stamp field alike (issue
+                // 63.10), and a list is trusted as the cache is.
+                let fsid = crate::fs::FsId::of_path(&record.path).0;
                 let _ = write!(
                     out,
-                    ",\"device\":{},\"inode\":{},\"mtime_ns\":{},\"ctime_ns\":{}",
+                    ",\"device\":{},\"inode\":{},\"mtime_ns\":{},\"ctime_ns\":{},\"fsid\":{fsid}",
                     s.dev, s.ino, s.mtime_ns, s.ctime_ns
                 );
             }

@@ -75,7 +75,7 @@ fn scrub_manifest(
             return;
         };
         unstamped(entries, &mut next, at, &mut summary, sink);
-        let finding = judge(listed, record.outcome, &mut summary);
+        let finding = judge(listed, &record.path, record.outcome, &mut summary);
         summary.count(&finding);
         sink(&record.path, &finding);
         next = at + 1;
@@ -104,16 +104,27 @@ fn unstamped(
     *next = (*next).max(end);
 }
 
-/// What a listed file's read says against its listed stamp and digest.
-fn judge(listed: &ManifestEntry, outcome: Outcome, summary: &mut ScrubSummary) -> Finding {
+/// What a listed file's read says against its listed stamp, file system
+/// and digest. A stamp taken on another file system than the file's now
+/// (the list's `"fsid"`; a list without one is judged by the stamp
+/// alone, as before) says nothing of these bytes: another file system,
+/// never corrupted (issue 63.10's rule, `fs::identity`).
+fn judge(
+    listed: &ManifestEntry,
+    path: &Path,
+    outcome: Outcome,
+    summary: &mut ScrubSummary,
+) -> Finding {
     let Some(stamp) = listed.stamp.as_deref().copied() else {
         return Finding::Unstamped;
     };
+    let elsewhere = || listed.fsid != 0 && crate::fs::FsId::of_path(path).0 != listed.fsid;
     match outcome {
         Outcome::Hashed(hashed) => {
             summary.bytes_read += hashed.size;
             match hashed.stamp {
                 Some(now) if !same(&now, &stamp) => Finding::Changed,
+                Some(_) if elsewhere() => Finding::OtherFileSystem,
                 Some(_) if hashed.digest == listed.digest => Finding::Verified,
                 Some(_) => Finding::Corrupted {
                     recorded: listed.digest,

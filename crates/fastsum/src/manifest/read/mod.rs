@@ -26,6 +26,10 @@ pub struct ManifestEntry {
     /// -r --json --stamps`): what `fastsum scrub --manifest` checks. Boxed:
     /// most lists have none, and a list of millions is held whole.
     pub stamp: Option<Box<crate::fs::FileStamp>>,
+    /// The id of the file system the stamp was taken on (`"fsid"` beside
+    /// it; 0 where the list gives none): a stamp vouches only on that file
+    /// system, as the cache's do (`fs::identity`).
+    pub fsid: u64,
 }
 
 /// A manifest read whole.
@@ -133,6 +137,7 @@ fn read_lines(
             digest: parsed.expected,
             size: None,
             stamp: None,
+            fsid: 0,
         };
         match Manifest::is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
@@ -317,6 +322,7 @@ fn json_digest(
         digest,
         size,
         stamp,
+        fsid: number_field(fields, "fsid").unwrap_or(0),
     };
     Ok((entry, directory))
 }
@@ -385,6 +391,7 @@ fn read_hashdeep(
                     digest,
                     size: Some(size),
                     stamp: None,
+            fsid: 0,
                 })
             }
             Err(why) => manifest.problems.push((number, why)),
