@@ -303,6 +303,27 @@ def fake_hostile_pass(fake, endpoint, tmp):
     check("s3://b/p lists p/", p.returncode == 0, (p.returncode, p.stdout, p.stderr))
 
 
+def services_endpoint(fake, endpoint, tmp):
+    """The AWS CLI's service-specific endpoint: a profile's `services =
+    NAME` and its `[services NAME]` section's `s3 = endpoint_url`, ahead
+    of the profile's own endpoint_url (here a closed port). fastsum read
+    only the latter and sent the run elsewhere."""
+    d = os.path.join(tmp, "services")
+    write_tree(d, {"a": b"services\n"})
+    fake.objects = {b"p/a": Obj(b"services\n")}
+    config = os.path.join(tmp, "aws-config")
+    with open(config, "w") as f:
+        f.write("[default]\nservices = here\nendpoint_url = http://127.0.0.1:9\n"
+                "[services here]\ns3 =\n  endpoint_url = %s\n" % endpoint)
+    env = env_for(endpoint)
+    del env["AWS_ENDPOINT_URL"]
+    env["AWS_CONFIG_FILE"] = config
+    fake.requests.clear()
+    p = subprocess.run([FASTSUM, "diff", "s3://b/p", d], env=env, capture_output=True, timeout=300)
+    check("[services NAME] s3 endpoint_url is the one asked", p.returncode == 0 and p.stdout == b""
+          and fake.count("GET") >= 1, (p.returncode, p.stdout, p.stderr))
+
+
 def fake_suite(tmp):
     fake = Fake()
     endpoint = "http://127.0.0.1:%d" % fake.port
@@ -313,6 +334,7 @@ def fake_suite(tmp):
         fake_pages_and_cache(fake, endpoint, tmp)
         fake_listing_lines(fake, endpoint, tmp)
         fake_hostile_pass(fake, endpoint, tmp)
+        services_endpoint(fake, endpoint, tmp)
         import s3_main
         s3_main.cache_and_path_style(fake, endpoint, tmp, check, run_main, Obj)
         s3_main.download_timeouts(fake, endpoint, tmp, check, run, Obj, write_tree)

@@ -4,7 +4,9 @@
 //! `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`,
 //! `AWS_PROFILE`), then the profile's section of `~/.aws/credentials`
 //! (`AWS_SHARED_CREDENTIALS_FILE`) and `~/.aws/config` (`AWS_CONFIG_FILE`),
-//! with its nested `s3 =` block (`addressing_style = path`).
+//! with its nested `s3 =` block (`addressing_style = path`), and the
+//! `[services NAME]` section its `services = NAME` names (`s3 =` then
+//! `endpoint_url = ...`, the AWS CLI's service-specific endpoints).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -96,6 +98,35 @@ fn is_ip_or_localhost(endpoint: &str) -> bool {
     host == "localhost" || host.parse::<std::net::Ipv4Addr>().is_ok()
 }
 
+/// The endpoint in the AWS CLI's order: `AWS_ENDPOINT_URL_S3`,
+/// `AWS_ENDPOINT_URL`, the profile's `[services NAME]` section's `s3 =`
+/// block, the profile's own `s3 =` block and `endpoint_url`, else AWS's
+/// for the region; `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true` (or the
+/// profile's `ignore_configured_endpoint_urls = true`) leaves them all
+/// out. A service's endpoint that fastsum did not read sent its requests
+/// (and its cache's claims) to another server than the AWS CLI's.
+fn endpoint_of(
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Section,
+    services: &Section,
+    region: &str,
+) -> String {
+    let is_true = |v: Option<String>| v.is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let ignore = is_true(env("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"))
+        || is_true(config.get("ignore_configured_endpoint_urls").cloned());
+    let configured = || {
+        env("AWS_ENDPOINT_URL_S3")
+            .or_else(|| env("AWS_ENDPOINT_URL"))
+            .or_else(|| services.get("s3.endpoint_url").cloned())
+            .or_else(|| config.get("s3.endpoint_url").cloned())
+            .or_else(|| config.get("endpoint_url").cloned())
+    };
+    (!ignore)
+        .then(configured)
+        .flatten()
+        .unwrap_or_else(|| format!("https://s3.{region}.amazonaws.com"))
+}
+
 impl S3Config {
     /// The settings as the AWS CLI would find them; `path_style` forces
     /// path-style addressing (`--s3-path-style`).
@@ -116,11 +147,14 @@ impl S3Config {
             .or_else(|| env("AWS_DEFAULT_REGION"))
             .or_else(|| config.get("region").cloned())
             .unwrap_or_else(|| "us-east-1".into());
-        let endpoint = env("AWS_ENDPOINT_URL_S3")
-            .or_else(|| env("AWS_ENDPOINT_URL"))
-            .or_else(|| config.get("s3.endpoint_url").cloned())
-            .or_else(|| config.get("endpoint_url").cloned())
-            .unwrap_or_else(|| format!("https://s3.{region}.amazonaws.com"));
+        let services = match config.get("services") {
+            Some(name) => read_section(
+                home_file("AWS_CONFIG_FILE", "config"),
+                &[format!("services {name}")],
+            ),
+            None => Section::new(),
+        };
+        let endpoint = endpoint_of(&env, &config, &services, &region);
         let path_style = path_style
             || config.get("s3.addressing_style").map(String::as_str) == Some("path")
             || is_ip_or_localhost(&endpoint);
@@ -158,6 +192,46 @@ mod tests {
         let default = section(text, &["default".into()]);
         assert_eq!(default.get("region").map(String::as_str), Some("eu-west-1"));
         assert!(!default.contains_key("s3.addressing_style"));
+    }
+
+    #[test]
+    fn the_endpoint_in_the_aws_cli_s_order() {
+        let text = "[profile ci]\nservices = local\nendpoint_url = http://127.0.0.1:1\n\
+                    [services local]\ns3 =\n  endpoint_url = http://127.0.0.1:2\n\
+                    sts =\n  endpoint_url = http://127.0.0.1:3\n";
+        let config = section(text, &["profile ci".into()]);
+        let services = section(text, &["services local".into()]);
+        let none = |_: &str| None;
+        assert_eq!(
+            endpoint_of(&none, &config, &services, "r"),
+            "http://127.0.0.1:2"
+        );
+        assert_eq!(
+            endpoint_of(&none, &config, &Section::new(), "r"),
+            "http://127.0.0.1:1"
+        );
+        let global = |k: &str| (k == "AWS_ENDPOINT_URL").then(|| "http://127.0.0.1:4".to_owned());
+        assert_eq!(
+            endpoint_of(&global, &config, &services, "r"),
+            "http://127.0.0.1:4"
+        );
+        let s3 = |k: &str| match k {
+            "AWS_ENDPOINT_URL_S3" => Some("http://127.0.0.1:5".to_owned()),
+            "AWS_ENDPOINT_URL" => Some("http://127.0.0.1:4".to_owned()),
+            _ => None,
+        };
+        assert_eq!(
+            endpoint_of(&s3, &config, &services, "r"),
+            "http://127.0.0.1:5"
+        );
+        let ignore = |k: &str| match k {
+            "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS" => Some("TRUE".to_owned()),
+            _ => s3(k),
+        };
+        assert_eq!(
+            endpoint_of(&ignore, &config, &services, "eu-west-1"),
+            "https://s3.eu-west-1.amazonaws.com"
+        );
     }
 
     #[test]
