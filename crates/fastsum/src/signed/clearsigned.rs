@@ -74,7 +74,8 @@ pub fn split(text: &[u8]) -> Result<Block, Refusal> {
             }
             Part::Headers if line.iter().all(|b| b.is_ascii_whitespace()) => Part::Text,
             Part::Headers if line.starts_with(b"Hash:") => {
-                let names = String::from_utf8_lossy(&line[b"Hash:".len()..]).to_ascii_uppercase();
+                let names = line.strip_prefix(b"Hash:").unwrap_or_default();
+                let names = String::from_utf8_lossy(names).to_ascii_uppercase();
                 block.hashes.extend(names.split(',').map(|n| n.trim().to_owned()));
                 Part::Headers
             }

@@ -86,7 +86,7 @@ fn hash_header_names(block: &Block, signature: &Signature) -> Result<(), Refusal
         return Err(Refusal::malformed("a signature that names no hash algorithm"));
     };
     let name = hash.to_string().to_ascii_uppercase();
-    if block.hashes.iter().any(|h| *h == name) {
+    if block.hashes.contains(&name) {
         return Ok(());
     }
     let said = match block.hashes.as_slice() {
