@@ -213,6 +213,10 @@ fn a_release_past_its_valid_until_is_refused() {
             "twice",
             format!("{future}Valid-Until: Sat, 01 Jan 2022 00:00:00 UTC\n"),
         ),
+        (
+            "spaced",
+            "Valid-Until : Sat, 01 Jan 2022 00:00:00 UTC\n".to_owned(),
+        ),
     ] {
         env.file(
             format!("{name}.txt").as_bytes(),
@@ -240,6 +244,10 @@ fn a_release_past_its_valid_until_is_refused() {
             "Valid-Until Sat, 01 Jan 2022 00:00:00 UTC has passed",
         ),
         ("twice", "two Valid-Until fields"),
+        (
+            "spaced",
+            "Valid-Until Sat, 01 Jan 2022 00:00:00 UTC has passed",
+        ),
     ] {
         let (status, stderr) = ours(
             &env,
@@ -518,7 +526,9 @@ fn a_clearsigned_hash_header_agrees_with_its_signature_or_is_refused() {
         && sed '/^Hash:/d' good > none \
         && sed 's/^Hash: SHA256$/Hash: SHA512/' good > wrong \
         && sed 's/^Hash: SHA256$/Hash: SHA1, SHA256/' good > several \
-        && sed 's/^Hash: SHA256$/Hash: SHA512\\nHash: SHA256/' good > two";
+        && sed 's/^Hash: SHA256$/Hash: SHA512\\nHash: SHA256/' good > two \
+        && sed 's/^Hash: SHA256$/Hash: sha256/' good > lower \
+        && sed 's/^Hash: SHA256$/Hash:SHA256/' good > nospace";
     assert_eq!(sh(&env, make).0, 0, "signed and edited");
     for (list, good, why) in [
         ("good", true, ""),
@@ -526,6 +536,9 @@ fn a_clearsigned_hash_header_agrees_with_its_signature_or_is_refused() {
         ("two", true, ""),
         ("none", false, "has no Hash: header"),
         ("wrong", false, "its Hash: header says SHA512"),
+        // gpgv reads neither as SHA256 (the hostile pass of 2026-12-02).
+        ("lower", false, "its Hash: header says sha256"),
+        ("nospace", false, "has no Hash: header"),
     ] {
         let (gpgv, _) = sh(
             &env,

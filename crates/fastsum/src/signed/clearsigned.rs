@@ -18,9 +18,10 @@ pub struct Block {
     pub signature: Vec<u8>,
     /// Lines outside the block (1-based number, text).
     pub unsigned: Vec<(u64, Vec<u8>)>,
-    /// The hash algorithms its `Hash:` armor headers name (`SHA256`),
-    /// upper-cased; a signature over any other is refused, as gpgv
-    /// refuses it.
+    /// The hash algorithms its `Hash: ` armor headers name (`SHA256`),
+    /// exactly as written: a signature over any other is refused, as gpgv
+    /// refuses it (gpgv takes neither `Hash: sha512` nor `Hash:SHA512`
+    /// for SHA512).
     pub hashes: Vec<String>,
 }
 
@@ -74,9 +75,10 @@ pub fn split(text: &[u8]) -> Result<Block, Refusal> {
             }
             Part::Headers if line.iter().all(|b| b.is_ascii_whitespace()) => Part::Text,
             Part::Headers if line.starts_with(b"Hash:") => {
-                let names = line.strip_prefix(b"Hash:").unwrap_or_default();
-                let names = String::from_utf8_lossy(names).to_ascii_uppercase();
-                block.hashes.extend(names.split(',').map(|n| n.trim().to_owned()));
+                if let Some(names) = line.strip_prefix(b"Hash: ") {
+                    let names = String::from_utf8_lossy(names);
+                    block.hashes.extend(names.split(',').map(|n| n.trim().to_owned()));
+                }
                 Part::Headers
             }
             Part::Headers => {

@@ -85,7 +85,7 @@ fn hash_header_names(block: &Block, signature: &Signature) -> Result<(), Refusal
     let Some(hash) = signature.hash_alg() else {
         return Err(Refusal::malformed("a signature that names no hash algorithm"));
     };
-    let name = hash.to_string().to_ascii_uppercase();
+    let name = hash.to_string();
     if block.hashes.contains(&name) {
         return Ok(());
     }

@@ -43,7 +43,9 @@ pub fn check_valid_until(release: &[u8], now: u64) -> Result<Option<String>, Ref
 /// in any case.
 fn field_value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     let (field, value) = line.split_once(':')?;
-    field.eq_ignore_ascii_case(name).then_some(value)
+    // White space before the colon read past too (stricter than a
+    // reader that would miss `Valid-Until :`).
+    field.trim_end().eq_ignore_ascii_case(name).then_some(value)
 }
 
 /// `Sat, 02 Dec 2026 22:33:12 UTC` (RFC 2822, as the archive writes it;

@@ -36,7 +36,7 @@ pub(super) fn starts_release(first: &[u8]) -> bool {
 /// The algorithm of a checksum section's field line (`SHA256:`), its name
 /// matched as apt matches deb822 names: in any case (`sha256:`).
 fn section(field: &[u8]) -> Option<Algorithm> {
-    let name = field.strip_suffix(b":")?;
+    let name = field.strip_suffix(b":")?.trim_ascii_end();
     [
         (&b"MD5Sum"[..], Algorithm::Md5),
         (b"SHA1", Algorithm::Sha1),
