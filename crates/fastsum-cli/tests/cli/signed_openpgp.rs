@@ -46,6 +46,19 @@ const KEYS: &str = "mkdir -m 700 g o && gpg -q --batch --passphrase '' --quick-g
     && sed 's/^:-----/-----/' g/openpgp-revocs.d/$(gpg --with-colons -k alice@example.org | awk -F: '/^fpr/{print $10; exit}').rev > rev.asc \
     && cp -r g r && gpg -q --homedir r --batch --import rev.asc && gpg -q --homedir r --export alice@example.org > revoked.gpg";
 
+/// A test's directory holding `a`, its tagged SHA-256 list `SUMS` and
+/// the keys KEYS makes; `None` (skipped) without gpg and gpgv.
+fn signed_sums() -> Option<TestEnv> {
+    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+        return None;
+    }
+    let env = TestEnv::new();
+    env.file(b"a", b"hello\n");
+    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
+    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    Some(env)
+}
+
 #[test]
 fn gpgv_verdicts_are_fastsums() {
     if crate::testenv::lacks(&["gpg", "gpgv"]) {
@@ -125,13 +138,9 @@ fn gpgv_verdicts_are_fastsums() {
 /// block is checked by neither: gpgv ignores it, fastsum says it.
 #[test]
 fn fastsum_is_stricter_than_gpgv_where_the_issue_says() {
-    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+    let Some(env) = signed_sums() else {
         return;
-    }
-    let env = TestEnv::new();
-    env.file(b"a", b"hello\n");
-    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
-    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    };
     let sign = "gpg -q --batch -u alice@example.org --detach-sign -o SUMS.gpg SUMS \
         && gpg -q --batch -u alice@example.org --clearsign -o SUMS.clear SUMS \
         && (echo 'SHA256 (a) = 0000'; cat SUMS.clear; echo 'SHA256 (a) = 0000') > around \
@@ -407,13 +416,9 @@ fn a_clearsigned_line_padded_after_signing_is_refused() {
 /// list changed after signing is refused whatever else signed it.
 #[test]
 fn a_second_signature_by_a_key_the_keyring_lacks_is_named_not_trusted() {
-    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+    let Some(env) = signed_sums() else {
         return;
-    }
-    let env = TestEnv::new();
-    env.file(b"a", b"hello\n");
-    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
-    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    };
     let sign = "gpg -q --batch -u alice@example.org --detach-sign -o alice.sig SUMS \
         && gpg -q --homedir o --batch -u o@example.org --detach-sign -o other.sig SUMS \
         && cat alice.sig other.sig > two.sig";
@@ -468,13 +473,9 @@ fn a_second_signature_by_a_key_the_keyring_lacks_is_named_not_trusted() {
 /// passes.
 #[test]
 fn a_signature_over_a_weak_hash_is_refused_as_weak_not_as_changed() {
-    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+    let Some(env) = signed_sums() else {
         return;
-    }
-    let env = TestEnv::new();
-    env.file(b"a", b"hello\n");
-    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
-    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    };
     let sign = "gpg -q --batch -u alice@example.org --digest-algo SHA1 --detach-sign -o sha1.sig SUMS \
         && gpg -q --batch -u alice@example.org --digest-algo MD5 --allow-weak-digest-algos \
            --detach-sign -o md5.sig SUMS 2>/dev/null \
@@ -514,13 +515,9 @@ fn a_signature_over_a_weak_hash_is_refused_as_weak_not_as_changed() {
 /// or one naming several, pass both.
 #[test]
 fn a_clearsigned_hash_header_agrees_with_its_signature_or_is_refused() {
-    if crate::testenv::lacks(&["gpg", "gpgv"]) {
+    let Some(env) = signed_sums() else {
         return;
-    }
-    let env = TestEnv::new();
-    env.file(b"a", b"hello\n");
-    assert_eq!(sh(&env, "sha256sum --tag a > SUMS").0, 0);
-    assert_eq!(sh(&env, KEYS).0, 0, "keys made");
+    };
     let make = "gpg -q --batch -u alice@example.org --digest-algo SHA256 --clearsign -o good SUMS \
         && grep -qx 'Hash: SHA256' good \
         && sed '/^Hash:/d' good > none \
