@@ -41,6 +41,13 @@ class Fake:
         # which the body stalls for good, or None): a GET's body trickles.
         self.trickle = {}
         self.trickle_listing = None  # (chunk, pause): listing pages trickle
+        # key bytes -> Obj: put in the key's place at its first GET (the
+        # object replaced between the listing and the download).
+        self.swap_on_get = {}
+        # key bytes -> bytes: a GET's body instead of the object's (a
+        # server whose body is not the listed length).
+        self.body_override = {}
+        self.if_match = []  # (key, If-Match header or None) of each GET
         self.requests = []
         self.lock = threading.Lock()
         fake = self
@@ -104,6 +111,17 @@ class Fake:
             data = obj.data[at:at + obj.parts[n - 1]]
             headers["x-amz-mp-parts-count"] = str(len(obj.parts))
             return self.reply(h, 206, data, headers, head=head)
+        if not head and "partNumber" not in query:
+            self.if_match.append((key, h.headers.get("If-Match")))
+            if key in self.swap_on_get:
+                obj = self.objects[key] = self.swap_on_get.pop(key)
+                headers = {"ETag": '"%s"' % obj.etag}
+                headers.update(obj.headers)
+            wanted = h.headers.get("If-Match")
+            if wanted is not None and wanted.strip('"') != obj.etag:
+                return self.reply(h, 412, b"<Error><Code>PreconditionFailed</Code></Error>")
+            if key in self.body_override:
+                return self.reply(h, 200, self.body_override[key], headers)
         if not head and key in self.trickle:
             return self.trickled(h, obj, headers, *self.trickle[key])
         self.reply(h, 200, obj.data, headers, head=head, extra=obj.extra)

@@ -9,6 +9,12 @@ leftovers), against the fake endpoint (s3_fake.py), run by s3_suite.py:
 - a `--download` body that trickles in for longer than the idle timeout,
   with a byte at least every idle period, is read whole; a body that
   stops halfway is an error naming the object (exit 2), never a digest;
+- `--download` reads the version listed and only it (F5): every GET of a
+  whole object carries `If-Match` with the listed ETag, an object replaced
+  between the listing and the download is an error naming it (exit 2;
+  the main mode's 1, as for any file it cannot read),
+  never compared or hashed as the listed one, and a body longer or
+  shorter than the listed size is an error, never a verdict;
 - a listing that trickles in a byte at a time (a byte every 0.2 s, each
   gap well inside the idle timeout) is cut by the cap on a whole answer:
   exit 2 in seconds, never a wait as long as the server likes.
@@ -89,3 +95,44 @@ def trickled_listing(fake, endpoint, tmp, check, run, Obj, write_tree):
     finally:
         del os.environ["FASTSUM_S3_IDLE_TIMEOUT"]
         fake.trickle_listing = None
+
+
+def download_pinned(fake, endpoint, tmp, check, run, run_main, Obj, write_tree):
+    d = os.path.join(tmp, "pinned")
+    body = bytes(range(256)) * 16  # 4 KiB
+    write_tree(d, {"o": body})
+    kms = {"x-amz-server-side-encryption": "aws:kms"}
+    listed = "1" * 32
+    fresh = lambda: {b"v/o": Obj(body, kms, etag=listed)}
+    fake.objects = fresh()
+    fake.if_match.clear()
+    p = run(endpoint, "--download", "s3://b/v", d)
+    check("--download asks for the listed version (If-Match: its ETag) and finds it the same",
+          p.returncode == 0 and p.stdout == b""
+          and fake.if_match == [(b"v/o", '"%s"' % listed)],
+          (p.returncode, p.stdout, p.stderr, fake.if_match))
+    # Replaced after the listing by an object with the local file's bytes.
+    # `diff`'s trouble is exit 2; the main mode's an unreadable file's, 1.
+    for args, how, code in [(["diff", "--download", "s3://b/v", d], run, 2),
+                            (["-r", "--download", "-a", "sha256", "s3://b/v"], run_main, 1)]:
+        fake.objects = fresh()
+        fake.swap_on_get = {b"v/o": Obj(body, kms, etag="2" * 32)}
+        p = how(endpoint, *args[1:]) if how is run else how(endpoint, *args)
+        check("%s: an object replaced since the listing is an error naming it, exit %d"
+              % (" ".join(args[:2]), code),
+              p.returncode == code and b"s3://b/v/o" in p.stderr and b"412" in p.stderr
+              and p.stdout == b"", (p.returncode, p.stdout, p.stderr))
+        fake.swap_on_get = {}
+    # A body that is not the listed length: longer (the local bytes and
+    # more) or shorter (cut where a prefix ends).
+    for name, lie in [("longer", body + b"x"), ("shorter", body[:2048])]:
+        for args, how, code in [(["diff", "--download", "s3://b/v", d], run, 2),
+                                (["-r", "--download", "-a", "sha256", "s3://b/v"], run_main, 1)]:
+            fake.objects = fresh()
+            fake.body_override = {b"v/o": lie}
+            p = how(endpoint, *args[1:]) if how is run else how(endpoint, *args)
+            check("%s: a body %s than the listing says is an error, exit %d, no verdict"
+                  % (" ".join(args[:2]), name, code),
+                  p.returncode == code and b"s3://b/v/o" in p.stderr and b"listing 4096" in p.stderr
+                  and p.stdout == b"", (p.returncode, p.stdout, p.stderr))
+    fake.body_override = {}

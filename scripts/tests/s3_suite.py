@@ -339,6 +339,7 @@ def fake_suite(tmp):
         s3_main.cache_and_path_style(fake, endpoint, tmp, check, run_main, Obj)
         s3_main.download_timeouts(fake, endpoint, tmp, check, run, Obj, write_tree)
         s3_main.trickled_listing(fake, endpoint, tmp, check, run, Obj, write_tree)
+        s3_main.download_pinned(fake, endpoint, tmp, check, run, run_main, Obj, write_tree)
         import s3_lies
         s3_lies.every_digest(fake, endpoint, tmp, check, run, Obj, write_tree)
         s3_lies.bounded(fake, endpoint, tmp, check, run, Obj, write_tree, listing_xml)

@@ -139,7 +139,7 @@ fn decide_one(
     match (checked, options.download) {
         (Ok(Some(true)), _) => Verdict::Same,
         (Ok(Some(false)), _) => Verdict::Differs,
-        (Ok(None), true) => match crate::s3::download::same_bytes(client, key, &local.path) {
+        (Ok(None), true) => match crate::s3::download::same_bytes(client, object, &local.path) {
             Ok(true) => Verdict::Same,
             Ok(false) => Verdict::Differs,
             Err(why) => Verdict::Failed(why),

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::http::Client;
+use super::xml::Listed;
 
 /// Reads until `buffer` is full or the stream ends.
 fn fill(reader: &mut dyn Read, buffer: &mut [u8]) -> std::io::Result<usize> {
@@ -21,16 +22,23 @@ fn fill(reader: &mut dyn Read, buffer: &mut [u8]) -> std::io::Result<usize> {
     Ok(filled)
 }
 
-/// Whether the object `key` holds the bytes of the file at `path`.
-pub(crate) fn same_bytes(client: &Client, key: &str, path: &Path) -> Result<bool, String> {
+/// Whether the object `listed` holds the bytes of the file at `path`.
+/// Its body must be the listing's size: one that ends short or runs on
+/// is an error, never an answer (a body cut where the local file ends
+/// would otherwise read as the same bytes).
+pub(crate) fn same_bytes(client: &Client, listed: &Listed, path: &Path) -> Result<bool, String> {
     let mut file = crate::fs::regular::open_regular(path).map_err(|e| e.to_string())?;
-    let body = client.get(key)?;
-    let mut object = body.into_reader();
+    let mut object = body(client, listed)?;
     let (mut a, mut b) = (vec![0u8; 256 * 1024], vec![0u8; 256 * 1024]);
     loop {
-        let n = fill(&mut object, &mut a).map_err(|e| format!("GetObject: {e}"))?;
+        let n = object.next(&mut a)?;
         let m = fill(&mut file, &mut b).map_err(|e| format!("{}: {e}", path.display()))?;
         if n != m || a[..n] != b[..m] {
+            if n < m {
+                // The body may have ended short: that is an error, not
+                // an answer.
+                object.next(&mut a)?;
+            }
             return Ok(false);
         }
         if n == 0 {
@@ -39,30 +47,55 @@ pub(crate) fn same_bytes(client: &Client, key: &str, path: &Path) -> Result<bool
     }
 }
 
-/// The digest of the object `key`'s bytes in `algorithm`, streamed; an
-/// object whose length is not the `size` listed changed meanwhile.
+/// An object's body as it is read, held to the size the listing gave.
+struct Body {
+    reader: Box<dyn Read + Send>,
+    expected: u64,
+    read: u64,
+}
+
+fn body(client: &Client, listed: &Listed) -> Result<Body, String> {
+    let key = std::str::from_utf8(&listed.key).map_err(|_| "the key is not UTF-8".to_string())?;
+    let reader = client.get(key, &listed.etag)?.into_reader();
+    Ok(Body {
+        reader: Box::new(reader),
+        expected: listed.size,
+        read: 0,
+    })
+}
+
+impl Body {
+    /// The next bytes into `buffer` (0 at the end); an error once the
+    /// body runs past the listed size or ends before it.
+    fn next(&mut self, buffer: &mut [u8]) -> Result<usize, String> {
+        let n = fill(&mut self.reader, buffer).map_err(|e| format!("GetObject: {e}"))?;
+        self.read += n as u64;
+        let (read, expected) = (self.read, self.expected);
+        match (n, read.cmp(&expected)) {
+            (_, std::cmp::Ordering::Greater) | (0, std::cmp::Ordering::Less) => Err(format!(
+                "GetObject gave {}{read} bytes, the listing {expected}: the object changed",
+                if n == 0 { "" } else { "at least " }
+            )),
+            _ => Ok(n),
+        }
+    }
+}
+
+/// The digest of the object `listed`'s bytes in `algorithm`, streamed
+/// from the version listed, its length the listed size.
 pub(crate) fn digest_of(
     client: &Client,
-    key: &str,
-    size: u64,
+    listed: &Listed,
     algorithm: crate::algo::Algorithm,
 ) -> Result<crate::digest::Digest, String> {
-    let mut object = client.get(key)?.into_reader();
+    let mut object = body(client, listed)?;
     let mut hasher = crate::algo::Hasher::new(algorithm);
     let mut buffer = vec![0u8; 256 * 1024];
-    let mut read = 0u64;
     loop {
-        let n = fill(&mut object, &mut buffer).map_err(|e| format!("GetObject: {e}"))?;
+        let n = object.next(&mut buffer)?;
         if n == 0 {
-            break;
+            return Ok(hasher.digest());
         }
         hasher.update(&buffer[..n]);
-        read += n as u64;
     }
-    if read != size {
-        return Err(format!(
-            "GetObject gave {read} bytes, the listing {size}: the object changed"
-        ));
-    }
-    Ok(hasher.digest())
 }

@@ -243,14 +243,27 @@ impl Client {
     }
 
     /// The object's bytes, streamed.
-    pub(crate) fn get(&self, key: &str) -> Result<ureq::Body, String> {
+    /// The object `key`'s body, pinned to the version listed: asked with
+    /// `If-Match` its listed ETag, so an object replaced since the listing
+    /// is an error (HTTP 412), never another object's bytes read as the
+    /// listed one's.
+    pub(crate) fn get(&self, key: &str, etag: &str) -> Result<ureq::Body, String> {
         let url = self
             .bucket
             .get_object(self.credentials.as_ref(), key)
             .sign(SIGNED_FOR);
-        let response = self.send(&|| self.bodies.get(url.as_str()).call())?;
+        let pinned = format!("\"{etag}\"");
+        let response = self.send(&|| {
+            self.bodies
+                .get(url.as_str())
+                .header("If-Match", pinned.as_str())
+                .call()
+        })?;
         match response.status().as_u16() {
             200 => Ok(response.into_body()),
+            412 => Err(format!(
+                "GetObject: HTTP 412: the object is no longer the one listed (ETag {etag})"
+            )),
             status => Err(format!("GetObject: HTTP {status}")),
         }
     }

@@ -90,7 +90,7 @@ pub fn object_digests(
         match (as_line(&claim, object.size, algorithm), options.download) {
             (Err(_), true) => {
                 let a = algorithm.unwrap_or(DOWNLOAD_ALGORITHM);
-                let digest = super::download::digest_of(&client, key, object.size, a)?;
+                let digest = super::download::digest_of(&client, object, a)?;
                 Ok((a, digest))
             }
             (line, _) => line.map_err(|why| format!("{why}; --download reads it")),
