@@ -15,7 +15,7 @@ use crate::error::{Error, ErrorKind, Result};
 /// disagrees, but one is opaque). One claim that disagrees is enough
 /// (issue 63.1). Bytes that
 /// do not fill a claim's parts exactly are not the same bytes.
-fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<bool>> {
+pub(super) fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<bool>> {
     #[allow(clippy::large_enum_variant)] // a few a file, on the stack.
     enum Running<'a> {
         Whole(Hasher),

@@ -29,6 +29,8 @@ mod keys;
 pub(crate) mod listing;
 pub(crate) mod local;
 mod objects;
+#[cfg(test)]
+mod properties;
 pub(crate) mod xml;
 
 use std::path::PathBuf;
