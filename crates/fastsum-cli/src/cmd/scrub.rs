@@ -112,7 +112,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         let result = match &mut recorded {
             Recorded::Cache(cache) => options.scrub(cache, &args.paths, &mut sink),
             Recorded::List(list) => options.scrub_manifest(list, &mut sink).map(|mut summary| {
-                summary.failed += list.problems.len() as u64;
+                summary.failed += list.problems.len() as u64 + list.problems_unkept;
                 summary
             }),
         };
@@ -162,6 +162,15 @@ fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
         })?;
         for (line, why) in &manifest.problems {
             eprintln!("{NAME}: {named}: line {line}: {why}");
+        }
+        if manifest.problems_unkept > 0 {
+            let (more, kept) = (
+                manifest.problems_unkept,
+                fastsum::manifest::read::Manifest::PROBLEMS_KEPT,
+            );
+            eprintln!(
+                "{NAME}: {named}: {more} more lines could not be read (the first {kept} are named)"
+            );
         }
         return Ok(Recorded::List(manifest));
     }

@@ -79,10 +79,40 @@ impl Output {
         }
     }
 
-    /// Appends bytes to stdout.
+    /// Appends bytes to stdout. A record longer than a batch is written
+    /// from where it is, not copied into the batch (a line naming a
+    /// 200 MB path would be held twice), in the same blocks.
     pub fn out(&mut self, bytes: &[u8]) {
-        self.pending.extend_from_slice(bytes);
-        self.commit();
+        if bytes.len() < BATCH {
+            self.pending.extend_from_slice(bytes);
+            self.commit();
+            return;
+        }
+        // What stdio would write at once: everything (line buffered), or
+        // whole blocks counted from the first byte held.
+        let whole = match self.buffering {
+            Buffering::Line => bytes.len(),
+            Buffering::Full => {
+                (self.pending.len() + bytes.len()) / STDIO_BLOCK * STDIO_BLOCK - self.pending.len()
+            }
+        };
+        let (now, held) = bytes.split_at(whole);
+        let n = self.pending.len();
+        self.write_stdout(n);
+        self.write_all(now);
+        self.pending.extend_from_slice(held);
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) {
+        if self.error.is_none() && !bytes.is_empty() {
+            let written = match &mut self.file {
+                Some(file) => file.write_all(bytes),
+                None => io::stdout().lock().write_all(bytes),
+            };
+            if let Err(e) = written {
+                self.error = Some(e);
+            }
+        }
     }
 
     /// Writes `message` to stderr as is, after flushing what a line-buffered
@@ -94,6 +124,18 @@ impl Output {
             }
         }
         let _ = io::stderr().write_all(message);
+    }
+
+    /// Writes the parts of one message to stderr as [`Output::err_raw`]
+    /// does, one after another (a message too long to copy into one).
+    pub fn err_parts(&mut self, parts: &[&[u8]]) {
+        if let Some((first, rest)) = parts.split_first() {
+            self.err_raw(first);
+            let mut stderr = io::stderr().lock();
+            for part in rest {
+                let _ = stderr.write_all(part);
+            }
+        }
     }
 
     /// A notice (not trouble): written as [`Output::err_raw`] does, unless
@@ -134,15 +176,9 @@ impl Output {
         if n == 0 {
             return;
         }
-        if self.error.is_none() {
-            let written = match &mut self.file {
-                Some(file) => file.write_all(&self.pending[..n]),
-                None => io::stdout().lock().write_all(&self.pending[..n]),
-            };
-            if let Err(e) = written {
-                self.error = Some(e);
-            }
-        }
+        let pending = std::mem::take(&mut self.pending);
+        self.write_all(&pending[..n]);
+        self.pending = pending;
         self.pending.drain(..n);
     }
 }

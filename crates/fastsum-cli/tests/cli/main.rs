@@ -40,6 +40,7 @@ mod first_use;
 mod frictions;
 mod lists_round_trip;
 mod manual;
+mod memory_bounds;
 mod messages;
 mod multibuffer;
 mod opens;

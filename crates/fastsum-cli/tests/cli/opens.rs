@@ -14,7 +14,7 @@ const REVIEWED: &[(&str, usize, &str)] = &[
     ("fastsum-cli/src/personality/b3sum.rs", 2, "b3sum's operands and check file; b3sum -c reads what the list names, as b3sum does"),
     ("fastsum-cli/src/cmd/bench/strategies.rs", 1, "the bench's own operand"),
     ("fastsum-cli/src/cmd/bench/timer.rs", 2, "the bench's own operand"),
-    ("fastsum-cli/src/personality/gnu/check.rs", 1, "the check file itself (an operand; md5sum -c reads a FIFO list)"),
+    ("fastsum-cli/src/personality/gnu/check_read.rs", 1, "the check file itself (an operand; md5sum -c reads a FIFO list)"),
     ("fastsum-cli/src/personality/gnu/files0.rs", 1, "the --files0-from list itself"),
     ("fastsum-cli/src/personality/gnu/hash.rs", 1, "the GNU personalities' -c opens what the list names as coreutils does; fastsum's own -c uses hash_listed"),
     ("fastsum-cli/src/personality/gnu/multi.rs", 2, "operands of several -a"),

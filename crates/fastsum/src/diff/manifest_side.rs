@@ -99,14 +99,22 @@ fn open(path: &Path) -> Result<(File, FileStamp), ErrorKind> {
 /// The list's bad lines as problems of the side (no key: reported, and
 /// never matched).
 fn problems_of(manifest: &Manifest, name: &Path) -> Vec<Listed> {
-    manifest
-        .problems
-        .iter()
-        .map(|(line, why)| Listed::Problem {
-            key: Vec::new(),
-            path: name.to_path_buf(),
-            error: format!("line {line}: {why}"),
-        })
+    let problem = |error: String| Listed::Problem {
+        key: Vec::new(),
+        path: name.to_path_buf(),
+        error,
+    };
+    let unkept = (manifest.problems_unkept > 0).then(|| {
+        problem(format!(
+            "{} more lines could not be read (the first {} are named)",
+            manifest.problems_unkept,
+            Manifest::PROBLEMS_KEPT
+        ))
+    });
+    let named = manifest.problems.iter();
+    named
+        .map(|(line, why)| problem(format!("line {line}: {why}")))
+        .chain(unkept)
         .collect()
 }
 
@@ -251,6 +259,11 @@ fn held(
         });
     })
     .map_err(unreadable)?;
+    if entries.overflowed() {
+        return Err(unreadable(
+            "its entries are more than memory holds".to_string(),
+        ));
+    }
     entries.prefix = root.prefix_for(&survey).map_err(unreadable)?;
     entries.sort();
     Ok(ManifestSide {

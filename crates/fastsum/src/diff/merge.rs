@@ -200,6 +200,7 @@ pub(super) struct Merged {
 pub(super) fn merge(
     mut olds: Source,
     mut news: Source,
+    names: &[PathBuf; 2],
     options: &DiffOptions,
     summary: &mut DiffSummary,
     sink: &mut impl FnMut(DiffEvent),
@@ -275,7 +276,19 @@ pub(super) fn merge(
         summary,
         &mut problem,
     );
+    overflowed(&merged, names, &mut |event| problem(summary, event));
     merged
+}
+
+/// Unmatched entries memory could not hold: said, never a shorter diff.
+fn overflowed(merged: &Merged, names: &[PathBuf; 2], problem: &mut dyn FnMut(DiffEvent)) {
+    for (side, name) in [(&merged.removed, &names[0]), (&merged.added, &names[1])] {
+        if side.overflowed() {
+            let error = "its entries without a match are more than memory holds".to_string();
+            let path = name.clone();
+            problem(DiffEvent::Problem { path, error });
+        }
+    }
 }
 
 /// Every change counted and handed to `sink`, in order.

@@ -83,6 +83,17 @@ impl Side {
         }
     }
 
+    /// The side as a message names it.
+    pub(crate) fn shown(&self) -> PathBuf {
+        match self {
+            Side::Tree(path) | Side::Manifest(path) => path.clone(),
+            Side::Stdin => PathBuf::from("-"),
+            Side::Remote(remote) => PathBuf::from(remote.to_string()),
+            #[cfg(feature = "s3")]
+            Side::S3(url) => PathBuf::from(url.to_string()),
+        }
+    }
+
     /// The side an operand names, `[user@]host:path` being remote by
     /// scp's rule ([`Remote::parse`]; `./a:b` is local), else as [`Side::of`].
     pub fn of_operand(operand: &Path) -> Side {
@@ -353,7 +364,8 @@ impl DiffOptions {
             )?,
         };
         let mut summary = DiffSummary::default();
-        let merged = merge::merge(olds, news, self, &mut summary, &mut sink);
+        let names = [old.shown(), new.shown()];
+        let merged = merge::merge(olds, news, &names, self, &mut summary, &mut sink);
         let changes = moves::with_moves(merged, move_algorithm(algorithm, self));
         merge::report(changes, &mut summary, &mut sink);
         Ok(summary)

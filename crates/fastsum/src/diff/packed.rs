@@ -25,6 +25,9 @@ pub(super) struct Founds {
     packed: Packed,
     /// Taken off each key (after a leading `./`) where it starts with it.
     pub prefix: Vec<u8>,
+    /// A found that memory could not hold: the side is an error
+    /// ([`Founds::overflowed`]), never a shorter list, never an abort.
+    overflowed: bool,
 }
 
 /// [`Change`]s.
@@ -47,7 +50,20 @@ impl Packed {
 }
 
 impl Founds {
+    /// Whether a found could not be held (memory ran out): the founds
+    /// are not the side's.
+    pub(super) fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
     pub(super) fn push(&mut self, found: &Found) {
+        let path_len = found.path.as_ref().map_or(0, |p| p.as_os_str().len());
+        // A length, flags, size and digest are under 100 bytes.
+        let needed = found.key.len() + path_len + 100;
+        if self.overflowed || self.packed.bytes.try_reserve(needed).is_err() {
+            self.overflowed = true;
+            return;
+        }
         let out = self.packed.start();
         put_bytes(out, &found.key);
         let flags = kind_bits(found.kind)

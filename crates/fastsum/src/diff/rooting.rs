@@ -81,7 +81,12 @@ impl Rooting {
                 let shortest = sample.iter().map(|p| p.len()).min().unwrap_or(0);
                 let cuts = (0..shared.len()).filter(|&i| shared[i] == b'/');
                 for cut in cuts.map(|i| &shared[..=i]) {
-                    if shortest - cut.len() > PATH_MAX {
+                    // A cut longer than a sampled path is none of its
+                    // leading directories: not tried (nor sliced by).
+                    if shortest
+                        .checked_sub(cut.len())
+                        .is_none_or(|left| left > PATH_MAX)
+                    {
                         continue;
                     }
                     let found = found_under(cut);
@@ -136,7 +141,12 @@ impl PathSurvey {
             *all = *all && path.starts_with(candidate);
         }
         match &mut self.shared {
-            None => self.shared = Some(path[..dir_prefix_len(path, path.len())].to_vec()),
+            // Held up to the longest cut that could leave a sample short
+            // enough to look up: a hostile 300 MB line is not held again.
+            None => {
+                let upto = path.len().min(16 * PATH_MAX);
+                self.shared = Some(path[..dir_prefix_len(path, upto)].to_vec())
+            }
             Some(shared) => {
                 let common = shared.iter().zip(path).take_while(|(a, b)| a == b).count();
                 let keep = dir_prefix_len(path, common);

@@ -166,7 +166,7 @@ pub(crate) fn parse_line(
     }
     let name = fields.next().filter(|n| !n.is_empty()).ok_or("a line without a file name")?;
     let digest = picked.ok_or("a line without the digest")?;
-    Ok((size, digest, name.to_vec()))
+    Ok((size, digest, super::lines::held(name)?))
 }
 
 /// A line's digests, each with its column's algorithm.

@@ -1,6 +1,66 @@
-//! A list's lines as they are read, one at a time.
+//! A list's lines as they are read, one at a time, and the one rule of
+//! reading a line of outside input ([`read_line`]).
 
-use std::io::BufRead;
+use std::io::{self, BufRead};
+
+/// Reads one line of outside input into `line` (cleared first), up to and
+/// including `terminator`; returns the bytes read, 0 at the end.
+///
+/// The rule for every line fastsum reads from a list: its buffer grows
+/// with `try_reserve`, so a line too long to hold is an error
+/// ([`io::ErrorKind::OutOfMemory`], saying the length reached), never an
+/// abort; and a long line's buffer is let go of its slack once read (a
+/// line costs itself, not the power of two above it).
+pub fn read_line(reader: &mut impl BufRead, terminator: u8, line: &mut Vec<u8>) -> io::Result<usize> {
+    line.clear();
+    loop {
+        let (take, done) = {
+            let available = match reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                break;
+            }
+            match memchr::memchr(terminator, available) {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            }
+        };
+        line.try_reserve(take).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                format!("a line of over {} bytes is more than memory holds", line.len()),
+            )
+        })?;
+        let available = reader.fill_buf()?;
+        line.extend_from_slice(available.get(..take).unwrap_or(available));
+        reader.consume(take);
+        if done {
+            break;
+        }
+    }
+    if line.capacity() > LONG_LINE && line.capacity() - line.len() > line.len() / 8 {
+        line.shrink_to_fit();
+    }
+    Ok(line.len())
+}
+
+/// A listed name, copied to be owned: a copy that memory cannot hold is
+/// an error (the list is refused), never an abort.
+pub(super) fn held(name: &[u8]) -> Result<Vec<u8>, String> {
+    let mut owned = Vec::new();
+    owned
+        .try_reserve_exact(name.len())
+        .map_err(|_| format!("a name of {} bytes is more than memory holds", name.len()))?;
+    owned.extend_from_slice(name);
+    Ok(owned)
+}
+
+/// A line buffer above this is let go once its line is used, not kept for
+/// the short lines after it.
+const LONG_LINE: usize = 1 << 20;
 
 /// A list's lines as it is read, numbered from 1, each without its `\n`
 /// (and a `\r` before it): one line held at a time, not the list (issue
@@ -10,9 +70,10 @@ pub(super) struct Lines<R> {
     reader: R,
     line: Vec<u8>,
     number: u64,
-    /// Lines read ahead to find the format, handed out again first.
-    again: Vec<(u64, Vec<u8>)>,
-    replayed: usize,
+    /// The line read to find the format ([`Lines::first_entry`]), to be
+    /// handed out again by the next [`Lines::next_line`]: kept where it
+    /// was read, never copied (a first line may be 300 MB).
+    again: bool,
     /// What ends a line: a newline, or NUL in a list written with `-z`.
     terminator: u8,
 }
@@ -23,16 +84,16 @@ impl<R: BufRead> Lines<R> {
             reader,
             line: Vec::new(),
             number: 0,
-            again: Vec::new(),
-            replayed: 0,
+            again: false,
             terminator: b'\n',
         }
     }
 
     /// The first line that is neither blank nor a comment (`#`), the one
-    /// a list's format is told by; `None` if there is none. It and the
-    /// lines before it are handed out again by [`Lines::next_line`]: a few
-    /// lines kept, never the list.
+    /// a list's format is told by; `None` if there is none. It is handed
+    /// out again by [`Lines::next_line`]; the blank and comment lines
+    /// before it are not (every reader skips them), so none is held: a
+    /// list of a billion empty lines costs one line's buffer.
     pub(super) fn first_entry(&mut self) -> Result<Option<&[u8]>, String> {
         // A NUL in the list's first block: records written with -z (a
         // checksum line is a C string, with no NUL in it; a -z record's
@@ -44,29 +105,42 @@ impl<R: BufRead> Lines<R> {
         if head.contains(&0) {
             self.terminator = 0;
         }
-        while let Some((number, line)) = self.read_line()? {
-            let entry = line.first().is_some_and(|&b| b != b'#');
-            let line = line.to_vec();
-            self.again.push((number, line));
-            if entry {
-                return Ok(self.again.last().map(|(_, line)| line.as_slice()));
+        loop {
+            match self.read_line()? {
+                None => return Ok(None),
+                Some((_, line)) if line.first().is_some_and(|&b| b != b'#') => break,
+                Some(_) => {}
             }
         }
-        Ok(None)
+        self.again = true;
+        Ok(Some(self.current()))
     }
 
     /// The next line and its number; `None` at the end; an error if the
     /// list could not be read.
     pub(super) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
-        if self.replayed < self.again.len() {
-            self.replayed += 1;
-            let again = self.again.get(self.replayed - 1);
-            return Ok(again.map(|(number, line)| (*number, line.as_slice())));
+        if std::mem::take(&mut self.again) {
+            return Ok(Some((self.number, self.current())));
         }
-        // Handed out: not held on (a first line may be 300 MB).
-        self.again = Vec::new();
-        self.replayed = 0;
         self.read_line()
+    }
+
+    /// Lets go of a long line's buffer once what was made of it is owned
+    /// elsewhere: the line is not held beside the entry made of it while
+    /// that entry is stored (a 300 MB path would be held three times).
+    pub(super) fn let_go(&mut self) {
+        if self.line.capacity() > LONG_LINE && !self.again {
+            self.line = Vec::new();
+        }
+    }
+
+    /// The line last read, without its end.
+    fn current(&self) -> &[u8] {
+        let line = self.line.strip_suffix(&[self.terminator]).unwrap_or(&self.line);
+        match self.terminator {
+            b'\n' => line.strip_suffix(b"\r").unwrap_or(line),
+            _ => line,
+        }
     }
 
     /// The next line from the reader itself (the lines to hand out again
@@ -74,22 +148,15 @@ impl<R: BufRead> Lines<R> {
     fn read_line(&mut self) -> Result<Option<(u64, &[u8])>, String> {
         // A long line's buffer is let go, not kept for the short ones
         // after it (a line costs a small multiple of itself, once).
-        if self.line.capacity() > 1 << 20 {
+        if self.line.capacity() > LONG_LINE {
             self.line = Vec::new();
         }
-        self.line.clear();
-        let read = self
-            .reader
-            .read_until(self.terminator, &mut self.line)
+        let read = read_line(&mut self.reader, self.terminator, &mut self.line)
             .map_err(|e| crate::Error::os_message(&e))?;
         if read == 0 {
             return Ok(None);
         }
         self.number += 1;
-        let line = self.line.strip_suffix(&[self.terminator]).unwrap_or(&self.line);
-        match self.terminator {
-            b'\n' => Ok(Some((self.number, line.strip_suffix(b"\r").unwrap_or(line)))),
-            _ => Ok(Some((self.number, line))),
-        }
+        Ok(Some((self.number, self.current())))
     }
 }

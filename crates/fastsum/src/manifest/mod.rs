@@ -34,6 +34,7 @@ parsers! {
     pub mod read;
     pub mod xxhsum;
 }
+pub use lines::read_line;
 #[cfg(feature = "tree")]
 pub(crate) mod json;
 

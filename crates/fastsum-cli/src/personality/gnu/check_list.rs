@@ -25,26 +25,49 @@ pub(super) struct Entries {
     pub(super) directories_skipped: u64,
 }
 
-/// The first bytes of a list up to and including its first entry line
-/// (neither blank nor a `#` comment), and that line (without its end);
-/// the bytes are read again by whatever reads the list.
-pub(super) fn first_entry(
-    reader: &mut impl BufRead,
-    terminator: u8,
-) -> io::Result<(Vec<u8>, Option<Vec<u8>>)> {
-    let mut prefix = Vec::new();
+/// A list read up to its first entry line (neither blank nor a `#`
+/// comment), to be read again from the start by whatever reads the list.
+pub(super) struct ReadAhead {
+    /// The lines before it, all skipped by every reader: counted, not
+    /// held.
+    pub(super) skipped: u64,
+    /// The first entry line as read (with its end), or nothing.
+    pub(super) line: Vec<u8>,
+    /// What the format is told by: the line without its end, or, for a
+    /// line over [`EXCERPT`] bytes twice, its first and last [`EXCERPT`]
+    /// bytes (every format is told by a line's start or end; a 200 MB
+    /// first line is not held twice).
+    pub(super) first: Option<Vec<u8>>,
+}
+
+/// See [`ReadAhead::first`].
+const EXCERPT: usize = 64 * 1024;
+
+/// Reads `reader` up to and including its first entry line.
+pub(super) fn first_entry(reader: &mut impl BufRead, terminator: u8) -> io::Result<ReadAhead> {
+    let mut line = Vec::new();
+    let mut skipped = 0;
     loop {
-        let start = prefix.len();
-        if reader.read_until(terminator, &mut prefix)? == 0 {
-            return Ok((prefix, None));
+        if fastsum::manifest::read_line(reader, terminator, &mut line)? == 0 {
+            return Ok(ReadAhead {
+                skipped,
+                line: Vec::new(),
+                first: None,
+            });
         }
-        let line = &prefix[start..];
-        let line = line.strip_suffix(&[terminator]).unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if !line.is_empty() && line[0] != b'#' {
-            let line = line.to_vec();
-            return Ok((prefix, Some(line)));
+        let trimmed = trimmed(&line, terminator);
+        if !trimmed.is_empty() && trimmed[0] != b'#' {
+            let first = match trimmed.len() > 2 * EXCERPT {
+                true => [&trimmed[..EXCERPT], &trimmed[trimmed.len() - EXCERPT..]].concat(),
+                false => trimmed.to_vec(),
+            };
+            return Ok(ReadAhead {
+                skipped,
+                line,
+                first: Some(first),
+            });
         }
+        skipped += 1;
     }
 }
 

@@ -5,7 +5,7 @@
 //! candidates and the same matching. The personalities never guess: they
 //! keep GNU's reading.
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 
 use fastsum::manifest::gnu::{CheckParser, TagPolicy};
@@ -232,10 +232,16 @@ pub(super) fn read_ahead(
     };
     let mut parser = CheckParser::new(TagPolicy::Any(first));
     let (mut prefix, mut listed, mut lines) = (Vec::new(), Vec::new(), 0);
+    let mut line = Vec::new();
     while lines < PROBE_LINES && prefix.len() < PROBE_BYTES {
         let start = prefix.len();
-        if reader.read_until(terminator, &mut prefix)? == 0 {
+        if fastsum::manifest::read_line(reader, terminator, &mut line)? == 0 {
             break;
+        }
+        // The line is held once: moved, not copied, when it is the first.
+        match prefix.is_empty() {
+            true => std::mem::swap(&mut prefix, &mut line),
+            false => prefix.extend_from_slice(&line),
         }
         lines += 1;
         let line = super::check_list::trimmed(&prefix[start..], terminator);
@@ -247,7 +253,7 @@ pub(super) fn read_ahead(
         }
     }
     let rest = std::mem::replace(reader, BufReader::new(Box::new(io::empty())));
-    let again: Box<dyn Read> = Box::new(io::Cursor::new(prefix).chain(rest));
+    let again: Box<dyn Read> = Box::new(super::replay::Replay::new(0, terminator, prefix, rest));
     *reader = BufReader::with_capacity(64 * 1024, again);
     Ok(listed)
 }

@@ -15,6 +15,7 @@ mod check;
 mod check_dirs;
 mod check_hash;
 mod check_list;
+mod check_read;
 pub mod documented;
 mod files0;
 #[cfg(test)]
@@ -28,6 +29,7 @@ mod options;
 mod parse;
 mod prune;
 mod remote;
+mod replay;
 mod resolve;
 mod run;
 mod s3;

@@ -78,6 +78,12 @@ impl Run {
     }
 
     pub(super) fn error(&mut self, message: &[u8]) {
+        // A long message (one naming a 200 MB path) is written in its
+        // parts, not copied once more into one line.
+        if message.len() > 64 * 1024 {
+            let name = self.name.clone();
+            return self.around_the_bar(|out| out.err_parts(&[&name, b": ", message, b"\n"]));
+        }
         let mut line = self.name.clone();
         line.extend_from_slice(b": ");
         line.extend_from_slice(message);
@@ -115,6 +121,8 @@ impl Run {
 
     pub(super) fn file_error(&mut self, name: &[u8], cause: &str) {
         let mut message = self.quoting.quotef(name);
+        // Exactly: a 200 MB name's message is not doubled to grow.
+        message.reserve_exact(2 + cause.len());
         message.extend_from_slice(b": ");
         message.extend_from_slice(cause.as_bytes());
         self.error(&message);

@@ -288,7 +288,9 @@ fn first_line(reader: &mut impl BufRead, terminator: u8) -> Vec<u8> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        if reader.read_until(terminator, &mut line).unwrap_or(0) == 0 || !line.starts_with(b"#") {
+        if fastsum::manifest::read_line(reader, terminator, &mut line).unwrap_or(0) == 0
+            || !line.starts_with(b"#")
+        {
             return line;
         }
     }

@@ -42,8 +42,12 @@ pub struct Manifest {
     /// The directory digests it lists (`fastsum -r --dirs`: a name that
     /// ends in `/`, docs/DIRECTORY-DIGEST.md), kept apart from the files.
     pub directories: Vec<ManifestEntry>,
-    /// Lines that could not be read: (line number, why).
+    /// Lines that could not be read: (line number, why), the first
+    /// [`Manifest::PROBLEMS_KEPT`] of them.
     pub problems: Vec<(u64, String)>,
+    /// Lines that could not be read beyond those in `problems`: counted,
+    /// not held (a list of a valid line and then 10M bad ones took 787 MB).
+    pub problems_unkept: u64,
 }
 
 impl Manifest {
@@ -105,23 +109,22 @@ fn read_lines(
         entries: Vec::new(),
         directories: Vec::new(),
         problems: Vec::new(),
+        problems_unkept: 0,
     };
     let mut seen: Option<Algorithm> = None;
-    let mut last_name: Vec<u8> = Vec::new();
+    let mut last_name = LastName::default();
     while let Some((number, line)) = lines.next_line()? {
         if line.first().is_none_or(|&b| b == b'#') {
             continue;
         }
         let Some(parsed) = parser.parse(line) else {
-            manifest
-                .problems
-                .push((number, "improperly formatted checksum line".to_string()));
+            manifest.problem(number, "improperly formatted checksum line");
             continue;
         };
         match seen {
             // Several -a: each file's lines one after another, one per
             // algorithm; the first algorithm's are read.
-            Some(a) if a != parsed.algorithm && *parsed.name == *last_name => continue,
+            Some(a) if a != parsed.algorithm && last_name.is(&parsed.name) => continue,
             Some(a) if a != parsed.algorithm => {
                 return Err(format!(
                     "it mixes {a} and {} lines (line {number}): one algorithm per list",
@@ -130,15 +133,15 @@ fn read_lines(
             }
             _ => seen = Some(parsed.algorithm),
         }
-        last_name.clear();
-        last_name.extend_from_slice(&parsed.name);
+        last_name.set(&parsed.name);
         let entry = ManifestEntry {
-            path: parsed.name.into_owned(),
+            path: held(parsed.name)?,
             digest: parsed.expected,
             size: None,
             stamp: None,
             fsid: 0,
         };
+        lines.let_go();
         match Manifest::is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
             false => {
@@ -148,6 +151,43 @@ fn read_lines(
         }
     }
     finish(manifest, seen, files)
+}
+
+/// The name of the line before, to tell a several `-a` list's next line
+/// of the same file: the name itself up to 4 KiB, the BLAKE3 digest of a
+/// longer one (a hostile 300 MB name is not held twice).
+#[derive(Default)]
+struct LastName {
+    short: Vec<u8>,
+    long: Option<(usize, [u8; 32])>,
+}
+
+impl LastName {
+    const SHORT: usize = 4096;
+
+    fn set(&mut self, name: &[u8]) {
+        self.short.clear();
+        self.long = None;
+        match name.len() <= Self::SHORT {
+            true => self.short.extend_from_slice(name),
+            false => self.long = Some((name.len(), *blake3::hash(name).as_bytes())),
+        }
+    }
+
+    fn is(&self, name: &[u8]) -> bool {
+        match self.long {
+            None => name.len() <= Self::SHORT && self.short == name,
+            Some((len, digest)) => len == name.len() && digest == *blake3::hash(name).as_bytes(),
+        }
+    }
+}
+
+/// A listed name, owned ([`super::lines::held`]).
+fn held(name: std::borrow::Cow<'_, [u8]>) -> Result<Vec<u8>, String> {
+    match name {
+        std::borrow::Cow::Owned(name) => Ok(name),
+        std::borrow::Cow::Borrowed(name) => super::lines::held(name),
+    }
 }
 
 /// The algorithm untagged lines mean when `-a` is not given, from the
@@ -189,6 +229,7 @@ fn read_json(
         entries: Vec::new(),
         directories: Vec::new(),
         problems: Vec::new(),
+        problems_unkept: 0,
     };
     let mut seen: Option<Algorithm> = None;
     while let Some((number, line)) = lines.next_line()? {
@@ -196,7 +237,7 @@ fn read_json(
             Ok(Some(record)) => record,
             Ok(None) => continue,
             Err(problem) => {
-                manifest.problems.push((number, problem));
+                manifest.problem(number, problem);
                 continue;
             }
         };
@@ -212,10 +253,11 @@ fn read_json(
         let (entry, directory) = match record.digest {
             Ok(digest) => digest,
             Err(problem) => {
-                manifest.problems.push((number, problem));
+                manifest.problem(number, problem);
                 continue;
             }
         };
+        lines.let_go();
         match directory && Manifest::is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
             false if directory => manifest
@@ -378,6 +420,7 @@ fn read_hashdeep(
         entries: Vec::new(),
         directories: Vec::new(),
         problems: Vec::new(),
+        problems_unkept: 0,
     };
     while let Some((number, line)) = lines.next_line()? {
         if line.is_empty() || line.starts_with(b"##") || line.starts_with(b"%%%%") {
@@ -385,6 +428,7 @@ fn read_hashdeep(
         }
         match hashdeep::parse_line(line, &columns, pick) {
             Ok((size, digest, path)) => {
+                lines.let_go();
                 files += 1;
                 on_entry(ManifestEntry {
                     path,
@@ -394,13 +438,26 @@ fn read_hashdeep(
             fsid: 0,
                 })
             }
-            Err(why) => manifest.problems.push((number, why)),
+            Err(why) => manifest.problem(number, why),
         }
     }
     finish(manifest, Some(algorithm), files)
 }
 
 impl Manifest {
+    /// The most unreadable lines a manifest names; the rest are counted
+    /// ([`Manifest::problems_unkept`]).
+    pub const PROBLEMS_KEPT: usize = 1000;
+
+    /// Line `number` could not be read, for `why`: named among the first
+    /// [`Manifest::PROBLEMS_KEPT`], counted after them.
+    fn problem(&mut self, number: u64, why: impl Into<String>) {
+        match self.problems.len() < Self::PROBLEMS_KEPT {
+            true => self.problems.push((number, why.into())),
+            false => self.problems_unkept += 1,
+        }
+    }
+
     /// A directory's line names it with a `/` at the end, which no file's
     /// name has.
     pub fn is_directory_name(name: &[u8]) -> bool {
