@@ -494,7 +494,7 @@ mod tests {
     #[test]
     fn update_adopts_the_lists_algorithm() {
         let mut a = resolved(Tool::FASTSUM, &["-r", "."]);
-        a.adopt(Algorithm::Blake3, false);
+        a.adopt(&[Algorithm::Blake3], false);
         assert_eq!(a.all(), &[Algorithm::Blake3]);
     }
 }
