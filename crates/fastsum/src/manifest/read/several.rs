@@ -90,7 +90,7 @@ impl Several {
                     .join(", ")
             };
             return Err(format!(
-                "line {}: {} has {} where every file has {} (in that order)",
+                "line {}: {} has {}, the first file {} (every file must have the same algorithms in the same order)",
                 group.line,
                 String::from_utf8_lossy(&group.entry.path),
                 names(&group.algorithms),

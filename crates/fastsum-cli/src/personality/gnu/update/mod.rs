@@ -66,10 +66,12 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         Ok(false) => {}
         Ok(true) => {
             let style = tagged_style.unwrap_or_default();
-            return match several::adopt(o, path, shape, &style, terminator, given) {
-                Ok(()) => Ok(()),
-                Err(why) => failed(run, &why),
-            };
+            let mut notices = Vec::new();
+            let adopted = several::adopt(o, &mut notices, path, shape, &style, terminator, given);
+            for notice in notices {
+                run.notice(notice.as_bytes());
+            }
+            return adopted.or_else(|why| failed(run, &why));
         }
         Err(why) => return failed(run, &why),
     }

@@ -17,10 +17,12 @@ use super::super::options::{Listed, Options, Update};
 use super::super::update_style::Style;
 use super::Shape;
 
-/// The run takes the list's shape and algorithms; `Err` says why the
-/// list cannot be updated (it is left as it was).
+/// The run takes the list's shape and algorithms; what it should say is
+/// pushed to `notices`; `Err` says why the list cannot be updated (it is
+/// left as it was).
 pub(super) fn adopt(
     o: &mut Options,
+    notices: &mut Vec<String>,
     path: PathBuf,
     shape: Shape,
     style: &Style,
@@ -46,6 +48,11 @@ pub(super) fn adopt(
     o.stamps = o.json && list.entries.iter().any(|e| e.stamp.is_some());
     if o.stamps {
         o.several_answers = Some(std::sync::Arc::new(list.stamped_answers()));
+    }
+    // The cache holds one algorithm's digests: never asked, and said so
+    // where it was asked for.
+    if o.cache.take().is_some() && !o.stamps {
+        notices.push("the cache holds one algorithm's digests: every file of a list of several digests a file is read again".into());
     }
     o.update = Some(Update {
         path,
