@@ -1,11 +1,12 @@
 //! `fastsum -r --update MANIFEST DIR...`: an existing manifest brought up
 //! to date in place. It is written again in its own shape (untagged or
-//! tagged lines, `--json`, a one-column hashdeep list) and algorithm, the
-//! files read through the checksum cache, so only those whose stamp
-//! changed are read again; the new list is written aside and renamed over
-//! the old one, and what changed is said as `diff` says it (`A`, `D`, `M`
-//! and the path). Nothing is replaced when a file could not be read: a
-//! list must never lose a file's record because of a bad read.
+//! tagged lines, `--json`, a hashdeep list) and algorithm, the files read
+//! through the checksum cache, so only those whose stamp changed are read
+//! again; a list of several digests a file keeps them all (`several.rs`).
+//! The new list is written aside and renamed over the old one, and what
+//! changed is said as `diff` says it (`A`, `D`, `M` and the path). Nothing
+//! is replaced when a file could not be read: a list must never lose a
+//! file's record because of a bad read.
 
 use std::path::Path;
 
