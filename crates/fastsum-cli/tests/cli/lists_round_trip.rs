@@ -42,12 +42,12 @@ const FORMATS: &[Format] = &[
     Format {
         write: &["-a", "md5", "-a", "sha256"],
         check: &[],
-        updates: false,
+        updates: true,
     },
     Format {
         write: &["-a", "sha1", "-a", "crc32b"],
         check: &[],
-        updates: false,
+        updates: true,
     },
     Format {
         write: &["--dirs"],
@@ -62,7 +62,7 @@ const FORMATS: &[Format] = &[
     Format {
         write: &["--json", "-a", "md5", "-a", "sha1"],
         check: &[],
-        updates: false,
+        updates: true,
     },
     Format {
         write: &["--json", "--stamps"],
@@ -77,7 +77,13 @@ const FORMATS: &[Format] = &[
     Format {
         write: &["--format=hashdeep", "-a", "md5", "-a", "sha256"],
         check: &[],
-        updates: false,
+        updates: true,
+    },
+    // Several -a with stamps (issue 63.9).
+    Format {
+        write: &["--json", "--stamps", "-a", "md5", "-a", "sha1"],
+        check: &[],
+        updates: true,
     },
     // Kept NUL-terminated by --update (issue 51.6).
     Format {

@@ -59,4 +59,5 @@ mod tree;
 mod update;
 mod update_hostile;
 mod update_killed;
+mod update_several;
 mod update_shape;

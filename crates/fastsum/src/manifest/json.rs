@@ -22,12 +22,14 @@ use crate::algo::Algorithm;
 pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// One file's several digests from one read (`fastsum -a md5 -a sha256
-/// --json`): `{"path":...,"digests":{"md5":"HEX",...},"size":N}`.
+/// --json`): `{"path":...,"digests":{"md5":"HEX",...},"size":N}`, and the
+/// stamp's fields after the size where `stamp` writes them (`--stamps`).
 pub(crate) fn write_digests(
     out: &mut Vec<u8>,
     name: &[u8],
     size: u64,
     digests: &[(Algorithm, crate::digest::Digest)],
+    stamp: &mut dyn FnMut(&mut Vec<u8>),
 ) {
     out.push(b'{');
     write_name(out, "path", name);
@@ -41,7 +43,9 @@ pub(crate) fn write_digests(
         digest.push_hex(out);
         out.push(b'"');
     }
-    out.extend_from_slice(format!("}},\"size\":{size}}}\n").as_bytes());
+    out.extend_from_slice(format!("}},\"size\":{size}").as_bytes());
+    stamp(out);
+    out.extend_from_slice(b"}\n");
 }
 
 /// [`Renderer::write_json_name`](crate::output::render::Renderer::write_json_name).

@@ -33,21 +33,7 @@ pub(crate) fn write_record_stamped(
             out.extend_from_slice(b",\"digest\":\"");
             hashed.digest.push_hex(out);
             let _ = write!(out, "\",\"size\":{}", hashed.size);
-            // A stamp vouches only when settled, on a file system written
-            // back (issue 51.4).
-            let settled =
-                |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.vouches_at(t));
-            if let Some(s) = hashed.stamp.as_ref().filter(settled) {
-                // The file system's id beside the stamp: two images of one
-                // shape mounted in turn give every stamp field alike (issue
-                // 63.10), and a list is trusted as the cache is.
-                let fsid = crate::fs::FsId::of_path(&record.path).0;
-                let _ = write!(
-                    out,
-                    ",\"device\":{},\"inode\":{},\"mtime_ns\":{},\"ctime_ns\":{},\"fsid\":{fsid}",
-                    s.dev, s.ino, s.mtime_ns, s.ctime_ns
-                );
-            }
+            write_stamp(out, hashed.stamp.as_ref(), &record.path, stamps_before);
         }
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
             out.extend_from_slice(b",\"error\":");
@@ -67,6 +53,33 @@ pub(crate) fn write_record_stamped(
         Outcome::Directory(None) => {}
     }
     out.extend_from_slice(b"}\n");
+}
+
+/// A record's stamp fields (`"device"`, `"inode"`, `"mtime_ns"`,
+/// `"ctime_ns"`, `"fsid"`) for the file at `path`, when its stamp vouches
+/// at `stamps_before`; nothing otherwise. Every record with a stamp, of one
+/// digest or several, writes it here.
+pub(crate) fn write_stamp(
+    out: &mut Vec<u8>,
+    stamp: Option<&crate::fs::FileStamp>,
+    path: &std::path::Path,
+    stamps_before: Option<i64>,
+) {
+    use std::io::Write as _;
+    // A stamp vouches only when settled, on a file system written back
+    // (issue 51.4).
+    let settled = |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.vouches_at(t));
+    if let Some(s) = stamp.filter(settled) {
+        // The file system's id beside the stamp: two images of one shape
+        // mounted in turn give every stamp field alike (issue 63.10), and a
+        // list is trusted as the cache is.
+        let fsid = crate::fs::FsId::of_path(path).0;
+        let _ = write!(
+            out,
+            ",\"device\":{},\"inode\":{},\"mtime_ns\":{},\"ctime_ns\":{},\"fsid\":{fsid}",
+            s.dev, s.ino, s.mtime_ns, s.ctime_ns
+        );
+    }
 }
 
 #[cfg(test)]

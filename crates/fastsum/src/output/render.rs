@@ -227,6 +227,20 @@ impl Renderer {
         digests: &[(Algorithm, Digest)],
         out: &mut Vec<u8>,
     ) -> Result<(), &'static str> {
+        self.render_digests_stamped(name, size, digests, None, out)
+    }
+
+    /// [`Renderer::render_digests`], the JSON record carrying the file's
+    /// `stamp` (taken before and after the read) as a record of one digest
+    /// does, where it vouches ([`Renderer::stamps_before`]).
+    pub fn render_digests_stamped(
+        &self,
+        name: &[u8],
+        size: u64,
+        digests: &[(Algorithm, Digest)],
+        stamp: Option<&crate::fs::FileStamp>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), &'static str> {
         match self.format {
             Format::Hashdeep => {
                 if digests.iter().any(|(a, _)| hashdeep::name_of(*a).is_none()) {
@@ -238,7 +252,13 @@ impl Renderer {
                 let only: Vec<&Digest> = digests.iter().map(|(_, d)| d).collect();
                 out.extend_from_slice(&hashdeep::line(size, &only, name).ok_or(NOT_HASHDEEP)?);
             }
-            Format::Json => json::write_digests(out, name, size, digests),
+            Format::Json => {
+                let path = crate::fs::name::path(name);
+                let stamp = &mut |out: &mut Vec<u8>| {
+                    json_record::write_stamp(out, stamp, &path, self.stamps_before)
+                };
+                json::write_digests(out, name, size, digests, stamp)
+            }
             format => {
                 // Tagged lines, in base64 with `--base64`.
                 let (_, encoding) = format.gnu_line();

@@ -1,13 +1,11 @@
 //! The run's algorithm, from `-a` to the one value every part of the run
-//! reads (issue 52.1). Follow `-a` here: [`Chosen`] is what the options
-//! said, in the order given (`-a`, cksum's families, sum's `-r`/`-s`,
-//! `-l`, `--part-size`, `--base64`); [`Chosen::resolve`] checks it against
-//! the tool and the mode, once, in coreutils' order and words; the
-//! [`Algorithms`] it gives (`Options::algorithms`) is the only place the
-//! run's algorithm is held. The tree hasher (`Options::tree_options`), the
-//! renderer and the cache session are bound to it when they are built;
-//! `--update` adopts its list's algorithm into it ([`Algorithms::adopt`]);
-//! `-c` reads untagged lines by it.
+//! reads (issue 52.1). Follow `-a` here: [`Chosen`] is what the options said,
+//! in the order given (`-a`, cksum's families, sum's `-r`/`-s`, `-l`,
+//! `--part-size`, `--base64`); [`Chosen::resolve`] checks it against the tool
+//! and the mode, once, in coreutils' order and words; the [`Algorithms`] it
+//! gives (`Options::algorithms`) is the only place the run's algorithm is
+//! held. The tree hasher, the renderer and the cache are bound to it when
+//! built; `--update` adopts its list's ([`Algorithms::adopt`]).
 
 use fastsum::manifest::gnu::Family;
 use fastsum::Algorithm;
@@ -168,10 +166,12 @@ impl Algorithms {
         self.base64
     }
 
-    /// `--update`: the list's algorithm is the run's (several `-a` are
-    /// refused with it).
-    pub(super) fn adopt(&mut self, algorithm: Algorithm, base64: bool) {
-        self.one = algorithm;
+    /// `--update`: the list's algorithm(s), in its order, as `-a` gives them.
+    pub(super) fn adopt(&mut self, algorithms: &[Algorithm], base64: bool) {
+        self.one = algorithms.last().copied().unwrap_or(self.one);
+        if algorithms.len() > 1 {
+            self.several = algorithms.to_vec();
+        }
         self.base64 |= base64;
     }
 
@@ -494,7 +494,7 @@ mod tests {
     #[test]
     fn update_adopts_the_lists_algorithm() {
         let mut a = resolved(Tool::FASTSUM, &["-r", "."]);
-        a.adopt(Algorithm::Blake3, false);
+        a.adopt(&[Algorithm::Blake3], false);
         assert_eq!(a.all(), &[Algorithm::Blake3]);
     }
 }

@@ -278,7 +278,10 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) -> bool 
         }
     }
     if let (Some(written), Outcome::Hashed(h)) = (&mut run.written, &record.outcome) {
-        written.push(fastsum::name::path_bytes(&record.path), h.digest);
+        written.push(
+            fastsum::name::path_bytes(&record.path),
+            std::slice::from_ref(&h.digest),
+        );
     }
     let mut err = Vec::new();
     let rendered = o.renderer.render(record, run.out.stdout_buf(), &mut err);

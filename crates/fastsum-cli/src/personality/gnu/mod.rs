@@ -99,8 +99,8 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
     }
     let mut ok = match (o.check, o.algorithms.several()) {
         (true, _) => check_all(&mut run, &o, &operands),
+        (false, _) if o.update.is_some() => update::run_update(&mut run, &o, &operands, args),
         (false, true) => multi::hash_operands(&mut run, &o, &operands),
-        (false, false) if o.update.is_some() => update::run_update(&mut run, &o, &operands, args),
         (false, false) => hash_operands_and_remotes(&mut run, &o, &operands),
     };
     if let Some(rest) = rest {

@@ -4,13 +4,16 @@
 //! thread per algorithm over the same pages, so two digests cost about the
 //! slower one's time, not the sum. Output: one BSD-tagged
 //! line per algorithm and file (as `cksum -a` writes them, so `-c` checks
-//! them all), or one JSON record per file with a `digests` object.
+//! them all), or one JSON record per file with a `digests` object (with
+//! `--stamps`, the file's stamp beside them). `--update` of such a list
+//! hashes here, each unchanged file's digests taken from the list's
+//! stamps where it has them.
 
 use std::fs::File;
 use std::io::{self, Read};
 
 use fastsum::walk::{SpecialKind, WalkItem};
-use fastsum::{Algorithm, Digest, ErrorKind, Hasher};
+use fastsum::{Algorithm, Digest, ErrorKind, FileStamp, Hasher};
 use rayon::prelude::*;
 
 use super::options::Options;
@@ -47,6 +50,8 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
             inputs.push(Input::Stdin);
         } else if o.tree.recursive && path.is_dir() {
             let walked = o.tree.walk.walk_sorted(&path, &mut |item| match item {
+                // The list being updated is never one of its own entries.
+                WalkItem::File { path, .. } if is_own_file(o, &path) => {}
                 WalkItem::File { path, .. } => {
                     inputs.push(Input::File(fastsum::name::path_bytes(&path).to_vec()))
                 }
@@ -77,10 +82,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         }
         // Printed as they are done, a batch at a time.
         for batch in inputs.chunks(BATCH) {
-            let results: Vec<_> = batch
-                .par_iter()
-                .map(|input| digests_of(input, o.algorithms.all()))
-                .collect();
+            let results: Vec<_> = batch.par_iter().map(|input| digests_of(input, o)).collect();
             for (input, result) in batch.iter().zip(results) {
                 ok &= print(run, o, input, result);
             }
@@ -94,19 +96,66 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     ok
 }
 
-/// The digests of one input with each algorithm, and its size.
-fn digests_of(input: &Input, algorithms: &[Algorithm]) -> Result<(Vec<Digest>, u64), ErrorKind> {
-    match input {
-        Input::Stdin => read_all(io::stdin().lock(), algorithms).map_err(ErrorKind::Io),
-        Input::File(name) => {
-            let file = File::open(&*fastsum::name::path(name)).map_err(ErrorKind::Io)?;
-            let meta = file.metadata().map_err(ErrorKind::Io)?;
-            match meta.is_file() && meta.len() >= THREADED_FROM && algorithms.len() > 1 {
-                true => hash_threaded(name, algorithms),
-                false => read_all(file, algorithms).map_err(ErrorKind::Io),
-            }
+/// Whether `path` is the list `--update` rewrites (or its temporary file).
+fn is_own_file(o: &Options, path: &std::path::Path) -> bool {
+    o.update
+        .as_ref()
+        .is_some_and(|update| super::update_file::is_own_file(update, path))
+}
+
+/// One input's digests (each algorithm's), its size, and its stamp where
+/// it was the same before and after the read.
+struct Hashed {
+    digests: Vec<Digest>,
+    size: u64,
+    stamp: Option<FileStamp>,
+}
+
+/// The digests of one input with each algorithm of `o`: from the list
+/// being updated when its stamps say the file is the one listed, else
+/// read.
+fn digests_of(input: &Input, o: &Options) -> Result<Hashed, ErrorKind> {
+    let algorithms = o.algorithms.all();
+    let name = match input {
+        Input::Stdin => {
+            let (digests, size) =
+                read_all(io::stdin().lock(), algorithms).map_err(ErrorKind::Io)?;
+            return Ok(Hashed {
+                digests,
+                size,
+                stamp: None,
+            });
         }
+        Input::File(name) => name,
+    };
+    let path = fastsum::name::path(name);
+    let file = File::open(&*path).map_err(ErrorKind::Io)?;
+    let meta = file.metadata().map_err(ErrorKind::Io)?;
+    let before = FileStamp::of(&meta);
+    let listed = o
+        .several_answers
+        .as_ref()
+        .and_then(|a| a.answer(&path, &before));
+    if let Some(digests) = listed {
+        let digests = digests.to_vec();
+        return Ok(Hashed {
+            digests,
+            size: before.size,
+            stamp: Some(before),
+        });
     }
+    let (digests, size) =
+        match meta.is_file() && meta.len() >= THREADED_FROM && algorithms.len() > 1 {
+            true => hash_threaded(name, algorithms)?,
+            false => read_all(&file, algorithms).map_err(ErrorKind::Io)?,
+        };
+    let after = file.metadata().map(|m| FileStamp::of(&m)).ok();
+    let stamp = (meta.is_file() && after == Some(before)).then_some(before);
+    Ok(Hashed {
+        digests,
+        size,
+        stamp,
+    })
 }
 
 /// Reads `reader` to its end, each buffer absorbed by every algorithm in
@@ -164,30 +213,35 @@ fn hash_threaded(name: &[u8], algorithms: &[Algorithm]) -> Result<(Vec<Digest>, 
 }
 
 /// One input's lines (or JSON record), or its error; false for an error.
-fn print(
-    run: &mut Run,
-    o: &Options,
-    input: &Input,
-    result: Result<(Vec<Digest>, u64), ErrorKind>,
-) -> bool {
+fn print(run: &mut Run, o: &Options, input: &Input, result: Result<Hashed, ErrorKind>) -> bool {
     let name: &[u8] = match input {
         Input::File(name) => name,
         Input::Stdin => b"-",
     };
-    let (digests, size) = match result {
+    let read = match result {
         Ok(done) => done,
         Err(kind) => {
             run.hashing_error(name, &kind);
             return false;
         }
     };
+    if let Some(written) = &mut run.written {
+        written.push(name, &read.digests);
+    }
     // The renderer's format: hashdeep's line, a JSON record, or tagged
     // lines (the algorithms were checked when the options were resolved).
-    let digests: Vec<(Algorithm, Digest)> =
-        o.algorithms.all().iter().copied().zip(digests).collect();
+    let digests: Vec<(Algorithm, Digest)> = o
+        .algorithms
+        .all()
+        .iter()
+        .copied()
+        .zip(read.digests)
+        .collect();
+    let (size, stamp) = (read.size, read.stamp.as_ref());
+    let out = run.out.stdout_buf();
     if let Err(why) = o
         .renderer
-        .render_digests(name, size, &digests, run.out.stdout_buf())
+        .render_digests_stamped(name, size, &digests, stamp, out)
     {
         run.file_error(name, why);
         return false;

@@ -190,6 +190,9 @@ pub(super) struct Options {
     /// Digests known by their stamps without a cache: `--update` of a list
     /// written with `--stamps` answers unchanged files from the list.
     pub(super) answers: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
+    /// The same for a list of several digests a file (`multi.rs`): each
+    /// unchanged file's digests, every algorithm's.
+    pub(super) several_answers: Option<std::sync::Arc<fastsum::manifest::read::SeveralAnswers>>,
     /// `-c --signature --key --namespace`: the list's signature first.
     pub(super) signing: Signing,
     /// How records are printed (set once the settings are resolved).
@@ -200,8 +203,33 @@ pub(super) struct Options {
 /// `update.rs`).
 pub(super) struct Update {
     pub(super) path: PathBuf,
-    /// The old list, when it was read whole already (its stamps answer).
-    pub(super) read: std::sync::Mutex<Option<fastsum::manifest::read::Manifest>>,
+    /// The old list, when it was read whole already (its stamps answer;
+    /// a list of several digests a file is always).
+    pub(super) read: std::sync::Mutex<Option<Listed>>,
+}
+
+/// An old list as `--update` read it: one digest a file, or several.
+pub(super) enum Listed {
+    One(fastsum::manifest::read::Manifest),
+    Several(fastsum::manifest::read::Several),
+}
+
+impl Listed {
+    /// Each file's path and digests, in the list's order.
+    pub(super) fn entries(&self) -> Vec<(&[u8], &[fastsum::Digest])> {
+        match self {
+            Listed::One(list) => list
+                .entries
+                .iter()
+                .map(|e| (&e.path[..], std::slice::from_ref(&e.digest)))
+                .collect(),
+            Listed::Several(list) => list
+                .entries
+                .iter()
+                .map(|e| (&e.path[..], &e.digests[..]))
+                .collect(),
+        }
+    }
 }
 
 impl Options {
@@ -245,6 +273,7 @@ impl Options {
             prune: None,
             stamps: false,
             answers: None,
+            several_answers: None,
             verbose: false,
             s3_download: false,
             s3_path_style: false,

@@ -100,7 +100,6 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
             ),
             (o.tree.order == Order::Unordered, "--unordered"),
             (o.tree.walk.directories, "--dirs"),
-            (o.stamps, "--stamps"),
         ];
         if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
             let m = format!("several -a and {what} do not go together");

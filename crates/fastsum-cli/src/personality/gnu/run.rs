@@ -262,24 +262,34 @@ impl CheckCache {
 }
 
 /// The names and digests a run printed (`--update` compares them with
-/// the old list): the names in one buffer, not one allocation each.
+/// the old list): the names in one buffer and the digests in another
+/// (several `-a`: each file's, in the run's order), not one allocation
+/// each.
 #[derive(Default)]
 pub(super) struct Written {
     names: Vec<u8>,
-    entries: Vec<(usize, fastsum::Digest)>,
+    digests: Vec<fastsum::Digest>,
+    /// Where each entry's name and digests end.
+    entries: Vec<(usize, usize)>,
 }
 
 impl Written {
-    pub(super) fn push(&mut self, name: &[u8], digest: fastsum::Digest) {
+    pub(super) fn push(&mut self, name: &[u8], digests: &[fastsum::Digest]) {
         self.names.extend_from_slice(name);
-        self.entries.push((self.names.len(), digest));
+        self.digests.extend_from_slice(digests);
+        self.entries.push((self.names.len(), self.digests.len()));
     }
 
-    /// Each (name, digest), in the order printed.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], &fastsum::Digest)> {
-        let starts = std::iter::once(0).chain(self.entries.iter().map(|(end, _)| *end));
+    /// Each (name, digests), in the order printed.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], &[fastsum::Digest])> {
+        let starts = std::iter::once((0, 0)).chain(self.entries.iter().copied());
         starts
             .zip(&self.entries)
-            .map(|(start, (end, digest))| (self.names.get(start..*end).unwrap_or_default(), digest))
+            .map(|((name, digest), (name_end, digest_end))| {
+                (
+                    self.names.get(name..*name_end).unwrap_or_default(),
+                    self.digests.get(digest..*digest_end).unwrap_or_default(),
+                )
+            })
     }
 }

@@ -21,6 +21,9 @@ pub(super) struct Style {
     pub(super) base64: bool,
     /// Untagged lines with the binary marker (`HEX *NAME`, `-b`).
     pub(super) binary: bool,
+    /// The algorithms its tagged lines name, each once, in the order met:
+    /// more than one is a list of several digests a file (several `-a`).
+    pub(super) algorithms: Vec<Algorithm>,
 }
 
 /// The style of the list at `path` (`terminator`-separated lines, read in
@@ -29,6 +32,7 @@ pub(super) fn style_of(path: &Path, terminator: u8, algorithm: Algorithm) -> Res
     let file = fastsum::read::open_regular(path).map_err(|e| e.kind().to_string())?;
     let mut parser = CheckParser::new(TagPolicy::Any(algorithm));
     let (mut base64, mut binary) = (Seen::default(), Seen::default());
+    let mut algorithms = Vec::new();
     for (number, line) in BufReader::new(file).split(terminator).enumerate() {
         let line = line.map_err(|e| fastsum::Error::os_message(&e))?;
         let refuse = |what: &str| {
@@ -51,8 +55,12 @@ pub(super) fn style_of(path: &Path, terminator: u8, algorithm: Algorithm) -> Res
         let Some(parsed) = parser.parse(&line) else {
             return refuse("is not a checksum line");
         };
+        if parsed.tagged && !algorithms.contains(&parsed.algorithm) {
+            algorithms.push(parsed.algorithm);
+        }
+        // A tagged line's digest is of the algorithm it names.
         match parsed.tagged {
-            true => base64.saw(!is_hex_digest(&line, algorithm)),
+            true => base64.saw(!is_hex_digest(&line, parsed.algorithm)),
             false => binary.saw(parsed.binary),
         }
     }
@@ -70,6 +78,7 @@ pub(super) fn style_of(path: &Path, terminator: u8, algorithm: Algorithm) -> Res
     Ok(Style {
         base64: base64.all(),
         binary: binary.all(),
+        algorithms,
     })
 }
 

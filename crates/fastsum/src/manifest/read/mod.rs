@@ -479,5 +479,8 @@ fn finish(mut manifest: Manifest, seen: Option<Algorithm>, files: u64) -> Result
 }
 
 
+mod several;
+pub use several::{Several, SeveralAnswers, SeveralEntry};
+
 #[cfg(test)]
 mod tests;

@@ -164,3 +164,51 @@ fn blank_and_bad_lines_are_counted_not_held() {
     assert_eq!(m.problems_unkept, 5);
     assert_eq!(m.problems.last().map(|p| p.0), Some(Manifest::PROBLEMS_KEPT as u64 + 1));
 }
+
+/// Issue 63.9: a list of several digests a file read with every digest,
+/// in every format fastsum writes it; a file whose algorithms are not the
+/// first file's is refused with its line.
+#[test]
+fn several_digests_a_file_are_read_whole_or_refused_by_line() {
+    let md5 = Algorithm::Md5.hash_bytes(b"abc").to_hex();
+    let sha = Algorithm::Sha256.hash_bytes(b"abc").to_hex();
+    let several = |text: &str| Several::read(text.as_bytes());
+    let tagged = format!(
+        "\\MD5 (a\\nb) = {md5}\n\\SHA256 (a\\nb) = {sha}\nMD5 (c) = {md5}\nSHA256 (c) = {sha}\n"
+    );
+    let json = format!(
+        "{{\"path\":\"a\\nb\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\"}},\"size\":3,\
+         \"device\":1,\"inode\":2,\"mtime_ns\":3,\"ctime_ns\":4,\"fsid\":5}}\n\
+         {{\"path\":\"c\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\"}},\"size\":3}}\n"
+    );
+    let hashdeep = format!(
+        "%%%% HASHDEEP-1.0\n%%%% size,md5,sha256,filename\n## \n3,{md5},{sha},a,b\n3,{md5},{sha},c\n"
+    );
+    for (what, text, first) in [
+        ("tagged", &tagged, &b"a\nb"[..]),
+        ("json", &json, b"a\nb"),
+        ("hashdeep", &hashdeep, b"a,b"),
+    ] {
+        let list = several(text).unwrap_or_else(|why| panic!("{what}: {why}"));
+        assert_eq!(list.algorithms, [Algorithm::Md5, Algorithm::Sha256], "{what}");
+        assert_eq!(list.entries.len(), 2, "{what}");
+        assert_eq!(list.entries[0].path, first, "{what}");
+        let hexes: Vec<String> = list.entries[1].digests.iter().map(|d| d.to_hex()).collect();
+        assert_eq!(hexes, [md5.clone(), sha.clone()], "{what}");
+    }
+    let stamped = several(&json).unwrap();
+    assert_eq!(stamped.entries[0].stamp.as_ref().map(|s| s.ino), Some(2));
+    assert_eq!((stamped.entries[0].fsid, stamped.entries[1].stamp.is_none()), (5, true));
+    let lines: Vec<&str> = tagged.split_inclusive('\n').collect();
+    for (what, text, said) in [
+        ("a line missing", [lines[0], lines[2], lines[3]].concat(), "line 2:"),
+        ("another order", [lines[0], lines[1], lines[3], lines[2]].concat(), "line 3:"),
+        ("untagged", format!("{md5}  x\n"), "line 1 is untagged"),
+        ("a directory", format!("MD5 (d/) = {md5}\nSHA256 (d/) = {sha}\n"), "line 1:"),
+    ] {
+        let why = several(&text).expect_err(what);
+        assert!(why.starts_with(said), "{what}: {why}");
+    }
+    let one = json.replace("\"digests\":{\"md5\"", "\"algorithm\":\"md5\",\"digest\"");
+    assert!(several(&one).is_err());
+}

@@ -1,0 +1,89 @@
+//! What an update changed, said as `diff` says it (`A`, `D`, `M` and the
+//! path), and the old lists it refuses to change: a path listed twice, a
+//! listed file still there that the run did not read.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::super::options::Listed;
+use super::super::run::{Run, Written};
+use super::super::update_file;
+
+/// A path the old list names twice (its lines disagree or repeat): the
+/// update cannot tell which line was the list's word, so it changes
+/// nothing (as diff and audit refuse such a list).
+pub(super) fn listed_twice(old: &Listed) -> Option<String> {
+    let mut paths: Vec<&[u8]> = old.entries().into_iter().map(|(path, _)| path).collect();
+    paths.sort_unstable();
+    let twice = paths.windows(2).find(|pair| pair[0] == pair[1])?;
+    let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
+    Some(format!(
+        "{} is listed twice",
+        String::from_utf8_lossy(&name)
+    ))
+}
+
+/// A file the old list names that this run did not read, though it is
+/// still there (operands narrower than the list's, `--update=SITE.md5
+/// site/img`): writing the list without it would drop its record and say
+/// it deleted. Refused, naming it; nothing is changed.
+pub(super) fn not_read_but_there(old: &Listed, new: &Written) -> Option<String> {
+    let read: std::collections::HashSet<&[u8]> = new.iter().map(|(name, _)| name).collect();
+    let there = old.entries().into_iter().find(|(path, _)| {
+        !read.contains(path) && std::fs::symlink_metadata(fastsum::name::path(path)).is_ok()
+    })?;
+    let name = crate::term::Quoting { utf8: true }.quotef(there.0);
+    Some(format!(
+        "{} is listed and still there, but was not read (give the operands the list was made of)",
+        String::from_utf8_lossy(&name)
+    ))
+}
+
+/// `A\tPATH`, `D\tPATH`, `M\tPATH` in path order on stdout, and the
+/// counts: the old list and the new entries merged in path order (a file
+/// of several digests is modified when any of them changed).
+pub(super) fn say_changes(run: &mut Run, old: &Listed, new: Written, path: &Path) {
+    let mut old = old.entries();
+    old.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut new: Vec<(&[u8], &[fastsum::Digest])> = new.iter().collect();
+    new.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut counts = [0u64; 4];
+    let mut lines = Vec::new();
+    let (mut o, mut n) = (old.iter().peekable(), new.iter().peekable());
+    loop {
+        let (letter, name) = match (o.peek(), n.peek()) {
+            (None, None) => break,
+            (Some(a), Some(b)) if a.0 == b.0 => {
+                let changed = a.1 != b.1;
+                let name = a.0;
+                o.next();
+                n.next();
+                match changed {
+                    true => (b'M', name),
+                    false => {
+                        counts[3] += 1;
+                        continue;
+                    }
+                }
+            }
+            (Some(a), Some(b)) if a.0 < b.0 => (b'D', o.next().map_or(&[][..], |a| a.0)),
+            (Some(_), None) => (b'D', o.next().map_or(&[][..], |a| a.0)),
+            (_, Some(_)) => (b'A', n.next().map_or(&[][..], |b| b.0)),
+        };
+        counts[usize::from(letter == b'D') + 2 * usize::from(letter == b'M')] += 1;
+        // Names escaped as every report line escapes them (issue 51.17).
+        let parts = [
+            fastsum::output::LinePart::Text(&[letter, b'\t']),
+            fastsum::output::LinePart::Name(name),
+        ];
+        fastsum::output::LinePart::write_line(&mut lines, &parts, true);
+    }
+    run.out.out(&lines);
+    let [added, removed, modified, unchanged] = counts;
+    let m = format!(
+        "{}: updated: {added} added, {removed} removed, {modified} modified, {unchanged} unchanged",
+        update_file::named(path)
+    );
+    let _ = std::io::stderr().flush();
+    run.error(m.as_bytes());
+}
