@@ -380,3 +380,78 @@ fn one_entry_by_two_paths_is_acted_on_once_in_the_dry_run_and_the_run() {
         assert!(!env.path().join(gone).exists(), "{gone}");
     }
 }
+
+/// dupes 07 of the hostile pass: the dry run promised what the file
+/// systems cannot make. A hard link between two mounts of one file system
+/// (a bind mount: one device, two mounts) fails with EXDEV, and a reflink
+/// on ext4 or tmpfs is refused by the kernel; the dry run said "would
+/// link" and "would reflink" of both. Both now say, as the run does, that
+/// it cannot be made, and nothing changes.
+#[test]
+fn a_link_or_reflink_the_file_systems_cannot_make_is_said_alike_in_the_dry_run_and_the_run() {
+    let env = TestEnv::new();
+    env.mkdir("d");
+    env.file(b"d/a", b"same bytes\n");
+    env.file(b"d/b", b"same bytes\n");
+    // What the test directory's file system is, asked of stat(1), not of
+    // fastsum: ext2/ext3 (ext4's name there) and tmpfs make no reflinks.
+    let kind = std::process::Command::new("stat")
+        .args(["-f", "-c", "%T"])
+        .arg(env.path())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if kind == "ext2/ext3" || kind == "tmpfs" {
+        let run = dry_run_then_run(&env, &["--reflink", "d"]);
+        assert_eq!(run.status, 1, "{}", run.stderr_str());
+        assert!(
+            run.stderr_str().contains("cannot make reflinks"),
+            "{}",
+            run.stderr_str()
+        );
+    } else {
+        testenv::skip(&format!(
+            "the test directory is on {kind}, which may make reflinks"
+        ));
+    }
+    let mut mounts = Overlay {
+        merged: PathBuf::new(),
+        mounts: Vec::new(),
+    };
+    env.mkdir("e");
+    env.file(b"e/b", b"same bytes\n");
+    let bound = std::process::Command::new("mount")
+        .arg("--bind")
+        .arg(env.path().join("e"))
+        .arg(env.mkdir("be"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !bound {
+        testenv::skip("no bind mount can be made here (needs root)");
+        return;
+    }
+    mounts.mounts.push(env.path().join("be"));
+    let run = dry_run_then_run(&env, &["--link", "d", "be"]);
+    assert!(
+        run.stderr_str().contains("a hard link cannot cross mounts"),
+        "{}",
+        run.stderr_str()
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr_str());
+    // The kept file is on one mount, the others on the other: none is
+    // linked, each is named, and every file is as it was.
+    use std::os::unix::fs::MetadataExt as _;
+    let ino = |p: &str| std::fs::metadata(env.path().join(p)).unwrap().ino();
+    let mut inodes = vec![ino("d/a"), ino("d/b"), ino("be/b")];
+    inodes.dedup();
+    assert_eq!(inodes.len(), 3, "nothing is linked across mounts");
+    let skipped = run.stderr_str().matches("cannot cross mounts").count();
+    assert_eq!(skipped, 2, "{}", run.stderr_str());
+    for f in ["d/a", "d/b", "be/b"] {
+        assert_eq!(
+            std::fs::read(env.path().join(f)).unwrap(),
+            b"same bytes\n",
+            "{f}"
+        );
+    }
+}

@@ -180,6 +180,8 @@ pub(crate) fn act_on_group_hooked(
             ActionOutcome::SameEntry(earlier.to_path_buf())
         } else if let Some(why) = scope.refuses(member, &kept) {
             ActionOutcome::Skipped(why)
+        } else if let Some(why) = cannot_be_made(action, &member.path, &kept.path) {
+            ActionOutcome::Skipped(why)
         } else if dry_run {
             match unchanged(member, &kept, "since it was hashed") {
                 Some(why) => ActionOutcome::Skipped(why),
@@ -277,6 +279,54 @@ fn entry_of(path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
 #[cfg(not(unix))]
 fn entry_of(_path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
     None
+}
+
+/// What the file systems cannot make for `action` between the member and
+/// the kept file, asked in the dry run and the run alike (the dry run
+/// said "would link" of a pair on two mounts of one file system, and
+/// "would reflink" on ext4; the run then failed with EXDEV or "cannot make
+/// reflinks"): a hard link or a reflink never crosses a mount (their
+/// mount ids differ, a bind mount included), and a reflink is never asked
+/// of a file system type that makes none.
+fn cannot_be_made(action: Action, member: &Path, kept: &Path) -> Option<String> {
+    use crate::fs::mount::{fs_type, mount_id};
+    let what = match action {
+        Action::Link => "a hard link",
+        Action::Reflink => "a reflink",
+        Action::Remove | Action::Symlink => return None,
+    };
+    let apart = match (mount_id(member), mount_id(kept)) {
+        (Some(a), Some(b)) => a != b,
+        _ => false,
+    };
+    if apart {
+        return Some(format!(
+            "{what} cannot cross mounts: it is on another mount than the kept file"
+        ));
+    }
+    let no_reflinks = action == Action::Reflink && fs_type(member).is_some_and(makes_no_reflinks);
+    no_reflinks.then(|| {
+        "this file system cannot make reflinks (copy-on-write clones); --link makes hard links"
+            .to_string()
+    })
+}
+
+/// File system types (`f_type`) that make no reflinks: ext2/3/4, tmpfs,
+/// ramfs, FAT, exFAT, NTFS (both drivers), F2FS. Any other is tried
+/// (Btrfs, XFS with reflink=1, bcachefs ... make them; one that cannot
+/// fails the run with the same message).
+fn makes_no_reflinks(kind: u64) -> bool {
+    matches!(
+        kind,
+        0xEF53
+            | 0x0102_1994
+            | 0x8584_58f6
+            | 0x4d44
+            | 0x2011_BAB0
+            | 0x5346_544e
+            | 0x7366_746e
+            | 0xF2F5_2010
+    )
 }
 
 /// The checks, then the action, for one member (never the kept file's

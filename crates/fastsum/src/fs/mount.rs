@@ -38,6 +38,60 @@ pub(crate) fn mount_key(_canonical: &Path) -> Option<MountKey> {
     None
 }
 
+/// The id of the mount `path` is on (`statx`'s `stx_mnt_id`, without
+/// following a last symbolic link): two paths on one file system but two
+/// mounts of it (a bind mount) cannot be hard-linked or reflinked
+/// together (EXDEV). `None` where the kernel does not say (before 5.8).
+#[cfg(target_os = "linux")]
+pub(crate) fn mount_id(path: &Path) -> Option<u64> {
+    let c_path = std::ffi::CString::new(super::name::path_bytes(path)).ok()?;
+    // SAFETY: an all-zero statx is a valid value of that plain C struct,
+    // to be overwritten.
+    let mut buf: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: c_path is NUL-terminated and outlives the call; buf is a
+    // writable statx.
+    let r = unsafe {
+        libc::statx(
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+            libc::STATX_MNT_ID,
+            &mut buf,
+        )
+    };
+    (r == 0 && buf.stx_mask & libc::STATX_MNT_ID != 0).then_some(buf.stx_mnt_id)
+}
+
+/// Off Linux no mount id.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn mount_id(_path: &Path) -> Option<u64> {
+    None
+}
+
+/// The type of the file system `path` is on (`statfs`'s `f_type`, its
+/// 32 bits); `None` if it cannot be asked.
+#[cfg(target_os = "linux")]
+pub(crate) fn fs_type(path: &Path) -> Option<u64> {
+    let c_path = std::ffi::CString::new(super::name::path_bytes(path)).ok()?;
+    // SAFETY: an all-zero statfs is a valid value of that plain C struct,
+    // to be overwritten.
+    let mut buf: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c_path is NUL-terminated and outlives the call; buf is a
+    // writable statfs.
+    if unsafe { libc::statfs(c_path.as_ptr(), &mut buf) } != 0 {
+        return None;
+    }
+    // f_type is signed on some targets; the magic fits in 32 bits.
+    #[allow(clippy::unnecessary_cast)]
+    Some(buf.f_type as u64 & 0xffff_ffff)
+}
+
+/// Off Linux no file system type.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn fs_type(_path: &Path) -> Option<u64> {
+    None
+}
+
 /// The path within its file system of `path` on the device `dev`: of the
 /// mounts of that device whose mount point holds `path`, the deepest (the
 /// last of equals: a later mount hides an earlier one), its root joined

@@ -59,21 +59,7 @@ const OVERLAYFS_SUPER_MAGIC: u64 = 0x794c_7630;
 /// callers refuse to act on it: fail closed).
 #[cfg(target_os = "linux")]
 pub(crate) fn is_overlay(path: &Path) -> bool {
-    let Ok(c_path) = std::ffi::CString::new(super::name::path_bytes(path)) else {
-        return true;
-    };
-    // SAFETY: an all-zero statfs is a valid value of that plain C struct,
-    // to be overwritten.
-    let mut buf: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c_path is NUL-terminated and outlives the call; buf is a
-    // writable statfs.
-    if unsafe { libc::statfs(c_path.as_ptr(), &mut buf) } != 0 {
-        return true;
-    }
-    // f_type is signed on some targets; the magic fits in 32 bits.
-    #[allow(clippy::unnecessary_cast)]
-    let kind = buf.f_type as u64 & 0xffff_ffff;
-    kind == OVERLAYFS_SUPER_MAGIC
+    super::mount::fs_type(path).is_none_or(|kind| kind == OVERLAYFS_SUPER_MAGIC)
 }
 
 /// No overlayfs off Linux.
