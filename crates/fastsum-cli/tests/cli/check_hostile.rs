@@ -176,3 +176,106 @@ fn no_generated_mount_below_and_no_standard_input_from_a_line() {
     let out = env.fastsum("md5sum", &[b"-c", b"DASH"], b"");
     assert_eq!(out, env.reference("md5sum", &[b"-c", b"DASH"], b""));
 }
+
+/// The third hostile pass over issue 63 (findings 01, 11 and 14): a
+/// hashdeep column line that names a column twice (`size,md5,md5,...`)
+/// had its second, wrong digest never read (`audit` passed, exit 0); a
+/// section of tiger digests alone (two appended hashdeep runs) was an
+/// "improperly formatted" line, so a corrupted file in it left `-c` at
+/// exit 0; 80,000 columns of md5 made `-c` hash the file 80,000 times (a
+/// minute and more for a 3 MB list). Each is refused now, in seconds.
+#[test]
+fn hashdeep_column_lines_that_hide_a_digest_are_refused() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/p", b"corrupted since\n");
+    // hashlib.md5(b"a\n").hexdigest()
+    let md5 = "60b725f10c9c85c70d97880dfe8191b3";
+    let header = "%%%% HASHDEEP-1.0\n";
+    let twice = format!(
+        "{header}%%%% size,md5,md5,filename\n2,{md5},{},t/a\n",
+        "0".repeat(32)
+    );
+    env.file(b"twice.hd", twice.as_bytes());
+    let audit = env.fastsum_within(Duration::from_secs(60), &[b"audit", b"twice.hd", b"t"]);
+    assert_ne!(audit.status, 0, "{}", audit.stdout_str());
+    assert!(
+        audit.stderr_str().contains("names md5 twice"),
+        "{}",
+        audit.stderr_str()
+    );
+    let check = env.fastsum_within(Duration::from_secs(60), &[b"-c", b"twice.hd"]);
+    assert_eq!(check.status, 1, "{}", check.stderr_str());
+    // A tiger-only section after an md5 one: its file is refused.
+    let tiger = "0".repeat(48);
+    let sections = format!(
+        "{header}%%%% size,md5,filename\n2,{md5},t/a\n{header}%%%% size,tiger,filename\n16,{tiger},t/p\n"
+    );
+    env.file(b"sections.hd", sections.as_bytes());
+    let check = env.fastsum_within(Duration::from_secs(60), &[b"-c", b"sections.hd"]);
+    assert_eq!(check.status, 1, "{}", check.stderr_str());
+    assert!(
+        check
+            .stderr_str()
+            .contains("tiger digest cannot be checked"),
+        "{}",
+        check.stderr_str()
+    );
+    // 80,000 columns: refused at once (the 60 s limit fails a hang).
+    let many = format!(
+        "{header}%%%% size,{}filename\n2,{}t/a\n",
+        "md5,".repeat(80_000),
+        format!("{md5},").repeat(80_000)
+    );
+    env.file(b"many.hd", many.as_bytes());
+    let check = env.fastsum_within(Duration::from_secs(60), &[b"-c", b"many.hd"]);
+    assert_eq!(check.status, 1, "{}", check.stderr_str());
+}
+
+/// The third hostile pass over issue 63 (findings 21 and 22): a Release
+/// entry reached through a symbolic link out of the list's directory
+/// (`repo/link -> ../out`, entry `link/s`) was read and OK, where
+/// `../out/s` is refused; a `--json` record whose size is no whole number
+/// of bytes (-1, 2.5, "x", null) was checked without it and OK.
+#[test]
+fn a_list_cannot_reach_out_through_a_link_nor_pass_an_impossible_size() {
+    let env = TestEnv::new();
+    env.mkdir("out");
+    env.mkdir("repo");
+    env.file(b"out/s", b"secret\n");
+    env.file(b"repo/in", b"secret\n");
+    std::os::unix::fs::symlink("../out", env.path().join("repo/link")).unwrap();
+    std::os::unix::fs::symlink("../out/s", env.path().join("repo/file-link")).unwrap();
+    // GNU sha256sum's digest of the file, not fastsum's.
+    let sha = std::process::Command::new("sha256sum")
+        .arg(env.path().join("out/s"))
+        .output()
+        .expect("sha256sum runs");
+    let sha = String::from_utf8_lossy(&sha.stdout)[..64].to_string();
+    let release = format!("Origin: x\nSHA256:\n {sha} 7 link/s\n {sha} 7 file-link\n {sha} 7 in\n");
+    env.file(b"repo/Release", release.as_bytes());
+    let out = env.fastsum_within(Duration::from_secs(60), &[b"-c", b"repo/Release"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "repo/in: OK\n", "{}", out.stderr_str());
+    for name in ["repo/link/s", "repo/file-link"] {
+        let said =
+            format!("{name}: refused: outside the list's directory (through a symbolic link)");
+        assert!(out.stderr_str().contains(&said), "{}", out.stderr_str());
+    }
+    env.file(b"a", b"a\n");
+    for size in ["-1", "2.5", "\"x\"", "null"] {
+        // The right digest (hashlib.md5(b"a\n")), an impossible size.
+        let record = format!(
+            "{{\"path\":\"a\",\"algorithm\":\"md5\",\"digest\":\"60b725f10c9c85c70d97880dfe8191b3\",\"size\":{size}}}\n"
+        );
+        env.file(b"L.json", record.as_bytes());
+        let out = env.fastsum_within(Duration::from_secs(60), &[b"-c", b"L.json"]);
+        assert_ne!(out.status, 0, "size {size}: {}", out.stdout_str());
+        assert!(
+            out.stderr_str().contains("not a whole number of bytes"),
+            "{}",
+            out.stderr_str()
+        );
+    }
+}

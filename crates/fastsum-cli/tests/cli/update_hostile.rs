@@ -248,3 +248,47 @@ fn an_update_of_part_of_a_lists_tree_never_drops_the_rest() {
         "D\tsite/css/main.css\nM\tsite/img/logo.png\n"
     );
 }
+
+/// The third hostile pass over issue 63 (findings 10 and 13): `--update
+/// --base64` rewrote a hex `sha256sum` list in untagged base64, which no
+/// reader (sha256sum, fastsum -c, the next update) takes back; operands
+/// that overlap (`t t/sub`, `t t`) wrote every file under the repeated one
+/// twice, and every later update, diff and audit refused the list. Both
+/// are refused now, the list left byte for byte.
+#[test]
+fn an_update_that_would_write_an_unreadable_list_is_refused() {
+    let env = TestEnv::new();
+    env.mkdir("t/sub");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/sub/b", b"b\n");
+    let made = fastsum_in(&env, env.path(), &[b"-r", b"-a", b"sha256", b"t"]);
+    assert_eq!(made.status, 0, "{}", made.stderr_str());
+    std::fs::write(env.path().join("L"), &made.stdout).unwrap();
+    // sha256sum reads the list as written: an independent check of it.
+    let checked = std::process::Command::new("sha256sum")
+        .args(["-c", "L"])
+        .current_dir(env.path())
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{checked:?}");
+    for args in [
+        &[&b"-r"[..], b"--base64", b"--update=L", b"t"][..],
+        &[b"-r", b"--update=L", b"t", b"t/sub"],
+        &[b"-r", b"--update=L", b"t", b"t"],
+    ] {
+        let out = fastsum_in(&env, env.path(), args);
+        assert_ne!(out.status, 0, "{args:?}: {}", out.stderr_str());
+        assert_eq!(
+            std::fs::read(env.path().join("L")).unwrap(),
+            made.stdout,
+            "{args:?}"
+        );
+    }
+    let out = fastsum_in(&env, env.path(), &[b"-r", b"--update=L", b"t", b"t/sub"]);
+    assert!(
+        out.stderr_str()
+            .contains("was read twice (the operands overlap"),
+        "{}",
+        out.stderr_str()
+    );
+}

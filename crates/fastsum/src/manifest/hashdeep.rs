@@ -134,8 +134,28 @@ pub(crate) fn columns(header: &[u8]) -> Result<Vec<Option<Algorithm>>, String> {
         _ => return Err(format!("a column line that is not size,...,filename: {fields}")),
     }
     let algorithms = names.get(1..names.len() - 1).unwrap_or(&[]);
+    // hashdeep writes each of its five algorithms once at most: a column
+    // named twice could carry a wrong digest beside a right one of the
+    // same name (only one was read: `audit` passed), and 80,000 columns
+    // made `-c` hash each file 80,000 times.
+    if algorithms.len() > HASHDEEP_ALGORITHMS {
+        return Err(format!(
+            "a column line of {} digest columns (hashdeep writes at most {HASHDEEP_ALGORITHMS})",
+            algorithms.len()
+        ));
+    }
+    if let Some(twice) = algorithms
+        .iter()
+        .enumerate()
+        .find_map(|(i, name)| algorithms.get(..i)?.contains(name).then_some(name))
+    {
+        return Err(format!("a column line that names {twice} twice"));
+    }
     Ok(algorithms.iter().map(|name| algorithm_of(name)).collect())
 }
+
+/// md5, sha1, sha256, tiger and whirlpool.
+const HASHDEEP_ALGORITHMS: usize = 5;
 
 /// One file line under `columns`: its size, the digest of column `pick`,
 /// and its name; `Err` says what is wrong with it.

@@ -208,9 +208,16 @@ pub(crate) fn record_head(line: &[u8]) -> Result<Option<RecordHead>, String> {
         .and_then(parse_object)
         .map_err(|why| format!("not a fastsum --json record: {why}"))?;
     let text = |key: &str| text_field(&fields, key);
+    // A size given is a whole number of bytes, or the record is malformed
+    // (`-c` checks it: a size of -1, 2.5, "x" or null was passed over, and
+    // the file called OK whatever its size).
+    let sized = fields.iter().any(|(k, _)| k == "size");
+    if sized && number_field::<u64>(&fields, "size").is_none() {
+        return Err("a size that is not a whole number of bytes".to_string());
+    }
     let path = match (text("path_base64"), text("path")) {
         (Some(b64), _) => crate::digest::decode_base64(b64).ok_or("bad path_base64")?,
-        (None, Some(p)) => p.as_bytes().to_vec(),
+        (None, Some(p)) => super::lines::held(p.as_bytes())?,
         (None, None) => return Err("a record without a path".to_string()),
     };
     if text("skipped").is_some() {

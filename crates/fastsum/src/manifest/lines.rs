@@ -31,7 +31,7 @@ pub fn read_line(reader: &mut impl BufRead, terminator: u8, line: &mut Vec<u8>) 
         line.try_reserve(take).map_err(|_| {
             io::Error::new(
                 io::ErrorKind::OutOfMemory,
-                format!("a line of over {} bytes is more than memory holds", line.len()),
+                format!("a line of over {} bytes is {TOO_MUCH}", line.len()),
             )
         })?;
         let available = reader.fill_buf()?;
@@ -53,9 +53,19 @@ pub(super) fn held(name: &[u8]) -> Result<Vec<u8>, String> {
     let mut owned = Vec::new();
     owned
         .try_reserve_exact(name.len())
-        .map_err(|_| format!("a name of {} bytes is more than memory holds", name.len()))?;
+        .map_err(|_| format!("a name of {} bytes is {TOO_MUCH}", name.len()))?;
     owned.extend_from_slice(name);
     Ok(owned)
+}
+
+/// How an error says memory could not hold what was read.
+const TOO_MUCH: &str = "more than memory holds";
+
+/// Whether `why` is [`held`]'s error: a line that memory could not hold is
+/// no improperly formatted line to pass over with a warning (a failing
+/// check became exit 0 under a memory limit), but an entry refused.
+pub(super) fn out_of_memory(why: &str) -> bool {
+    why.ends_with(TOO_MUCH)
 }
 
 /// A line buffer above this is let go once its line is used, not kept for

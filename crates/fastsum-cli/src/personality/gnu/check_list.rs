@@ -135,6 +135,12 @@ impl Entries {
                 path.append(&mut entry.path);
                 entry.path = path;
             }
+            if self.format.paths_relative_to_list() {
+                if let Some(why) = leaves_through_a_link(&self.base, &entry.path) {
+                    items.push(CheckItem::Refused(number, why));
+                    continue;
+                }
+            }
             let mut digests = entry.digests.into_iter();
             let Some((algorithm, expected)) = digests.next() else {
                 continue;
@@ -150,6 +156,35 @@ impl Entries {
         }
         Ok(items)
     }
+}
+
+/// Why `path` (a list's entry, joined to the list's directory `base`)
+/// leaves that directory through a symbolic link (`repo/link -> ../out`:
+/// `link/s` was read outside the archive, OK, where `../out/s` is
+/// refused): its real path (or its directory's, where it is not there)
+/// is not below `base`'s. `None` when it stays below, or when neither is
+/// there (nothing to read). Checked before the file is opened: a link
+/// made in between is not seen (the open is the one safe open's).
+fn leaves_through_a_link(base: &[u8], path: &[u8]) -> Option<String> {
+    let path = fastsum::name::path(path);
+    let base = match base.is_empty() {
+        true => std::path::PathBuf::from("."),
+        false => fastsum::name::path(base).into_owned(),
+    };
+    // The file's own real path (a link itself), or its directory's.
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let real = path
+        .canonicalize()
+        .ok()
+        .or_else(|| dir.and_then(|d| d.canonicalize().ok()))?;
+    if real.starts_with(base.canonicalize().ok()?) {
+        return None;
+    }
+    let shown = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path));
+    Some(format!(
+        "{}: refused: outside the list's directory (through a symbolic link)",
+        String::from_utf8_lossy(&shown)
+    ))
 }
 
 /// The digests of the entries' further algorithms (`also`), through the

@@ -206,6 +206,10 @@ pub(super) struct Update {
     /// The old list, when it was read whole already (its stamps answer;
     /// a list of several digests a file is always).
     pub(super) read: std::sync::Mutex<Option<Listed>>,
+    /// The list's stamp when it was read: another writer's change before
+    /// the new list is put in its place (a line appended, the list
+    /// replaced) leaves both as they are, never renamed over.
+    pub(super) stamp: Option<fastsum::FileStamp>,
 }
 
 /// An old list as `--update` read it: one digest a file, or several.

@@ -130,8 +130,8 @@ fn update_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
     let refused = [
         (!o.tree.recursive, "the --update option is meaningful only with --recursive"),
         (o.check, "--update and -c do not go together"),
-        (o.json || o.hashdeep || o.tag || o.untagged || o.terminator == 0,
-         "--update writes the manifest in its own shape: no --json, --format, --tag, --untagged or --zero"),
+        (o.json || o.hashdeep || o.tag || o.untagged || o.terminator == 0 || o.algorithms.base64(),
+         "--update writes the manifest in its own shape: no --json, --format, --tag, --untagged, --zero or --base64"),
         (o.algorithms.several(), "--update and several -a do not go together"),
         (o.tree.walk.directories, "--update and --dirs do not go together"),
         (o.tree.order == Order::Unordered, "--update and --unordered do not go together"),

@@ -235,7 +235,10 @@ impl<R: BufRead> ListReader<R> {
 /// The rule for a column fastsum does not compute (tiger, whirlpool): a
 /// file's line under it is refused, never an OK checked on the other
 /// columns alone (a wrong whirlpool digest beside a right SHA-256 one
-/// was OK, exit 0); `audit` fails such a list too.
+/// was OK, exit 0); `audit` fails such a list too. So is every file's
+/// line under a column line that cannot be read (a column named twice),
+/// never an improperly formatted line passed over with a warning.
+/// `unchecked` holds why the current section's lines are refused.
 fn hashdeep_line(
     columns: &mut Option<Vec<Option<Algorithm>>>,
     unchecked: &mut Option<String>,
@@ -246,30 +249,43 @@ fn hashdeep_line(
         return ListLine::Nothing;
     }
     if line.starts_with(b"%%%% ") {
-        return match hashdeep::columns(line) {
+        let (read, refused) = match hashdeep::columns(line) {
             Ok(read) => {
-                *unchecked = hashdeep::uncomputed_names(line);
-                *columns = Some(read);
-                ListLine::Nothing
+                let why = hashdeep::uncomputed_names(line).map(|names| {
+                    format!(
+                        "its {names} digest cannot be checked: fastsum does not compute \
+                         {names} (a list of md5, sha1 and sha256 columns can be)"
+                    )
+                });
+                (read, why)
             }
-            Err(why) => ListLine::Problem(why),
+            Err(why) => (Vec::new(), Some(format!("under a column line it cannot read: {why}"))),
+        };
+        let problem = refused.is_some() && read.is_empty();
+        *columns = Some(read);
+        *unchecked = refused;
+        return match (problem, unchecked.as_ref()) {
+            (true, Some(why)) => ListLine::Problem(why.clone()),
+            _ => ListLine::Nothing,
         };
     }
     let Some(columns) = columns else {
         return ListLine::Problem("a file's line before the column line".into());
     };
+    // A file's line under a column fastsum does not compute is refused
+    // whatever else it holds (a section of tiger digests alone is no
+    // improperly formatted line to pass over: its files were not checked).
+    if let Some(why) = unchecked.as_deref() {
+        return ListLine::Refused(why.to_string());
+    }
     match hashdeep::parse_line_all(line, columns) {
-        Ok((..)) if unchecked.is_some() => ListLine::Refused(format!(
-            "its {0} digest cannot be checked: fastsum does not compute {0} \
-             (a list of md5, sha1 and sha256 columns can be)",
-            unchecked.as_deref().unwrap_or_default()
-        )),
         Ok((size, digests, path)) => ListLine::Entry(ListEntry {
             path,
             digests,
             size: Some(size),
             directory: false,
         }),
+        Err(why) if super::lines::out_of_memory(&why) => ListLine::Refused(why),
         Err(why) => ListLine::Problem(why),
     }
 }

@@ -16,6 +16,7 @@ pub(super) fn json_line(line: &[u8]) -> ListLine {
     match json_entry(line) {
         Ok(Some(entry)) => ListLine::Entry(entry),
         Ok(None) => ListLine::Nothing,
+        Err(why) if super::super::lines::out_of_memory(&why) => ListLine::Refused(why),
         Err(why) => ListLine::Problem(why),
     }
 }

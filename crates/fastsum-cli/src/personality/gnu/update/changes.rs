@@ -1,6 +1,7 @@
 //! What an update changed, said as `diff` says it (`A`, `D`, `M` and the
 //! path), and the old lists it refuses to change: a path listed twice, a
-//! listed file still there that the run did not read.
+//! listed file still there that the run did not read, a file the run read
+//! twice.
 
 use std::io::Write;
 use std::path::Path;
@@ -19,6 +20,20 @@ pub(super) fn listed_twice(old: &Listed) -> Option<String> {
     let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
     Some(format!(
         "{} is listed twice",
+        String::from_utf8_lossy(&name)
+    ))
+}
+
+/// A file the run read twice (operands that overlap: `t t/sub`, `t ./t`):
+/// the new list would name it twice, which no reader takes back. Refused,
+/// naming it; nothing is changed.
+pub(super) fn written_twice(new: &Written) -> Option<String> {
+    let mut names: Vec<&[u8]> = new.iter().map(|(name, _)| name).collect();
+    names.sort_unstable();
+    let twice = names.windows(2).find(|pair| pair[0] == pair[1])?;
+    let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
+    Some(format!(
+        "{} was read twice (the operands overlap: name each directory once)",
         String::from_utf8_lossy(&name)
     ))
 }

@@ -136,6 +136,7 @@ fn adopt_one(
         (false, _) => {}
     }
     o.update = Some(Update {
+        stamp: list_stamp(&path),
         path,
         read: std::sync::Mutex::new(read),
     });
@@ -251,9 +252,13 @@ pub(super) fn run_update(
         (false, _, _) => Some("some files could not be read".to_string()),
         (true, Err(e), _) => Some(fastsum::Error::os_message(&e)),
         (true, Ok(()), Err(why)) => Some(why.clone()),
-        (true, Ok(()), Ok(old)) => {
-            changes::listed_twice(old).or_else(|| changes::not_read_but_there(old, &new))
-        }
+        (true, Ok(()), Ok(old)) => changes::listed_twice(old)
+            .or_else(|| changes::written_twice(&new))
+            .or_else(|| changes::not_read_but_there(old, &new))
+            .or_else(|| {
+                (list_stamp(&update.path) != update.stamp)
+                    .then(|| "it changed while the update ran (another writer?)".to_string())
+            }),
     };
     if let Some(why) = problem {
         aside.discard();
@@ -274,6 +279,13 @@ pub(super) fn run_update(
         changes::say_changes(run, old, new, &update.path);
     }
     true
+}
+
+/// The list's stamp (`None` if it cannot be stat-ed).
+pub(super) fn list_stamp(path: &Path) -> Option<fastsum::FileStamp> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| fastsum::FileStamp::of(&m))
 }
 
 /// The old list's header as it was (its `## $` line names the command

@@ -55,6 +55,7 @@ pub(super) fn adopt(
         notices.push("the cache holds one algorithm's digests: every file of a list of several digests a file is read again".into());
     }
     o.update = Some(Update {
+        stamp: super::list_stamp(&path),
         path,
         read: std::sync::Mutex::new(Some(Listed::Several(list))),
     });
