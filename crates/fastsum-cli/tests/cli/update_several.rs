@@ -278,3 +278,48 @@ fn a_list_whose_files_have_other_algorithms_is_refused_untouched() {
         assert_eq!(listed(&env), list, "{what}: changed");
     }
 }
+
+/// One read for every digest of a record: a large file (past the size at
+/// which each algorithm gets a thread) whose last byte is written while
+/// `-a md5 -a sha256` reads it, at delays spread over the read. Every
+/// run's MD5 and SHA-256 must be the digests of one version, the one
+/// before the write or the one after (each algorithm reading the file by
+/// itself gave, at some delay, an MD5 of one version beside a SHA-256 of
+/// the other, exit 0).
+#[test]
+fn the_digests_of_a_record_come_from_one_read_of_a_file_written_meanwhile() {
+    use std::os::unix::fs::FileExt as _;
+    let env = TestEnv::new();
+    let size = 48 << 20;
+    let before = vec![b'a'; size];
+    let mut after = before.clone();
+    after[size - 1] = b'X';
+    let versions: Vec<(String, String)> = [&before, &after]
+        .iter()
+        .map(|v| (python_hex("md5", v), python_hex("sha256", v)))
+        .collect();
+    let path = env.file(b"big", &before);
+    for delay in (0..100).step_by(4) {
+        std::fs::write(&path, &before).unwrap();
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(delay));
+            file.write_all_at(b"X", size as u64 - 1).expect("write");
+        });
+        let out = fastsum(&env, &["-a", "md5", "-a", "sha256", "big"]);
+        writer.join().unwrap();
+        assert_eq!(out.status, 0, "{}", out.stderr_str());
+        let text = out.stdout_str();
+        let digest = |tag: &str| {
+            let line = text.lines().find(|l| l.starts_with(tag)).expect(tag);
+            line.rsplit(" = ").next().unwrap().to_string()
+        };
+        let got = (digest("MD5 "), digest("SHA256 "));
+        assert!(
+            versions.contains(&got),
+            "at {delay} ms: MD5 {} and SHA-256 {} are not the digests of one version",
+            got.0,
+            got.1
+        );
+    }
+}

@@ -1,8 +1,8 @@
 //! Several digests from one read: `fastsum -a md5 -a sha256 [-r] FILE...`
-//! (as rhash and hashdeep do). Each file is read once: a small one into a
-//! buffer every algorithm absorbs, a large one mapped and hashed by one
-//! thread per algorithm over the same pages, so two digests cost about the
-//! slower one's time, not the sum. Output: one BSD-tagged
+//! (as rhash and hashdeep do). Each file is read once, so that a record's
+//! digests all describe the same bytes: a small one into a buffer every
+//! algorithm absorbs, a large one in blocks handed to one thread per
+//! algorithm, so two digests cost about the slower one's time, not the sum. Output: one BSD-tagged
 //! line per algorithm and file (as `cksum -a` writes them, so `-c` checks
 //! them all), or one JSON record per file with a `digests` object (with
 //! `--stamps`, the file's stamp beside them). `--update` of such a list
@@ -11,6 +11,8 @@
 
 use std::fs::File;
 use std::io::{self, Read};
+use std::sync::mpsc::{self, SyncSender};
+use std::sync::Arc;
 
 use fastsum::walk::{SpecialKind, WalkItem};
 use fastsum::{Algorithm, Digest, ErrorKind, FileStamp, Hasher};
@@ -146,7 +148,7 @@ fn digests_of(input: &Input, o: &Options) -> Result<Hashed, ErrorKind> {
     }
     let (digests, size) =
         match meta.is_file() && meta.len() >= THREADED_FROM && algorithms.len() > 1 {
-            true => hash_threaded(name, algorithms)?,
+            true => hash_threaded(&file, algorithms)?,
             false => read_all(&file, algorithms).map_err(ErrorKind::Io)?,
         };
     let after = file.metadata().map(|m| FileStamp::of(&m)).ok();
@@ -180,36 +182,83 @@ fn read_all(mut reader: impl Read, algorithms: &[Algorithm]) -> io::Result<(Vec<
     Ok((hashers.iter().map(Hasher::digest).collect(), total))
 }
 
-/// A large file hashed by one thread per algorithm, each through the
-/// library's own reading of it (mapped, so every thread hashes the same
-/// page-cache pages, read from the disk once, with no copy and no reader
-/// thread between them): the slowest algorithm sets the pace.
-fn hash_threaded(name: &[u8], algorithms: &[Algorithm]) -> Result<(Vec<Digest>, u64), ErrorKind> {
-    let path = fastsum::name::path(name).into_owned();
-    let results: Vec<Result<(Digest, u64), ErrorKind>> = std::thread::scope(|scope| {
-        let threads: Vec<_> = algorithms
-            .iter()
-            .map(|&algorithm| {
-                let path = &path;
-                scope.spawn(move || {
-                    let file = File::open(path).map_err(ErrorKind::Io)?;
-                    fastsum::FileHasher::new().hash_file_counted(algorithm, &file)
-                })
-            })
-            .collect();
-        threads
+/// A large file hashed by one thread per algorithm from ONE read of its
+/// bytes: this thread reads blocks and hands each to every algorithm's
+/// thread, so that every digest of a record describes the same bytes even
+/// while another process writes the file (one read per algorithm gave an
+/// MD5 of one content and a SHA-256 of another in one record, exit 0).
+/// The slowest algorithm sets the pace; a thread that cannot be started
+/// leaves the file to [`read_all`], on this thread alone.
+fn hash_threaded(
+    mut file: impl Read,
+    algorithms: &[Algorithm],
+) -> Result<(Vec<Digest>, u64), ErrorKind> {
+    std::thread::scope(|scope| {
+        let mut senders = Vec::with_capacity(algorithms.len());
+        let mut threads = Vec::with_capacity(algorithms.len());
+        for &algorithm in algorithms {
+            let (sender, blocks) = mpsc::sync_channel::<Arc<Vec<u8>>>(BLOCKS_AHEAD);
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut hasher = Hasher::new(algorithm);
+                for block in blocks {
+                    hasher.update(&block);
+                }
+                hasher.digest()
+            });
+            match spawned {
+                Ok(thread) => {
+                    senders.push(sender);
+                    threads.push(thread);
+                }
+                // Nothing read yet: the file is read on this thread.
+                Err(_) => {
+                    drop(senders);
+                    return read_all(&mut file, algorithms).map_err(ErrorKind::Io);
+                }
+            }
+        }
+        let read = broadcast(&mut file, &senders);
+        drop(senders);
+        let digests = threads
             .into_iter()
             .map(|t| t.join().expect("a hashing thread does not panic"))
-            .collect()
-    });
-    let mut digests = Vec::with_capacity(algorithms.len());
-    let mut size = 0;
-    for result in results {
-        let (digest, bytes) = result?;
-        digests.push(digest);
-        size = bytes;
+            .collect();
+        read.map(|size| (digests, size))
+    })
+}
+
+/// Blocks a large file is read in, and how many of them an algorithm's
+/// thread may lag behind the reading (memory: about
+/// `(BLOCKS_AHEAD + 2) * BLOCK` whatever the file's size).
+const BLOCK: usize = 4 << 20;
+const BLOCKS_AHEAD: usize = 4;
+
+/// Reads `reader` to its end, each block once, sent to every receiver;
+/// the number of bytes read. A block memory cannot hold is an error.
+fn broadcast(
+    mut reader: impl Read,
+    receivers: &[SyncSender<Arc<Vec<u8>>>],
+) -> Result<u64, ErrorKind> {
+    let mut total = 0u64;
+    loop {
+        let mut block = Vec::new();
+        block
+            .try_reserve_exact(BLOCK)
+            .map_err(|_| ErrorKind::Io(io::Error::from(io::ErrorKind::OutOfMemory)))?;
+        let n = (&mut reader)
+            .take(BLOCK as u64)
+            .read_to_end(&mut block)
+            .map_err(ErrorKind::Io)?;
+        if n == 0 {
+            return Ok(total);
+        }
+        total += n as u64;
+        let block = Arc::new(block);
+        for receiver in receivers {
+            // A receiver gone is a thread that ended: its join says why.
+            let _ = receiver.send(Arc::clone(&block));
+        }
     }
-    Ok((digests, size))
 }
 
 /// One input's lines (or JSON record), or its error; false for an error.
@@ -248,4 +297,47 @@ fn print(run: &mut Run, o: &Options, input: &Input, result: Result<Hashed, Error
     }
     run.out.commit();
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader whose bytes differ at every read (as a file written while
+    /// read does), keeping what it handed out.
+    struct Moving {
+        left: usize,
+        turn: u8,
+        given: Vec<u8>,
+    }
+
+    impl Read for &mut Moving {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.left).min(1 << 20 | self.turn as usize);
+            self.turn = self.turn.wrapping_add(1);
+            buf[..n].fill(self.turn);
+            self.given.extend_from_slice(&buf[..n]);
+            self.left -= n;
+            Ok(n)
+        }
+    }
+
+    /// Every algorithm's digest is the digest of the bytes read once.
+    #[test]
+    fn every_digest_is_of_the_one_read() {
+        let algorithms = [Algorithm::Md5, Algorithm::Sha256, Algorithm::Blake3];
+        let mut moving = Moving {
+            left: 3 * BLOCK + 12_345,
+            turn: 0,
+            given: Vec::new(),
+        };
+        let (digests, size) = hash_threaded(&mut moving, &algorithms).unwrap();
+        assert_eq!(size, moving.given.len() as u64);
+        assert_eq!(size, 3 * BLOCK as u64 + 12_345);
+        for (algorithm, digest) in algorithms.iter().zip(digests) {
+            let mut one = Hasher::new(*algorithm);
+            one.update(&moving.given);
+            assert_eq!(digest, one.digest(), "{algorithm:?}");
+        }
+    }
 }
