@@ -292,3 +292,84 @@ fn an_update_that_would_write_an_unreadable_list_is_refused() {
         out.stderr_str()
     );
 }
+
+/// What a JSON or hashdeep list holds beyond what fastsum writes: a
+/// record's member of its own (`"owner"`), a comment, a comment after
+/// hashdeep's header, a second hashdeep run's section appended. An update
+/// writes every line again, so each is refused, naming its line, and the
+/// list is left byte for byte (each was dropped, exit 0; a second
+/// section's SHA-1 file was rewritten as MD5 and called added). The lists
+/// are written by Python's hashlib, never by fastsum; the same list without
+/// the extra is updated unchanged (exit 0), so the refusal is the extra's.
+#[test]
+fn an_update_never_drops_what_fastsum_does_not_write() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/b", b"bb\n");
+    env.mkdir("cases");
+    let here = env.path().to_str().unwrap();
+    crate::testenv::python(
+        &format!(
+            r###"
+import hashlib, json, os
+here = {here:?}
+root = os.path.join(here, 't')
+def h(name, n): return hashlib.new(name, open(os.path.join(root, n), 'rb').read()).hexdigest()
+def size(n): return os.path.getsize(os.path.join(root, n))
+one = ''.join(json.dumps({{"path": "t/" + n, "algorithm": "md5", "digest": h("md5", n), "size": size(n)}}, separators=(',', ':')) + "\n" for n in "ab")
+two = ''.join(json.dumps({{"path": "t/" + n, "digests": {{"md5": h("md5", n), "sha256": h("sha256", n)}}, "size": size(n)}}, separators=(',', ':')) + "\n" for n in "ab")
+def deep(cols, names):
+    head = "%%%% HASHDEEP-1.0\n%%%% size," + ",".join(cols) + ",filename\n## Invoked from: " + here + "\n## $ hashdeep -r " + root + "\n##\n"
+    return head + "".join(",".join([str(size(n))] + [h(c, n) for c in cols] + [os.path.join(root, n)]) + "\n" for n in names)
+cases = [
+    ("json", "t", one, one.replace('"size":2}}', '"size":2,"owner":"alice"}}', 1), 'line 1 has the member "owner"'),
+    ("json-several", "t", two, two.replace('"size":3}}', '"size":3,"note":"x"}}', 1), 'line 2 has the member "note"'),
+    ("json-comment", "t", one, one + "# reviewed\n", "line 3 is a comment"),
+    ("hashdeep", root, deep(["md5"], "ab"), deep(["md5"], "ab") + "## reviewed by alice\n", "line 8 is a comment"),
+    ("hashdeep-sections", root, deep(["md5"], "ab"), deep(["md5"], "a") + deep(["sha1"], "b"), "line 7 starts another section (a second hashdeep run's)"),
+    ("hashdeep-several", root, deep(["md5", "sha256"], "ab"), deep(["md5", "sha256"], "ab") + "## x\n", "line 8 is a comment"),
+]
+for number, case in enumerate(cases):
+    for part, text in zip(["what", "operand", "clean", "extra", "said"], case):
+        open(os.path.join(here, "cases", f"{{number}}.{{part}}"), "w").write(text)
+"###
+        ),
+        b"",
+    );
+    let list = env.path().join("L");
+    for number in 0..6 {
+        let part = |name: &str| {
+            std::fs::read_to_string(env.path().join(format!("cases/{number}.{name}"))).unwrap()
+        };
+        let (what, operand, clean, extra) =
+            (part("what"), part("operand"), part("clean"), part("extra"));
+        let args: [&[u8]; 3] = [b"-r", b"--update=L", operand.as_bytes()];
+        std::fs::write(&list, &extra).unwrap();
+        let out = fastsum_in(&env, env.path(), &args);
+        assert_eq!(out.status, 1, "{what}: {}", out.stderr_str());
+        let said = format!(
+            "{}, which an update would not write back: nothing was changed",
+            part("said")
+        );
+        assert!(
+            out.stderr_str().contains(&said),
+            "{what}: {}",
+            out.stderr_str()
+        );
+        assert_eq!(std::fs::read_to_string(&list).unwrap(), extra, "{what}");
+        std::fs::write(&list, &clean).unwrap();
+        let out = fastsum_in(&env, env.path(), &args);
+        assert_eq!(
+            out.status,
+            0,
+            "{what}, without the extra: {}",
+            out.stderr_str()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&list).unwrap(),
+            clean,
+            "{what}, without the extra"
+        );
+    }
+}

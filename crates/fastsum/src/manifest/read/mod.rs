@@ -479,6 +479,7 @@ fn finish(mut manifest: Manifest, seen: Option<Algorithm>, files: u64) -> Result
 }
 
 
+mod look;
 mod several;
 pub use several::{Several, SeveralAnswers, SeveralEntry};
 

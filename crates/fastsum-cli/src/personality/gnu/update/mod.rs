@@ -52,6 +52,17 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
         Ok(shape) => shape,
         Err(why) => return failed(run, &why),
     };
+    // JSON records and hashdeep lines: what fastsum does not write (a
+    // member of its own, a comment, a second section) is not dropped.
+    if matches!(shape, Shape::Json | Shape::Hashdeep) {
+        let looked = fastsum::read::open_regular(&path)
+            .map_err(|e| e.kind().to_string())
+            .and_then(|f| Manifest::rewritable(std::io::BufReader::new(f), terminator));
+        if let Err(why) = looked {
+            let why = format!("{why}, which an update would not write back: nothing was changed");
+            return failed(run, &why);
+        }
+    }
     // Base64 digests kept; a look no rewrite keeps (comments, CR LF)
     // refused. Every tagged line says its algorithm: several of them are
     // several digests a file.
