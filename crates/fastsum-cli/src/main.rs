@@ -6,7 +6,7 @@ mod cmd;
 mod personality;
 mod term;
 
-use cmd::{audit, bench, cache, diff, dupes, help, manual, remote, scrub, tree_digest};
+use cmd::{audit, bench, cache, contained, diff, dupes, help, manual, remote, scrub, tree_digest};
 use personality::{b3sum, gnu, xxhsum};
 
 use std::ffi::OsString;
@@ -81,7 +81,7 @@ pub(crate) struct Subcommand {
 
 /// Every subcommand, in the order `--help`, the man page and the
 /// completions list them: the one table dispatch and documentation read.
-pub(crate) const SUBCOMMANDS: [Subcommand; 11] = [
+pub(crate) const SUBCOMMANDS: [Subcommand; 12] = [
     Subcommand {
         name: "diff",
         about: "show what changed between two trees, manifests or remote trees",
@@ -93,6 +93,12 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 11] = [
         about: "find identical files, and act on them safely",
         run: dupes::run,
         command: Some(dupes::command),
+    },
+    Subcommand {
+        name: "contained",
+        about: "tell whether every file of a tree has a copy of its bytes in other trees or lists",
+        run: contained::run,
+        command: Some(contained::command),
     },
     Subcommand {
         name: "audit",

@@ -64,6 +64,9 @@ macro_rules! parsers {
 pub mod algo;
 #[cfg(feature = "cache")]
 pub mod cache;
+// Is this tree's every file somewhere in those? (on dupes' stages)
+#[cfg(feature = "tree")]
+pub mod contained;
 // Trees, manifests and hosts: a diff takes any of them on either side.
 #[cfg(all(feature = "remote", feature = "cache"))]
 pub mod diff;

@@ -4,6 +4,7 @@
 pub(crate) mod audit;
 pub(crate) mod bench;
 pub(crate) mod cache;
+pub(crate) mod contained;
 pub(crate) mod diff;
 pub(crate) mod dupes;
 pub(crate) mod help;

@@ -9,7 +9,7 @@ use crate::fs::FileId;
 /// Whether two files hold the same bytes (both regular files: what took
 /// a walked file's place since is opened without waiting and is never
 /// the same).
-pub(super) fn same_bytes(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_bytes(a: &Path, b: &Path) -> bool {
     use std::io::Read;
     let open = |path| {
         crate::fs::residency::open_nonblocking(path)

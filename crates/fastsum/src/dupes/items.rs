@@ -21,39 +21,39 @@ pub(crate) const EDGE: u64 = 4096;
 /// mapped window counts in the resident set, 8 MiB per worker, and on
 /// `dupes/` fastsum's peak RSS was 47 MiB mapped against fclones's 18 MiB;
 /// 64 KiB blocks stay in the core's cache.
-pub(super) const WHOLE_FILE_READS: usize = 64 * 1024;
+pub(crate) const WHOLE_FILE_READS: usize = 64 * 1024;
 
 /// Paths in one buffer, in the order they were met: a path each
 /// (24 bytes of `PathBuf`, and an allocation of its own that the
 /// allocator keeps once freed) was the bulk of a 3M-file run's memory
 /// (issue 35: 836 MiB, fclones 826 MiB).
 #[derive(Default)]
-pub(super) struct Paths {
+pub(crate) struct Paths {
     bytes: Vec<u8>,
     /// Where each path ends in `bytes`.
     ends: Vec<usize>,
 }
 
 impl Paths {
-    pub(super) fn push(&mut self, path: &Path) {
+    pub(crate) fn push(&mut self, path: &Path) {
         self.bytes
             .extend_from_slice(path.as_os_str().as_encoded_bytes());
         self.ends.push(self.bytes.len());
     }
 
     /// Every path of `other`, after these.
-    pub(super) fn append(&mut self, other: Paths) {
+    pub(crate) fn append(&mut self, other: Paths) {
         let base = self.bytes.len();
         self.bytes.extend_from_slice(&other.bytes);
         self.ends.extend(other.ends.iter().map(|e| e + base));
     }
 
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
     /// Path `i` as bytes.
-    pub(super) fn bytes(&self, i: usize) -> &[u8] {
+    pub(crate) fn bytes(&self, i: usize) -> &[u8] {
         let start = match i {
             0 => 0,
             _ => self.ends[i - 1],
@@ -62,7 +62,7 @@ impl Paths {
     }
 
     /// Path `i`.
-    pub(super) fn path(&self, i: usize) -> &Path {
+    pub(crate) fn path(&self, i: usize) -> &Path {
         // SAFETY: the bytes are exactly what `as_encoded_bytes` gave for
         // one whole path in `push` (cut only where a path ends), on this
         // platform and in this process.
@@ -70,7 +70,7 @@ impl Paths {
     }
 
     /// The indices of the paths in byte order.
-    pub(super) fn sorted(&self) -> Vec<u32> {
+    pub(crate) fn sorted(&self) -> Vec<u32> {
         let mut order: Vec<u32> = (0..self.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| self.bytes(a as usize).cmp(self.bytes(b as usize)));
         order
@@ -80,20 +80,20 @@ impl Paths {
 /// The files met and stat-ed, in path byte order: the paths as met, the
 /// order of those kept, and their stamps.
 #[derive(Default)]
-pub(super) struct Candidates {
-    pub(super) paths: Paths,
+pub(crate) struct Candidates {
+    pub(crate) paths: Paths,
     /// Candidate `i` is path `order[i]`.
-    pub(super) order: Vec<u32>,
-    pub(super) stamps: Vec<FileStamp>,
+    pub(crate) order: Vec<u32>,
+    pub(crate) stamps: Vec<FileStamp>,
 }
 
 impl Candidates {
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.order.len()
     }
 
     /// The path of candidate `i`.
-    pub(super) fn path(&self, i: usize) -> &Path {
+    pub(crate) fn path(&self, i: usize) -> &Path {
         self.paths.path(self.order[i] as usize)
     }
 
@@ -122,7 +122,7 @@ impl Candidates {
 
 /// Which end of a file.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Edge {
+pub(crate) enum Edge {
     Prefix,
     Suffix,
 }
@@ -176,7 +176,7 @@ impl Links for Whole {
 /// that: the whole of it), opened relative to its directory. Fewer bytes
 /// than the stat promised is an error: a file no longer than an edge is
 /// answered with this hash.
-pub(super) fn hash_edge(
+pub(crate) fn hash_edge(
     cursor: &mut DirectoryCursor,
     path: &Path,
     size: u64,

@@ -20,8 +20,8 @@
 pub mod actions;
 pub mod dirs;
 mod entry;
-mod files;
-mod items;
+pub(crate) mod files;
+pub(crate) mod items;
 pub mod leftovers;
 mod reflink;
 pub mod scope;

@@ -135,6 +135,16 @@ impl DirectoryCursor {
         }
         super::stat::stat_path(path)
     }
+
+    /// `lstat(path)`: a symbolic link's own stamp, never its target's
+    /// (`contained` follows no link inside a tree).
+    pub fn lstat(&mut self, path: &Path) -> io::Result<FileStamp> {
+        #[cfg(target_os = "linux")]
+        if let Some((directory, name)) = self.resolve(path) {
+            return super::stat::stat_at(directory.as_raw_fd(), name, false);
+        }
+        std::fs::symlink_metadata(path).map(|m| FileStamp::of(&m))
+    }
 }
 
 /// An open directory stream (`opendir`/`readdir`), closed on drop.

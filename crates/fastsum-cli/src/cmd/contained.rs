@@ -1,0 +1,266 @@
+//! `fastsum contained SOURCE... --in ARCHIVE...`: the library's answer
+//! (is every source file's content somewhere in the archives?) printed:
+//! the files not contained, or with `-v` every file, or `--json`
+//! records; `--dirs` the directories that could go whole; `--remove`
+//! the contained files removed. A count line on stderr.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{CommandFactory, Parser};
+use fastsum::contained::{Archive, ContainedOptions, ContainedReport, Verdict};
+use fastsum::output::render::Renderer;
+use fastsum::output::LinePart;
+
+use crate::term::count;
+use crate::term::output::{Buffering, Output};
+
+const AFTER_HELP: &str = "Without -v, standard output lists the files NOT contained, one a line \
+(names escaped as every report line's); -v adds a line 'contained<TAB>PATH<TAB>ARCHIVE<TAB>COPY' \
+for each contained file (a raw tab never appears in an escaped name). Symbolic links, FIFOs, \
+sockets and devices are skipped (not files' bytes) and never followed or opened. Exit status: 0 \
+every file contained, 1 some not, 2 trouble (a file that could not be read or changed while \
+read, a bad manifest line, usage; with --remove, an action not done).";
+
+/// Tell whether every file under SOURCE has a copy of its bytes somewhere
+/// in the ARCHIVEs (directories or manifests), whatever its name or path.
+#[derive(Parser, Debug)]
+#[command(name = "fastsum contained", version)]
+#[command(after_help = AFTER_HELP)]
+#[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c); a manifest is always compared in its own algorithm")))]
+struct ContainedArgs {
+    /// Directories and files whose files are looked for.
+    #[arg(required = true, value_name = "SOURCE")]
+    sources: Vec<PathBuf>,
+    /// Where copies may be: a directory, or a manifest (md5sum or sha*sum
+    /// lines, BSD tags, fastsum --json, hashdeep). Repeatable: the union.
+    #[arg(long = "in", value_name = "ARCHIVE", required = true)]
+    archives: Vec<PathBuf>,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
+    /// Also name, for each contained file, one archive path holding its bytes.
+    #[arg(short = 'v', long)]
+    verbose: bool,
+    /// One JSON object per file (JSON Lines).
+    #[arg(long)]
+    json: bool,
+    /// List the directories of SOURCE whose every file is contained, largest first.
+    #[arg(long)]
+    dirs: bool,
+    #[command(flatten)]
+    exclude: crate::term::shared::Exclude,
+    /// Stay on the file system of each tree's root.
+    #[arg(long)]
+    one_file_system: bool,
+    #[command(flatten)]
+    jobs: crate::term::shared::Threads,
+    #[command(flatten)]
+    quiet: crate::term::shared::Quiet,
+}
+
+/// `fastsum contained`'s arguments, for the man page and the completions.
+pub fn command() -> clap::Command {
+    ContainedArgs::command()
+}
+
+/// Runs `fastsum contained` with `args` (after the word `contained`).
+pub fn run(args: Vec<OsString>) -> i32 {
+    let args = match crate::term::parse_subcommand::<ContainedArgs>("fastsum contained", args) {
+        Ok(args) => args.quiet.applied(args),
+        Err(status) => return status,
+    };
+    let Some(archives) = archives_of(&args.archives) else {
+        return 2;
+    };
+    let options = ContainedOptions {
+        walk: fastsum::walk::WalkOptions {
+            one_file_system: args.one_file_system,
+            excludes: args.exclude.exclude.clone(),
+            ..Default::default()
+        },
+        threads: args.jobs.asked().unwrap_or(0),
+        algorithm: args.algorithm.named(),
+    };
+    let report = match options.find_contained(&args.sources, &archives) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("fastsum contained: {e}");
+            return 2;
+        }
+    };
+    let mut out = Output::new(Buffering::Line);
+    say_problems(&report, &mut out);
+    let acted = if args.dirs {
+        print_dirs(&report, args.json, &mut out);
+        true
+    } else {
+        print_verdicts(&report, &args, &archives, &mut out);
+        true
+    };
+    say_summary(&report, &mut out);
+    if let Err(e) = out.finish() {
+        eprintln!(
+            "fastsum contained: write error: {}",
+            fastsum::Error::os_message(&e)
+        );
+        return 2;
+    }
+    let summary = report.summary();
+    if !report.problems.is_empty() || !acted {
+        2
+    } else {
+        i32::from(summary.missing_files > 0)
+    }
+}
+
+/// Each ARCHIVE operand as a tree or a manifest; `None` (said) for one
+/// on another host or in S3, which `contained` does not read yet.
+fn archives_of(operands: &[PathBuf]) -> Option<Vec<Archive>> {
+    let mut archives = Vec::new();
+    for operand in operands {
+        let bytes = fastsum::name::path_bytes(operand);
+        let remote = bytes.starts_with(b"s3://") || fastsum::remote::Remote::parse(bytes).is_some();
+        if remote {
+            eprintln!(
+                "fastsum contained: {}: archives on other hosts (HOST:PATH) or in S3 (s3://) are \
+                 not read yet: give a manifest of it instead (fastsum -r --json there), or \
+                 ./{} for a local name with a colon",
+                quote(bytes),
+                String::from_utf8_lossy(bytes)
+            );
+            return None;
+        }
+        archives.push(Archive::of(operand));
+    }
+    Some(archives)
+}
+
+/// A name for a message, quoted as every message's names are.
+fn quote(name: &[u8]) -> String {
+    String::from_utf8_lossy(&crate::term::Quoting { utf8: true }.quotef(name)).into_owned()
+}
+
+/// What could not be read (errors), and what was skipped (notices).
+fn say_problems(report: &ContainedReport, out: &mut Output) {
+    for problem in &report.problems {
+        let name = quote(fastsum::name::path_bytes(&problem.path));
+        out.err_raw(format!("fastsum contained: {name}: {}\n", problem.error).as_bytes());
+    }
+    for skipped in &report.skipped {
+        let name = quote(fastsum::name::path_bytes(&skipped.path));
+        let what = skipped.kind.describe();
+        out.notice(
+            format!("fastsum contained: {name}: skipped: a {what} (not a file's bytes)\n")
+                .as_bytes(),
+        );
+    }
+}
+
+/// The files not contained (with `-v` every file), or JSON records.
+fn print_verdicts(
+    report: &ContainedReport,
+    args: &ContainedArgs,
+    archives: &[Archive],
+    out: &mut Output,
+) {
+    for verdict in &report.verdicts {
+        let path = fastsum::name::path_bytes(&verdict.path);
+        match (&verdict.copy, args.json) {
+            (_, true) => write_json(out.stdout_buf(), verdict, archives),
+            (None, false) => crate::term::write_name(out.stdout_buf(), path, ""),
+            (Some(copy), false) if args.verbose => {
+                let archive = fastsum::name::path_bytes(archives[copy.archive].path());
+                let parts = [
+                    LinePart::Text(b"contained\t"),
+                    LinePart::Name(path),
+                    LinePart::Text(b"\t"),
+                    LinePart::Name(archive),
+                    LinePart::Text(b"\t"),
+                    LinePart::Name(fastsum::name::path_bytes(&copy.path)),
+                ];
+                LinePart::write_line(out.stdout_buf(), &parts, true);
+            }
+            (Some(_), false) => continue,
+        }
+        out.commit();
+    }
+    if args.json {
+        for problem in &report.problems {
+            let buf = out.stdout_buf();
+            buf.push(b'{');
+            Renderer::write_json_name(buf, "path", fastsum::name::path_bytes(&problem.path));
+            buf.push(b',');
+            Renderer::write_json_name(buf, "error", problem.error.as_bytes());
+            buf.extend_from_slice(b"}\n");
+            out.commit();
+        }
+    }
+}
+
+/// `{"path":...,"size":N,"contained":true,"archive":...,"copy":...}`.
+fn write_json(buf: &mut Vec<u8>, verdict: &Verdict, archives: &[Archive]) {
+    buf.push(b'{');
+    Renderer::write_json_name(buf, "path", fastsum::name::path_bytes(&verdict.path));
+    buf.extend_from_slice(format!(",\"size\":{}", verdict.stamp.size).as_bytes());
+    match &verdict.copy {
+        None => buf.extend_from_slice(b",\"contained\":false"),
+        Some(copy) => {
+            buf.extend_from_slice(b",\"contained\":true,");
+            let archive = archives[copy.archive].path();
+            Renderer::write_json_name(buf, "archive", fastsum::name::path_bytes(archive));
+            buf.push(b',');
+            Renderer::write_json_name(buf, "copy", fastsum::name::path_bytes(&copy.path));
+        }
+    }
+    buf.extend_from_slice(b"}\n");
+}
+
+/// `--dirs`: `BYTES bytes, N files<TAB>DIRECTORY`, largest first (or JSON).
+fn print_dirs(report: &ContainedReport, json: bool, out: &mut Output) {
+    for dir in report.whole_directories() {
+        let path = fastsum::name::path_bytes(&dir.path);
+        if json {
+            let buf = out.stdout_buf();
+            buf.push(b'{');
+            Renderer::write_json_name(buf, "path", path);
+            buf.extend_from_slice(
+                format!(",\"files\":{},\"bytes\":{}}}\n", dir.files, dir.bytes).as_bytes(),
+            );
+        } else {
+            let head = format!(
+                "{}, {}\t",
+                count(dir.bytes, "byte", "bytes"),
+                count(dir.files, "file", "files")
+            );
+            let parts = [LinePart::Text(head.as_bytes()), LinePart::Name(path)];
+            LinePart::write_line(out.stdout_buf(), &parts, true);
+        }
+        out.commit();
+    }
+}
+
+/// `fastsum contained: N files contained (B bytes), M not contained (C
+/// bytes)`, and the entries skipped and problems, if any.
+fn say_summary(report: &ContainedReport, out: &mut Output) {
+    let s = report.summary();
+    let mut line = format!(
+        "fastsum contained: {} contained ({}), {} not contained ({})",
+        count(s.contained_files, "file", "files"),
+        count(s.contained_bytes, "byte", "bytes"),
+        count(s.missing_files, "file", "files"),
+        count(s.missing_bytes, "byte", "bytes"),
+    );
+    if !report.skipped.is_empty() {
+        let n = report.skipped.len() as u64;
+        line += &format!(", {} skipped (not files)", count(n, "entry", "entries"));
+    }
+    if !report.problems.is_empty() {
+        let n = report.problems.len() as u64;
+        line += &format!(", {}", count(n, "problem", "problems"));
+    }
+    line.push('\n');
+    match report.problems.is_empty() {
+        true => out.notice(line.as_bytes()),
+        false => out.err_raw(line.as_bytes()),
+    }
+}

@@ -1,0 +1,119 @@
+//! A manifest as an archive, compared in its own algorithm and read
+//! twice, never held: first for its algorithm and the sizes it lists
+//! (a flag per source size), then, once the source files of those sizes
+//! (all of them, where an entry gives no size) are hashed in its
+//! algorithm, for the entries whose digest one of them has. A list that
+//! changed between the two reads is an error: its answers would mix two
+//! lists.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use super::answers::{hash_paths, Answers, Problems};
+use super::{ArchiveCopy, ContainedOptions};
+use crate::digest::Digest;
+use crate::dupes::items::Candidates;
+use crate::error::{Error, ErrorKind, Result};
+use crate::fs::FileStamp;
+use crate::manifest::read::{read_manifest_each, ManifestEntry};
+
+/// Matches the open source files against the manifest at `path`, archive
+/// number `archive`; its unreadable lines are problems (named by number).
+pub(super) fn match_manifest(
+    path: &Path,
+    archive: usize,
+    src: &Candidates,
+    sizes: &[u64],
+    options: &ContainedOptions,
+    answers: &mut Answers,
+    problems: &Problems,
+) -> Result<()> {
+    let before = stamp(path)?;
+    // Pass 1: the algorithm, and which source sizes it lists.
+    let mut listed = vec![false; sizes.len()];
+    let mut sizeless = false;
+    let manifest = read(path, options, &mut |e| match e.size {
+        Some(size) => {
+            if let Ok(at) = sizes.binary_search(&size) {
+                listed[at] = true;
+            }
+        }
+        None => sizeless = true,
+    })?;
+    for (number, why) in &manifest.problems {
+        problems.add(path, format!("line {number}: {why}"));
+    }
+    if manifest.problems_unkept > 0 {
+        let more = manifest.problems_unkept;
+        problems.add(path, format!("{more} more lines that cannot be read"));
+    }
+    // The source files it may hold, hashed in its algorithm.
+    let need: Vec<u32> = (0..src.len() as u32)
+        .filter(|&i| {
+            let size = src.stamps[i as usize].size;
+            answers.open(i as usize)
+                && (sizeless || sizes.binary_search(&size).is_ok_and(|at| listed[at]))
+        })
+        .collect();
+    drop(listed);
+    let paths: Vec<PathBuf> = need
+        .iter()
+        .map(|&i| src.path(i as usize).to_path_buf())
+        .collect();
+    let digests = hash_paths(paths, manifest.algorithm, options.threads, problems)?;
+    let mut table: Vec<(Digest, u32)> = Vec::with_capacity(need.len());
+    for (&i, digest) in need.iter().zip(digests) {
+        match digest {
+            Some(d) => table.push((d, i)),
+            None => answers.trouble[i as usize] = true,
+        }
+    }
+    table.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()).then(a.1.cmp(&b.1)));
+    // Pass 2: the entries one of them equals (size too, where listed).
+    read(path, options, &mut |e: ManifestEntry| {
+        let key = e.digest.as_bytes();
+        let start = table.partition_point(|(d, _)| d.as_bytes() < key);
+        for &(d, i) in &table[start..] {
+            if d.as_bytes() != key {
+                break;
+            }
+            let i = i as usize;
+            let fits = e.size.is_none_or(|s| s == src.stamps[i].size);
+            if fits && answers.copies[i].is_none() {
+                answers.copies[i] = Some(ArchiveCopy {
+                    archive,
+                    path: PathBuf::from(crate::fs::name::os_string(e.path.clone())),
+                    stamp: None,
+                });
+            }
+        }
+    })?;
+    if stamp(path)? != before {
+        let why = "the list changed while it was read (read twice: once for its sizes, once \
+                   for its digests)";
+        return Err(Error::with_path(
+            path,
+            ErrorKind::Io(std::io::Error::other(why)),
+        ));
+    }
+    Ok(())
+}
+
+/// The list's stamp (the file as it is now, links followed).
+fn stamp(path: &Path) -> Result<FileStamp> {
+    std::fs::metadata(path)
+        .map(|m| FileStamp::of(&m))
+        .map_err(|e| Error::with_path(path, e))
+}
+
+/// One read of the list, each file's entry to `each`.
+fn read(
+    path: &Path,
+    options: &ContainedOptions,
+    each: &mut dyn FnMut(ManifestEntry),
+) -> Result<crate::manifest::read::Manifest> {
+    let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
+    read_manifest_each(BufReader::new(file), options.algorithm, each)
+        .map_err(|why| Error::with_path(path, ErrorKind::Io(std::io::Error::other(why))))
+}

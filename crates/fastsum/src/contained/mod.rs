@@ -1,0 +1,193 @@
+//! `fastsum contained SOURCE... --in ARCHIVE...`: for every file under the
+//! sources, whether a file with the same bytes is anywhere in the archives
+//! (their union), whatever its name or path: may this tree go, now that
+//! its files were copied (renamed, moved, re-sorted) into that one?
+//!
+//! Cost grows with what can match (`stages.rs`, on `dupes`' walk, stat,
+//! `Paths` and edges): sizes first (a source file whose size no archive
+//! file has is not contained and is never read; an archive file whose
+//! size no source file has is never read either), then the first and
+//! the last 4 KiB (XXH3-128), then the whole file, on the candidates of
+//! both sides only. The archive index holds a size and a path per archive
+//! file of a size some source file has, digests only for the survivors.
+//! A manifest archive (`manifests.rs`) is compared in its own algorithm:
+//! the source files of a size it lists are hashed in it (every source
+//! file, where it lists no sizes: GNU and BSD lines), then its digests
+//! are matched against theirs; the list is read twice, never held.
+//!
+//! The rules where a file is not simply a file's bytes:
+//!
+//! * an **empty** file is contained when an archive has an empty file
+//!   (a tree's file of size 0, a manifest's entry with the empty digest):
+//!   the one rule of every size, applied to size 0;
+//! * a **hard link** is a path like any other: two source paths of one
+//!   inode are two files, each counted; a source file that is an archive
+//!   file's own inode is contained (its bytes are there) without a read;
+//! * a **symbolic link** is not a file's bytes: never followed inside a
+//!   tree (source or archive), reported as skipped and not counted (an
+//!   operand that is a link to a directory is walked, as every command
+//!   walks its operands);
+//! * a **FIFO, socket or device** is never opened: skipped;
+//! * a file that cannot be read, or that changed while the run looked at
+//!   it (its stamp, taken before anything was read, differs at the end; or
+//!   a read came short), is a problem, never "contained" nor "not
+//!   contained"; so is a source whose archive copy changed so.
+
+mod answers;
+mod dirs;
+mod manifests;
+mod stages;
+
+use std::path::{Path, PathBuf};
+
+use crate::algo::Algorithm;
+use crate::dupes::scope::Scope;
+use crate::dupes::Problem;
+use crate::error::Result;
+use crate::fs::FileStamp;
+use crate::walk::{SpecialKind, WalkOptions};
+
+pub use dirs::WholeDirectory;
+
+/// Where copies are looked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Archive {
+    /// A local directory, walked.
+    Tree(PathBuf),
+    /// A manifest (GNU or BSD lines, fastsum's JSON Lines, hashdeep).
+    Manifest(PathBuf),
+}
+
+impl Archive {
+    /// A directory is a tree, anything else a manifest.
+    pub fn of(path: &Path) -> Archive {
+        match path.is_dir() {
+            true => Archive::Tree(path.to_path_buf()),
+            false => Archive::Manifest(path.to_path_buf()),
+        }
+    }
+
+    /// The path it was given as.
+    pub fn path(&self) -> &Path {
+        match self {
+            Archive::Tree(p) | Archive::Manifest(p) => p,
+        }
+    }
+}
+
+/// How to look.
+#[derive(Clone, Default)]
+pub struct ContainedOptions {
+    /// How the sources and the archive trees are walked (excludes, one
+    /// file system; links are never followed, whatever it says).
+    pub walk: WalkOptions,
+    /// Threads (0: every core).
+    pub threads: usize,
+    /// What a manifest's untagged lines mean (as `-a` says to `-c`).
+    pub algorithm: Option<Algorithm>,
+}
+
+/// Where a contained file's bytes are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArchiveCopy {
+    /// The archive (its index in the list given).
+    pub archive: usize,
+    /// The path: on disk for a tree, as listed for a manifest.
+    pub path: PathBuf,
+    /// Its stamp when it was stat-ed (a tree's file; `None` for a
+    /// manifest's entry): what `--remove` checks again before acting.
+    pub stamp: Option<FileStamp>,
+}
+
+/// One source file's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The path, as walked from its operand.
+    pub path: PathBuf,
+    /// Its stamp when it was stat-ed (before any byte was read).
+    pub stamp: FileStamp,
+    /// One archive copy of its bytes; `None`: not contained.
+    pub copy: Option<ArchiveCopy>,
+}
+
+/// An entry of a source that is not a file's bytes: never opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// Where it is.
+    pub path: PathBuf,
+    /// What it is.
+    pub kind: SpecialKind,
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct ContainedReport {
+    /// Every source file answered, in byte order of the paths.
+    pub verdicts: Vec<Verdict>,
+    /// Symbolic links, FIFOs, sockets and devices of the sources.
+    pub skipped: Vec<Skipped>,
+    /// What could not be read (sources, archives, a manifest's lines), in
+    /// path order: each such source file has no verdict.
+    pub problems: Vec<Problem>,
+    /// The sources and archives searched (what `remove` checks).
+    sources: Vec<PathBuf>,
+    archives: Vec<Archive>,
+    /// Where `remove` may act: under the sources' real paths.
+    scope: Scope,
+}
+
+/// Files and bytes on each side of the answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Files contained.
+    pub contained_files: u64,
+    /// Their bytes.
+    pub contained_bytes: u64,
+    /// Files not contained.
+    pub missing_files: u64,
+    /// Their bytes.
+    pub missing_bytes: u64,
+}
+
+impl ContainedReport {
+    /// The counts of the verdicts.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::default();
+        for v in &self.verdicts {
+            match v.copy {
+                Some(_) => {
+                    s.contained_files += 1;
+                    s.contained_bytes += v.stamp.size;
+                }
+                None => {
+                    s.missing_files += 1;
+                    s.missing_bytes += v.stamp.size;
+                }
+            }
+        }
+        s
+    }
+
+    /// The directories of the sources whose every entry (recursively) is
+    /// a contained file (see [`WholeDirectory`]), largest first.
+    pub fn whole_directories(&self) -> Vec<WholeDirectory> {
+        dirs::whole_directories(self)
+    }
+}
+
+impl ContainedOptions {
+    /// Answers, for every file under `sources`, whether its bytes are in
+    /// one of `archives`. An archive that cannot be read at all is an
+    /// error; a file that cannot be read is a problem and the rest goes on.
+    pub fn find_contained(
+        &self,
+        sources: &[PathBuf],
+        archives: &[Archive],
+    ) -> Result<ContainedReport> {
+        let mut report = stages::run(sources, archives, self)?;
+        report.sources = sources.to_vec();
+        report.archives = archives.to_vec();
+        report.scope = Scope::of(sources);
+        Ok(report)
+    }
+}
