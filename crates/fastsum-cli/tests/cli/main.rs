@@ -22,6 +22,7 @@ mod check_guess;
 mod check_hostile;
 mod check_json;
 mod cksum;
+mod contained;
 mod coreutils_910;
 mod coreutils_911;
 mod diff;

@@ -1,0 +1,594 @@
+//! `fastsum contained SOURCE... --in ARCHIVE...` against an oracle in
+//! Python that reads every file's bytes (hashlib for the manifests, which
+//! it writes itself), on seeded random trees with every trap: copies under
+//! other names and depths, same size with other bytes, files that differ
+//! in their first, last or a middle byte only (the edges equal), empty
+//! files, hard links (inside the source, and to an archive file), symbolic
+//! links (skipped, and one in the archive leading outside), names with a
+//! newline or bytes that are not UTF-8. The archive as trees, and as each
+//! manifest format beside a tree. Then the hostile cases, one each.
+
+use crate::testenv;
+
+use std::time::Duration;
+
+use testenv::{Outcome, TestEnv};
+
+/// Builds `src/`, `arc/`, `arc2/` and `outside/` from a seed, writes
+/// `arc/`'s manifests (md5 lines, SHA256 BSD tags, fastsum JSON with sizes,
+/// hashdeep), and prints, for each configuration, what an answer must be:
+/// `missing HEX` / `contained HEX` per source file (sorted), then
+/// `figures CF CB MF MB SKIPPED`.
+const ORACLE: &str = r#"
+import hashlib, json, os, random, sys
+seed = int(sys.argv[1])
+rnd = random.Random(seed)
+for d in (b"src", b"arc", b"arc2", b"outside"):
+    os.makedirs(d, exist_ok=True)
+def put(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+names = [b"a", b"b.txt", b"with space", b"new\nline", b"bad\xff\xfe", b"\xc3\xa9t\xc3\xa9", b"tab\there", b"back\\slash"]
+def where(root):
+    depth = rnd.randrange(0, 4)
+    parts = [b"d%d" % rnd.randrange(3) for _ in range(depth)]
+    name = rnd.choice(names) + b"-%d" % rnd.randrange(10**6)
+    return os.path.join(root, *parts, name)
+sizes = [1, 2, 100, 4095, 4096, 4097, 8191, 8192, 8193, 12345, 70000]
+contents = [rnd.randbytes(rnd.choice(sizes)) for _ in range(rnd.randrange(12, 20))]
+for c in contents:
+    r = rnd.random()
+    # In an archive (one, both, or none), and in the source.
+    if r < 0.7:
+        put(where(rnd.choice([b"arc", b"arc2"])), c)
+    if r < 0.2:
+        put(where(b"arc"), c)
+    src = where(b"src")
+    put(src, c)
+    if rnd.random() < 0.3:
+        put(where(b"src"), c)  # a second source copy
+    t = rnd.random()
+    flip = lambda at: c[:at] + bytes([c[at] ^ 1]) + c[at + 1:]
+    if t < 0.2:
+        put(where(b"src"), flip(len(c) - 1))  # last byte
+    elif t < 0.4:
+        put(where(b"src"), flip(0))  # first byte
+    elif t < 0.6 and len(c) > 8192:
+        put(where(b"src"), flip(len(c) // 2))  # edges equal
+    elif t < 0.8:
+        put(where(b"src"), rnd.randbytes(len(c)))  # same size
+# Empty files: in the source always, in an archive on some seeds.
+put(b"src/empty-1", b"")
+put(b"src/d0/empty-2", b"")
+if seed % 2 == 0:
+    put(b"arc2/none/empty", b"")
+# Hard links: inside the source, and a source path of an archive file.
+srcfiles = sorted(os.path.join(d, f) for d, _, fs in os.walk(b"src") for f in fs)
+os.link(srcfiles[0], b"src/hardlink-of-first")
+arcfiles = sorted(os.path.join(d, f) for d, _, fs in os.walk(b"arc") for f in fs)
+if arcfiles:
+    os.link(arcfiles[-1], b"src/hardlink-to-archive")
+# Symbolic links: never followed; one in the archive leads outside.
+put(b"outside/secret", b"secret bytes %d\n" % seed)
+put(b"src/secret-copy", b"secret bytes %d\n" % seed)
+os.symlink(b"../outside/secret", b"arc/link-out")
+os.symlink(b"../src/secret-copy", b"src/d0/link-to-file" if os.path.isdir(b"src/d0") else b"src/link-to-file")
+os.symlink(b"../arc", b"src/link-to-dir")
+
+def regular(root):
+    for d, dirs, files in os.walk(root):
+        for f in dirs + files:
+            p = os.path.join(d, f)
+            st = os.lstat(p)
+            if os.path.stat.S_ISREG(st.st_mode):
+                yield p, st
+def skipped(root):
+    n = 0
+    for d, dirs, files in os.walk(root):
+        for f in dirs + files:
+            m = os.lstat(os.path.join(d, f)).st_mode
+            n += not (os.path.stat.S_ISREG(m) or os.path.stat.S_ISDIR(m))
+    return n
+def read(p):
+    with open(p, "rb") as f:
+        return f.read()
+
+# The manifests of arc/, each entry as (algorithm, digest, size or None).
+plain = lambda p: b"\n" not in p and b"\\" not in p and b"\r" not in p
+files = sorted(regular(b"arc"))
+entries = {}
+with open(b"arc.md5", "wb") as f:
+    for p, st in files:
+        if plain(p):
+            h = hashlib.md5(read(p)).hexdigest()
+            f.write(h.encode() + b"  " + p + b"\n")
+            entries.setdefault("md5", []).append(("md5", h, None))
+with open(b"arc.sha256", "wb") as f:
+    for p, st in files:
+        if plain(p):
+            h = hashlib.sha256(read(p)).hexdigest()
+            f.write(b"SHA256 (" + p + b") = " + h.encode() + b"\n")
+            entries.setdefault("sha256", []).append(("sha256", h, None))
+def text(p):
+    try:
+        return p.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+with open(b"arc.json", "w") as f:
+    for p, st in files:
+        if text(p) is not None:
+            h = hashlib.sha256(read(p)).hexdigest()
+            f.write(json.dumps({"path": text(p), "algorithm": "sha256", "digest": h, "size": st.st_size}) + "\n")
+            entries.setdefault("json", []).append(("sha256", h, st.st_size))
+with open(b"arc.hashdeep", "w") as f:
+    f.write("%%%% HASHDEEP-1.0\n%%%% size,md5,sha256,filename\n## Invoked from: /\n## \n")
+    for p, st in files:
+        if text(p) is not None and plain(p):
+            data = read(p)
+            h = hashlib.md5(data).hexdigest()
+            f.write("%d,%s,%s,%s\n" % (st.st_size, h, hashlib.sha256(data).hexdigest(), text(p)))
+            entries.setdefault("hashdeep", []).append(("md5", h, st.st_size))
+
+tree = lambda root: set(read(p) for p, _ in regular(root))
+sources = sorted(regular(b"src"))
+configs = {"trees": [("tree", b"arc"), ("tree", b"arc2")]}
+for kind in ("md5", "sha256", "json", "hashdeep"):
+    configs[kind] = [("manifest", kind), ("tree", b"arc2")]
+for name, archives in configs.items():
+    print("config", name)
+    held = set()
+    for a in archives:
+        if a[0] == "tree":
+            held |= tree(a[1])
+    listed = [e for a in archives if a[0] == "manifest" for e in entries.get(a[1], [])]
+    cf = cb = mf = mb = 0
+    lines = []
+    for p, st in sources:
+        data = read(p)
+        ok = data in held or any(
+            hashlib.new(algo, data).hexdigest() == h and (size is None or size == len(data))
+            for algo, h, size in listed)
+        lines.append(("contained " if ok else "missing ") + p.hex())
+        if ok:
+            cf += 1; cb += len(data)
+        else:
+            mf += 1; mb += len(data)
+    for l in sorted(lines):
+        print(l)
+    print("figures", cf, cb, mf, mb, skipped(b"src"))
+"#;
+
+/// fastsum's `--json` records in the oracle's shape (Python's json reads
+/// them; `path_base64` gives a name's exact bytes).
+const OURS: &str = r#"
+import base64, json, sys
+lines = []
+cf = cb = mf = mb = 0
+for line in sys.stdin:
+    r = json.loads(line)
+    p = base64.b64decode(r["path_base64"]) if "path_base64" in r else r["path"].encode()
+    if "error" in r:
+        lines.append("trouble " + p.hex()); continue
+    lines.append(("contained " if r["contained"] else "missing ") + p.hex())
+    if r["contained"]:
+        cf += 1; cb += r["size"]
+    else:
+        mf += 1; mb += r["size"]
+for l in sorted(lines):
+    print(l)
+print("figures", cf, cb, mf, mb, sys.argv[1])
+"#;
+
+/// The `--in` arguments of each configuration the oracle prints.
+fn archives_of(config: &str) -> Vec<&'static str> {
+    match config {
+        "trees" => vec!["arc", "arc2"],
+        "md5" => vec!["arc.md5", "arc2"],
+        "sha256" => vec!["arc.sha256", "arc2"],
+        "json" => vec!["arc.json", "arc2"],
+        "hashdeep" => vec!["arc.hashdeep", "arc2"],
+        other => panic!("unknown configuration {other}"),
+    }
+}
+
+fn run_python(env: &TestEnv, script: &str, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .current_dir(env.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("feed python");
+    let out = child.wait_with_output().expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("python prints UTF-8")
+}
+
+fn fastsum(env: &TestEnv, args: &[&str]) -> Outcome {
+    let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+    env.fastsum_within(Duration::from_secs(120), &args)
+}
+
+/// MD5 of `text`, by Python's hashlib.
+fn md5_hex(env: &TestEnv, text: &str) -> String {
+    let script = "import hashlib, sys; print(hashlib.md5(sys.stdin.buffer.read()).hexdigest())";
+    run_python(env, script, &[], text.as_bytes())
+        .trim()
+        .to_string()
+}
+
+/// The figures of the summary line on stderr: contained files, bytes,
+/// not contained files, bytes, skipped entries.
+fn summary_figures(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("fastsum contained: ") && l.contains(" not contained ("))
+        .unwrap_or_else(|| panic!("no summary line in {stderr}"));
+    let number = |part: &str| -> u64 {
+        let digits: String = part
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().expect("a number")
+    };
+    let parts: Vec<&str> = line
+        .split(['(', ')', ','])
+        .filter(|p| p.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    let numbers: Vec<u64> = parts[..4].iter().map(|p| number(p)).collect();
+    let skipped = parts
+        .iter()
+        .find(|p| p.contains("skipped"))
+        .map_or(0, |p| number(p));
+    format!(
+        "figures {} {} {} {} {skipped}",
+        numbers[0], numbers[1], numbers[2], numbers[3]
+    )
+}
+
+/// One seed: every configuration's answer, text and JSON, against the
+/// oracle's.
+fn differential(seed: u64) {
+    let env = TestEnv::new();
+    let expected = run_python(&env, ORACLE, &[&seed.to_string()], b"");
+    let mut configs = expected.split("config ").filter(|c| !c.is_empty());
+    let mut ran = 0;
+    for block in configs.by_ref() {
+        let (name, want) = block.split_once('\n').expect("a configuration");
+        let figures = want.lines().last().expect("figures");
+        let missing = want.lines().filter(|l| l.starts_with("missing ")).count();
+        let mut args = vec!["contained", "src"];
+        for archive in archives_of(name) {
+            args.extend(["--in", archive]);
+        }
+        // JSON: the exact sets, read back by Python.
+        let mut json_args = args.clone();
+        json_args.push("--json");
+        let json = fastsum(&env, &json_args);
+        let skipped = figures.rsplit(' ').next().expect("skipped count");
+        let ours = run_python(&env, OURS, &[skipped], &json.stdout);
+        assert_eq!(ours, want, "seed {seed}, {name}: {}", json.stderr_str());
+        // Text: one line per file not contained, whatever its name; the
+        // summary's figures; the exit status.
+        let text = fastsum(&env, &args);
+        assert_eq!(
+            text.stdout.iter().filter(|&&b| b == b'\n').count(),
+            missing,
+            "seed {seed}, {name}: {}",
+            text.stdout_str()
+        );
+        assert_eq!(
+            summary_figures(&text.stderr_str()),
+            figures,
+            "seed {seed}, {name}"
+        );
+        assert_eq!(text.status, i32::from(missing > 0), "seed {seed}, {name}");
+        assert_eq!(json.status, text.status);
+        ran += 1;
+    }
+    assert_eq!(ran, 5, "every configuration was run");
+}
+
+#[test]
+fn contained_matches_the_oracle_on_seeded_random_trees() {
+    if testenv::lacks(&["python3"]) {
+        return testenv::skip("needs python3 for the oracle");
+    }
+    for seed in 1..=6 {
+        differential(seed);
+    }
+}
+
+/// A tree contained in itself, and in a copy: exit 0, nothing listed.
+#[test]
+fn contained_every_file_contained_exits_zero() {
+    let env = TestEnv::new();
+    env.mkdir("src/deep/er");
+    env.mkdir("copy/x");
+    env.file(b"src/deep/er/one", b"one\n");
+    env.file(b"src/two", &testenv::pattern(70_000));
+    env.file(b"copy/x/1", b"one\n");
+    env.file(b"copy/2", &testenv::pattern(70_000));
+    let out = fastsum(&env, &["contained", "src", "--in", "copy"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert!(out.stdout.is_empty());
+    assert_eq!(summary_figures(&out.stderr_str()), "figures 2 70004 0 0 0");
+    let v = fastsum(&env, &["contained", "-v", "src", "--in", "copy"]);
+    assert_eq!(
+        v.stdout_str(),
+        "contained\tsrc/deep/er/one\tcopy\tcopy/x/1\ncontained\tsrc/two\tcopy\tcopy/2\n"
+    );
+}
+
+/// A FIFO where a file was is skipped, never opened: the run does not
+/// hang, and names it.
+#[test]
+fn contained_fifo_in_the_source_is_skipped_not_opened() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.mkdir("arc");
+    env.file(b"src/a", b"a\n");
+    env.file(b"arc/a", b"a\n");
+    let fifo = env.path().join("src/pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let out = fastsum(&env, &["contained", "src", "--in", "arc"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("src/pipe: skipped: a fifo"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(summary_figures(&out.stderr_str()), "figures 1 2 0 0 1");
+}
+
+/// A source file rewritten (same size) while it is read is trouble: exit
+/// 2, named, and neither contained nor not contained.
+#[test]
+fn contained_file_rewritten_during_the_read_is_trouble() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.mkdir("arc");
+    let big = testenv::pattern(48 << 20);
+    env.file(b"src/big", &big);
+    env.file(b"arc/copy", &big);
+    env.file(b"src/small", b"small\n");
+    env.file(b"arc/small", b"small\n");
+    // A writer that changes a byte somewhere every millisecond, the size
+    // kept, until it is stopped.
+    let writer = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import os, random, time\nf = os.open('src/big', os.O_WRONLY)\nn = 0\nwhile True:\n    \
+             os.pwrite(f, bytes([n % 256]), random.randrange(48 << 20)); n += 1; time.sleep(0.001)\n",
+        )
+        .current_dir(env.path())
+        .spawn()
+        .expect("python3");
+    let mut writer = KillOnDrop(writer);
+    // Started when the first byte is written (the file's mtime moves).
+    let before = std::fs::metadata(env.path().join("src/big"))
+        .and_then(|m| m.modified())
+        .ok();
+    let start = std::time::Instant::now();
+    while std::fs::metadata(env.path().join("src/big"))
+        .and_then(|m| m.modified())
+        .ok()
+        == before
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the writer never wrote"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = fastsum(&env, &["contained", "--json", "src", "--in", "arc"]);
+    let _ = writer.0.kill();
+    let stdout = out.stdout_str();
+    assert_eq!(out.status, 2, "{stdout} {}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("src/big: "),
+        "{}",
+        out.stderr_str()
+    );
+    assert!(
+        stdout.contains(r#"{"path":"src/small","size":6,"contained":true"#),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains(r#""path":"src/big","size""#),
+        "a verdict for a file that changed: {stdout}"
+    );
+    assert!(stdout.contains(r#"{"path":"src/big","error":"#), "{stdout}");
+}
+
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A file that cannot be read (as an unprivileged user) is trouble, named
+/// with its cause; the rest is still answered.
+#[test]
+fn contained_unreadable_file_is_trouble_named_with_its_cause() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.mkdir("arc");
+    env.file(b"src/locked", b"locked\n");
+    env.file(b"arc/same-size", b"LOCKED\n");
+    env.file(b"src/open", b"open\n");
+    env.file(b"arc/open", b"open\n");
+    env.file(b"src/gone", b"gone\n");
+    let uid = unprivileged_uid();
+    for dir in ["", "src", "arc"] {
+        std::fs::set_permissions(env.path().join(dir), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+    }
+    for file in ["src/open", "arc/open", "src/gone", "arc/same-size"] {
+        std::fs::set_permissions(
+            env.path().join(file),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .expect("chmod");
+    }
+    std::fs::set_permissions(
+        env.path().join("src/locked"),
+        std::fs::Permissions::from_mode(0),
+    )
+    .expect("chmod");
+    let args: [&[u8]; 4] = [b"contained", b"src", b"--in", b"arc"];
+    let out = env.fastsum_within_as(uid, Duration::from_secs(60), &args);
+    let stderr = out.stderr_str();
+    assert_eq!(out.status, 2, "{stderr}");
+    assert!(stderr.contains("src/locked: Permission denied"), "{stderr}");
+    // Answered: gone is not contained, open is; locked neither.
+    assert_eq!(out.stdout_str(), "src/gone\n");
+    assert_eq!(summary_figures(&stderr), "figures 1 5 1 5 0");
+}
+
+/// Root reads anything: the unreadable test runs as nobody then.
+fn unprivileged_uid() -> Option<u32> {
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt as _;
+        m.uid() == 0
+    });
+    root.then_some(65534)
+}
+
+/// A name holding a newline and what looks like a report line cannot
+/// forge one: one line per file not contained, escaped.
+#[test]
+fn contained_newline_name_cannot_forge_a_report_line() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.mkdir("arc");
+    env.file(b"src/other", b"kept\n");
+    env.file(b"arc/other", b"kept\n");
+    env.mkdir("src/x\nsrc");
+    env.file(b"src/x\nsrc/other", b"not kept\n");
+    env.file(b"src/y\nfastsum contained: 9 files contained", b"neither\n");
+    let out = fastsum(&env, &["contained", "src", "--in", "arc"]);
+    assert_eq!(out.status, 1);
+    let lines: Vec<&str> = out.stdout_str().leak().lines().collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines.iter().all(|l| l.starts_with('\\')), "{lines:?}");
+    assert!(!lines.contains(&"src/other"), "{lines:?}");
+    assert_eq!(
+        out.stderr_str().matches("fastsum contained: ").count(),
+        1,
+        "{}",
+        out.stderr_str()
+    );
+}
+
+/// A manifest that lists a digest under a size the file does not have
+/// holds nothing of that size: the file is not contained (and not read).
+#[test]
+fn contained_manifest_that_lies_about_a_size_holds_nothing() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.file(b"src/hello", b"hello\n");
+    let md5 = md5_hex(&env, "hello\n");
+    let list =
+        format!("{{\"path\":\"h\",\"algorithm\":\"md5\",\"digest\":\"{md5}\",\"size\":5}}\n");
+    env.file(b"lie.json", list.as_bytes());
+    let out = fastsum(&env, &["contained", "src", "--in", "lie.json"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "src/hello\n");
+    // The truth about the size: contained.
+    let truth = list.replace("\"size\":5", "\"size\":6");
+    env.file(b"true.json", truth.as_bytes());
+    let out = fastsum(&env, &["contained", "-v", "src", "--in", "true.json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "contained\tsrc/hello\ttrue.json\th\n");
+}
+
+/// Malformed lines are trouble named by line (exit 2, the rest still
+/// answered); a list that is no list at all is a clear error.
+#[test]
+fn contained_malformed_manifest_lines_are_trouble() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.file(b"src/hello", b"hello\n");
+    env.file(b"src/other", b"other\n");
+    let md5 = md5_hex(&env, "hello\n");
+    env.file(
+        b"bad.md5",
+        format!("{md5}  h\nthis is no line\n").as_bytes(),
+    );
+    let out = fastsum(&env, &["contained", "src", "--in", "bad.md5"]);
+    let stderr = out.stderr_str();
+    assert_eq!(out.status, 2, "{stderr}");
+    assert!(stderr.contains("bad.md5: line 2: "), "{stderr}");
+    assert_eq!(out.stdout_str(), "src/other\n");
+    env.file(b"garbage", b"\x00\x01 not a list\n");
+    let out = fastsum(&env, &["contained", "src", "--in", "garbage"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str().starts_with("fastsum contained: garbage"),
+        "{}",
+        out.stderr_str()
+    );
+    assert!(out.stdout.is_empty(), "no answer without the archive");
+    let out = fastsum(&env, &["contained", "src", "--in", "no-such-archive"]);
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr_str().contains("No such file or directory"),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+/// A symbolic link in the archive that leads outside holds nothing: the
+/// file outside is not the archive's.
+#[test]
+fn contained_symlink_in_the_archive_leading_outside_holds_nothing() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.mkdir("arc");
+    env.mkdir("outside");
+    env.file(b"outside/secret", b"secret\n");
+    env.file(b"src/secret", b"secret\n");
+    std::os::unix::fs::symlink("../outside/secret", env.path().join("arc/link")).expect("symlink");
+    std::os::unix::fs::symlink("../outside", env.path().join("arc/dirlink")).expect("symlink");
+    let out = fastsum(&env, &["contained", "-v", "src", "--in", "arc"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "src/secret\n");
+}
+
+/// Archives on other hosts or in S3 are refused, said so.
+#[test]
+fn contained_remote_archives_are_refused_with_a_reason() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    for archive in ["host:/srv", "s3://bucket/prefix"] {
+        let out = fastsum(&env, &["contained", "src", "--in", archive]);
+        assert_eq!(out.status, 2, "{archive}");
+        assert!(
+            out.stderr_str().contains("not read yet"),
+            "{}",
+            out.stderr_str()
+        );
+    }
+}
