@@ -25,6 +25,9 @@ seed = int(sys.argv[1])
 rnd = random.Random(seed)
 for d in (b"src", b"arc", b"arc2", b"outside"):
     os.makedirs(d, exist_ok=True)
+def read_bytes(p):
+    with open(p, "rb") as f:
+        return f.read()
 def put(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
@@ -58,6 +61,13 @@ for c in contents:
         put(where(b"src"), flip(len(c) // 2))  # edges equal
     elif t < 0.8:
         put(where(b"src"), rnd.randbytes(len(c)))  # same size
+# Directories that could go whole, and one that cannot (deep down).
+arcnow = sorted(os.path.join(d, f) for d, _, fs in os.walk(b"arc2") for f in fs)
+for n, p in enumerate(arcnow[:5]):
+    put(os.path.join(b"src/whole", b"x" * (n % 3), b"copy-%d" % n), read_bytes(p))
+if arcnow:
+    put(b"src/partly/kept", read_bytes(arcnow[0]))
+    put(b"src/partly/deep/er/unique", b"unique %d\n" % seed)
 # Empty files: in the source always, in an archive on some seeds.
 put(b"src/empty-1", b"")
 put(b"src/d0/empty-2", b"")
@@ -144,6 +154,7 @@ for name, archives in configs.items():
     listed = [e for a in archives if a[0] == "manifest" for e in entries.get(a[1], [])]
     cf = cb = mf = mb = 0
     lines = []
+    okmap = {}
     for p, st in sources:
         data = read(p)
         ok = data in held or any(
@@ -154,9 +165,28 @@ for name, archives in configs.items():
             cf += 1; cb += len(data)
         else:
             mf += 1; mb += len(data)
+        okmap[p] = ok
     for l in sorted(lines):
         print(l)
     print("figures", cf, cb, mf, mb, skipped(b"src"))
+    # --dirs: every entry below a contained file (or a directory), one file at least.
+    def below(d):
+        files = nbytes = 0
+        for dd, dirs, fs in os.walk(d):
+            for f in dirs + fs:
+                p = os.path.join(dd, f)
+                m = os.lstat(p).st_mode
+                if os.path.stat.S_ISDIR(m):
+                    continue
+                if not os.path.stat.S_ISREG(m) or not okmap[p]:
+                    return None
+                files += 1; nbytes += os.lstat(p).st_size
+        return (files, nbytes) if files else None
+    alldirs = [d for d, _, _ in os.walk(b"src")]
+    whole = {d: below(d) for d in alldirs}
+    top = [d for d in alldirs if whole[d] and not (d != b"src" and whole.get(os.path.dirname(d)))]
+    for d in sorted(top, key=lambda d: (-whole[d][1], d)):
+        print("dir", d.hex(), whole[d][0], whole[d][1])
 "#;
 
 /// fastsum's `--json` records in the oracle's shape (Python's json reads
@@ -178,6 +208,15 @@ for line in sys.stdin:
 for l in sorted(lines):
     print(l)
 print("figures", cf, cb, mf, mb, sys.argv[1])
+"#;
+
+/// fastsum's `--dirs --json` records in the oracle's shape, in order.
+const OURS_DIRS: &str = r#"
+import base64, json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    p = base64.b64decode(r["path_base64"]) if "path_base64" in r else r["path"].encode()
+    print("dir", p.hex(), r["files"], r["bytes"])
 "#;
 
 /// The `--in` arguments of each configuration the oracle prints.
@@ -268,9 +307,17 @@ fn differential(seed: u64) {
     let env = TestEnv::new();
     let expected = run_python(&env, ORACLE, &[&seed.to_string()], b"");
     let mut configs = expected.split("config ").filter(|c| !c.is_empty());
-    let mut ran = 0;
+    let (mut ran, mut listed) = (0, 0);
     for block in configs.by_ref() {
-        let (name, want) = block.split_once('\n').expect("a configuration");
+        let (name, all) = block.split_once('\n').expect("a configuration");
+        let keep = |dirs: bool| {
+            all.lines()
+                .filter(|l| l.starts_with("dir ") == dirs)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        };
+        let (want, want_dirs) = (keep(false), keep(true));
+        let want = want.as_str();
         let figures = want.lines().last().expect("figures");
         let missing = want.lines().filter(|l| l.starts_with("missing ")).count();
         let mut args = vec!["contained", "src"];
@@ -300,9 +347,17 @@ fn differential(seed: u64) {
         );
         assert_eq!(text.status, i32::from(missing > 0), "seed {seed}, {name}");
         assert_eq!(json.status, text.status);
+        // --dirs: the directories that could go whole, largest first.
+        let mut dirs_args = json_args.clone();
+        dirs_args.push("--dirs");
+        let dirs = fastsum(&env, &dirs_args);
+        let ours = run_python(&env, OURS_DIRS, &[], &dirs.stdout);
+        assert_eq!(ours, want_dirs, "seed {seed}, {name} --dirs");
+        listed += want_dirs.lines().count();
         ran += 1;
     }
     assert_eq!(ran, 5, "every configuration was run");
+    assert!(listed > 0, "seed {seed}: no whole directory to find");
 }
 
 #[test]
@@ -465,6 +520,27 @@ fn contained_unreadable_file_is_trouble_named_with_its_cause() {
     // Answered: gone is not contained, open is; locked neither.
     assert_eq!(out.stdout_str(), "src/gone\n");
     assert_eq!(summary_figures(&stderr), "figures 1 5 1 5 0");
+    // --dirs: a directory with a file in trouble below is never listed.
+    env.mkdir("src/lockdir");
+    env.mkdir("src/onlyok");
+    env.file(b"src/lockdir/fine", b"open\n");
+    env.file(b"src/onlyok/fine", b"open\n");
+    std::fs::rename(
+        env.path().join("src/locked"),
+        env.path().join("src/lockdir/locked"),
+    )
+    .expect("move");
+    for dir in ["src/lockdir", "src/onlyok"] {
+        std::fs::set_permissions(env.path().join(dir), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+    }
+    let args: [&[u8]; 5] = [b"contained", b"--dirs", b"src", b"--in", b"arc"];
+    let out = env.fastsum_within_as(uid, Duration::from_secs(60), &args);
+    assert_eq!(out.status, 2, "{}", out.stderr_str());
+    assert!(out
+        .stderr_str()
+        .contains("src/lockdir/locked: Permission denied"));
+    assert_eq!(out.stdout_str(), "5 bytes, 1 file\tsrc/onlyok\n");
 }
 
 /// Root reads anything: the unreadable test runs as nobody then.
