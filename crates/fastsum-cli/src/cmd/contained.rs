@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser};
 use fastsum::contained::{Archive, ContainedOptions, ContainedReport, Verdict};
+use fastsum::dupes::actions::{Acted, ActionOutcome};
 use fastsum::output::render::Renderer;
 use fastsum::output::LinePart;
 
@@ -47,6 +48,13 @@ struct ContainedArgs {
     /// List the directories of SOURCE whose every file is contained, largest first.
     #[arg(long)]
     dirs: bool,
+    /// Remove every contained source file (only when every ARCHIVE is a
+    /// directory; checked again just before each removal).
+    #[arg(long)]
+    remove: bool,
+    /// With --remove: print what would be removed, touch nothing.
+    #[arg(long, requires = "remove")]
+    dry_run: bool,
     #[command(flatten)]
     exclude: crate::term::shared::Exclude,
     /// Stay on the file system of each tree's root.
@@ -90,7 +98,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let mut out = Output::new(Buffering::Line);
     say_problems(&report, &mut out);
-    let acted = if args.dirs {
+    let acted = if args.remove {
+        remove(&report, args.dry_run, &mut out)
+    } else if args.dirs {
         print_dirs(&report, args.json, &mut out);
         true
     } else {
@@ -237,6 +247,46 @@ fn print_dirs(report: &ContainedReport, json: bool, out: &mut Output) {
         }
         out.commit();
     }
+}
+
+/// `--remove`: each contained file removed (or, with `--dry-run`, said);
+/// false if refused, or one was skipped or failed.
+fn remove(report: &ContainedReport, dry_run: bool, out: &mut Output) -> bool {
+    let verb = if dry_run {
+        "would remove: "
+    } else {
+        "remove: "
+    };
+    let mut all_done = true;
+    let refused = report.remove(dry_run, &mut |acted: Acted| {
+        let member = fastsum::name::path_bytes(&acted.member);
+        match &acted.outcome {
+            ActionOutcome::Done => {
+                let parts = [LinePart::Text(verb.as_bytes()), LinePart::Name(member)];
+                LinePart::write_line(out.stdout_buf(), &parts, true);
+                out.commit();
+            }
+            ActionOutcome::SameFile | ActionOutcome::SameEntry(_) => {
+                all_done = false;
+                let line = format!(
+                    "fastsum contained: {}: not removed: it is its archive copy {} itself\n",
+                    quote(member),
+                    quote(fastsum::name::path_bytes(&acted.kept))
+                );
+                out.err_raw(line.as_bytes());
+            }
+            ActionOutcome::Skipped(why) | ActionOutcome::Failed(why) => {
+                all_done = false;
+                let line = format!("fastsum contained: {}: not removed: {why}\n", quote(member));
+                out.err_raw(line.as_bytes());
+            }
+        }
+    });
+    if let Err(why) = refused {
+        out.err_raw(format!("fastsum contained: --remove refused: {why}\n").as_bytes());
+        return false;
+    }
+    all_done
 }
 
 /// `fastsum contained: N files contained (B bytes), M not contained (C

@@ -668,3 +668,212 @@ fn contained_remote_archives_are_refused_with_a_reason() {
         );
     }
 }
+
+/// Every regular file under `root` as sorted hex paths, with the SHA-256
+/// of its bytes (Python: the independent view of what is on disk).
+const LISTING: &str = r#"
+import hashlib, os, sys
+out = []
+for d, dirs, files in os.walk(sys.argv[1].encode()):
+    for f in dirs + files:
+        p = os.path.join(d, f)
+        if os.path.stat.S_ISREG(os.lstat(p).st_mode):
+            out.append(p.hex() + " " + hashlib.sha256(open(p, "rb").read()).hexdigest())
+for l in sorted(out):
+    print(l)
+"#;
+
+fn listing(env: &TestEnv, root: &str) -> String {
+    run_python(env, LISTING, &[root], b"")
+}
+
+/// --remove on seeded random trees: a dry run says exactly what the run
+/// then does; afterwards the source holds exactly the oracle's files not
+/// contained, and the archives are as they were, byte for byte.
+#[test]
+fn contained_remove_leaves_exactly_the_files_not_contained() {
+    if testenv::lacks(&["python3"]) {
+        return testenv::skip("needs python3 for the oracle");
+    }
+    for seed in [3, 4] {
+        let env = TestEnv::new();
+        let expected = run_python(&env, ORACLE, &[&seed.to_string()], b"");
+        let trees = expected
+            .split("config ")
+            .find(|c| c.starts_with("trees\n"))
+            .expect("the trees configuration");
+        let missing: Vec<&str> = trees
+            .lines()
+            .filter_map(|l| l.strip_prefix("missing "))
+            .collect();
+        let contained = trees
+            .lines()
+            .filter(|l| l.starts_with("contained "))
+            .count();
+        let archives = (listing(&env, "arc"), listing(&env, "arc2"));
+        let before = listing(&env, "src");
+        let args = [
+            "contained",
+            "--remove",
+            "src",
+            "--in",
+            "arc",
+            "--in",
+            "arc2",
+        ];
+        let mut dry_args = args.to_vec();
+        dry_args.push("--dry-run");
+        let dry = fastsum(&env, &dry_args);
+        assert_eq!(listing(&env, "src"), before, "a dry run touches nothing");
+        let run = fastsum(&env, &args);
+        assert_eq!(
+            run.status,
+            i32::from(!missing.is_empty()),
+            "{}",
+            run.stderr_str()
+        );
+        let said = dry.stdout_str().replace("would remove: ", "remove: ");
+        assert_eq!(
+            said,
+            run.stdout_str(),
+            "seed {seed}: the dry run said otherwise"
+        );
+        assert_eq!(
+            run.stdout.iter().filter(|&&b| b == b'\n').count(),
+            contained
+        );
+        let left: Vec<String> = listing(&env, "src")
+            .lines()
+            .map(|l| l.split(' ').next().expect("a path").to_string())
+            .collect();
+        let mut want: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(left, want, "seed {seed}: what is left");
+        assert_eq!((listing(&env, "arc"), listing(&env, "arc2")), archives);
+        // Nothing contained is left: a second run removes nothing more.
+        let again = fastsum(&env, &args);
+        assert!(again.stdout.is_empty(), "{}", again.stdout_str());
+    }
+}
+
+/// A source that is, lies in, or holds an archive is refused whole, as is
+/// a manifest archive: exit 2, said, nothing touched.
+#[test]
+fn contained_remove_refuses_overlapping_operands_and_manifests() {
+    let env = TestEnv::new();
+    env.mkdir("arc/sub");
+    env.mkdir("src");
+    env.file(b"arc/sub/a", b"a\n");
+    env.file(b"arc/b", b"a\n");
+    env.file(b"src/a", b"a\n");
+    env.file(b"list.md5", b"60b725f10c9c85c70d97880dfe8191b3  a\n");
+    std::os::unix::fs::symlink("arc", env.path().join("arc-link")).expect("symlink");
+    let before = (listing(&env, "arc"), listing(&env, "src"));
+    let cases: [(&[&str], &str); 5] = [
+        (&["arc/sub", "--in", "arc"], "overlap"),
+        (&["arc", "--in", "arc"], "overlap"),
+        (&["arc-link", "--in", "arc"], "overlap"),
+        (&["arc", "--in", "arc/sub"], "overlap"),
+        (&["src", "--in", "list.md5"], "is a manifest"),
+    ];
+    for (operands, why) in cases {
+        for dry in [false, true] {
+            let mut args = vec!["contained", "--remove"];
+            args.extend_from_slice(operands);
+            if dry {
+                args.push("--dry-run");
+            }
+            let out = fastsum(&env, &args);
+            assert_eq!(out.status, 2, "{args:?}");
+            assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout_str());
+            assert!(
+                out.stderr_str().contains("--remove refused: "),
+                "{}",
+                out.stderr_str()
+            );
+            assert!(out.stderr_str().contains(why), "{}", out.stderr_str());
+        }
+    }
+    assert_eq!((listing(&env, "arc"), listing(&env, "src")), before);
+}
+
+/// A source path that is a hard link of its archive copy is removed (the
+/// archive still names the inode: its bytes stay), two such paths too.
+#[test]
+fn contained_remove_takes_a_hard_link_of_the_archive_copy_and_keeps_the_bytes() {
+    let env = TestEnv::new();
+    env.mkdir("arc");
+    env.mkdir("src");
+    env.file(b"arc/copy", &testenv::pattern(9000));
+    std::fs::hard_link(env.path().join("arc/copy"), env.path().join("src/link1")).expect("link");
+    std::fs::hard_link(env.path().join("arc/copy"), env.path().join("src/link2")).expect("link");
+    env.file(b"src/plain", &testenv::pattern(9000));
+    let out = fastsum(&env, &["contained", "--remove", "src", "--in", "arc"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    assert_eq!(
+        out.stdout_str(),
+        "remove: src/link1\nremove: src/link2\nremove: src/plain\n"
+    );
+    assert_eq!(
+        std::fs::read(env.path().join("arc/copy")).expect("kept"),
+        testenv::pattern(9000)
+    );
+    assert_eq!(
+        std::fs::read_dir(env.path().join("src"))
+            .expect("src")
+            .count(),
+        0
+    );
+}
+
+/// Unmounts a bind mount when the test ends, however it ends.
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// One directory seen by two paths (a bind mount): as the whole source,
+/// refused; below the source, each file there is its archive copy's very
+/// entry and is never removed.
+#[test]
+fn contained_remove_never_takes_the_archive_entry_seen_through_a_bind_mount() {
+    let env = TestEnv::new();
+    env.mkdir("arc/sub");
+    env.mkdir("view");
+    env.mkdir("src/sub");
+    env.file(b"arc/sub/a", b"a\n");
+    env.file(b"src/own", b"a\n");
+    let bind = |from: &str, to: &str| {
+        std::process::Command::new("mount")
+            .args(["--bind", from, to])
+            .current_dir(env.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !bind("arc", "view") {
+        return testenv::skip("cannot bind-mount (needs CAP_SYS_ADMIN)");
+    }
+    let _view = Unmount(env.path().join("view"));
+    let out = fastsum(&env, &["contained", "--remove", "view", "--in", "arc"]);
+    assert_eq!(out.status, 2, "{}", out.stderr_str());
+    assert!(out.stderr_str().contains("overlap"), "{}", out.stderr_str());
+    assert!(bind("arc/sub", "src/sub"), "the second bind mount");
+    let _sub = Unmount(env.path().join("src/sub"));
+    let out = fastsum(&env, &["contained", "--remove", "src", "--in", "arc"]);
+    assert_eq!(out.status, 2, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str()
+            .contains("src/sub/a: not removed: it is its archive copy"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(out.stdout_str(), "remove: src/own\n");
+    assert_eq!(
+        std::fs::read(env.path().join("arc/sub/a")).expect("kept"),
+        b"a\n"
+    );
+}

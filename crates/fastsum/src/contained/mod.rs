@@ -36,6 +36,7 @@
 mod answers;
 mod dirs;
 mod manifests;
+mod remove;
 mod stages;
 
 use std::path::{Path, PathBuf};
@@ -173,6 +174,19 @@ impl ContainedReport {
     pub fn whole_directories(&self) -> Vec<WholeDirectory> {
         dirs::whole_directories(self)
     }
+
+    /// Removes every contained source file, with `dupes`' guarantees
+    /// (`remove.rs`): refused (`Err`, nothing touched) unless every
+    /// archive is a directory that neither holds nor lies in a source.
+    /// Each file's outcome goes to `report`; with `dry_run`, nothing is
+    /// touched and each says what a run would do.
+    pub fn remove(
+        &self,
+        dry_run: bool,
+        report: &mut dyn FnMut(crate::dupes::actions::Acted),
+    ) -> std::result::Result<(), String> {
+        remove::remove(self, dry_run, report)
+    }
 }
 
 impl ContainedOptions {
@@ -191,3 +205,6 @@ impl ContainedOptions {
         Ok(report)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -178,50 +178,23 @@ pub(crate) fn act_on_group_hooked(
         } else if let Some(earlier) = earlier_entry(group, &entries, i) {
             // Acted on (or not) as that member: in a dry run and a run alike.
             ActionOutcome::SameEntry(earlier.to_path_buf())
-        } else if let Some(why) = scope.refuses(member, &kept) {
-            ActionOutcome::Skipped(why)
-        } else if let Some(why) = cannot_be_made(action, &member.path, &kept.path) {
-            ActionOutcome::Skipped(why)
-        } else if dry_run {
-            match unchanged(member, &kept, "since it was hashed") {
-                Some(why) => ActionOutcome::Skipped(why),
-                None => ActionOutcome::Done,
-            }
+        } else if let Some(outcome) = decided_before_acting(member, &kept, scope, action, dry_run) {
+            outcome
         } else {
             hook(&member.path, Moment::BeforeCheck);
             let mut member = member.clone();
             if touched.contains(&member.id()) {
                 // Another path of this inode was replaced a moment ago:
                 // its ctime moved by our hand; all else must be as hashed.
-                if let Ok(m) = std::fs::symlink_metadata(&member.path) {
-                    let now = FileStamp::of(&m);
-                    let same_but_ctime = FileStamp {
-                        ctime_ns: member.stamp.ctime_ns,
-                        ..now
-                    } == member.stamp;
-                    if same_but_ctime {
-                        member.stamp = now;
-                    }
-                }
+                restamp_if_only_ctime_moved(&mut member);
             }
             let outcome = act_on(&member, &kept, scope, action, &mut *hook);
             if outcome == ActionOutcome::Done {
                 touched.push(member.id());
-            }
-            if outcome == ActionOutcome::Done {
                 // Linking to the kept file moves its link count and ctime,
                 // nothing else: take its stamp again for the next member
                 // (any other change is caught by the byte comparison).
-                if let Ok(m) = std::fs::symlink_metadata(&kept.path) {
-                    let now = FileStamp::of(&m);
-                    let same_but_ctime = FileStamp {
-                        ctime_ns: kept.stamp.ctime_ns,
-                        ..now
-                    } == kept.stamp;
-                    if same_but_ctime {
-                        kept.stamp = now;
-                    }
-                }
+                restamp_if_only_ctime_moved(&mut kept);
             }
             outcome
         };
@@ -232,6 +205,55 @@ pub(crate) fn act_on_group_hooked(
             outcome,
         });
     }
+}
+
+/// What is decided about `member` before it is touched, in a dry run and
+/// a run alike: refused by the scope or by what the file systems can
+/// make; in a dry run, the stamps' check and the answer. `None`: a run
+/// goes on to [`act_on`].
+pub(crate) fn decided_before_acting(
+    member: &Member,
+    kept: &Member,
+    scope: &Scope,
+    action: Action,
+    dry_run: bool,
+) -> Option<ActionOutcome> {
+    if let Some(why) = scope.refuses(member, kept) {
+        Some(ActionOutcome::Skipped(why))
+    } else if let Some(why) = cannot_be_made(action, &member.path, &kept.path) {
+        Some(ActionOutcome::Skipped(why))
+    } else if dry_run {
+        Some(match unchanged(member, kept, "since it was hashed") {
+            Some(why) => ActionOutcome::Skipped(why),
+            None => ActionOutcome::Done,
+        })
+    } else {
+        None
+    }
+}
+
+/// Takes `member`'s stamp again if only its ctime moved (our own action
+/// on another path of its inode moved it: the link count changed); any
+/// other change leaves the old stamp, for the check to refuse.
+pub(crate) fn restamp_if_only_ctime_moved(member: &mut Member) {
+    if let Ok(m) = std::fs::symlink_metadata(&member.path) {
+        let now = FileStamp::of(&m);
+        let same_but_ctime = FileStamp {
+            ctime_ns: member.stamp.ctime_ns,
+            ..now
+        } == member.stamp;
+        if same_but_ctime {
+            member.stamp = now;
+        }
+    }
+}
+
+/// Whether `a` and `b` are one directory entry (the device and inode of
+/// the directory each is named in, and the name), whatever paths reach
+/// them: a bind mount or overlapping operands show one entry twice.
+/// `None`: one of them cannot be told (its directory cannot be stat-ed).
+pub(crate) fn same_entry(a: &Path, b: &Path) -> Option<bool> {
+    Some(entry_of(a)? == entry_of(b)?)
 }
 
 /// For each member whose inode another member also has, its directory
@@ -331,7 +353,7 @@ fn makes_no_reflinks(kind: u64) -> bool {
 
 /// The checks, then the action, for one member (never the kept file's
 /// inode: [`Group::act`] leaves those out).
-fn act_on(
+pub(crate) fn act_on(
     member: &Member,
     kept: &Member,
     scope: &Scope,

@@ -1,0 +1,148 @@
+//! `contained --remove`: each contained source file removed, with the
+//! guarantees of `dupes`' actions (`dupes/actions.rs`, whose code this
+//! calls): the scope (under the sources' real paths, no symbolic link,
+//! no overlay's layer) asked before each file, in a dry run too; both
+//! stamps taken again (the source file's and its archive copy's: either
+//! changed since the scan leaves the file); the bytes compared with the
+//! copy just before, the stamps again after; the removal through the
+//! file's held directory. On top of that, what only `contained` meets:
+//!
+//! * every archive must be a directory: a manifest vouches for bytes it
+//!   does not hold (the copy it names may be gone or changed), so
+//!   nothing is removed on its word;
+//! * no source may be, hold or lie in an archive (by real path, and by
+//!   device and inode up the directories, which sees a bind mount): a
+//!   removal there could take the very copy that makes it safe;
+//! * a source path that is its archive copy's inode (a hard link) is
+//!   removed: the archive still names the inode, so its bytes stay; but
+//!   a source path that is the archive copy's very directory entry (one
+//!   entry seen by two paths: a bind mount below the operands) never is.
+
+use std::path::{Path, PathBuf};
+
+use super::{Archive, ContainedReport};
+use crate::dupes::actions::{
+    act_on, decided_before_acting, restamp_if_only_ctime_moved, same_entry, Acted, Action,
+    ActionOutcome,
+};
+use crate::dupes::Member;
+use crate::fs::FileId;
+
+/// [`ContainedReport::remove`].
+pub(super) fn remove(
+    report: &ContainedReport,
+    dry_run: bool,
+    out: &mut dyn FnMut(Acted),
+) -> Result<(), String> {
+    refused(&report.sources, &report.archives)?;
+    // Inodes whose ctime our own removals moved (a link count changed).
+    let mut touched: Vec<FileId> = Vec::new();
+    for verdict in &report.verdicts {
+        let Some(copy) = &verdict.copy else {
+            continue;
+        };
+        let Some(stamp) = copy.stamp else {
+            return Err("an archive copy without a stamp (not a directory's file)".into());
+        };
+        let mut member = Member {
+            path: verdict.path.clone(),
+            stamp: verdict.stamp,
+        };
+        let mut kept = Member {
+            path: copy.path.clone(),
+            stamp,
+        };
+        let outcome =
+            if member.id() == kept.id() && same_entry(&member.path, &kept.path) != Some(false) {
+                ActionOutcome::SameEntry(kept.path.clone())
+            } else if let Some(outcome) =
+                decided_before_acting(&member, &kept, &report.scope, Action::Remove, dry_run)
+            {
+                outcome
+            } else {
+                for m in [&mut member, &mut kept] {
+                    if touched.contains(&m.id()) {
+                        restamp_if_only_ctime_moved(m);
+                    }
+                }
+                let outcome = act_on(
+                    &member,
+                    &kept,
+                    &report.scope,
+                    Action::Remove,
+                    &mut |_, _| {},
+                );
+                if outcome == ActionOutcome::Done {
+                    touched.push(member.id());
+                }
+                outcome
+            };
+        out(Acted {
+            action: Action::Remove,
+            member: member.path,
+            kept: kept.path,
+            outcome,
+        });
+    }
+    Ok(())
+}
+
+/// Why nothing may be removed at all, if so.
+fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
+    let show = |p: &Path| crate::escape::display_path(p);
+    let mut trees = Vec::new();
+    for archive in archives {
+        match archive {
+            Archive::Tree(root) => trees.push(root),
+            Archive::Manifest(list) => {
+                return Err(format!(
+                    "{} is a manifest: a list vouches for bytes it does not hold, so nothing \
+                     is removed on its word (give the archive's directory)",
+                    show(list)
+                ))
+            }
+        }
+    }
+    for source in sources {
+        for tree in &trees {
+            if overlap(source, tree)? {
+                return Err(format!(
+                    "the source {} and the archive {} overlap (one is, or lies in, the other): \
+                     a removal could take the archive's own copy",
+                    show(source),
+                    show(tree)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` is `b`, lies in it, or holds it: by real paths, and by the
+/// device and inode of each directory up from either (a bind mount shows
+/// one directory under two real paths).
+fn overlap(a: &Path, b: &Path) -> Result<bool, String> {
+    let real = |p: &Path| {
+        std::fs::canonicalize(p).map_err(|e| {
+            format!(
+                "{}: {}",
+                crate::escape::display_path(p),
+                crate::error::ErrorKind::Io(e)
+            )
+        })
+    };
+    let (ra, rb) = (real(a)?, real(b)?);
+    if ra.starts_with(&rb) || rb.starts_with(&ra) {
+        return Ok(true);
+    }
+    let id = |p: &Path| {
+        std::fs::metadata(p)
+            .ok()
+            .map(|m| crate::fs::FileStamp::of(&m).id())
+    };
+    let up = |from: &Path, to: &Path| {
+        let target = id(to);
+        target.is_some() && from.ancestors().any(|d| id(d) == target)
+    };
+    Ok(up(&ra, &rb) || up(&rb, &ra))
+}

@@ -1,0 +1,103 @@
+//! `remove`'s guarantees between the scan and the act: a file (either
+//! side) that changed after the scan is never removed, in a dry run
+//! neither.
+
+use std::path::{Path, PathBuf};
+
+use super::{Archive, ContainedOptions, ContainedReport};
+use crate::dupes::actions::{Acted, ActionOutcome};
+
+fn scan(dir: &Path) -> ContainedReport {
+    let report = ContainedOptions::default()
+        .find_contained(&[dir.join("src")], &[Archive::Tree(dir.join("arc"))])
+        .unwrap();
+    assert_eq!(report.summary().contained_files, 1, "{:?}", report.problems);
+    report
+}
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for side in ["src", "arc"] {
+        std::fs::create_dir(dir.path().join(side)).unwrap();
+    }
+    let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("src/file"), &bytes).unwrap();
+    std::fs::write(dir.path().join("arc/copy"), &bytes).unwrap();
+    dir
+}
+
+fn remove(report: &ContainedReport, dry_run: bool) -> Vec<Acted> {
+    let mut acted = Vec::new();
+    report.remove(dry_run, &mut |a| acted.push(a)).unwrap();
+    acted
+}
+
+/// Rewrites `path` with its own bytes, one flipped, its mtime put back:
+/// only the ctime says so.
+fn rewrite_behind(path: &Path) {
+    let mtime = std::fs::metadata(path).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[5000] ^= 1;
+    std::fs::write(path, &bytes).unwrap();
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(mtime).unwrap();
+}
+
+fn skipped(acted: &[Acted], why: &str) {
+    assert_eq!(acted.len(), 1);
+    match &acted[0].outcome {
+        ActionOutcome::Skipped(w) => assert!(w.contains(why), "{w}"),
+        other => panic!("not skipped: {other:?}"),
+    }
+}
+
+#[test]
+fn the_archive_copy_changed_after_the_scan_keeps_the_source_file() {
+    let dir = tree();
+    let report = scan(dir.path());
+    rewrite_behind(&dir.path().join("arc/copy"));
+    skipped(&remove(&report, true), "the kept file changed");
+    skipped(&remove(&report, false), "the kept file changed");
+    assert!(dir.path().join("src/file").exists());
+}
+
+#[test]
+fn the_source_file_changed_after_the_scan_is_not_removed() {
+    let dir = tree();
+    let report = scan(dir.path());
+    rewrite_behind(&dir.path().join("src/file"));
+    skipped(&remove(&report, true), "it changed");
+    skipped(&remove(&report, false), "it changed");
+    assert!(dir.path().join("src/file").exists());
+}
+
+#[test]
+fn an_unchanged_contained_file_is_removed_and_its_copy_stays() {
+    let dir = tree();
+    let report = scan(dir.path());
+    let dry = remove(&report, true);
+    assert_eq!(dry[0].outcome, ActionOutcome::Done);
+    assert!(
+        dir.path().join("src/file").exists(),
+        "a dry run touches nothing"
+    );
+    let run = remove(&report, false);
+    assert_eq!(run[0].outcome, ActionOutcome::Done);
+    assert!(!dir.path().join("src/file").exists());
+    assert_eq!(
+        std::fs::read(dir.path().join("arc/copy")).unwrap().len(),
+        10_000
+    );
+}
+
+#[test]
+fn a_manifest_archive_refuses_removal() {
+    let dir = tree();
+    let list: PathBuf = dir.path().join("list.md5");
+    std::fs::write(&list, "00000000000000000000000000000000  x\n").unwrap();
+    let report = ContainedOptions::default()
+        .find_contained(&[dir.path().join("src")], &[Archive::Manifest(list)])
+        .unwrap();
+    let refused = report.remove(false, &mut |_| panic!("nothing may be acted on"));
+    assert!(refused.unwrap_err().contains("is a manifest"));
+}
