@@ -509,7 +509,7 @@ fn contained_unreadable_file_is_trouble_named_with_its_cause() {
     }
     std::fs::set_permissions(
         env.path().join("src/locked"),
-        std::fs::Permissions::from_mode(0),
+        std::fs::Permissions::from_mode(0o000),
     )
     .expect("chmod");
     let args: [&[u8]; 4] = [b"contained", b"src", b"--in", b"arc"];
