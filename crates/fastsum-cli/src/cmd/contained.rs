@@ -33,12 +33,12 @@ struct ContainedArgs {
     /// Directories and files whose files are looked for.
     #[arg(required = true, value_name = "SOURCE")]
     sources: Vec<PathBuf>,
+    #[command(flatten)]
+    algorithm: crate::term::shared::AlgorithmArg,
     /// Where copies may be: a directory, or a manifest (md5sum or sha*sum
     /// lines, BSD tags, fastsum --json, hashdeep). Repeatable: the union.
     #[arg(long = "in", value_name = "ARCHIVE", required = true)]
     archives: Vec<PathBuf>,
-    #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
     /// Also name, for each contained file, one archive path holding its bytes.
     #[arg(short = 'v', long)]
     verbose: bool,
