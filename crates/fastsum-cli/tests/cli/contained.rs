@@ -520,6 +520,24 @@ fn contained_unreadable_file_is_trouble_named_with_its_cause() {
     // Answered: gone is not contained, open is; locked neither.
     assert_eq!(out.stdout_str(), "src/gone\n");
     assert_eq!(summary_figures(&stderr), "figures 1 5 1 5 0");
+    // Sizes first: an unreadable file of a size the other side lacks is
+    // never opened (no trouble), on either side.
+    env.file(b"src/never-read-20-bytes", b"twenty bytes, yes!!\n");
+    env.file(b"arc/never-read-21-bytes", b"twenty-one bytes, yes\n");
+    for file in ["src/never-read-20-bytes", "arc/never-read-21-bytes"] {
+        std::fs::set_permissions(
+            env.path().join(file),
+            std::fs::Permissions::from_mode(0o000),
+        )
+        .expect("chmod");
+    }
+    let out = env.fastsum_within_as(uid, Duration::from_secs(60), &args);
+    let stderr = out.stderr_str();
+    assert!(!stderr.contains("never-read"), "{stderr}");
+    assert_eq!(out.stdout_str(), "src/gone\nsrc/never-read-20-bytes\n");
+    for file in ["src/never-read-20-bytes", "arc/never-read-21-bytes"] {
+        std::fs::remove_file(env.path().join(file)).expect("rm");
+    }
     // --dirs: a directory with a file in trouble below is never listed.
     env.mkdir("src/lockdir");
     env.mkdir("src/onlyok");

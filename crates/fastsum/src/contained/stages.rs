@@ -195,13 +195,14 @@ fn archive_files(
         }
         let paths = walk_operands(std::slice::from_ref(root), walk, problems, None)?;
         let files = stat_files(paths, Some(sizes), problems, None);
-        // Appended: each archive's files keep their own path order.
+        // Only the kept files' paths stay (the index holds what can
+        // match), appended: each archive's files keep their path order.
         let base = all.files.paths.len() as u32;
-        all.files
-            .order
-            .extend(files.order.iter().map(|&p| p + base));
+        for i in 0..files.len() {
+            all.files.paths.push(files.path(i));
+            all.files.order.push(base + i as u32);
+        }
         all.files.stamps.extend_from_slice(&files.stamps);
-        all.files.paths.append(files.paths);
         all.archive.resize(all.files.order.len(), n as u32);
     }
     Ok(all)
