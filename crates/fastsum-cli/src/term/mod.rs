@@ -9,6 +9,7 @@ pub mod getopt;
 pub mod output;
 pub mod progress;
 pub mod shared;
+pub mod threads;
 /// Names in messages as coreutils quotes them (the library's, shared
 /// with the Python package's Dask runner).
 pub use fastsum::output::quote::Quoting;
