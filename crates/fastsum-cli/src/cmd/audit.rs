@@ -86,10 +86,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 2;
         }
     };
-    let Some((cache, session)) = crate::term::cache::open_session(
+    let tree_algorithm = algorithm.unwrap_or(Algorithm::Md5);
+    let Some(cache) = crate::term::cache::open(
         NAME,
-        args.cache.asked(),
-        algorithm.unwrap_or(Algorithm::Md5),
+        &args.cache.asked(),
+        tree_algorithm,
         std::slice::from_ref(&args.dir),
     ) else {
         return 2;
@@ -101,7 +102,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         threads: args.jobs.or_all(),
         all: true,
         old_root: args.root.clone(),
-        cache: session.clone(),
+        cache: Some(&cache).filter(|c| c.serves(tree_algorithm)),
         progress: Some(counters.clone()),
         ..DiffOptions::default()
     };
@@ -127,7 +128,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(options);
-    crate::term::cache::close_session(NAME, (cache, session));
+    crate::term::cache::finish(NAME, cache);
     let status = match result {
         Ok(summary) => {
             out.notice(&links_left_out(&summary));
