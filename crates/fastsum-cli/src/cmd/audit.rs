@@ -86,11 +86,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 2;
         }
     };
-    let tree_algorithm = algorithm.unwrap_or(Algorithm::Md5);
     let Some(cache) = crate::term::cache::open(
         NAME,
         &args.cache.asked(),
-        tree_algorithm,
+        algorithm.unwrap_or(Algorithm::Md5),
         std::slice::from_ref(&args.dir),
     ) else {
         return 2;
@@ -102,7 +101,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         threads: args.jobs.or_all(),
         all: true,
         old_root: args.root.clone(),
-        cache: Some(&cache).filter(|c| c.serves(tree_algorithm)),
+        cache: Some(&cache).filter(|c| c.serves(algorithm.unwrap_or(Algorithm::Md5))),
         progress: Some(counters.clone()),
         ..DiffOptions::default()
     };
