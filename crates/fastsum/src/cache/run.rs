@@ -20,10 +20,10 @@ use crate::error::Result;
 /// ```
 /// use fastsum::cache::CacheRun;
 /// use fastsum::{Algorithm, Source, TreeHasher};
-/// let dir = tempfile::tempdir().unwrap();
+/// let (dir, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
 /// std::fs::write(dir.path().join("a"), b"abc").unwrap();
 /// let roots = [dir.path().to_path_buf()];
-/// let mut cache = CacheRun::open(&dir.path().join("cache.sqlite"), Algorithm::Md5, &roots);
+/// let mut cache = CacheRun::open(&home.path().join("cache.sqlite"), Algorithm::Md5, &roots);
 /// let hasher = TreeHasher::new(Algorithm::Md5).recursive(true).cache(&cache).unwrap();
 /// hasher.run(&[Source::Path(dir.path().into())], |_| {}).unwrap();
 /// let stats = cache.finish().unwrap();
