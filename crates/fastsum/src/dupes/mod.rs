@@ -61,6 +61,9 @@ pub struct DupesOptions<'a> {
     /// stores what it learnt once every stage is done with it).
     #[cfg(feature = "cache")]
     pub cache: Option<&'a CacheRun>,
+    /// Without the cache there is nothing to borrow.
+    #[cfg(not(feature = "cache"))]
+    _no_cache: std::marker::PhantomData<&'a ()>,
     /// Counters for a progress display: `files_found` counts the files
     /// the walk meets; then, for the whole-file stage, the candidates to
     /// hash (`files_found` reset to them), `files_done` and `bytes_done`.
@@ -82,6 +85,8 @@ impl DupesOptions<'_> {
             progress: None,
             #[cfg(feature = "cache")]
             cache: None,
+            #[cfg(not(feature = "cache"))]
+            _no_cache: std::marker::PhantomData,
         }
     }
 }
