@@ -48,17 +48,27 @@ fn run() -> anyhow::Result<u8> {
         .skip(1)
         .map(|a| fastsum::name::path_bytes(Path::new(a)).to_vec())
         .collect();
-    let status = if let Some(tool) = personality::Tool::from_program_name(&base) {
-        gnu::run(tool, program, &args)
-    } else if base == "b3sum" {
-        b3sum::run(argv)
-    } else if base.contains("xxh") && base.ends_with("sum") {
-        xxhsum::run(&program, &args)
-    } else if let Some(sub) = args.first().and_then(|a| {
+    let subcommand = args.first().and_then(|a| {
         SUBCOMMANDS
             .iter()
             .find(|s| s.name.as_bytes() == a.as_slice())
-    }) {
+    });
+    let personality = personality::Tool::from_program_name(&base);
+    let xxhsum = base.contains("xxh") && base.ends_with("sum");
+    // Trouble exits 1 in the hashing tools (as GNU's, b3sum and xxhsum
+    // do), and a subcommand's own status in a subcommand.
+    let trouble = match (&personality, base.as_str(), xxhsum, subcommand) {
+        (None, "b3sum", ..) | (None, _, true, _) | (Some(_), ..) | (None, _, _, None) => 1,
+        (None, _, _, Some(sub)) => sub.trouble,
+    };
+    term::threads::install(&base, trouble);
+    let status = if let Some(tool) = personality {
+        gnu::run(tool, program, &args)
+    } else if base == "b3sum" {
+        b3sum::run(argv)
+    } else if xxhsum {
+        xxhsum::run(&program, &args)
+    } else if let Some(sub) = subcommand {
         // `fastsum diff OLD NEW` ... (a file named so: `fastsum ./diff`
         // or `fastsum -- diff`; `fastsum help` too).
         (sub.run)(argv.into_iter().skip(2).collect())
@@ -77,6 +87,9 @@ pub(crate) struct Subcommand {
     pub(crate) about: &'static str,
     pub(crate) run: fn(Vec<OsString>) -> i32,
     pub(crate) command: Option<fn() -> clap::Command>,
+    /// Its exit status on trouble (a thread the system refuses ends a run
+    /// with it: `term::threads`).
+    pub(crate) trouble: i32,
 }
 
 /// Every subcommand, in the order `--help`, the man page and the
@@ -87,12 +100,14 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 12] = [
         about: "show what changed between two trees, manifests or remote trees",
         run: diff::run,
         command: Some(diff::command),
+        trouble: 2,
     },
     Subcommand {
         name: "dupes",
         about: "find identical files, and act on them safely",
         run: dupes::run,
         command: Some(dupes::command),
+        trouble: 2,
     },
     Subcommand {
         name: "contained",
@@ -105,54 +120,63 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 12] = [
         about: "audit a tree against a list (as hashdeep -a): matched, moved, new, missing",
         run: audit::run,
         command: Some(audit::command),
+        trouble: 2,
     },
     Subcommand {
         name: "scrub",
         about: "find silent corruption: files whose bytes changed behind the file system",
         run: scrub::run,
         command: Some(scrub::command),
+        trouble: 2,
     },
     Subcommand {
         name: "tree-digest",
         about: "print one digest for each whole directory tree",
         run: tree_digest::run,
         command: Some(tree_digest::command),
+        trouble: 1,
     },
     Subcommand {
         name: "remote-command",
         about: "print the listing command a deploy tool runs on a host itself",
         run: remote::run,
         command: Some(remote::command),
+        trouble: 2,
     },
     Subcommand {
         name: "bench",
         about: "time ways of checksumming your files, side by side",
         run: bench::run,
         command: Some(bench::command),
+        trouble: 1,
     },
     Subcommand {
         name: "cache",
         about: "look after the checksum cache: stats, prune, clear",
         run: cache::run,
         command: Some(cache::command),
+        trouble: 1,
     },
     Subcommand {
         name: "completions",
         about: "print the completion script for bash, zsh or fish",
         run: |args| manual::run_completions(&as_bytes(args)),
         command: None,
+        trouble: 1,
     },
     Subcommand {
         name: "man",
         about: "print this manual page (roff)",
         run: |args| manual::run_man(&as_bytes(args)),
         command: None,
+        trouble: 1,
     },
     Subcommand {
         name: "help",
         about: "print this help, or a subcommand's (fastsum help diff)",
         run: help::run,
         command: None,
+        trouble: 1,
     },
 ];
 

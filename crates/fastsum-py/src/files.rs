@@ -2,9 +2,8 @@
 //! in input order) and `hash_tree` (a generator over a sorted walk).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use fastsum::cache::{Cache, CacheSession};
+use fastsum::cache::CacheRun;
 use fastsum::pipeline::Order;
 use fastsum::{FileHasher, Outcome, Record, Source, TreeHasher};
 use pyo3::prelude::*;
@@ -158,9 +157,8 @@ pub struct TreeIterator {
     bytes_paths: bool,
     /// Results taken from the run and not yet yielded.
     ready: std::collections::VecDeque<Record>,
-    /// The cache and its session (a Mutex: SQLite's connection is Send,
-    /// not Sync, and a Python object may be touched from any thread).
-    cache: Option<std::sync::Mutex<(Cache, Arc<CacheSession>)>>,
+    /// The run's cache, stored into when the run reaches its end.
+    cache: Option<CacheRun>,
 }
 
 #[pymethods]
@@ -211,12 +209,10 @@ impl TreeIterator {
     /// Stores what this run learnt in the cache (only for a run that
     /// went to its end: a stopped run's session is dropped).
     fn finish_cache(&mut self, py: Python<'_>) -> PyResult<()> {
-        let Some(opened) = self.cache.take() else {
+        let Some(mut cache) = self.cache.take() else {
             return Ok(());
         };
-        let (mut cache, session) = opened.into_inner().expect("cache lock");
-        let session = Arc::into_inner(session).expect("the run is over");
-        py.detach(|| session.finish(&mut cache))
+        py.detach(|| cache.try_finish())
             .map(|_| ())
             .map_err(|e| errors::to_err(py, &e, false))
     }
@@ -249,17 +245,12 @@ pub fn hash_tree(
     if let Some(cache) = cache {
         let (cache_path, _) = paths::from_python(cache)?;
         let prefixes: Vec<PathBuf> = vec![root.clone()];
-        let loaded = py.detach(|| {
-            let mut cache = Cache::open(&cache_path)?;
-            let session = cache.session(algorithm, &prefixes)?;
-            Ok::<_, fastsum::Error>((cache, session))
-        });
-        let (cache, session) = loaded.map_err(|e| errors::to_err(py, &e, false))?;
-        let session = Arc::new(session);
+        let loaded = py.detach(|| CacheRun::try_open(&cache_path, algorithm, &prefixes));
+        let cache = loaded.map_err(|e| errors::to_err(py, &e, false))?;
         hasher = hasher
-            .cache(session.clone())
+            .cache(&cache)
             .map_err(|e| errors::to_err(py, &e, false))?;
-        opened = Some(std::sync::Mutex::new((cache, session)));
+        opened = Some(cache);
     }
     let operands = vec![Source::Path(root)];
     let run = Background::start(move |tx, stop| {

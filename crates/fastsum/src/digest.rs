@@ -281,6 +281,15 @@ pub(crate) fn push_base64(bytes: &[u8], out: &mut Vec<u8>) {
 
 /// Standard base64 (RFC 4648, padded) to bytes.
 pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    decode_base64_into(text, &mut out).then_some(out)
+}
+
+/// [`decode_base64`] appended to `out`, which the caller has made room in
+/// (`text.len() / 4 * 3` bytes: a path read from a list is reserved
+/// fallibly, so that one memory cannot hold is an error, not an abort);
+/// false, `out` in an unspecified state, if it is not strict base64.
+pub(crate) fn decode_base64_into(text: &str, out: &mut Vec<u8>) -> bool {
     let value = |c: u8| -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',
@@ -293,30 +302,32 @@ pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     };
     let bytes = text.as_bytes();
     if !bytes.len().is_multiple_of(4) {
-        return None;
+        return false;
     }
     let last = bytes.len() / 4;
-    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
     for (i, chunk) in bytes.chunks_exact(4).enumerate() {
         // Strict (RFC 4648 3.5): padding only at the very end, one or two
         // `=`, and the bits it drops must be zero (one spelling a value).
         let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
         if pad > 2 || pad > 0 && i + 1 != last {
-            return None;
+            return false;
         }
         let mut n = 0u32;
         for &c in chunk.iter().take(4 - pad) {
-            n = (n << 6) | value(c)?;
+            match value(c) {
+                Some(v) => n = (n << 6) | v,
+                None => return false,
+            }
         }
         n <<= 6 * pad as u32;
         let got = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
         let (kept, dropped) = got.split_at(3 - pad);
         if dropped.iter().any(|&b| b != 0) {
-            return None;
+            return false;
         }
         out.extend_from_slice(kept);
     }
-    Some(out)
+    true
 }
 
 #[cfg(test)]

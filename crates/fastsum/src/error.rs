@@ -184,6 +184,15 @@ impl Error {
         }
     }
 
+    /// A thread the system would not start (`ulimit -v`, `ulimit -u`, a
+    /// cgroup's pids limit): said in the words the CLI's panic hook uses
+    /// for a spawn that panics, so both read alike.
+    #[cfg(feature = "tree")]
+    pub(crate) fn thread_refused(e: &io::Error) -> Self {
+        let why = format!("cannot start a thread ({})", Error::os_message(e));
+        Error::new(ErrorKind::Io(io::Error::new(e.kind(), why)))
+    }
+
     /// An error about `path`.
     pub fn with_path(path: impl Into<PathBuf>, kind: impl Into<ErrorKind>) -> Self {
         Error {

@@ -86,9 +86,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return 2;
         }
     };
-    let Some((cache, session)) = crate::term::cache::open_session(
+    let Some(cache) = crate::term::cache::open(
         NAME,
-        args.cache.asked(),
+        &args.cache.asked(),
         algorithm.unwrap_or(Algorithm::Md5),
         std::slice::from_ref(&args.dir),
     ) else {
@@ -101,7 +101,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         threads: args.jobs.or_all(),
         all: true,
         old_root: args.root.clone(),
-        cache: session.clone(),
+        cache: Some(&cache).filter(|c| c.serves(algorithm.unwrap_or(Algorithm::Md5))),
         progress: Some(counters.clone()),
         ..DiffOptions::default()
     };
@@ -127,7 +127,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(options);
-    crate::term::cache::close_session(NAME, (cache, session));
+    crate::term::cache::finish(NAME, cache);
     let status = match result {
         Ok(summary) => {
             out.notice(&links_left_out(&summary));

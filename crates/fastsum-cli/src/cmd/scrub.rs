@@ -174,7 +174,12 @@ fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
         }
         return Ok(Recorded::List(manifest));
     }
-    let path = crate::term::cache::path(args.cache.asked().clone().flatten()).map_err(|m| {
+    // scrub always uses a cache: the default one unless named.
+    let given = match args.cache.asked() {
+        crate::term::cache::CacheChoice::At(path) => Some(path),
+        _ => None,
+    };
+    let path = crate::term::cache::path(given).map_err(|m| {
         eprintln!("{NAME}: {m}");
         2
     })?;

@@ -71,13 +71,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
         eprintln!("{NAME}: {why}");
         return 2;
     }
-    let Some((cache, session)) =
-        crate::term::cache::open_session(NAME, args.cache.asked(), algorithm, &args.paths)
+    let Some(cache) = crate::term::cache::open(NAME, &args.cache.asked(), algorithm, &args.paths)
     else {
         return 2;
     };
     let hasher = TreeHasher::with_options(tree_options(&args, algorithm));
-    let hasher = crate::term::cached(NAME, hasher, session.as_ref());
+    let hasher = crate::term::cached(NAME, hasher, &cache);
     let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
@@ -93,8 +92,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         display.finish();
         result
     });
-    drop(hasher);
-    crate::term::cache::close_session(NAME, (cache, session));
+    crate::term::cache::finish(NAME, cache);
     if let Err(e) = result {
         printer.out.err_raw(format!("{NAME}: {e}\n").as_bytes());
         printer.ok = false;

@@ -9,6 +9,7 @@ pub mod getopt;
 pub mod output;
 pub mod progress;
 pub mod shared;
+pub mod threads;
 /// Names in messages as coreutils quotes them (the library's, shared
 /// with the Python package's Dask runner).
 pub use fastsum::output::quote::Quoting;
@@ -111,19 +112,17 @@ pub fn parse_subcommand<T: clap::Parser>(
     }
 }
 
-/// `hasher` answering from `session` when there is one. The session was
-/// opened for the run's algorithm (one value, bound when both were made);
-/// should it not be, the library refuses it and the run goes on uncached,
-/// saying so with `who` (`fastsum diff`), never silently.
+/// `hasher` answering from `cache` when it serves the run's algorithm
+/// (off: as it was). The cache was loaded for the run's algorithm (one
+/// value, bound when both were made); should it not be, the library
+/// refuses it and the run goes on uncached, saying so with `who`
+/// (`fastsum diff`), never silently.
 pub fn cached(
     who: &str,
     hasher: fastsum::TreeHasher,
-    session: Option<&std::sync::Arc<fastsum::cache::CacheSession>>,
+    cache: &fastsum::cache::CacheRun,
 ) -> fastsum::TreeHasher {
-    let Some(session) = session else {
-        return hasher;
-    };
-    match hasher.clone().cache(session.clone()) {
+    match hasher.clone().cache(cache) {
         Ok(cached) => cached,
         Err(e) => {
             eprintln!("{who}: cache: {e}; going on without it");

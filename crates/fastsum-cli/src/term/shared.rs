@@ -44,9 +44,9 @@ pub struct CacheArg {
 }
 
 impl CacheArg {
-    /// `None`: no cache; `Some(None)`: the default one; `Some(Some(PATH))`.
-    pub fn asked(&self) -> &Option<Option<PathBuf>> {
-        &self.cache
+    /// What was asked: no cache, the default one, or the one at PATH.
+    pub fn asked(&self) -> super::cache::CacheChoice {
+        self.cache.clone().into()
     }
 }
 

@@ -279,3 +279,80 @@ fn a_list_cannot_reach_out_through_a_link_nor_pass_an_impossible_size() {
         );
     }
 }
+
+/// A list cut short by another writer while `-c` reads it: every line it
+/// still had matched, but the lines it lost were never checked, so
+/// fastsum's own mode says so and fails (GNU's md5sum checks what it
+/// read and exits 0). The list is cut once
+/// the run holds it open, while the run hashes a large file it names.
+#[test]
+fn a_list_cut_short_while_it_is_read_is_not_called_verified() {
+    let env = TestEnv::new();
+    let big = vec![0x5a_u8; 256 << 20];
+    env.file(b"big", &big);
+    let big_md5 = std::process::Command::new("python3")
+        .current_dir(env.path())
+        .args([
+            "-c",
+            "import hashlib; print(hashlib.md5(open('big','rb').read()).hexdigest())",
+        ])
+        .output()
+        .unwrap();
+    let big_md5 = String::from_utf8(big_md5.stdout).unwrap();
+    let mut text = format!("{}  big\n", big_md5.trim());
+    let first_line = text.len() as u64;
+    for i in 0..100 {
+        env.file(format!("small{i}").as_bytes(), b"");
+        text.push_str(&format!("{EMPTY_MD5}  small{i}\n"));
+    }
+    env.file(b"SUMS", text.as_bytes());
+    let mut child = env
+        .command("fastsum")
+        .args(["-c", "SUMS"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let fds = format!("/proc/{}/fd", child.id());
+    let sums = env.path().join("SUMS");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let holds = || {
+        std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == sums))
+    };
+    while !holds() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it opened the list"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never opened SUMS"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let cut_while_running = child.try_wait().unwrap().is_none();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&sums)
+        .unwrap()
+        .set_len(first_line)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(cut_while_running);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("SUMS: the list changed while it was read"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("big: OK"));
+
+    // Left alone, the same list is verified.
+    env.file(b"SUMS", text.as_bytes());
+    let out = env.fastsum_within(Duration::from_secs(60), &[b"-c", b"SUMS"]);
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+}

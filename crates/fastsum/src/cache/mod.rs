@@ -31,15 +31,18 @@
 //! The way through the module: `store` (the SQLite file) loads a
 //! `Snapshot`, in bulk or (for a run's session, `lazy`) a row at a time
 //! as the run reaches it, holding a few MiB whatever the tree's
-//! size; a [`CacheSession`] answers lookups from it and collects
+//! size; a `CacheSession` answers lookups from it and collects
 //! what the run read; `CachingBatchHasher` is the pipeline stage that
-//! puts the session in front of any other stage.
+//! puts the session in front of any other stage; a [`CacheRun`] is a
+//! command's whole use of the cache, from opening the file to storing
+//! what its runs learnt, and the one way in from outside.
 
 #[cfg(feature = "bench-internals")]
 pub mod bench;
 mod dir_entries;
 mod lazy;
 mod maintenance;
+mod run;
 mod session;
 mod snapshot;
 mod stage;
@@ -53,8 +56,9 @@ pub use crate::fs::FileStamp;
 pub(crate) use dir_entries::fuzz_row;
 pub(crate) use dir_entries::Entry;
 pub use maintenance::Summary;
+pub use run::CacheRun;
 pub(crate) use session::absolute_in;
-pub use session::CacheSession;
+pub(crate) use session::CacheSession;
 pub(crate) use snapshot::Snapshot;
 pub(crate) use stage::CachingBatchHasher;
 pub(crate) use store::NewEntry;

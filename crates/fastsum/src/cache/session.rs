@@ -27,7 +27,7 @@ pub(crate) fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
 
 /// One run's use of the cache: the snapshot it looks up, the entries it
 /// will store, its counters. Shared by every worker (and by `-c`).
-pub struct CacheSession {
+pub(crate) struct CacheSession {
     algorithm: Algorithm,
     pub(super) snapshot: Snapshot,
     pub(super) cwd: PathBuf,
@@ -98,7 +98,7 @@ impl CacheSession {
     }
 
     /// The one algorithm whose digests this session answers and stores.
-    pub fn algorithm(&self) -> Algorithm {
+    pub(crate) fn algorithm(&self) -> Algorithm {
         self.algorithm
     }
 
@@ -177,7 +177,7 @@ impl CacheSession {
 
     /// Stores `batch` through the session's own connection (a worker
     /// thread pays for it, once per batch); the first failure is kept for
-    /// [`CacheSession::finish`] to report, and what failed is left for it.
+    /// `CacheSession::finish` to report, and what failed is left for it.
     fn store_now(&self, batch: &[NewEntry]) {
         let mut writer = self.writer.lock().expect("not poisoned");
         if let Writer::Closed(path) = &*writer {
@@ -217,7 +217,7 @@ impl CacheSession {
     }
 
     /// The run's counters so far.
-    pub fn stats(&self) -> RunStats {
+    pub(crate) fn stats(&self) -> RunStats {
         RunStats {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
@@ -231,13 +231,22 @@ impl CacheSession {
 
     /// Writes what this run learned into `cache` (one transaction; racy
     /// entries left out) under the session's own algorithm, and records
-    /// the run's hit rate.
-    pub fn finish(self, cache: &mut Cache) -> Result<RunStats> {
+    /// the run's hit rate. Through a shared reference: a stage's copy of
+    /// the session may outlive the run (a hasher kept by its caller),
+    /// and what the run learnt is stored all the same.
+    pub(crate) fn finish(&self, cache: &mut Cache) -> Result<RunStats> {
         let stats = self.stats();
-        drop(self.writer);
-        let pending = self.new_entries.into_inner().expect("not poisoned");
-        cache.store(self.algorithm, &pending.entries, self.started_ns)?;
-        if let Some(e) = self.write_error.into_inner().expect("not poisoned") {
+        {
+            // Its own connection closed first; a later run through a kept
+            // copy would open it again.
+            let mut writer = self.writer.lock().expect("not poisoned");
+            if let Writer::Open(own) = &*writer {
+                *writer = Writer::Closed(Some(own.path().to_path_buf()));
+            }
+        }
+        let entries = std::mem::take(&mut self.new_entries.lock().expect("not poisoned").entries);
+        cache.store(self.algorithm, &entries, self.started_ns)?;
+        if let Some(e) = self.write_error.lock().expect("not poisoned").take() {
             return Err(e);
         }
         cache.record_run(&stats)?;
@@ -251,7 +260,11 @@ impl Cache {
     /// entries loaded a directory at a time as the run asks (in bulk if
     /// the file cannot be opened twice), and only `algorithm`'s digests
     /// answered and stored by it. The one way a run starts using the cache.
-    pub fn session(&mut self, algorithm: Algorithm, prefixes: &[PathBuf]) -> Result<CacheSession> {
+    pub(crate) fn session(
+        &mut self,
+        algorithm: Algorithm,
+        prefixes: &[PathBuf],
+    ) -> Result<CacheSession> {
         if algorithm.part_layout().is_some() {
             // Rows keep a digest's bytes, not S3's `-N` beside them.
             let why = format!("the cache does not keep digests of parts ({algorithm}) yet");

@@ -27,7 +27,7 @@ pub(super) enum Source {
 
 /// `options` with directories walked as entries (two trees), unless
 /// `ignore_directories`.
-fn with_directories(options: &DiffOptions) -> DiffOptions {
+fn with_directories<'a>(options: &DiffOptions<'a>) -> DiffOptions<'a> {
     let mut options = options.clone();
     options.walk.directories = !options.ignore_directories;
     options

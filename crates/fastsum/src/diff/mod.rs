@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::algo::Algorithm;
-use crate::cache::CacheSession;
+use crate::cache::CacheRun;
 use crate::error::{Error, ErrorKind, Result};
 use crate::remote::{Remote, RemoteOptions};
 use crate::walk::WalkOptions;
@@ -110,7 +110,7 @@ impl Side {
 
 /// How to compare.
 #[derive(Clone, Default)]
-pub struct DiffOptions {
+pub struct DiffOptions<'a> {
     /// The algorithm of untagged manifest lines, and of the digests taken
     /// of a tree compared with a manifest (default: the manifest's).
     pub algorithm: Option<Algorithm>,
@@ -125,7 +125,7 @@ pub struct DiffOptions {
     /// The same for the new side.
     pub new_root: Option<PathBuf>,
     /// Answer a tree's digests from this cache where stamps are unchanged.
-    pub cache: Option<Arc<CacheSession>>,
+    pub cache: Option<&'a CacheRun>,
     /// How remote sides are reached.
     pub remote: RemoteOptions,
     /// Counters for a progress display: entries walked (`files_found`),
@@ -299,15 +299,15 @@ fn move_algorithm(algorithm: Option<Algorithm>, options: &DiffOptions) -> Algori
     }
 }
 
-impl DiffOptions {
+impl DiffOptions<'_> {
     /// `hasher` with the cache in front where the session is for its
     /// algorithm; a tree hashed with a manifest's other algorithm goes
     /// uncached (the session answers and learns its own algorithm's
     /// digests only, and [`TreeHasher::cache`] refuses it).
     pub(crate) fn cached(&self, hasher: crate::TreeHasher) -> crate::TreeHasher {
-        match &self.cache {
-            Some(session) if session.algorithm() == hasher.options().algorithm => hasher
-                .cache(session.clone())
+        match self.cache {
+            Some(cache) if cache.serves(hasher.options().algorithm) => hasher
+                .cache(cache)
                 .expect("a session of the run's algorithm"),
             _ => hasher,
         }
@@ -331,7 +331,7 @@ fn path_bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
 
-impl DiffOptions {
+impl DiffOptions<'_> {
     /// Compares `old` with `new` and hands every change (and problem) to
     /// `sink`, changes sorted by path. Errors: a manifest that cannot be read
     /// at all (unreadable, mixed algorithms, untagged lines of an unknown

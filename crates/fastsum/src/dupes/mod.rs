@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use crate::algo::Algorithm;
 #[cfg(feature = "cache")]
-use crate::cache::CacheSession;
+use crate::cache::CacheRun;
 use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::{FileId, FileStamp};
@@ -40,7 +40,7 @@ use crate::walk::WalkOptions;
 
 /// How to look for duplicates.
 #[derive(Clone)]
-pub struct DupesOptions {
+pub struct DupesOptions<'a> {
     /// The digest of the whole-file stage (and the one printed).
     pub algorithm: Algorithm,
     /// How directories are walked (links, file systems, excludes).
@@ -57,16 +57,20 @@ pub struct DupesOptions {
     pub hard_links: bool,
     /// Compare the bytes of every member with the first's.
     pub verify: bool,
-    /// Whole-file digests from and to this cache.
+    /// Whole-file digests from and to this cache (borrowed: the run
+    /// stores what it learnt once every stage is done with it).
     #[cfg(feature = "cache")]
-    pub cache: Option<Arc<CacheSession>>,
+    pub cache: Option<&'a CacheRun>,
+    /// Without the cache there is nothing to borrow.
+    #[cfg(not(feature = "cache"))]
+    _no_cache: std::marker::PhantomData<&'a ()>,
     /// Counters for a progress display: `files_found` counts the files
     /// the walk meets; then, for the whole-file stage, the candidates to
     /// hash (`files_found` reset to them), `files_done` and `bytes_done`.
     pub progress: Option<Arc<crate::pipeline::Progress>>,
 }
 
-impl DupesOptions {
+impl DupesOptions<'_> {
     /// The defaults: xxh3-128, every core, no empty files, no hard links.
     pub fn new() -> Self {
         DupesOptions {
@@ -81,11 +85,13 @@ impl DupesOptions {
             progress: None,
             #[cfg(feature = "cache")]
             cache: None,
+            #[cfg(not(feature = "cache"))]
+            _no_cache: std::marker::PhantomData,
         }
     }
 }
 
-impl Default for DupesOptions {
+impl Default for DupesOptions<'_> {
     fn default() -> Self {
         Self::new()
     }
@@ -155,7 +161,7 @@ pub struct DupesReport {
     pub scope: scope::Scope,
 }
 
-impl DupesOptions {
+impl DupesOptions<'_> {
     /// Finds the groups of identical files under `operands`; with `unique`,
     /// also lists the files that have none.
     pub fn find_duplicates(&self, operands: &[PathBuf], unique: bool) -> Result<DupesReport> {

@@ -46,7 +46,7 @@ impl Problems {
 /// groups (and `--verify`).
 pub(super) fn run(
     operands: &[PathBuf],
-    options: &DupesOptions,
+    options: &DupesOptions<'_>,
     unique: bool,
 ) -> Result<DupesReport> {
     options.walk.check_excludes()?;
@@ -79,7 +79,7 @@ pub(super) fn run(
 /// files), with the leftovers of an interrupted action met on the way.
 fn walk_operands(
     operands: &[PathBuf],
-    options: &DupesOptions,
+    options: &DupesOptions<'_>,
     problems: &Problems,
 ) -> Result<(Paths, Vec<Leftover>)> {
     let left = Mutex::new(Vec::new());
@@ -133,7 +133,7 @@ fn walk_operands(
 /// paths at a time, so that the stamps are never held apart from their
 /// paths for the whole tree (issue 35: paths, stamps and candidates all
 /// at once were the peak of a 1M-file run).
-fn stat_candidates(paths: Paths, options: &DupesOptions, problems: &Problems) -> Candidates {
+fn stat_candidates(paths: Paths, options: &DupesOptions<'_>, problems: &Problems) -> Candidates {
     let order = paths.sorted();
     let progress = options.progress.as_deref();
     if let Some(p) = progress {
@@ -258,7 +258,7 @@ fn group_by_size_and_inode(candidates: &Candidates, hard_links: bool) -> (Vec<It
 fn group_by_edges(
     mut items: Vec<Item>,
     candidates: &Candidates,
-    options: &DupesOptions,
+    options: &DupesOptions<'_>,
     problems: &Problems,
 ) -> Vec<Item> {
     let progress = options.progress.as_deref();
@@ -319,7 +319,7 @@ fn group_by_edges(
 fn group_by_contents(
     mut items: Vec<Item>,
     candidates: &Candidates,
-    options: &DupesOptions,
+    options: &DupesOptions<'_>,
     problems: &Problems,
 ) -> Result<Vec<Whole>> {
     items.sort_unstable_by_key(|item| item.index);
@@ -358,7 +358,7 @@ fn group_by_contents(
 fn hash_whole(
     need: &[u32],
     candidates: &Candidates,
-    options: &DupesOptions,
+    options: &DupesOptions<'_>,
     problems: &Problems,
 ) -> Result<Vec<Option<Digest>>> {
     let mut hashed: Vec<Option<Digest>> = vec![None; need.len()];
@@ -380,8 +380,8 @@ fn hash_whole(
             options.threads
         });
     #[cfg(feature = "cache")]
-    if let Some(session) = &options.cache {
-        hasher = hasher.cache(session.clone())?;
+    if let Some(cache) = options.cache {
+        hasher = hasher.cache(cache)?;
     }
     if let Some(progress) = &options.progress {
         // From here the bar counts the files to hash (the feeder counts
@@ -410,7 +410,7 @@ fn groups_of(
     mut whole: Vec<Whole>,
     rep_of: Vec<u32>,
     candidates: &Candidates,
-    options: &DupesOptions,
+    options: &DupesOptions<'_>,
 ) -> Vec<Group> {
     whole.sort_unstable_by(|a, b| {
         b.size

@@ -150,9 +150,31 @@ impl Parser<'_> {
         Ok(digits)
     }
 
+    /// The bytes from here to the string's closing quote (or to the end of
+    /// the text, for one that does not end).
+    fn raw_string_len(&self) -> usize {
+        let rest = self.s.get(self.at..).unwrap_or_default();
+        let mut i = 0;
+        while let Some(&b) = rest.get(i) {
+            match b {
+                b'"' => return i,
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+        rest.len()
+    }
+
     fn string(&mut self) -> Result<String, String> {
         self.expect(b'"')?;
+        // Room for the whole string first, fallibly: its text unescaped is
+        // never longer than as written, so the pushes below never grow it,
+        // and a string memory cannot hold is an error naming its size,
+        // not an abort.
         let mut out = String::new();
+        let raw = self.raw_string_len();
+        out.try_reserve_exact(raw)
+            .map_err(|_| format!("a string of {raw} bytes is {}", super::lines::TOO_MUCH))?;
         loop {
             let start = self.at;
             while !matches!(self.peek(), Some(b'"' | b'\\') | None) {
@@ -216,7 +238,16 @@ pub(crate) fn record_head(line: &[u8]) -> Result<Option<RecordHead>, String> {
         return Err("a size that is not a whole number of bytes".to_string());
     }
     let path = match (text("path_base64"), text("path")) {
-        (Some(b64), _) => crate::digest::decode_base64(b64).ok_or("bad path_base64")?,
+        (Some(b64), _) => {
+            let mut path = Vec::new();
+            let room = b64.len() / 4 * 3;
+            path.try_reserve_exact(room)
+                .map_err(|_| format!("a name of {room} bytes is {}", super::lines::TOO_MUCH))?;
+            match crate::digest::decode_base64_into(b64, &mut path) {
+                true => path,
+                false => return Err("bad path_base64".to_string()),
+            }
+        }
         (None, Some(p)) => super::lines::held(p.as_bytes())?,
         (None, None) => return Err("a record without a path".to_string()),
     };

@@ -59,7 +59,7 @@ pub(super) fn held(name: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// How an error says memory could not hold what was read.
-const TOO_MUCH: &str = "more than memory holds";
+pub(super) const TOO_MUCH: &str = "more than memory holds";
 
 /// Whether `why` is [`held`]'s error: a line that memory could not hold is
 /// no improperly formatted line to pass over with a warning (a failing

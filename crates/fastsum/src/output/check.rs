@@ -99,14 +99,14 @@ impl Manifest {
     /// starts now: an entry whose file's stamp moved since is read again,
     /// as the cache's would be. Paths are relative to the working
     /// directory.
-    pub fn stamped_answers(&self) -> crate::cache::CacheSession {
+    pub fn stamped_answers(&self) -> crate::cache::CacheRun {
         let stamped = self.entries.iter().filter_map(|e| {
             let file = crate::fs::name::path(&e.path);
             let stamp = *e.stamp.as_deref()?;
             Some((file.into_owned(), stamp, crate::fs::FsId(e.fsid), e.digest))
         });
         let snapshot = crate::cache::Snapshot::of_entries(self.algorithm, stamped);
-        crate::cache::CacheSession::new(snapshot, self.algorithm)
+        crate::cache::CacheRun::answering(crate::cache::CacheSession::new(snapshot, self.algorithm))
     }
 }
 

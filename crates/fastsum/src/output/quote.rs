@@ -52,19 +52,55 @@ fn utf8_locale() -> bool {
 fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
     // The characters are walked again for each question rather than held:
     // a name of N bytes costs its quoted copy, not 16 N (a 100 MB name in a
-    // check list cost 1.9 GB).
+    // check list cost 1.9 GB). The copy's size is counted first and its
+    // room reserved fallibly: a name read from a list that memory can hold
+    // once but not twice is said by its size, not an abort.
     let chars = || Chars { name, utf8, at: 0 };
-    if !needs_quoting(name, chars()) {
-        return name.to_vec();
+    let write = |out: &mut dyn Sink| {
+        if !needs_quoting(name, chars()) {
+            out.put(name);
+        } else if name.contains(&b'\'')
+            && chars()
+                .enumerate()
+                .all(|(i, c)| c_and_shell_compatible(&c, i, name.len()))
+        {
+            c_quote(chars(), out);
+        } else {
+            shell_escape_always(chars(), out);
+        }
+    };
+    let mut size = Count(0);
+    write(&mut size);
+    let mut out = Vec::new();
+    if out.try_reserve_exact(size.0).is_err() {
+        return format!(
+            "(a name of {} bytes, more than memory holds to quote)",
+            name.len()
+        )
+        .into_bytes();
     }
-    if name.contains(&b'\'')
-        && chars()
-            .enumerate()
-            .all(|(i, c)| c_and_shell_compatible(&c, i, name.len()))
-    {
-        return c_quote(chars(), name.len());
+    write(&mut out);
+    out
+}
+
+/// Where quoted bytes go: counted, then written into room made for them.
+trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+/// Counts what would be written.
+struct Count(usize);
+
+impl Sink for Count {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
     }
-    shell_escape_always(chars(), name.len())
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
 }
 
 /// [`Quoting::quote`].
@@ -174,28 +210,25 @@ fn c_and_shell_compatible(c: &Char<'_>, index: usize, len: usize) -> bool {
 
 /// Double quotes, used when the only trouble is a single quote. (gnulib
 /// re-runs without its extra "quote these too" set here, so ':' is bare.)
-fn c_quote<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len + 2);
-    out.push(b'"');
+fn c_quote<'a>(chars: impl Iterator<Item = Char<'a>>, out: &mut dyn Sink) {
+    out.put(b"\"");
     for c in chars {
         if let Char::Printable(bytes) = c {
-            out.extend_from_slice(bytes);
+            out.put(bytes);
         }
     }
-    out.push(b'"');
-    out
+    out.put(b"\"");
 }
 
-fn shell_escape_always<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len + 2);
-    out.push(b'\'');
+fn shell_escape_always<'a>(chars: impl Iterator<Item = Char<'a>>, out: &mut dyn Sink) {
+    out.put(b"'");
     let mut in_dollar = false;
-    let escape = |out: &mut Vec<u8>, in_dollar: &mut bool, text: &[u8]| {
+    let escape = |out: &mut dyn Sink, in_dollar: &mut bool, text: &[u8]| {
         if !*in_dollar {
-            out.extend_from_slice(b"'$'");
+            out.put(b"'$'");
             *in_dollar = true;
         }
-        out.extend_from_slice(text);
+        out.put(text);
     };
     for c in chars {
         match c {
@@ -211,7 +244,7 @@ fn shell_escape_always<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) ->
                     _ => None,
                 };
                 match named {
-                    Some(text) => escape(&mut out, &mut in_dollar, text),
+                    Some(text) => escape(out, &mut in_dollar, text),
                     None => {
                         let text = [
                             b'\\',
@@ -219,7 +252,7 @@ fn shell_escape_always<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) ->
                             b'0' + ((b >> 3) & 7),
                             b'0' + (b & 7),
                         ];
-                        escape(&mut out, &mut in_dollar, &text);
+                        escape(out, &mut in_dollar, &text);
                     }
                 }
             }
@@ -227,19 +260,18 @@ fn shell_escape_always<'a>(chars: impl Iterator<Item = Char<'a>>, len: usize) ->
                 // A `'` right after an escape closes `$'...'` itself
                 // (`'$'\303'\''`, as gnulib writes it), no `''` first.
                 if in_dollar && bytes != b"'" {
-                    out.extend_from_slice(b"''");
+                    out.put(b"''");
                 }
                 in_dollar = false;
                 if bytes == b"'" {
-                    out.extend_from_slice(b"'\\''");
+                    out.put(b"'\\''");
                 } else {
-                    out.extend_from_slice(bytes);
+                    out.put(bytes);
                 }
             }
         }
     }
-    out.push(b'\'');
-    out
+    out.put(b"'");
 }
 
 #[cfg(test)]

@@ -248,25 +248,30 @@ impl TreeHasher {
         self
     }
 
-    /// Answer from (and feed) this cache session. Prefetching is off with
-    /// a cache: most files are answered without reading them, and reading
-    /// them ahead would undo that.
+    /// Answer from (and feed) `cache`'s session of the run's algorithm.
+    /// Prefetching is off with a cache: most files are answered without
+    /// reading them, and reading them ahead would undo that. A cache that
+    /// is off leaves the run uncached.
     ///
     /// The session must be for the run's algorithm (the one the stages
-    /// are built for): one for another is refused with
+    /// are built for): a cache loaded for another only is refused with
     /// [`ErrorKind::CacheAlgorithm`](crate::ErrorKind::CacheAlgorithm),
     /// never used or skipped silently.
     #[cfg(feature = "cache")]
-    pub fn cache(mut self, session: Arc<CacheSession>) -> Result<Self> {
-        if session.algorithm() != self.options.algorithm {
-            return Err(crate::error::Error::new(
-                crate::error::ErrorKind::CacheAlgorithm {
-                    session: session.algorithm().name(),
-                    run: self.options.algorithm.name(),
-                },
-            ));
+    pub fn cache(mut self, cache: &crate::cache::CacheRun) -> Result<Self> {
+        let run = self.options.algorithm;
+        match (cache.session(run), cache.loaded()) {
+            (Some(session), _) => self.cache = Some(session.clone()),
+            (None, Some(other)) => {
+                return Err(crate::error::Error::new(
+                    crate::error::ErrorKind::CacheAlgorithm {
+                        session: other.name(),
+                        run: run.name(),
+                    },
+                ))
+            }
+            (None, None) => {}
         }
-        self.cache = Some(session);
         Ok(self)
     }
 

@@ -414,10 +414,11 @@ fn nix_mkfifo(path: &Path) {
 #[test]
 fn a_cache_session_for_another_algorithm_is_refused() {
     let dir = tree();
-    let mut cache = crate::cache::Cache::open(&dir.path().join("c.sqlite")).unwrap();
     let roots = [dir.path().to_path_buf()];
-    let sha256 = Arc::new(cache.session(Algorithm::Sha256, &roots).unwrap());
-    let refused = TreeHasher::new(Algorithm::Md5).cache(sha256.clone());
+    let sha256 =
+        crate::cache::CacheRun::open(&dir.path().join("c.sqlite"), Algorithm::Sha256, &roots);
+    assert!(sha256.serves(Algorithm::Sha256));
+    let refused = TreeHasher::new(Algorithm::Md5).cache(&sha256);
     let Err(e) = refused else {
         panic!("an MD5 run took a SHA-256 session")
     };
@@ -438,7 +439,7 @@ fn a_cache_session_for_another_algorithm_is_refused() {
     // The session's own algorithm: taken, and its answers are right.
     let mut digests = Vec::new();
     TreeHasher::new(Algorithm::Sha256)
-        .cache(sha256)
+        .cache(&sha256)
         .unwrap()
         .run(&[Source::Path(dir.path().join("c"))], |r| {
             if let Outcome::Hashed(h) = r.outcome {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::{Outcome, Progress, Record, Records, TreeOptions};
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::stage::{BatchHasher, Job, Source, StageResult, MAX_BATCH_FILES};
 
 /// How long a finished record may wait in a worker for the rest of its
@@ -78,7 +78,7 @@ pub(super) fn spawn_workers<'scope, B: BatchHasher + Send + 'scope>(
         match started {
             Ok(_) => workers += 1,
             Err(_) if workers > 0 => break,
-            Err(e) => return Err(Error::new(ErrorKind::Io(e))),
+            Err(e) => return Err(Error::thread_refused(&e)),
         }
     }
     Ok(workers)

@@ -130,15 +130,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .filter(|p| p.is_dir())
         .cloned()
         .collect();
-    let Some((cache, session)) = crate::term::cache::open_session(
-        "fastsum diff",
-        args.cache.asked(),
-        algorithm.unwrap_or(Algorithm::Md5),
-        &roots,
-    ) else {
+    let tree_algorithm = algorithm.unwrap_or(Algorithm::Md5);
+    let Some(cache) =
+        crate::term::cache::open("fastsum diff", &args.cache.asked(), tree_algorithm, &roots)
+    else {
         return 2;
     };
-    let mut options = diff_options(&args, algorithm, session.clone());
+    let served = Some(&cache).filter(|c| c.serves(tree_algorithm));
+    let mut options = diff_options(&args, algorithm, served);
     let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
     if show {
@@ -164,7 +163,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         result
     });
     drop(options);
-    crate::term::cache::close_session("fastsum diff", (cache, session));
+    crate::term::cache::finish("fastsum diff", cache);
     match result {
         Ok(summary) => printer.finish(&summary),
         Err(e) => {
@@ -175,11 +174,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
-fn diff_options(
+fn diff_options<'a>(
     args: &DiffArgs,
     algorithm: Option<Algorithm>,
-    session: Option<Arc<fastsum::cache::CacheSession>>,
-) -> DiffOptions {
+    cache: Option<&'a fastsum::cache::CacheRun>,
+) -> DiffOptions<'a> {
     DiffOptions {
         algorithm,
         walk: args.walk.options(),
@@ -187,7 +186,7 @@ fn diff_options(
         all: args.all,
         old_root: args.old_root.clone(),
         new_root: args.new_root.clone(),
-        cache: session,
+        cache,
         remote: remote_options(args),
         progress: None,
         ignore_directories: args.ignore_directories,
@@ -200,13 +199,10 @@ fn diff_options(
 fn s3_options(args: &DiffArgs) -> fastsum::s3::S3Options {
     // The path resolved as the digest cache's (no home: that cache has
     // already refused the run with the one message).
-    let resolved = args
-        .cache
-        .asked()
-        .as_ref()
-        .map(|given| crate::term::cache::path(given.clone()));
+    let resolved = args.cache.asked().path();
     let cache = resolved
-        .and_then(Result::ok)
+        .ok()
+        .flatten()
         .map(|path| crate::term::cache::s3_claims(&path));
     fastsum::s3::S3Options {
         path_style: args.s3_path_style,
@@ -347,7 +343,7 @@ fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
         .as_deref()
         .and_then(fastsum::remote::Method::from_name);
     options.remote_fastsum = args.remote_fastsum.clone();
-    options.cache = args.cache.asked().is_some();
+    options.cache = args.cache.asked().is_on();
     options.listing = args.remote_listing.clone();
     if args.upload_self {
         options.upload_self = std::env::current_exe().ok();

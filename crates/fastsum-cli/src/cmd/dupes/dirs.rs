@@ -16,7 +16,7 @@ pub struct DirsRun<'a> {
     pub paths: &'a [PathBuf],
     pub algorithm: Algorithm,
     pub options: TreeOptions,
-    pub cache: &'a Option<Option<PathBuf>>,
+    pub cache: crate::term::cache::CacheChoice,
     pub json: bool,
     pub progress: bool,
 }
@@ -29,12 +29,10 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         eprintln!("{NAME}: {why}");
         return 2;
     }
-    let Some((cache, session)) =
-        crate::term::cache::open_session(NAME, r.cache, r.algorithm, r.paths)
-    else {
+    let Some(cache) = crate::term::cache::open(NAME, &r.cache, r.algorithm, r.paths) else {
         return 2;
     };
-    let hasher = crate::term::cached(NAME, TreeHasher::with_options(r.options), session.as_ref());
+    let hasher = crate::term::cached(NAME, TreeHasher::with_options(r.options), &cache);
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
     let display = crate::term::progress::Display::default();
@@ -47,7 +45,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
         display.finish();
         found
     });
-    crate::term::cache::close_session(NAME, (cache, session));
+    crate::term::cache::finish(NAME, cache);
     let report = match found {
         Ok(report) => report,
         Err(e) => {

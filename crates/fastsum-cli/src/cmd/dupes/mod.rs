@@ -5,7 +5,6 @@ pub(crate) mod dirs;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, ActionOutcome, Keep};
@@ -107,20 +106,17 @@ pub fn run(args: Vec<OsString>) -> i32 {
         return run_dirs(&args);
     }
     let algorithm = args.algorithm.or(Algorithm::Xxh128);
-    let Some((cache, session)) = crate::term::cache::open_session(
-        "fastsum dupes",
-        args.cache.asked(),
-        algorithm,
-        &args.paths,
-    ) else {
+    let Some(cache) =
+        crate::term::cache::open("fastsum dupes", &args.cache.asked(), algorithm, &args.paths)
+    else {
         return 2;
     };
-    let mut options = dupes_options(&args, algorithm, session.clone());
+    let mut options = dupes_options(&args, algorithm, &cache);
     let found = with_progress(args.bar.shown(), &mut options, |options| {
         options.find_duplicates(&args.paths, args.unique)
     });
     drop(options);
-    crate::term::cache::close_session("fastsum dupes", (cache, session));
+    crate::term::cache::finish("fastsum dupes", cache);
     let report = match found {
         Ok(report) => report,
         Err(e) => {
@@ -203,11 +199,11 @@ fn run_dirs(args: &DupesArgs) -> i32 {
     })
 }
 
-fn dupes_options(
+fn dupes_options<'a>(
     args: &DupesArgs,
     algorithm: Algorithm,
-    session: Option<Arc<fastsum::cache::CacheSession>>,
-) -> DupesOptions {
+    cache: &'a fastsum::cache::CacheRun,
+) -> DupesOptions<'a> {
     DupesOptions {
         algorithm,
         walk: args.walk.options(),
@@ -217,7 +213,7 @@ fn dupes_options(
         empty: args.empty,
         hard_links: args.hard_links,
         verify: args.verify,
-        cache: session,
+        cache: cache.serves(algorithm).then_some(cache),
         progress: None,
     }
 }
@@ -226,8 +222,8 @@ fn dupes_options(
 /// candidates hashed) when stderr is a terminal and it was not refused.
 fn with_progress<R>(
     shown: bool,
-    options: &mut DupesOptions,
-    find: impl FnOnce(&DupesOptions) -> R,
+    options: &mut DupesOptions<'_>,
+    find: impl FnOnce(&DupesOptions<'_>) -> R,
 ) -> R {
     if !shown {
         return find(options);

@@ -90,6 +90,14 @@ pub(super) fn check_file(
         return false;
     }
     summarize(run, o, display_name, &tally, &list);
+    if list.changed_while_read() {
+        let mut m = run.quoting.quotef(display_name);
+        m.extend_from_slice(
+            b": the list changed while it was read (another writer?): what was checked may be only part of it",
+        );
+        run.error(&m);
+        return false;
+    }
     tally.any_properly_formatted
         && tally.any_matched
         && tally.mismatched == 0

@@ -10,7 +10,7 @@ use fastsum::{Algorithm, Digest, ErrorKind, TreeHasher};
 
 use super::check_hash::{is_directory_line, CheckItem};
 use super::options::Options;
-use super::run::{say_notice, Run};
+use super::run::Run;
 
 /// Directory digests made so far in this run, by algorithm and path as
 /// the walk spelled it (with its final `/`); `Err` for one that could not
@@ -60,12 +60,8 @@ fn walk(run: &mut Run, o: &Options, algorithm: Algorithm, name: &[u8], made: &mu
     let mut options = o.tree_options(algorithm);
     options.walk = Default::default();
     let mut hasher = TreeHasher::with_options(options);
-    if let Some(mut state) = run.check_cache.take() {
-        if let Some(session) = state.session(algorithm) {
-            hasher = crate::term::cached(&run.program(), hasher, Some(&session));
-        }
-        say_notice(run, &mut state.cache);
-        run.check_cache = Some(state);
+    if run.check_cache_serves(algorithm) {
+        hasher = run.check_cached(hasher);
     }
     let root = fastsum::name::path(name).into_owned();
     let mut first_problem = None;

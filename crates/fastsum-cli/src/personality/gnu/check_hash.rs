@@ -9,7 +9,7 @@ use fastsum::{Algorithm, ErrorKind, Source};
 
 use super::hash::Hashed;
 use super::options::Options;
-use super::run::{say_notice, Run};
+use super::run::Run;
 use crate::personality::ToolKind;
 
 /// Chunks naming fewer distinct files, of fewer bytes in all, are hashed
@@ -74,18 +74,9 @@ pub(super) fn prefetch_digests(
         options.recursive = false;
         options.listed = super::hash::listed(run);
         options.order = Order::Unordered;
-        let session = match run.check_cache.take() {
-            None => None,
-            Some(mut state) => {
-                let session = state.session(algorithm);
-                say_notice(run, &mut state.cache);
-                run.check_cache = Some(state);
-                match session {
-                    Some(session) => Some(session),
-                    None => continue,
-                }
-            }
-        };
+        if run.check_cache.is_some() && !run.check_cache_serves(algorithm) {
+            continue;
+        }
         let record = |record: Record| {
             let result = match record.outcome {
                 Outcome::Hashed(hashed) => Ok(hashed.digest),
@@ -94,9 +85,7 @@ pub(super) fn prefetch_digests(
             };
             results[indices[record.operand]] = Some(result);
         };
-        let who = run.program();
-        let mut run_tree =
-            crate::term::cached(&who, TreeHasher::with_options(options), session.as_ref());
+        let mut run_tree = run.check_cached(TreeHasher::with_options(options));
         // `more_to_come` says whether the list has lines past this chunk
         // (check.rs): the total is final only with its last chunk.
         if let Some((counters, _)) = &run.progress {

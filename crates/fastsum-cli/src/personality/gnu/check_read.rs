@@ -44,6 +44,11 @@ pub(super) struct List {
     /// Why the read failed, where it is not an I/O error md5sum would
     /// call a read error: a line more than memory holds.
     pub(super) read_why: Option<String>,
+    /// fastsum's own mode, a list read from a file: the open file and its
+    /// stamp when opened. A list another writer truncated, extended or
+    /// rewrote while it was read was checked only in part (or as two
+    /// versions): see [`List::changed_while_read`].
+    opened: Option<(File, fastsum::FileStamp)>,
 }
 
 impl List {
@@ -53,13 +58,19 @@ impl List {
     pub(super) fn open(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<List> {
         let is_stdin = checkfile == b"-";
         let signed = run.tool.kind == ToolKind::Fastsum && o.signing.wanted();
+        let mut opened = None;
         let reader: Box<dyn Read> = if signed {
             Box::new(io::Cursor::new(signed::verified_list(run, o, checkfile)?))
         } else if is_stdin {
             Box::new(io::stdin())
         } else {
             match File::open(&*fastsum::name::path(checkfile)) {
-                Ok(f) => Box::new(f),
+                Ok(f) => {
+                    if run.tool.kind == ToolKind::Fastsum {
+                        opened = stamp_of(&f).and_then(|s| Some((f.try_clone().ok()?, s)));
+                    }
+                    Box::new(f)
+                }
                 Err(e) => {
                     run.file_error(checkfile, &fastsum::Error::os_message(&e));
                     return None;
@@ -79,6 +90,7 @@ impl List {
             at_end: false,
             read_failed: false,
             read_why: None,
+            opened,
         };
         if run.tool.kind == ToolKind::Fastsum {
             list.terminator = o.terminator;
@@ -87,6 +99,17 @@ impl List {
             list.tell_format(run, o, checkfile);
         }
         Some(list)
+    }
+
+    /// Whether the list file changed since it was opened (its size, mtime
+    /// or ctime moved): then what was checked may be part of it,
+    /// or lines of two versions, and a run that found every line it read
+    /// matching must not say so with exit 0. A regular file only: a FIFO's
+    /// or a device's stamp says nothing of its bytes.
+    pub(super) fn changed_while_read(&self) -> bool {
+        self.opened
+            .as_ref()
+            .is_some_and(|(file, then)| stamp_of(file).as_ref() != Some(then))
     }
 
     /// Reads up to the first entry line to tell the list's format; its
@@ -267,4 +290,12 @@ impl List {
         }
         items
     }
+}
+
+/// The stamp of an open regular file (`None` for anything else).
+fn stamp_of(file: &File) -> Option<fastsum::FileStamp> {
+    file.metadata()
+        .ok()
+        .filter(|m| m.file_type().is_file())
+        .map(|m| fastsum::FileStamp::of(&m))
 }

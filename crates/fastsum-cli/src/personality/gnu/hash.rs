@@ -11,7 +11,7 @@ use fastsum::walk::SpecialKind;
 use fastsum::{Algorithm, ErrorKind, Source};
 
 use super::options::Options;
-use super::run::{open_cache, print_cache_stats, say_notice, Run};
+use super::run::{print_cache_stats, say_notices, Run};
 use crate::personality::ToolKind;
 use crate::term::progress;
 
@@ -50,15 +50,8 @@ pub(super) fn digest_named(
         run.file_error(name, &why);
         return Hashed::Failed(why);
     }
-    let session = match (&mut run.check_cache, name) {
-        (Some(state), name) if name != b"-" => state.session(algorithm),
-        _ => None,
-    };
-    if let Some(mut state) = run.check_cache.take() {
-        say_notice(run, &mut state.cache);
-        run.check_cache = Some(state);
-    }
-    let result = if let Some(session) = session {
+    let cached = name != b"-" && run.check_cache_serves(algorithm);
+    let result = if cached {
         // The cache's one lookup path: the pipeline's caching stage, here
         // on one file.
         let mut outcome = None;
@@ -66,7 +59,8 @@ pub(super) fn digest_named(
         let hasher = TreeHasher::new(algorithm)
             .threads(1)
             .strategy(run.hasher.strategy());
-        let ran = crate::term::cached(&run.program(), hasher, Some(&session))
+        let ran = run
+            .check_cached(hasher)
             .run(&[operand], |record| outcome = Some(record.outcome));
         match (ran, outcome) {
             (Ok(()), Some(Outcome::Hashed(hashed))) => Ok(hashed.digest),
@@ -130,7 +124,11 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
             _ => Source::Path(fastsum::name::path(name).into_owned()),
         })
         .collect();
-    let session = session_for(run, o, &operands);
+    let mut opened = None;
+    let cache = match &o.answers {
+        Some(answers) => answers,
+        None => opened.insert(open_cache(run, o, &operands)),
+    };
     let progress = Arc::new(Progress::default());
     let display = progress::Display::default();
     let show_progress = run.tool.kind == ToolKind::Fastsum && progress::wanted(o.no_progress);
@@ -151,7 +149,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         }
         let run_tree =
             TreeHasher::with_options(o.tree_options(o.algorithms.one())).progress(progress.clone());
-        let run_tree = crate::term::cached(&who, run_tree, session.as_ref().map(|(_, s)| s));
+        let run_tree = crate::term::cached(&who, run_tree, cache);
         let result = match (&o.prune, o.tree.walk.directories) {
             (None, false) => run_tree.run_into(&operands, &mut printer),
             // The algorithm was checked when the options were resolved.
@@ -175,9 +173,9 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
         run.error(e.to_string().as_bytes());
         return false;
     }
-    if let Some((Some(mut cache), session)) = session {
-        let say = &mut |m: &str| run.error(m.as_bytes());
-        let finished = crate::term::cache::finish(&mut cache, session, say);
+    if let Some(mut cache) = opened {
+        let finished = cache.finish();
+        say_notices(run, &mut cache);
         if let (Some(stats), true) = (finished, o.cache_stats) {
             print_cache_stats(run, &stats);
         }
@@ -185,32 +183,22 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     ok
 }
 
-/// The cache, if asked for: loaded in bulk for the operands' paths (a
-/// cache that cannot be opened costs a warning, never the run); or the
-/// answers a list with stamps gives (`--update`).
-fn session_for(
-    run: &mut Run,
-    o: &Options,
-    operands: &[Source],
-) -> Option<(
-    Option<fastsum::cache::Cache>,
-    Arc<fastsum::cache::CacheSession>,
-)> {
-    let answers = o.answers.clone().map(|session| (None, session));
-    answers.or_else(|| {
-        let path = o.cache.as_ref()?;
-        let mut cache = open_cache(run, path)?;
-        let prefixes: Vec<PathBuf> = operands
-            .iter()
-            .filter_map(|op| match op {
-                Source::Path(p) => Some(p.clone()),
-                Source::Stdin => None,
-            })
-            .collect();
-        let say = &mut |m: &str| run.error(m.as_bytes());
-        let session = crate::term::cache::session(&mut cache, o.algorithms.one(), &prefixes, say)?;
-        Some((Some(cache), session))
-    })
+/// The cache, if asked for, for the operands' paths (one that cannot be
+/// opened or loaded costs a warning, never the run; off if not asked).
+fn open_cache(run: &mut Run, o: &Options, operands: &[Source]) -> fastsum::cache::CacheRun {
+    let Some(path) = o.cache.as_ref() else {
+        return fastsum::cache::CacheRun::off();
+    };
+    let prefixes: Vec<PathBuf> = operands
+        .iter()
+        .filter_map(|op| match op {
+            Source::Path(p) => Some(p.clone()),
+            Source::Stdin => None,
+        })
+        .collect();
+    let mut cache = fastsum::cache::CacheRun::open(path, o.algorithms.one(), &prefixes);
+    say_notices(run, &mut cache);
+    cache
 }
 
 /// Prints a run's records as they come, and flushes what it holds whenever

@@ -43,7 +43,7 @@ mod verdict;
 use check::check_file;
 use options::*;
 use remote::hash_operands_and_remotes;
-use run::{open_cache, print_cache_stats, CheckCache, Run};
+use run::{print_cache_stats, say_notices, Run};
 
 /// The most threads `-j` asks for: far past any core count, and short of
 /// the thread limits a machine meets (`-j 20000` failed to spawn).
@@ -139,10 +139,9 @@ fn hash_the_rest(run: &mut Run, o: &mut Options, mut rest: files0::Names) -> boo
 /// algorithm met) finished and counted at the end.
 fn check_all(run: &mut Run, o: &Options, operands: &[Vec<u8>]) -> bool {
     if let Some(path) = &o.cache {
-        run.check_cache = open_cache(run, path).map(|cache| CheckCache {
-            cache,
-            sessions: Vec::new(),
-        });
+        let mut cache = fastsum::cache::CacheRun::open_file(path);
+        say_notices(run, &mut cache);
+        run.check_cache = cache.is_open().then_some(cache);
     }
     let mut ok = true;
     let mut parser = check::parser(run, o);
@@ -165,18 +164,9 @@ fn check_all(run: &mut Run, o: &Options, operands: &[Vec<u8>]) -> bool {
         display.finish();
     });
     run.progress = None;
-    if let Some(state) = run.check_cache.take() {
-        let CheckCache {
-            mut cache,
-            sessions,
-        } = state;
-        let mut total = fastsum::cache::RunStats::default();
-        for (_, session) in sessions {
-            let say = &mut |m: &str| run.error(m.as_bytes());
-            if let Some(stats) = crate::term::cache::finish(&mut cache, session, say) {
-                total += stats;
-            }
-        }
+    if let Some(mut cache) = run.check_cache.take() {
+        let total = cache.finish().unwrap_or_default();
+        say_notices(run, &mut cache);
         if o.cache_stats {
             print_cache_stats(run, &total);
         }

@@ -189,7 +189,7 @@ pub(super) struct Options {
     pub(super) stamps: bool,
     /// Digests known by their stamps without a cache: `--update` of a list
     /// written with `--stamps` answers unchanged files from the list.
-    pub(super) answers: Option<std::sync::Arc<fastsum::cache::CacheSession>>,
+    pub(super) answers: Option<fastsum::cache::CacheRun>,
     /// The same for a list of several digests a file (`multi.rs`): each
     /// unchanged file's digests, every algorithm's.
     pub(super) several_answers: Option<std::sync::Arc<fastsum::manifest::read::SeveralAnswers>>,

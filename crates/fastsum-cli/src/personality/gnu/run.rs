@@ -1,10 +1,10 @@
 //! One run's state: where output and messages go, the exit status so
 //! far, and the cache as `-c` uses it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use fastsum::cache::{Cache, CacheSession};
+use fastsum::cache::CacheRun;
 use fastsum::{Algorithm, FileHasher};
 
 use crate::personality::{Tool, ToolKind};
@@ -23,8 +23,9 @@ pub(super) struct Run {
     pub(super) out: Output,
     pub(super) quoting: crate::term::Quoting,
     pub(super) hasher: FileHasher,
-    /// The cache for `-c` runs, opened on first use: sessions by algorithm.
-    pub(super) check_cache: Option<CheckCache>,
+    /// The cache for `-c` runs, when it could be opened: a session per
+    /// algorithm met in the lists, loaded on first use.
+    pub(super) check_cache: Option<CacheRun>,
     /// `cksum --debug` has said which CRC runs (once per run).
     pub(super) said_debug: bool,
     /// `-c`'s progress bar, while one runs: its counters (fed by the
@@ -44,12 +45,6 @@ pub(super) struct Run {
     pub(super) hints: super::hint::Hints,
     /// A list's signature was refused (`signed.rs`): the run exits 2.
     pub(super) signature_refused: bool,
-}
-
-/// The cache as `-c` uses it: one session per algorithm met in the lists.
-pub(super) struct CheckCache {
-    pub(super) cache: Cache,
-    pub(super) sessions: Vec<(Algorithm, Arc<CacheSession>)>,
 }
 
 impl Run {
@@ -200,16 +195,10 @@ impl Run {
     }
 }
 
-/// Opens the cache at `path`, saying once if it had to be rebuilt; a cache
-/// that cannot be opened at all is a warning and the run goes on without.
-pub(super) fn open_cache(run: &mut Run, path: &Path) -> Option<Cache> {
-    crate::term::cache::open(path, &mut |m| run.error(m.as_bytes()))
-}
-
-/// Says, once, that the cache file was damaged and moved aside (found on
-/// opening, loading or storing).
-pub(super) fn say_notice(run: &mut Run, cache: &mut Cache) {
-    crate::term::cache::notice(cache, &mut |m| run.error(m.as_bytes()));
+/// Says what `cache` has to tell (a file moved aside and rebuilt, a cache
+/// that could not be opened, loaded or stored), each once.
+pub(super) fn say_notices(run: &mut Run, cache: &mut CacheRun) {
+    crate::term::cache::say_notices(cache, &mut |m| run.error(m.as_bytes()));
 }
 
 /// `--cache-stats`: what the cache saved, on stderr.
@@ -247,17 +236,29 @@ impl Run {
     }
 }
 
-impl CheckCache {
-    /// The session for `algorithm`, loading its entries on first use.
-    pub(super) fn session(&mut self, algorithm: Algorithm) -> Option<Arc<CacheSession>> {
-        if let Some((_, s)) = self.sessions.iter().find(|(a, _)| *a == algorithm) {
-            return Some(s.clone());
+impl Run {
+    /// Whether `-c`'s cache answers `algorithm`, its entries loaded on
+    /// first use; quietly not when they cannot be loaded (the lines of
+    /// that algorithm are hashed uncached: `check_hash::prefetch_digests`).
+    /// What the cache has to tell is said.
+    pub(super) fn check_cache_serves(&mut self, algorithm: Algorithm) -> bool {
+        let Some(mut cache) = self.check_cache.take() else {
+            return false;
+        };
+        let loaded = cache.load(algorithm, &[PathBuf::from("/")]).is_ok();
+        let served = loaded && cache.serves(algorithm);
+        say_notices(self, &mut cache);
+        self.check_cache = Some(cache);
+        served
+    }
+
+    /// `hasher` answering from `-c`'s cache (one that serves its
+    /// algorithm: see [`Run::check_cache_serves`]).
+    pub(super) fn check_cached(&self, hasher: fastsum::TreeHasher) -> fastsum::TreeHasher {
+        match &self.check_cache {
+            Some(cache) => crate::term::cached(&self.program(), hasher, cache),
+            None => hasher,
         }
-        // Quietly none when it cannot be loaded: the lines of that
-        // algorithm are hashed uncached (`check_hash::prefetch_digests`).
-        let session = Arc::new(self.cache.session(algorithm, &[PathBuf::from("/")]).ok()?);
-        self.sessions.push((algorithm, session.clone()));
-        Some(session)
     }
 }
 

@@ -180,7 +180,7 @@ fn listed_answers(
     run: &mut Run,
     path: &Path,
     algorithm: Algorithm,
-) -> Result<(std::sync::Arc<fastsum::cache::CacheSession>, Manifest), i32> {
+) -> Result<(fastsum::cache::CacheRun, Manifest), i32> {
     let read = fastsum::read::open_regular(path)
         .map_err(|e| e.kind().to_string())
         .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)));
@@ -191,8 +191,7 @@ fn listed_answers(
             return Err(1);
         }
     };
-    let session = list.stamped_answers();
-    Ok((std::sync::Arc::new(session), list))
+    Ok((list.stamped_answers(), list))
 }
 
 /// A --dirs list keeps its directory lines (each directory's digest after
