@@ -114,6 +114,7 @@ pub(crate) const SUBCOMMANDS: [Subcommand; 12] = [
         about: "tell whether every file of a tree has a copy of its bytes in other trees or lists",
         run: contained::run,
         command: Some(contained::command),
+        trouble: 2,
     },
     Subcommand {
         name: "audit",
