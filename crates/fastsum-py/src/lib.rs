@@ -5,6 +5,7 @@
 //!   ([`buffer`] borrows any buffer without a copy);
 //! * [`files`]: `hash_file`, `hash_files`, `hash_tree` over `TreeHasher`;
 //! * [`questions`]: `check`, `diff`, `dupes`;
+//! * [`contained`]: `contained` (is every file here already there?);
 //! * [`background`]: runs on their own thread, the GIL released while
 //!   Python waits, Ctrl-C and closed generators stopping them;
 //! * [`shards`]: the listing and shard tasks of the Dask runner;
@@ -12,6 +13,7 @@
 
 mod background;
 mod buffer;
+mod contained;
 mod errors;
 mod files;
 mod hash_object;
@@ -46,6 +48,9 @@ fn _fastsum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(questions::check, m)?)?;
     m.add_function(wrap_pyfunction!(questions::diff, m)?)?;
     m.add_function(wrap_pyfunction!(questions::dupes, m)?)?;
+    m.add_class::<contained::Verdict>()?;
+    m.add_class::<contained::ContainedIterator>()?;
+    m.add_function(wrap_pyfunction!(contained::contained, m)?)?;
     m.add_function(wrap_pyfunction!(shards::_list, m)?)?;
     m.add_function(wrap_pyfunction!(shards::_cuts, m)?)?;
     m.add_function(wrap_pyfunction!(shards::_hash_shard, m)?)?;

@@ -45,6 +45,10 @@ struct ContainedArgs {
     /// One JSON object per file (JSON Lines).
     #[arg(long)]
     json: bool,
+    /// Compare each file byte for byte with the archive copy that holds it
+    /// before calling it contained (a manifest's entry stands by its digest).
+    #[arg(long)]
+    verify: bool,
     /// List the directories of SOURCE whose every file is contained, largest first.
     #[arg(long)]
     dirs: bool,
@@ -88,6 +92,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         },
         threads: args.jobs.asked().unwrap_or(0),
         algorithm: args.algorithm.named(),
+        verify: args.verify,
     };
     let report = match options.find_contained(&args.sources, &archives) {
         Ok(report) => report,

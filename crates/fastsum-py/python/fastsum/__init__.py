@@ -4,23 +4,27 @@ hashlib-compatible hash objects (``fastsum.md5()``, ``fastsum.new("sha256")``,
 ``hashlib.file_digest(f, fastsum.blake3)`` on Python 3.11+), and files, lists of files and
 whole trees hashed on every core with the GIL released: ``hash_file``,
 ``hash_files``, ``hash_tree``; manifests checked with ``check``; what changed
-with ``diff``; identical files with ``dupes``.
+with ``diff``; identical files with ``dupes``; whether every file of a tree
+is already in an archive with ``contained``.
 """
 
 from ._fastsum import (
     Change,
     CheckResult,
+    ContainedIterator,
     DiffIterator,
     Dupes,
     FileResult,
     Group,
     Hash,
     TreeIterator,
+    Verdict,
     __version__,
     algorithms_available,
     blake2b,
     blake3,
     check,
+    contained,
     diff,
     dupes,
     hash_file,
@@ -49,18 +53,21 @@ algorithms_guaranteed = algorithms_available
 __all__ = [
     "Change",
     "CheckResult",
+    "ContainedIterator",
     "DiffIterator",
     "Dupes",
     "FileResult",
     "Group",
     "Hash",
     "TreeIterator",
+    "Verdict",
     "__version__",
     "algorithms_available",
     "algorithms_guaranteed",
     "blake2b",
     "blake3",
     "check",
+    "contained",
     "diff",
     "dupes",
     "hash_file",

@@ -13,18 +13,21 @@ from typing_extensions import Buffer
 __all__ = [
     "Change",
     "CheckResult",
+    "ContainedIterator",
     "DiffIterator",
     "Dupes",
     "FileResult",
     "Group",
     "Hash",
     "TreeIterator",
+    "Verdict",
     "__version__",
     "algorithms_available",
     "algorithms_guaranteed",
     "blake2b",
     "blake3",
     "check",
+    "contained",
     "diff",
     "dupes",
     "hash_file",
@@ -204,3 +207,30 @@ def dupes(
     follow: bool = False,
     threads: Optional[int] = None,
 ) -> Dupes: ...
+
+@final
+class Verdict:
+    kind: str
+    path: _PathOut
+    size: Optional[int]
+    archive: Optional[_PathOut]
+    copy: Optional[_PathOut]
+    error: Optional[str]
+    @property
+    def contained(self) -> bool: ...
+
+@final
+class ContainedIterator(Iterator[Verdict]):
+    def __next__(self) -> Verdict: ...
+    def close(self) -> None: ...
+
+def contained(
+    sources: Union[_StrOrBytesPath, Iterable[_StrOrBytesPath]],
+    archives: Union[_StrOrBytesPath, Iterable[_StrOrBytesPath]],
+    algorithm: Optional[str] = None,
+    *,
+    exclude: Iterable[str] = ...,
+    one_file_system: bool = False,
+    verify: bool = False,
+    threads: Optional[int] = None,
+) -> ContainedIterator: ...

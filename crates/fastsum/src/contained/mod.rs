@@ -86,6 +86,10 @@ pub struct ContainedOptions {
     pub threads: usize,
     /// What a manifest's untagged lines mean (as `-a` says to `-c`).
     pub algorithm: Option<Algorithm>,
+    /// Compare each source file with the tree copy that contains it, byte
+    /// for byte, before calling it contained (a manifest's entry is held
+    /// by its digest: it has no bytes here).
+    pub verify: bool,
 }
 
 /// Where a contained file's bytes are.

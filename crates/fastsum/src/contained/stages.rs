@@ -59,6 +59,9 @@ pub(super) fn run(
             )?;
         }
     }
+    if options.verify {
+        verify_copies(&src, &mut answers, &problems);
+    }
     stamps_again(&src, &mut answers, &problems);
     let verdicts = (0..src.len())
         .filter(|&i| !answers.trouble[i])
@@ -399,6 +402,33 @@ fn hash_whole_items(
         }
     }
     Ok(())
+}
+
+/// `verify`: each source file held contained by a tree's copy is compared
+/// with that copy byte for byte; one whose bytes differ (a digest
+/// collision, or a write the stamps did not show) is a problem, neither
+/// contained nor missing. A manifest's entry has no bytes here to compare:
+/// its own digest stands.
+pub(super) fn verify_copies(src: &Candidates, answers: &mut Answers, problems: &Problems) {
+    let differ: Vec<usize> = (0..src.len())
+        .into_par_iter()
+        .filter(|&i| {
+            answers.copies[i].as_ref().is_some_and(|c| {
+                c.stamp.is_some() && !crate::dupes::files::same_bytes(src.path(i), &c.path)
+            })
+        })
+        .collect();
+    for i in differ {
+        let copy = answers.copies[i].take().expect("filtered on a copy");
+        answers.trouble[i] = true;
+        problems.add(
+            src.path(i),
+            format!(
+                "its archive copy {} has its digest but other bytes (--verify)",
+                crate::escape::display_path(&copy.path)
+            ),
+        );
+    }
 }
 
 /// Every source file's stamp, and every archive copy's a verdict rests

@@ -1,6 +1,7 @@
 //! `remove`'s guarantees between the scan and the act: a file (either
 //! side) that changed after the scan is never removed, in a dry run
-//! neither.
+//! neither; and `verify`'s, where a digest said "the same" and the bytes
+//! do not.
 
 use std::path::{Path, PathBuf};
 
@@ -100,4 +101,43 @@ fn a_manifest_archive_refuses_removal() {
         .unwrap();
     let refused = report.remove(false, &mut |_| panic!("nothing may be acted on"));
     assert!(refused.unwrap_err().contains("is a manifest"));
+}
+
+/// A whole-file digest that matched bytes that differ (XXH3-128 can
+/// collide; nothing here can make it, so the stage's answer is forged):
+/// `verify` turns it into a problem, never "contained".
+#[test]
+fn verify_withholds_a_copy_whose_bytes_differ() {
+    use super::answers::{Answers, Problems};
+    use super::ArchiveCopy;
+    use crate::dupes::items::Candidates;
+    let dir = tree();
+    std::fs::write(dir.path().join("arc/other"), vec![7u8; 10_000]).unwrap();
+    let mut src = Candidates::default();
+    let stamp_of = |p: &Path| crate::fs::FileStamp::of(&std::fs::symlink_metadata(p).unwrap());
+    for name in ["src/file", "src/file"] {
+        let path = dir.path().join(name);
+        src.order.push(src.paths.len() as u32);
+        src.paths.push(&path);
+        src.stamps.push(stamp_of(&path));
+    }
+    let copy = |name: &str| {
+        let path = dir.path().join(name);
+        Some(ArchiveCopy {
+            archive: 0,
+            stamp: Some(stamp_of(&path)),
+            path,
+        })
+    };
+    let mut answers = Answers {
+        copies: vec![copy("arc/copy"), copy("arc/other")],
+        trouble: vec![false; 2],
+    };
+    let problems = Problems::default();
+    super::stages::verify_copies(&src, &mut answers, &problems);
+    assert!(answers.copies[0].is_some() && !answers.trouble[0]);
+    assert!(answers.copies[1].is_none() && answers.trouble[1]);
+    let problems = problems.sorted();
+    assert_eq!(problems.len(), 1);
+    assert!(problems[0].error.contains("other bytes"), "{problems:?}");
 }
