@@ -201,6 +201,7 @@ pub fn contained(
         threads: threads.unwrap_or(0),
         algorithm,
         verify,
+        cache: None,
     };
     let archives: Vec<Archive> = archive_paths.iter().map(|p| Archive::of(p)).collect();
     let run = Background::start(move |tx, stop| {

@@ -28,6 +28,7 @@ read, a bad manifest line, usage; with --remove, an action not done).";
 #[derive(Parser, Debug)]
 #[command(name = "fastsum contained", version)]
 #[command(after_help = AFTER_HELP)]
+#[command(mut_arg("cache", |a| a.help("Whole-file digests of both sides' trees from and to the checksum cache (PATH only after '=')")))]
 #[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c); a manifest is always compared in its own algorithm")))]
 struct ContainedArgs {
     /// Directories and files whose files are looked for.
@@ -60,6 +61,8 @@ struct ContainedArgs {
     #[arg(long, requires = "remove")]
     dry_run: bool,
     #[command(flatten)]
+    cache: crate::term::shared::CacheArg,
+    #[command(flatten)]
     exclude: crate::term::shared::Exclude,
     /// Stay on the file system of each tree's root.
     #[arg(long)]
@@ -84,6 +87,25 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let Some(archives) = archives_of(&args.archives) else {
         return 2;
     };
+    // The trees' whole-file stage is XXH3-128's: the cache serves it (a
+    // manifest's own algorithm is hashed without it).
+    let roots: Vec<PathBuf> = args
+        .sources
+        .iter()
+        .chain(archives.iter().filter_map(|a| match a {
+            Archive::Tree(p) => Some(p),
+            Archive::Manifest(_) => None,
+        }))
+        .cloned()
+        .collect();
+    let Some(cache) = crate::term::cache::open(
+        "fastsum contained",
+        &args.cache.asked(),
+        fastsum::Algorithm::Xxh128,
+        &roots,
+    ) else {
+        return 2;
+    };
     let options = ContainedOptions {
         walk: fastsum::walk::WalkOptions {
             one_file_system: args.one_file_system,
@@ -93,8 +115,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
         threads: args.jobs.asked().unwrap_or(0),
         algorithm: args.algorithm.named(),
         verify: args.verify,
+        cache: cache.is_open().then_some(&cache),
     };
-    let report = match options.find_contained(&args.sources, &archives) {
+    let found = options.find_contained(&args.sources, &archives);
+    drop(options);
+    crate::term::cache::finish("fastsum contained", cache);
+    let report = match found {
         Ok(report) => report,
         Err(e) => {
             eprintln!("fastsum contained: {e}");

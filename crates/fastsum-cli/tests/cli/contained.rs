@@ -899,3 +899,49 @@ fn contained_remove_never_takes_the_archive_entry_seen_through_a_bind_mount() {
         b"a\n"
     );
 }
+
+/// `--cache`: the second run reads no whole file on either side (`fastsum
+/// cache stats` counts hits and no misses) and answers as the first; an
+/// archive copy rewritten in place with bytes of its size is read again
+/// and no longer holds the source file: the cache is never stale.
+#[test]
+fn contained_cache_answers_unchanged_files_and_is_never_stale() {
+    let env = TestEnv::new();
+    env.mkdir("src/d");
+    env.mkdir("arc/e");
+    let (one, two) = (testenv::pattern(300_000), testenv::pattern(90_000));
+    env.file(b"src/d/one", &one);
+    env.file(b"src/two", &two);
+    env.file(b"arc/e/one-copy", &one);
+    env.file(b"arc/two-copy", &two);
+    // Entries are stored only for files older than the racy window.
+    std::thread::sleep(Duration::from_millis(2300));
+    let stats = || {
+        let out = fastsum(&env, &["cache", "--cache", "c.sqlite", "stats"]);
+        assert_eq!(out.status, 0, "{}", out.stderr_str());
+        out.stdout_str()
+    };
+    let args = ["contained", "--cache=c.sqlite", "src", "--in", "arc"];
+    let first = fastsum(&env, &args);
+    assert_eq!(first.status, 0, "{}", first.stderr_str());
+    assert!(stats().contains(" 0 hits"), "{}", stats());
+    let second = fastsum(&env, &args);
+    assert_eq!(second.status, 0, "{}", second.stderr_str());
+    let warm = stats();
+    assert!(
+        warm.contains(" 0 misses") && !warm.contains(" 0 hits"),
+        "{warm}"
+    );
+    // Same size, other bytes, mtime put back: only the ctime says so.
+    let copy = env.path().join("arc/e/one-copy");
+    let mtime = std::fs::metadata(&copy).unwrap().modified().unwrap();
+    let mut changed = one.clone();
+    changed[150_000] ^= 0x55;
+    std::fs::write(&copy, &changed).unwrap();
+    let f = std::fs::File::options().write(true).open(&copy).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    let after = fastsum(&env, &args);
+    assert_eq!(after.status, 1, "{}", after.stderr_str());
+    assert_eq!(after.stdout_str(), "src/d/one\n");
+}

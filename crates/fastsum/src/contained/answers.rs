@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::ArchiveCopy;
+use super::{ArchiveCopy, ContainedOptions};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::dupes::items::WHOLE_FILE_READS;
@@ -53,15 +53,17 @@ impl Answers {
 pub(super) fn hash_paths(
     paths: Vec<PathBuf>,
     algorithm: Algorithm,
-    threads: usize,
+    options: &ContainedOptions<'_>,
     problems: &Problems,
 ) -> Result<Vec<Option<Digest>>> {
+    let threads = options.threads;
     let mut hashed: Vec<Option<Digest>> = vec![None; paths.len()];
     if paths.is_empty() {
         return Ok(hashed);
     }
     let operands: Vec<Source> = paths.into_iter().map(Source::Path).collect();
-    let hasher = TreeHasher::new(algorithm)
+    #[allow(unused_mut)]
+    let mut hasher = TreeHasher::new(algorithm)
         .order(Order::Sorted)
         .strategy(ReadStrategy::Read {
             buffer_size: WHOLE_FILE_READS,
@@ -70,6 +72,10 @@ pub(super) fn hash_paths(
             0 => crate::pipeline::TreeOptions::available_threads(),
             n => n,
         });
+    #[cfg(feature = "cache")]
+    if let Some(cache) = options.cache.filter(|c| c.serves(algorithm)) {
+        hasher = hasher.cache(cache)?;
+    }
     hasher.run(&operands, |record| match record.outcome {
         Outcome::Hashed(h) => hashed[record.operand] = Some(h.digest),
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {

@@ -61,7 +61,7 @@ pub(super) fn match_manifest(
         .iter()
         .map(|&i| src.path(i as usize).to_path_buf())
         .collect();
-    let digests = hash_paths(paths, manifest.algorithm, options.threads, problems)?;
+    let digests = hash_paths(paths, manifest.algorithm, options, problems)?;
     let mut table: Vec<(Digest, u32)> = Vec::with_capacity(need.len());
     for (&i, digest) in need.iter().zip(digests) {
         match digest {

@@ -78,7 +78,7 @@ impl Archive {
 
 /// How to look.
 #[derive(Clone, Default)]
-pub struct ContainedOptions {
+pub struct ContainedOptions<'a> {
     /// How the sources and the archive trees are walked (excludes, one
     /// file system; links are never followed, whatever it says).
     pub walk: WalkOptions,
@@ -90,6 +90,14 @@ pub struct ContainedOptions {
     /// for byte, before calling it contained (a manifest's entry is held
     /// by its digest: it has no bytes here).
     pub verify: bool,
+    /// Whole-file digests from and to the checksum cache, in the algorithm
+    /// it was loaded for (XXH3-128 for the trees' stage; a manifest's own
+    /// for its entries): unchanged files on both sides are not read again.
+    #[cfg(feature = "cache")]
+    pub cache: Option<&'a crate::cache::CacheRun>,
+    /// Without the cache there is nothing to borrow.
+    #[cfg(not(feature = "cache"))]
+    pub _no_cache: std::marker::PhantomData<&'a ()>,
 }
 
 /// Where a contained file's bytes are.
@@ -193,7 +201,7 @@ impl ContainedReport {
     }
 }
 
-impl ContainedOptions {
+impl ContainedOptions<'_> {
     /// Answers, for every file under `sources`, whether its bytes are in
     /// one of `archives`. An archive that cannot be read at all is an
     /// error; a file that cannot be read is a problem and the rest goes on.

@@ -394,7 +394,7 @@ fn hash_whole_items(
             side.path(items[n].index as usize).to_path_buf()
         })
         .collect();
-    let digests = hash_paths(paths, Algorithm::Xxh128, options.threads, problems)?;
+    let digests = hash_paths(paths, Algorithm::Xxh128, options, problems)?;
     for (&n, digest) in need.iter().zip(digests) {
         items[n].digest = digest;
         if digest.is_none() && !items[n].archive {
