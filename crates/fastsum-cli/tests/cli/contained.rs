@@ -439,8 +439,9 @@ fn contained_remote_archive_matches_the_oracle() {
 }
 
 /// Hostile remotes: a remote tree's symbolic link leading outside holds
-/// nothing; a name with a newline cannot forge a line; a remote path
-/// that is missing is trouble (exit 2) naming it, with no answer at all;
+/// nothing; a name with a newline cannot forge a line; a listing cut
+/// short, or a remote path that is missing, is trouble (exit 2), with no
+/// answer at all;
 /// `--remove` is refused.
 #[test]
 fn contained_remote_archive_hostile() {
@@ -497,6 +498,27 @@ fn contained_remote_archive_hostile() {
         }
     }
     assert!(env.path().join("src/kept").exists());
+    // A connection that drops mid-listing (the host's answer cut short):
+    // trouble, and no answer at all, never a shorter archive.
+    let ssh = sshd.ssh().join(" ");
+    let cut = rsh_line(&[
+        "sh".into(),
+        "-c".into(),
+        format!("{ssh} \"$@\" | head -c 120"),
+        "sh".into(),
+    ]);
+    let out = fastsum(&env, &["contained", "src", "--in", &there, "-e", &cut]);
+    assert_eq!(out.status, 2, "{}", out.stderr_str());
+    assert!(
+        out.stdout.is_empty(),
+        "no answer on a cut listing: {}",
+        out.stdout_str()
+    );
+    assert!(
+        out.stderr_str().contains("ended before the listing did"),
+        "{}",
+        out.stderr_str()
+    );
     let missing = format!("{}:{}/no-such", sshd.host(), env.path().display());
     let out = fastsum(&env, &["contained", "src", "--in", &missing, "-e", &rsh]);
     assert_eq!(out.status, 2, "{}", out.stderr_str());

@@ -39,6 +39,7 @@
 mod answers;
 mod dirs;
 mod manifests;
+#[cfg(feature = "remote")]
 mod remote;
 mod remove;
 mod stages;
@@ -63,6 +64,7 @@ pub enum Archive {
     Manifest(PathBuf),
     /// A tree on another host, `[user@]host:path` as given, hashed there
     /// (as `diff`'s remote side) and matched by its digests.
+    #[cfg(feature = "remote")]
     Remote(PathBuf),
 }
 
@@ -70,6 +72,7 @@ impl Archive {
     /// `[user@]host:path` is a remote tree (scp's rule: `./a:b` is
     /// local), a directory a tree, anything else a manifest.
     pub fn of(path: &Path) -> Archive {
+        #[cfg(feature = "remote")]
         if crate::remote::Remote::parse(crate::fs::name::path_bytes(path)).is_some() {
             return Archive::Remote(path.to_path_buf());
         }
@@ -82,7 +85,9 @@ impl Archive {
     /// The path it was given as.
     pub fn path(&self) -> &Path {
         match self {
-            Archive::Tree(p) | Archive::Manifest(p) | Archive::Remote(p) => p,
+            Archive::Tree(p) | Archive::Manifest(p) => p,
+            #[cfg(feature = "remote")]
+            Archive::Remote(p) => p,
         }
     }
 }
@@ -99,6 +104,7 @@ pub struct ContainedOptions {
     pub algorithm: Option<Algorithm>,
     /// How remote archives are reached (their digests are in
     /// `algorithm`, md5 by default).
+    #[cfg(feature = "remote")]
     pub remote: crate::remote::RemoteOptions,
 }
 

@@ -101,6 +101,7 @@ fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
                     show(list)
                 ))
             }
+            #[cfg(feature = "remote")]
             Archive::Remote(tree) => {
                 return Err(format!(
                     "{} is on another host: its copies cannot be checked again just before \

@@ -57,6 +57,7 @@ pub(super) fn run(
                 &mut answers,
                 &problems,
             )?,
+            #[cfg(feature = "remote")]
             Archive::Remote(operand) => {
                 let bytes = crate::fs::name::path_bytes(operand);
                 let Some(remote) = crate::remote::Remote::parse(bytes) else {
