@@ -201,9 +201,16 @@ pub fn contained(
         threads: threads.unwrap_or(0),
         algorithm,
         verify,
-        cache: None,
+        ..ContainedOptions::default()
     };
-    let archives: Vec<Archive> = archive_paths.iter().map(|p| Archive::of(p)).collect();
+    // Python names files, never hosts: `a:b` is a local name here.
+    let archives: Vec<Archive> = archive_paths
+        .iter()
+        .map(|p| match p.is_dir() {
+            true => Archive::Tree(p.clone()),
+            false => Archive::Manifest(p.clone()),
+        })
+        .collect();
     let run = Background::start(move |tx, stop| {
         let report = options.find_contained(&sources, &archives)?;
         for answer in answers(report) {

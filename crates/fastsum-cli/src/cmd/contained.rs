@@ -24,20 +24,23 @@ every file contained, 1 some not, 2 trouble (a file that could not be read or ch
 read, a bad manifest line, usage; with --remove, an action not done).";
 
 /// Tell whether every file under SOURCE has a copy of its bytes somewhere
-/// in the ARCHIVEs (directories or manifests), whatever its name or path.
+/// in the ARCHIVEs (directories, manifests or [USER@]HOST:PATH trees),
+/// whatever its name or path.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum contained", version)]
 #[command(after_help = AFTER_HELP)]
 #[command(mut_arg("cache", |a| a.help("Whole-file digests of both sides' trees from and to the checksum cache (PATH only after '=')")))]
-#[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c); a manifest is always compared in its own algorithm")))]
+#[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c); a manifest is always compared in its own algorithm, a HOST:PATH archive in this one (default md5)")))]
 struct ContainedArgs {
     /// Directories and files whose files are looked for.
     #[arg(required = true, value_name = "SOURCE")]
     sources: Vec<PathBuf>,
     #[command(flatten)]
     algorithm: crate::term::shared::AlgorithmArg,
-    /// Where copies may be: a directory, or a manifest (md5sum or sha*sum
-    /// lines, BSD tags, fastsum --json, hashdeep). Repeatable: the union.
+    /// Where copies may be: a directory, a manifest (md5sum or sha*sum
+    /// lines, BSD tags, fastsum --json, hashdeep), or [USER@]HOST:PATH (a
+    /// tree hashed there, in -a's algorithm, md5 by default; ./a:b is
+    /// local). Repeatable: the union.
     #[arg(long = "in", value_name = "ARCHIVE", required = true)]
     archives: Vec<PathBuf>,
     /// Also name, for each contained file, one archive path holding its bytes.
@@ -54,7 +57,7 @@ struct ContainedArgs {
     #[arg(long)]
     dirs: bool,
     /// Remove every contained source file (only when every ARCHIVE is a
-    /// directory; checked again just before each removal).
+    /// local directory; checked again just before each removal).
     #[arg(long)]
     remove: bool,
     /// With --remove: print what would be removed, touch nothing.
@@ -67,6 +70,16 @@ struct ContainedArgs {
     /// Stay on the file system of each tree's root.
     #[arg(long)]
     one_file_system: bool,
+    /// The transport for HOST:PATH archives (default ssh, or $FASTSUM_RSH).
+    #[arg(short = 'e', long = "rsh", value_name = "COMMAND")]
+    rsh: Option<String>,
+    /// Hash remote archives by this method only: fastsum, coreutils, bsd,
+    /// perl or python (default: the first the host has, in that order).
+    #[arg(long, value_name = "NAME", value_parser = ["fastsum", "coreutils", "bsd", "perl", "python"])]
+    remote_method: Option<String>,
+    /// The fastsum to run on the remote host.
+    #[arg(long, value_name = "PATH")]
+    remote_fastsum: Option<String>,
     #[command(flatten)]
     jobs: crate::term::shared::Threads,
     #[command(flatten)]
@@ -94,7 +107,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .iter()
         .chain(archives.iter().filter_map(|a| match a {
             Archive::Tree(p) => Some(p),
-            Archive::Manifest(_) => None,
+            _ => None,
         }))
         .cloned()
         .collect();
@@ -116,6 +129,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         algorithm: args.algorithm.named(),
         verify: args.verify,
         cache: cache.is_open().then_some(&cache),
+        remote: remote_options(&args),
     };
     let found = options.find_contained(&args.sources, &archives);
     drop(options);
@@ -154,18 +168,30 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
-/// Each ARCHIVE operand as a tree or a manifest; `None` (said) for one
-/// on another host or in S3, which `contained` does not read yet.
+/// How HOST:PATH archives are reached (as `diff`'s remote sides).
+fn remote_options(args: &ContainedArgs) -> fastsum::remote::RemoteOptions {
+    let mut options = crate::term::remote_options();
+    if let Some(rsh) = &args.rsh {
+        options.set_transport(rsh);
+    }
+    options.method = args
+        .remote_method
+        .as_deref()
+        .and_then(fastsum::remote::Method::from_name);
+    options.remote_fastsum = args.remote_fastsum.clone();
+    options
+}
+
+/// Each ARCHIVE operand as a tree, a manifest or a remote tree; `None`
+/// (said) for one in S3, which `contained` does not read yet.
 fn archives_of(operands: &[PathBuf]) -> Option<Vec<Archive>> {
     let mut archives = Vec::new();
     for operand in operands {
         let bytes = fastsum::name::path_bytes(operand);
-        let remote = bytes.starts_with(b"s3://") || fastsum::remote::Remote::parse(bytes).is_some();
-        if remote {
+        if bytes.starts_with(b"s3://") {
             eprintln!(
-                "fastsum contained: {}: archives on other hosts (HOST:PATH) or in S3 (s3://) are \
-                 not read yet: give a manifest of it instead (fastsum -r --json there), or \
-                 ./{} for a local name with a colon",
+                "fastsum contained: {}: archives in S3 (s3://) are not read yet: give a \
+                 manifest of it instead, or ./{} for a local name",
                 quote(bytes),
                 String::from_utf8_lossy(bytes)
             );

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::answers::{hash_paths, Answers, Problems};
 use super::{ArchiveCopy, ContainedOptions};
+use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::dupes::items::Candidates;
 use crate::error::{Error, ErrorKind, Result};
@@ -48,20 +49,71 @@ pub(super) fn match_manifest(
         let more = manifest.problems_unkept;
         problems.add(path, format!("{more} more lines that cannot be read"));
     }
-    // The source files it may hold, hashed in its algorithm.
-    let need: Vec<u32> = (0..src.len() as u32)
-        .filter(|&i| {
-            let size = src.stamps[i as usize].size;
-            answers.open(i as usize)
-                && (sizeless || sizes.binary_search(&size).is_ok_and(|at| listed[at]))
+    let wanted = |size: u64| sizeless || sizes.binary_search(&size).is_ok_and(|at| listed[at]);
+    let entries = |each: &mut dyn FnMut(Listed)| {
+        read(path, options, &mut |e: ManifestEntry| {
+            each(Listed {
+                size: e.size,
+                digest: e.digest,
+                path: PathBuf::from(crate::fs::name::os_string(e.path)),
+            })
         })
+        .map(drop)
+    };
+    match_listed(
+        archive,
+        src,
+        manifest.algorithm,
+        &wanted,
+        options,
+        answers,
+        problems,
+        entries,
+    )?;
+    if stamp(path)? != before {
+        let why = "the list changed while it was read (read twice: once for its sizes, once \
+                   for its digests)";
+        return Err(Error::with_path(
+            path,
+            ErrorKind::Io(std::io::Error::other(why)),
+        ));
+    }
+    Ok(())
+}
+
+/// One entry of a list of digests (a manifest's, a remote listing's).
+pub(super) struct Listed {
+    /// Its size, where the list gives one.
+    pub(super) size: Option<u64>,
+    pub(super) digest: Digest,
+    /// As the list names it.
+    pub(super) path: PathBuf,
+}
+
+/// Matches the open source files of a size `wanted` says the list may
+/// hold, hashed in `algorithm`, against the list's entries (`entries`
+/// hands each to its argument): an entry holds a source file whose
+/// digest it gives (and its size, where it gives one). The one matching
+/// path of every archive that is a list (a manifest, a remote listing).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn match_listed(
+    archive: usize,
+    src: &Candidates,
+    algorithm: Algorithm,
+    wanted: &dyn Fn(u64) -> bool,
+    options: &ContainedOptions,
+    answers: &mut Answers,
+    problems: &Problems,
+    entries: impl FnOnce(&mut dyn FnMut(Listed)) -> Result<()>,
+) -> Result<()> {
+    let need: Vec<u32> = (0..src.len() as u32)
+        .filter(|&i| answers.open(i as usize) && wanted(src.stamps[i as usize].size))
         .collect();
-    drop(listed);
     let paths: Vec<PathBuf> = need
         .iter()
         .map(|&i| src.path(i as usize).to_path_buf())
         .collect();
-    let digests = hash_paths(paths, manifest.algorithm, options, problems)?;
+    let digests = hash_paths(paths, algorithm, options, problems)?;
     let mut table: Vec<(Digest, u32)> = Vec::with_capacity(need.len());
     for (&i, digest) in need.iter().zip(digests) {
         match digest {
@@ -70,8 +122,7 @@ pub(super) fn match_manifest(
         }
     }
     table.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()).then(a.1.cmp(&b.1)));
-    // Pass 2: the entries one of them equals (size too, where listed).
-    read(path, options, &mut |e: ManifestEntry| {
+    entries(&mut |e: Listed| {
         let key = e.digest.as_bytes();
         let start = table.partition_point(|(d, _)| d.as_bytes() < key);
         for &(d, i) in &table[start..] {
@@ -83,21 +134,12 @@ pub(super) fn match_manifest(
             if fits && answers.copies[i].is_none() {
                 answers.copies[i] = Some(ArchiveCopy {
                     archive,
-                    path: PathBuf::from(crate::fs::name::os_string(e.path.clone())),
+                    path: e.path.clone(),
                     stamp: None,
                 });
             }
         }
-    })?;
-    if stamp(path)? != before {
-        let why = "the list changed while it was read (read twice: once for its sizes, once \
-                   for its digests)";
-        return Err(Error::with_path(
-            path,
-            ErrorKind::Io(std::io::Error::other(why)),
-        ));
-    }
-    Ok(())
+    })
 }
 
 /// The list's stamp (the file as it is now, links followed).

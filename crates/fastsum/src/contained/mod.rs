@@ -13,7 +13,10 @@
 //! A manifest archive (`manifests.rs`) is compared in its own algorithm:
 //! the source files of a size it lists are hashed in it (every source
 //! file, where it lists no sizes: GNU and BSD lines), then its digests
-//! are matched against theirs; the list is read twice, never held.
+//! are matched against theirs; the list is read twice, never held. A
+//! remote tree (`remote.rs`) is hashed on its host and its records
+//! matched the same way (they give no sizes: every source file is
+//! hashed in the remote's algorithm).
 //!
 //! The rules where a file is not simply a file's bytes:
 //!
@@ -36,6 +39,8 @@
 mod answers;
 mod dirs;
 mod manifests;
+#[cfg(feature = "remote")]
+mod remote;
 mod remove;
 mod stages;
 
@@ -57,11 +62,20 @@ pub enum Archive {
     Tree(PathBuf),
     /// A manifest (GNU or BSD lines, fastsum's JSON Lines, hashdeep).
     Manifest(PathBuf),
+    /// A tree on another host, `[user@]host:path` as given, hashed there
+    /// (as `diff`'s remote side) and matched by its digests.
+    #[cfg(feature = "remote")]
+    Remote(PathBuf),
 }
 
 impl Archive {
-    /// A directory is a tree, anything else a manifest.
+    /// `[user@]host:path` is a remote tree (scp's rule: `./a:b` is
+    /// local), a directory a tree, anything else a manifest.
     pub fn of(path: &Path) -> Archive {
+        #[cfg(feature = "remote")]
+        if crate::remote::Remote::parse(crate::fs::name::path_bytes(path)).is_some() {
+            return Archive::Remote(path.to_path_buf());
+        }
         match path.is_dir() {
             true => Archive::Tree(path.to_path_buf()),
             false => Archive::Manifest(path.to_path_buf()),
@@ -72,6 +86,8 @@ impl Archive {
     pub fn path(&self) -> &Path {
         match self {
             Archive::Tree(p) | Archive::Manifest(p) => p,
+            #[cfg(feature = "remote")]
+            Archive::Remote(p) => p,
         }
     }
 }
@@ -98,6 +114,10 @@ pub struct ContainedOptions<'a> {
     /// Without the cache there is nothing to borrow.
     #[cfg(not(feature = "cache"))]
     pub _no_cache: std::marker::PhantomData<&'a ()>,
+    /// How remote archives are reached (their digests are in
+    /// `algorithm`, md5 by default).
+    #[cfg(feature = "remote")]
+    pub remote: crate::remote::RemoteOptions,
 }
 
 /// Where a contained file's bytes are.

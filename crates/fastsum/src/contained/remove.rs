@@ -101,6 +101,15 @@ fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
                     show(list)
                 ))
             }
+            #[cfg(feature = "remote")]
+            Archive::Remote(tree) => {
+                return Err(format!(
+                    "{} is on another host: its copies cannot be checked again just before \
+                     each removal, so nothing is removed on its listing's word (give a local \
+                     directory)",
+                    show(tree)
+                ))
+            }
         }
     }
     for source in sources {

@@ -47,8 +47,8 @@ pub(super) fn run(
     let trees = archive_files(archives, &walk, &sizes, &problems)?;
     match_trees(&src, &trees, options, &mut answers, &problems)?;
     for (n, archive) in archives.iter().enumerate() {
-        if let Archive::Manifest(path) = archive {
-            super::manifests::match_manifest(
+        match archive {
+            Archive::Manifest(path) => super::manifests::match_manifest(
                 path,
                 n,
                 &src,
@@ -56,7 +56,20 @@ pub(super) fn run(
                 options,
                 &mut answers,
                 &problems,
-            )?;
+            )?,
+            #[cfg(feature = "remote")]
+            Archive::Remote(operand) => {
+                let bytes = crate::fs::name::path_bytes(operand);
+                let Some(remote) = crate::remote::Remote::parse(bytes) else {
+                    let why = "not a [USER@]HOST:PATH operand";
+                    return Err(crate::Error::with_path(
+                        operand,
+                        ErrorKind::Io(std::io::Error::other(why)),
+                    ));
+                };
+                super::remote::match_remote(&remote, n, &src, options, &mut answers, &problems)?
+            }
+            Archive::Tree(_) => {}
         }
     }
     if options.verify {
