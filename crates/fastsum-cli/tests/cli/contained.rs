@@ -1105,3 +1105,64 @@ fn contained_cache_answers_unchanged_files_and_is_never_stale() {
     assert_eq!(after.status, 1, "{}", after.stderr_str());
     assert_eq!(after.stdout_str(), "src/d/one\n");
 }
+
+/// A list of CRC32 (or any CRC, or a digest under 64 bits) cannot say two
+/// files hold the same bytes: a colliding pair, found here by Python's
+/// zlib in about a second, is refused whole (exit 2, the list named),
+/// never called contained. Hostile finding 65/01.
+#[test]
+fn contained_a_list_of_weak_checksums_is_refused_not_believed() {
+    if testenv::lacks(&["python3"]) {
+        return testenv::skip("needs python3 to find a CRC32 collision");
+    }
+    let env = TestEnv::new();
+    env.mkdir("src");
+    let find = "import zlib\nseen = {}\ni = 0\nwhile True:\n    s = b'file-%d' % i\n    \
+                c = zlib.crc32(s)\n    if c in seen:\n        \
+                open('archived', 'wb').write(seen[c]); open('src/b', 'wb').write(s); break\n    \
+                seen[c] = s\n    i += 1\n";
+    run_python(&env, find, &[], b"");
+    assert_ne!(
+        std::fs::read(env.path().join("archived")).unwrap(),
+        std::fs::read(env.path().join("src/b")).unwrap()
+    );
+    for algorithm in ["crc32", "crc32c", "xxh32", "crc64nvme"] {
+        let list = fastsum(&env, &["-a", algorithm, "--tag", "archived", "src/b"]);
+        assert_eq!(list.status, 0, "{}", list.stderr_str());
+        std::fs::write(env.path().join("arc.list"), &list.stdout).unwrap();
+        let out = fastsum(&env, &["contained", "-v", "src", "--in", "arc.list"]);
+        assert_eq!(out.status, 2, "{algorithm}: {}", out.stdout_str());
+        assert!(out.stdout.is_empty(), "{algorithm}: {}", out.stdout_str());
+        assert!(
+            out.stderr_str().contains("arc.list") && out.stderr_str().contains("cannot tell"),
+            "{algorithm}: {}",
+            out.stderr_str()
+        );
+    }
+    // The same pair in a list of MD5s: told apart.
+    let list = fastsum(&env, &["-a", "md5", "archived"]);
+    std::fs::write(env.path().join("arc.md5"), &list.stdout).unwrap();
+    let out = fastsum(&env, &["contained", "src", "--in", "arc.md5"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "src/b\n");
+}
+
+/// A manifest given as a pipe or a FIFO (read twice, it cannot be) is
+/// refused with the reason at once, never waited on nor called empty.
+/// Hostile finding 65/08.
+#[test]
+fn contained_a_manifest_that_is_a_fifo_is_refused_without_waiting() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.file(b"src/a", b"a\n");
+    let fifo = env.path().join("list.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let out = fastsum(&env, &["contained", "src", "--in", "list.fifo"]);
+    assert_eq!(out.status, 2, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("list.fifo: not a regular file"),
+        "{}",
+        out.stderr_str()
+    );
+}

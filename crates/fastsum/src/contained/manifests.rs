@@ -6,7 +6,6 @@
 //! changed between the two reads is an error: its answers would mix two
 //! lists.
 
-use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +30,14 @@ pub(super) fn match_manifest(
     problems: &Problems,
 ) -> Result<()> {
     let before = stamp(path)?;
+    if !before.is_file() {
+        return Err(refused(
+            path,
+            "not a regular file: a manifest archive is read twice (once for its sizes, once \
+             for its digests); save it to a file first"
+                .into(),
+        ));
+    }
     // Pass 1: the algorithm, and which source sizes it lists.
     let mut listed = vec![false; sizes.len()];
     let mut sizeless = false;
@@ -42,6 +49,9 @@ pub(super) fn match_manifest(
         }
         None => sizeless = true,
     })?;
+    if let Some(why) = too_weak(manifest.algorithm) {
+        return Err(refused(path, why));
+    }
     for (number, why) in &manifest.problems {
         problems.add(path, format!("line {number}: {why}"));
     }
@@ -142,6 +152,39 @@ pub(super) fn match_listed(
     })
 }
 
+/// Why digests in `algorithm` cannot say two files hold the same bytes,
+/// if they cannot: a CRC is linear (a file of any digest is made in a
+/// moment, and `cksum`'s sums are no better), and a digest under 64 bits
+/// collides by chance among a few hundred thousand files (and on purpose
+/// in a second). A listed entry has no bytes here to compare, so its
+/// digest alone would decide: such a list is refused whole.
+pub(super) fn too_weak(algorithm: Algorithm) -> Option<String> {
+    let crc = matches!(
+        algorithm,
+        Algorithm::Crc32b
+            | Algorithm::Crc
+            | Algorithm::Bsd
+            | Algorithm::Sysv
+            | Algorithm::Crc32
+            | Algorithm::Crc32c
+            | Algorithm::Crc64Nvme
+    );
+    let bits = algorithm.output_len() * 8;
+    (crc || bits < 64).then(|| {
+        format!(
+            "its {} digests ({bits} bits{}) cannot tell files apart: a file of the same digest \
+             and other bytes is made in seconds; give a list in md5, sha256, blake3 or xxh128 \
+             (fastsum -a sha256 -r --json there)",
+            algorithm.name(),
+            if crc { ", a CRC" } else { "" }
+        )
+    })
+}
+
+fn refused(path: &Path, why: String) -> Error {
+    Error::with_path(path, ErrorKind::Io(std::io::Error::other(why)))
+}
+
 /// The list's stamp (the file as it is now, links followed).
 fn stamp(path: &Path) -> Result<FileStamp> {
     std::fs::metadata(path)
@@ -155,7 +198,12 @@ fn read(
     options: &ContainedOptions,
     each: &mut dyn FnMut(ManifestEntry),
 ) -> Result<crate::manifest::read::Manifest> {
-    let file = File::open(path).map_err(|e| Error::with_path(path, e))?;
+    // Without waiting: a FIFO put in the list's place since its stat is
+    // never waited on, and is no regular file.
+    let file = crate::fs::residency::open_nonblocking(path).map_err(|e| Error::with_path(path, e))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(refused(path, "it is no longer a regular file".into()));
+    }
     read_manifest_each(BufReader::new(file), options.algorithm, each)
         .map_err(|why| Error::with_path(path, ErrorKind::Io(std::io::Error::other(why))))
 }

@@ -29,6 +29,16 @@ pub(super) fn match_remote(
     problems: &Problems,
 ) -> Result<()> {
     let algorithm = options.algorithm.unwrap_or(Algorithm::Md5);
+    if let Some(why) = super::manifests::too_weak(algorithm) {
+        let why = std::io::Error::other(why);
+        let mut spec = format!("{}:", remote.host).into_bytes();
+        spec.extend_from_slice(&remote.path);
+        let spec = std::path::PathBuf::from(crate::fs::name::os_string(spec));
+        return Err(crate::error::Error::with_path(
+            &spec,
+            crate::error::ErrorKind::Io(why),
+        ));
+    }
     let mut records: Vec<RemoteRecord> = Vec::new();
     remote.hash(algorithm, &options.remote, &mut |r: RemoteRecord| {
         records.push(r)
