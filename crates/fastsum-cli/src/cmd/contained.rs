@@ -146,8 +146,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let acted = if args.remove {
         remove(&report, args.dry_run, &mut out)
     } else if args.dirs {
-        print_dirs(&report, args.json, &mut out);
-        true
+        print_dirs(&report, args.json, &mut out)
     } else {
         print_verdicts(&report, &args, &archives, &mut out);
         true
@@ -282,9 +281,17 @@ fn write_json(buf: &mut Vec<u8>, verdict: &Verdict, archives: &[Archive]) {
     buf.extend_from_slice(b"}\n");
 }
 
-/// `--dirs`: `BYTES bytes, N files<TAB>DIRECTORY`, largest first (or JSON).
-fn print_dirs(report: &ContainedReport, json: bool, out: &mut Output) {
-    for dir in report.whole_directories() {
+/// `--dirs`: `BYTES bytes, N files<TAB>DIRECTORY`, largest first (or JSON);
+/// false when refused (a source overlaps an archive tree).
+fn print_dirs(report: &ContainedReport, json: bool, out: &mut Output) -> bool {
+    let dirs = match report.whole_directories() {
+        Ok(dirs) => dirs,
+        Err(why) => {
+            out.err_raw(format!("fastsum contained: --dirs refused: {why}\n").as_bytes());
+            return false;
+        }
+    };
+    for dir in dirs {
         let path = fastsum::name::path_bytes(&dir.path);
         if json {
             let buf = out.stdout_buf();
@@ -304,6 +311,7 @@ fn print_dirs(report: &ContainedReport, json: bool, out: &mut Output) {
         }
         out.commit();
     }
+    true
 }
 
 /// `--remove`: each contained file removed (or, with `--dry-run`, said);

@@ -1166,3 +1166,94 @@ fn contained_a_manifest_that_is_a_fifo_is_refused_without_waiting() {
         out.stderr_str()
     );
 }
+
+/// `--dirs` never says a directory could go whole when its files' copies
+/// are themselves: a source inside its archive is refused (as for
+/// `--remove`), and a source that is a bind mount of the archive's own
+/// directory lists nothing. Hostile finding 65/13.
+#[test]
+fn contained_dirs_never_lists_a_directory_whose_copies_are_itself() {
+    let env = TestEnv::new();
+    env.mkdir("arc/sub");
+    env.mkdir("src");
+    env.file(b"arc/sub/u", b"unique\n");
+    let out = fastsum(&env, &["contained", "--dirs", "arc/sub", "--in", "arc"]);
+    assert_eq!(out.status, 2, "{}", out.stderr_str());
+    assert!(out.stdout.is_empty(), "{}", out.stdout_str());
+    assert!(
+        out.stderr_str().contains("--dirs refused") && out.stderr_str().contains("overlap"),
+        "{}",
+        out.stderr_str()
+    );
+    let bound = std::process::Command::new("mount")
+        .args(["--bind", "arc/sub", "src"])
+        .current_dir(env.path())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !bound {
+        return testenv::skip("cannot bind-mount (needs CAP_SYS_ADMIN)");
+    }
+    let _src = Unmount(env.path().join("src"));
+    let out = fastsum(&env, &["contained", "--dirs", "src", "--in", "arc"]);
+    assert!(out.stdout.is_empty(), "{}", out.stdout_str());
+}
+
+/// `--dirs` never lists a directory holding what the walk did not see: a
+/// file an exclude left out, or a mount point under --one-file-system.
+/// Hostile finding 65/07.
+#[test]
+fn contained_dirs_counts_what_the_walk_left_out() {
+    let env = TestEnv::new();
+    env.mkdir("arc");
+    env.mkdir("src/d/e");
+    env.mkdir("src/empty");
+    env.file(b"arc/a", b"a\n");
+    env.file(b"src/d/a", b"a\n");
+    env.file(b"src/d/e/a", b"a\n");
+    env.file(b"src/d/notes.tmp", b"only here\n");
+    let out = fastsum(
+        &env,
+        &[
+            "contained",
+            "--dirs",
+            "src",
+            "--in",
+            "arc",
+            "--exclude",
+            "*.tmp",
+        ],
+    );
+    assert_eq!(out.stdout_str(), "2 bytes, 1 file\tsrc/d/e\n");
+    std::fs::remove_file(env.path().join("src/d/notes.tmp")).unwrap();
+    let out = fastsum(&env, &["contained", "--dirs", "src", "--in", "arc"]);
+    assert_eq!(
+        out.stdout_str(),
+        "4 bytes, 2 files\tsrc\n",
+        "an empty directory spoils nothing"
+    );
+    env.mkdir("src/d/mnt");
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "tmpfs", "src/d/mnt"])
+        .current_dir(env.path())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        return testenv::skip("cannot mount a tmpfs (needs CAP_SYS_ADMIN)");
+    }
+    let _mnt = Unmount(env.path().join("src/d/mnt"));
+    std::fs::write(env.path().join("src/d/mnt/x"), b"on another fs\n").unwrap();
+    let out = fastsum(
+        &env,
+        &[
+            "contained",
+            "--dirs",
+            "--one-file-system",
+            "src",
+            "--in",
+            "arc",
+        ],
+    );
+    assert_eq!(out.stdout_str(), "2 bytes, 1 file\tsrc/d/e\n");
+}

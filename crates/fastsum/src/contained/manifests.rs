@@ -200,7 +200,8 @@ fn read(
 ) -> Result<crate::manifest::read::Manifest> {
     // Without waiting: a FIFO put in the list's place since its stat is
     // never waited on, and is no regular file.
-    let file = crate::fs::residency::open_nonblocking(path).map_err(|e| Error::with_path(path, e))?;
+    let file =
+        crate::fs::residency::open_nonblocking(path).map_err(|e| Error::with_path(path, e))?;
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(refused(path, "it is no longer a regular file".into()));
     }

@@ -202,9 +202,12 @@ impl ContainedReport {
     }
 
     /// The directories of the sources whose every entry (recursively) is
-    /// a contained file (see [`WholeDirectory`]), largest first.
-    pub fn whole_directories(&self) -> Vec<WholeDirectory> {
-        dirs::whole_directories(self)
+    /// a contained file (see [`WholeDirectory`]), largest first; refused
+    /// (`Err`, why) when a source and an archive tree overlap, as
+    /// [`ContainedReport::remove`] is.
+    pub fn whole_directories(&self) -> std::result::Result<Vec<WholeDirectory>, String> {
+        remove::disjoint(&self.sources, &self.archives)?;
+        Ok(dirs::whole_directories(self))
     }
 
     /// Removes every contained source file, with `dupes`' guarantees

@@ -112,12 +112,23 @@ fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
             }
         }
     }
+    disjoint(sources, archives)
+}
+
+/// Refused (why) when a source and an archive tree overlap: one is, lies
+/// in or holds the other. A source file's copy could then be itself, so
+/// neither `--remove` nor `--dirs` ("could go whole") may trust it.
+pub(super) fn disjoint(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
+    let show = |p: &Path| crate::escape::display_path(p);
     for source in sources {
-        for tree in &trees {
+        for archive in archives {
+            let Archive::Tree(tree) = archive else {
+                continue;
+            };
             if overlap(source, tree)? {
                 return Err(format!(
                     "the source {} and the archive {} overlap (one is, or lies in, the other): \
-                     a removal could take the archive's own copy",
+                     its files' copies could be themselves",
                     show(source),
                     show(tree)
                 ));
