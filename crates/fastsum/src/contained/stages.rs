@@ -37,7 +37,7 @@ pub(super) fn run(
     walk.check_excludes()?;
     let problems = Problems::default();
     let skipped = Mutex::new(Vec::new());
-    let paths = walk_operands(sources, &walk, &problems, Some(&skipped))?;
+    let paths = walk_operands(sources, &walk, None, &problems, Some(&skipped))?;
     let src = stat_files(paths, None, &problems, Some(&skipped));
     let sizes = sorted_sizes(&src.stamps);
     let mut answers = Answers {
@@ -95,10 +95,14 @@ pub(super) fn run(
 }
 
 /// Every regular file under the operands (and the operands that are
-/// files); with `skipped`, what is not a file's bytes is said there.
+/// files); with `sizes`, only the walked files of those sizes (or whose
+/// size the walk could not take): the archive's other paths are never
+/// held, so a large archive costs its candidates' paths only. With
+/// `skipped`, what is not a file's bytes is said there.
 fn walk_operands(
     operands: &[PathBuf],
     walk: &WalkOptions,
+    sizes: Option<&[u64]>,
     problems: &Problems,
     skipped: Option<&Mutex<Vec<Skipped>>>,
 ) -> Result<Paths> {
@@ -115,8 +119,17 @@ fn walk_operands(
         match std::fs::metadata(operand) {
             Ok(m) if m.is_dir() => {
                 let found = Mutex::new(Paths::default());
+                let mut walk = walk.clone();
+                walk.sizes |= sizes.is_some();
+                let wanted = |size: Option<u64>| match (sizes, size) {
+                    (Some(s), Some(size)) => s.binary_search(&size).is_ok(),
+                    _ => true,
+                };
                 walk.walk(operand, &|item| match item {
-                    WalkItem::File { path, .. } => found.lock().expect("not poisoned").push(&path),
+                    WalkItem::File { path, size, .. } if wanted(size) => {
+                        found.lock().expect("not poisoned").push(&path)
+                    }
+                    WalkItem::File { .. } => {}
                     WalkItem::Special { path, kind } => skip(&path, kind),
                     WalkItem::Directory { .. } => {}
                     WalkItem::Error(e) => {
@@ -209,7 +222,7 @@ fn archive_files(
         if let Err(e) = std::fs::metadata(root) {
             return Err(crate::Error::with_path(root, e));
         }
-        let paths = walk_operands(std::slice::from_ref(root), walk, problems, None)?;
+        let paths = walk_operands(std::slice::from_ref(root), walk, Some(sizes), problems, None)?;
         let files = stat_files(paths, Some(sizes), problems, None);
         // Only the kept files' paths stay (the index holds what can
         // match), appended: each archive's files keep their path order.
