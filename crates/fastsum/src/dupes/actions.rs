@@ -25,7 +25,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::entry::Entry;
+use super::entry::{Entry, Lock};
 use super::files::same_bytes;
 use super::reflink::{dedupe, Refused};
 use super::scope::Scope;
@@ -133,6 +133,8 @@ pub(crate) enum Moment {
     Compared,
     /// After the second stat, before the member's directory is held.
     Checked,
+    /// Both files locked and checked once more, just before the act.
+    Locked,
 }
 
 impl Group {
@@ -392,13 +394,44 @@ pub(crate) fn act_on(
         Ok(entry) => entry,
         Err(why) => return ActionOutcome::Skipped(why),
     };
+    // The held entry must not be the kept file's own entry (its
+    // directory's device and inode, and the name): a bind mount put over
+    // a directory of the path since the checks shows the kept file's
+    // directory there (hostile pass over issue 65, finding 10).
+    if entry
+        .dir_entry()
+        .is_some_and(|held| entry_of(&kept.path) == Some(held))
+    {
+        return ActionOutcome::Skipped(
+            "its directory is now the kept file's own (a mount over it since the checks): \
+             it is the kept file's very entry, left as it is"
+                .into(),
+        );
+    }
+    // Both locked (an exclusive flock each, not waited for) from here
+    // through the act, and both stat-ed again under the locks: a second
+    // run at once whose member is our kept file and whose kept file is
+    // our member (hostile pass over issue 65, finding 05) either finds a
+    // lock and leaves its member, or comes after and finds our member
+    // gone.
+    let _locks = match entry
+        .lock(&member.stamp)
+        .and_then(|m| Ok((m, Lock::path(&kept.path, &kept.stamp, "the kept file")?)))
+    {
+        Ok(locks) => locks,
+        Err(why) => return ActionOutcome::Skipped(why),
+    };
+    if let Some(why) = unchanged(member, kept, "while it was compared with the kept file") {
+        return ActionOutcome::Skipped(why);
+    }
     match entry.stamp() {
         Ok(now) if now == member.stamp => {}
         Ok(_) => return ActionOutcome::Skipped("it changed while it was compared".into()),
         Err(e) => return ActionOutcome::Skipped(format!("it cannot be stat-ed: {e}")),
     }
+    hook(&member.path, Moment::Locked);
     let result = match action {
-        Action::Remove => entry.remove(),
+        Action::Remove => entry.remove(&member.stamp),
         Action::Link => entry.replace(|tmp| std::fs::hard_link(&kept.path, tmp)),
         Action::Symlink => {
             let target = std::path::absolute(&kept.path).unwrap_or_else(|_| kept.path.clone());
