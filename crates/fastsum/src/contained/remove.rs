@@ -11,8 +11,10 @@
 //!   does not hold (the copy it names may be gone or changed), so
 //!   nothing is removed on its word;
 //! * no source may be, hold or lie in an archive (by real path, and by
-//!   device and inode up the directories, which sees a bind mount): a
-//!   removal there could take the very copy that makes it safe;
+//!   device and inode up the directories, which sees a bind mount), nor
+//!   share a directory with one (by device and inode, anywhere below:
+//!   an archive bind-mounted inside a source): a removal there could
+//!   take the very copy that makes it safe;
 //! * a source path that is its archive copy's inode (a hard link) is
 //!   removed: the archive still names the inode, so its bytes stay; but
 //!   a source path that is the archive copy's very directory entry (one
@@ -135,7 +137,76 @@ pub(super) fn disjoint(sources: &[PathBuf], archives: &[Archive]) -> Result<(), 
             }
         }
     }
+    // A bind mount below the operands shows one directory in both (an
+    // archive mounted inside a source, or a source inside an archive),
+    // which no path up from either operand sees (hostile pass over issue
+    // 65, finding 02): any directory found under both, by device and
+    // inode, refuses the run.
+    let archive_dirs = directories_under(trees.iter().map(|t| t.as_path()));
+    for source in sources {
+        if let Some(shared) = first_directory_in(source, &archive_dirs) {
+            return Err(format!(
+                "the source {} and an archive share the directory {} (one is mounted inside the \
+                 other): a removal could take the archive's own copy",
+                show(source),
+                show(&shared)
+            ));
+        }
+    }
     Ok(())
+}
+
+/// The device and inode of every directory under `roots` (the roots
+/// included; symbolic links not followed, mounts crossed). A directory
+/// that cannot be read is left out below it: nothing there is reached.
+fn directories_under<'a>(
+    roots: impl Iterator<Item = &'a Path>,
+) -> std::collections::HashSet<FileId> {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<PathBuf> = roots.map(Path::to_path_buf).collect();
+    while let Some(dir) = stack.pop() {
+        let Ok(meta) = std::fs::metadata(&dir) else {
+            continue;
+        };
+        if !meta.is_dir() || !seen.insert(crate::fs::FileStamp::of(&meta).id()) {
+            continue;
+        }
+        push_subdirectories(&dir, &mut stack);
+    }
+    seen
+}
+
+/// The first directory under `root` (itself included) whose device and
+/// inode are in `dirs`.
+fn first_directory_in(root: &Path, dirs: &std::collections::HashSet<FileId>) -> Option<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(meta) = std::fs::metadata(&dir) else {
+            continue;
+        };
+        let id = crate::fs::FileStamp::of(&meta).id();
+        if !meta.is_dir() || !seen.insert(id) {
+            continue;
+        }
+        if dirs.contains(&id) {
+            return Some(dir);
+        }
+        push_subdirectories(&dir, &mut stack);
+    }
+    None
+}
+
+/// Pushes the real subdirectories of `dir` (not symbolic links) on `stack`.
+fn push_subdirectories(dir: &Path, stack: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            stack.push(entry.path());
+        }
+    }
 }
 
 /// Whether `a` is `b`, lies in it, or holds it: by real paths, and by the

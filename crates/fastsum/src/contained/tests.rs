@@ -141,3 +141,37 @@ fn verify_withholds_a_copy_whose_bytes_differ() {
     assert_eq!(problems.len(), 1);
     assert!(problems[0].error.contains("other bytes"), "{problems:?}");
 }
+
+#[test]
+fn an_archive_bind_mounted_inside_the_source_refuses_the_removal_whole() {
+    // Hostile pass over issue 65, finding 02: src/m is a bind mount of
+    // arc, which holds h and its hard link hl. No path up from either
+    // operand sees it; the shared directory does.
+    let dir = tempfile::tempdir().unwrap();
+    let (src, arc) = (dir.path().join("src"), dir.path().join("arc"));
+    std::fs::create_dir_all(src.join("m")).unwrap();
+    std::fs::create_dir_all(&arc).unwrap();
+    std::fs::write(arc.join("h"), b"hello").unwrap();
+    std::fs::hard_link(arc.join("h"), arc.join("hl")).unwrap();
+    let bound = std::process::Command::new("mount")
+        .arg("--bind")
+        .arg(&arc)
+        .arg(src.join("m"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !bound {
+        eprintln!("skipped: no bind mount can be made here (needs root)");
+        return;
+    }
+    let report = ContainedOptions::default()
+        .find_contained(std::slice::from_ref(&src), &[Archive::Tree(arc.clone())]);
+    let refused = report.map(|r| r.remove(false, &mut |_| {}));
+    let _ = std::process::Command::new("umount")
+        .arg(src.join("m"))
+        .output();
+    match refused {
+        Ok(Err(why)) => assert!(why.contains("share the directory"), "{why}"),
+        other => panic!("not refused: {other:?}"),
+    }
+    assert!(arc.join("h").exists() && arc.join("hl").exists());
+}

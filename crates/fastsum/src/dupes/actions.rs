@@ -11,6 +11,17 @@
 //! * the member's bytes are compared with the kept file's first, and both
 //!   are stat-ed again after the comparison: a write during it (which the
 //!   comparison may have missed) leaves the member as it is;
+//! * the last stat and the act are made under an exclusive `flock` (not
+//!   waited for) on the member, opened through its held directory, and
+//!   on the kept file: of two runs at once whose member is the other's
+//!   kept file, the second finds the lock and leaves its member, or comes
+//!   after and finds it gone (never both gone);
+//! * the held entry is never the kept file's own (by its directory's
+//!   device and inode, and the name: a mount put over the member's
+//!   directory after the checks shows the kept file's there);
+//! * a removal renames the name aside (`RENAME_NOREPLACE`) and unlinks
+//!   only the inode it checked: a file renamed onto the name in the last
+//!   instant is put back, never removed;
 //! * a link replaces a member atomically: made under a temporary name in
 //!   the member's directory, then renamed over it, so a crash leaves the
 //!   old file or the link, never neither;
@@ -25,7 +36,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::entry::Entry;
+use super::entry::{Entry, Lock};
 use super::files::same_bytes;
 use super::reflink::{dedupe, Refused};
 use super::scope::Scope;
@@ -133,6 +144,8 @@ pub(crate) enum Moment {
     Compared,
     /// After the second stat, before the member's directory is held.
     Checked,
+    /// Both files locked and checked once more, just before the act.
+    Locked,
 }
 
 impl Group {
@@ -386,19 +399,13 @@ pub(crate) fn act_on(
         return ActionOutcome::Skipped(why);
     }
     hook(&member.path, Moment::Checked);
-    // From here on through its directory, held and found in the scope
-    // (a directory of the path swapped since is no way out).
-    let entry = match Entry::hold(&member.path, scope) {
-        Ok(entry) => entry,
+    let (entry, _locks) = match held_and_locked(member, kept, scope) {
+        Ok(held) => held,
         Err(why) => return ActionOutcome::Skipped(why),
     };
-    match entry.stamp() {
-        Ok(now) if now == member.stamp => {}
-        Ok(_) => return ActionOutcome::Skipped("it changed while it was compared".into()),
-        Err(e) => return ActionOutcome::Skipped(format!("it cannot be stat-ed: {e}")),
-    }
+    hook(&member.path, Moment::Locked);
     let result = match action {
-        Action::Remove => entry.remove(),
+        Action::Remove => entry.remove(&member.stamp),
         Action::Link => entry.replace(|tmp| std::fs::hard_link(&kept.path, tmp)),
         Action::Symlink => {
             let target = std::path::absolute(&kept.path).unwrap_or_else(|_| kept.path.clone());
@@ -411,6 +418,58 @@ pub(crate) fn act_on(
         Ok(()) => ActionOutcome::Done,
         Err(e) => ActionOutcome::Failed(crate::error::ErrorKind::Io(e).to_string()),
     }
+}
+
+/// The member's entry held (its directory opened and found in the scope:
+/// a directory of the path swapped since is no way out), both files
+/// locked and both stamps checked again under the locks (`Err`: why the
+/// member is left).
+fn held_and_locked(
+    member: &Member,
+    kept: &Member,
+    scope: &Scope,
+) -> Result<(Entry, (Lock, Option<Lock>)), String> {
+    // From here on through its directory, held and found in the scope
+    // (a directory of the path swapped since is no way out).
+    let entry = Entry::hold(&member.path, scope)?;
+    // The held entry must not be the kept file's own entry (its
+    // directory's device and inode, and the name): a bind mount put over
+    // a directory of the path since the checks shows the kept file's
+    // directory there (hostile pass over issue 65, finding 10).
+    if entry
+        .dir_entry()
+        .is_some_and(|held| entry_of(&kept.path) == Some(held))
+    {
+        return Err(
+            "its directory is now the kept file's own (a mount over it since the checks): \
+             it is the kept file's very entry, left as it is"
+                .into(),
+        );
+    }
+    // Both locked (an exclusive flock each, not waited for) from here
+    // through the act, and both stat-ed again under the locks: a second
+    // run at once whose member is our kept file and whose kept file is
+    // our member (hostile pass over issue 65, finding 05) either finds a
+    // lock and leaves its member, or comes after and finds our member
+    // gone.
+    // One inode (`contained`: a hard link of the archive copy) is locked
+    // once: a second lock of it, by this very run, would be refused.
+    let locks = (
+        entry.lock(&member.stamp)?,
+        match member.id() == kept.id() {
+            true => None,
+            false => Some(Lock::path(&kept.path, &kept.stamp, "the kept file")?),
+        },
+    );
+    if let Some(why) = unchanged(member, kept, "while it was compared with the kept file") {
+        return Err(why);
+    }
+    match entry.stamp() {
+        Ok(now) if now == member.stamp => {}
+        Ok(_) => return Err("it changed while it was compared".into()),
+        Err(e) => return Err(format!("it cannot be stat-ed: {e}")),
+    }
+    Ok((entry, locks))
 }
 
 /// Why the member or the kept file is not as it was hashed (`when`

@@ -61,6 +61,16 @@ impl Entry {
         Ok(Entry { dir, name })
     }
 
+    /// Its directory entry as `actions::entry_of` names one: the held
+    /// directory's device and inode, and the name.
+    pub(super) fn dir_entry(&self) -> Option<(u64, u64, std::ffi::OsString)> {
+        use std::os::unix::fs::MetadataExt;
+        let dir = self.dir.metadata().ok()?;
+        let name =
+            <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(self.name.as_bytes());
+        Some((dir.dev(), dir.ino(), name.to_os_string()))
+    }
+
     fn fd(&self) -> libc::c_int {
         std::os::fd::AsRawFd::as_raw_fd(&self.dir)
     }
@@ -70,15 +80,76 @@ impl Entry {
         crate::fs::stat::stat_at(self.fd(), &self.name, false)
     }
 
-    /// Removes it.
-    pub(super) fn remove(&self) -> io::Result<()> {
+    /// Opens it through the held directory (no link followed, never
+    /// blocking on a FIFO or a device) and takes an exclusive `flock` on
+    /// it without waiting; the open file must be the one `expected`
+    /// stamps (`Err`: why not, another run's lock included).
+    pub(super) fn lock(&self, expected: &FileStamp) -> Result<Lock, String> {
         // SAFETY: the descriptor is open for the call and the name is
-        // NUL-terminated; unlinkat only reads them.
-        let r = unsafe { libc::unlinkat(self.fd(), self.name.as_ptr(), 0) };
-        if r == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
+        // NUL-terminated; openat only reads them.
+        let fd = unsafe {
+            libc::openat(
+                self.fd(),
+                self.name.as_ptr(),
+                libc::O_RDONLY
+                    | libc::O_NOFOLLOW
+                    | libc::O_NONBLOCK
+                    | libc::O_NOCTTY
+                    | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(format!(
+                "it cannot be opened to be locked: {}",
+                io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        let file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        Lock::take(file, expected, "it")
+    }
+
+    /// Removes it, if it is still the file `expected` stamps: the name is
+    /// first renamed to a temporary name beside it (`RENAME_NOREPLACE`),
+    /// the file under that name stat-ed, and only that file unlinked; a
+    /// file renamed onto the name since the last check (hostile pass over
+    /// issue 65, finding 03) is renamed back and left. Should renaming
+    /// back fail, the file stays under the temporary name, which the
+    /// error names: it is never removed.
+    pub(super) fn remove(&self, expected: &FileStamp) -> io::Result<()> {
+        let tmp_name = removal_name();
+        let tmp = std::ffi::CString::new(tmp_name.clone()).map_err(io::Error::other)?;
+        rename_noreplace(self.fd(), &self.name, &tmp)?;
+        let parked = crate::fs::stat::stat_at(self.fd(), &tmp, false);
+        // A rename moves the ctime (on most file systems); all else, the
+        // identity (device, inode) first, must be the checked file's.
+        let same = parked.as_ref().is_ok_and(|now| {
+            FileStamp {
+                ctime_ns: expected.ctime_ns,
+                ..*now
+            } == *expected
+        });
+        if same {
+            // SAFETY: the descriptor is open for the call and the name is
+            // NUL-terminated; unlinkat only reads them.
+            if unsafe { libc::unlinkat(self.fd(), tmp.as_ptr(), 0) } == 0 {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            let _ = rename_noreplace(self.fd(), &tmp, &self.name);
+            return Err(e);
+        }
+        let why = match parked {
+            Ok(_) => "another file was put at its name just before the removal",
+            Err(_) => "it could not be stat-ed under its temporary name",
+        };
+        match rename_noreplace(self.fd(), &tmp, &self.name) {
+            Ok(()) => Err(io::Error::other(format!("{why}: left as it is"))),
+            Err(e) => Err(io::Error::other(format!(
+                "{why}, and renaming it back failed ({e}): IT IS LEFT UNDER THE NAME {} IN ITS \
+                 DIRECTORY (nothing was removed)",
+                crate::escape::display_path(Path::new(&crate::fs::name::os_string(tmp_name)))
+            ))),
         }
     }
 
@@ -104,6 +175,97 @@ impl Entry {
     }
 }
 
+/// An exclusive `flock` on an open file, released when dropped: two
+/// runs acting at once (each one's member the other's kept file) never
+/// both act, the second seeing the lock or, after, the file gone.
+pub(super) struct Lock {
+    #[cfg(unix)]
+    _file: std::fs::File,
+}
+
+impl Lock {
+    /// Locks `file` without waiting; it must be the file `expected`
+    /// stamps (`what` names it in the reasons).
+    #[cfg(unix)]
+    fn take(file: std::fs::File, expected: &FileStamp, what: &str) -> Result<Lock, String> {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        // SAFETY: `fd` is open (owned by `file`) for the call.
+        if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::EWOULDBLOCK) => {
+                    format!("another run holds {what} (a lock on it): left as it is")
+                }
+                _ => format!("{what} cannot be locked: {e}"),
+            });
+        }
+        match file.metadata() {
+            Ok(m) if FileStamp::of(&m) == *expected => Ok(Lock { _file: file }),
+            Ok(_) => Err(format!("{what} changed since it was checked")),
+            Err(e) => Err(format!("{what} cannot be stat-ed: {e}")),
+        }
+    }
+
+    /// Opens `path` (no link followed at its end, never blocking) and
+    /// locks it as [`Entry::lock`] does.
+    pub(super) fn path(path: &Path, expected: &FileStamp, what: &str) -> Result<Lock, String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let file = std::fs::File::options()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+                .open(path)
+                .map_err(|e| format!("{what} cannot be opened to be locked: {e}"))?;
+            Lock::take(file, expected, what)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (path, expected, what);
+            Ok(Lock {})
+        }
+    }
+}
+
+/// A name for a file about to be removed, beside it:
+/// `.fastsum-remove-PID-NANOS` (never shaped as the actions' leftovers,
+/// `.fastsum-NAME.PID.tmp`, so that clearing those never takes it).
+#[cfg(target_os = "linux")]
+fn removal_name() -> Vec<u8> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(".fastsum-remove-{}-{nanos}", std::process::id()).into_bytes()
+}
+
+/// `renameat2(dir, from, dir, to, RENAME_NOREPLACE)`.
+#[cfg(target_os = "linux")]
+fn rename_noreplace(
+    dir: libc::c_int,
+    from: &std::ffi::CStr,
+    to: &std::ffi::CStr,
+) -> io::Result<()> {
+    // SAFETY: the descriptor is open for the call and both names are
+    // NUL-terminated; renameat2 only reads them. The raw system call
+    // (not libc's wrapper, missing from some C libraries) takes these
+    // arguments in this order.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            dir,
+            from.as_ptr(),
+            dir,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 #[cfg(not(target_os = "linux"))]
 impl Entry {
     pub(super) fn hold(path: &Path, _scope: &Scope) -> Result<Entry, String> {
@@ -116,7 +278,15 @@ impl Entry {
         std::fs::symlink_metadata(&self.path).map(|m| FileStamp::of(&m))
     }
 
-    pub(super) fn remove(&self) -> io::Result<()> {
+    pub(super) fn lock(&self, expected: &FileStamp) -> Result<Lock, String> {
+        Lock::path(&self.path, expected, "it")
+    }
+
+    pub(super) fn dir_entry(&self) -> Option<(u64, u64, std::ffi::OsString)> {
+        None
+    }
+
+    pub(super) fn remove(&self, _expected: &FileStamp) -> io::Result<()> {
         std::fs::remove_file(&self.path)
     }
 

@@ -216,3 +216,150 @@ fn a_directory_swapped_for_a_link_out_after_the_checks_is_no_way_out() {
         assert_eq!(std::fs::read(op.join("sub.real/f")).unwrap(), b"same bytes");
     }
 }
+
+/// A member by its path, stamped as it is now.
+fn member(path: &Path) -> Member {
+    Member {
+        path: path.to_path_buf(),
+        stamp: FileStamp::of(&std::fs::symlink_metadata(path).unwrap()),
+    }
+}
+
+#[test]
+fn two_crosswise_removals_at_once_never_take_both_copies() {
+    // Hostile pass over issue 65, finding 05: run A removes x/f keeping
+    // y/g while run B removes y/g keeping x/f. B runs whole inside A's
+    // last moment (both A's checks passed, A about to unlink): B finds
+    // A's lock and leaves y/g; A removes x/f; one copy stays.
+    let dir = tempfile::tempdir().unwrap();
+    let (x, y) = (dir.path().join("x"), dir.path().join("y"));
+    std::fs::create_dir_all(&x).unwrap();
+    std::fs::create_dir_all(&y).unwrap();
+    std::fs::write(x.join("f"), b"only content").unwrap();
+    std::fs::write(y.join("g"), b"only content").unwrap();
+    let scope = Scope::of(&[x.clone(), y.clone()]);
+    let (xf, yg) = (member(&x.join("f")), member(&y.join("g")));
+    let mut inner = None;
+    let mut hook = |_: &Path, moment: Moment| {
+        if moment == Moment::Locked && inner.is_none() {
+            inner = Some(act_on(&yg, &xf, &scope, Action::Remove, &mut |_, _| {}));
+        }
+    };
+    let outer = act_on(&xf, &yg, &scope, Action::Remove, &mut hook);
+    let inner = inner.expect("the hook ran");
+    assert!(
+        matches!(&inner, ActionOutcome::Skipped(why) if why.contains("another run holds")),
+        "{inner:?}"
+    );
+    assert_eq!(outer, ActionOutcome::Done);
+    assert!(!x.join("f").exists());
+    assert_eq!(std::fs::read(y.join("g")).unwrap(), b"only content");
+}
+
+#[test]
+fn two_identical_removals_at_once_remove_once_and_keep_the_kept_file() {
+    // Two runs of one `dupes --remove` at once: the inner one, inside the
+    // outer's last moment, leaves the member to it; nothing else changes.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), b"same").unwrap();
+    std::fs::write(dir.path().join("b"), b"same").unwrap();
+    let scope = Scope::of(&[dir.path().to_path_buf()]);
+    let (a, b) = (member(&dir.path().join("a")), member(&dir.path().join("b")));
+    let mut inner = None;
+    let mut hook = |_: &Path, moment: Moment| {
+        if moment == Moment::Locked && inner.is_none() {
+            inner = Some(act_on(&b, &a, &scope, Action::Remove, &mut |_, _| {}));
+        }
+    };
+    assert_eq!(
+        act_on(&b, &a, &scope, Action::Remove, &mut hook),
+        ActionOutcome::Done
+    );
+    assert!(
+        matches!(inner, Some(ActionOutcome::Skipped(_))),
+        "{inner:?}"
+    );
+    assert!(!dir.path().join("b").exists());
+    assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"same");
+    // And after it, a run finds the member gone and leaves all as it is.
+    let after = act_on(&b, &a, &scope, Action::Remove, &mut |_, _| {});
+    assert!(matches!(after, ActionOutcome::Skipped(_)), "{after:?}");
+    assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"same");
+}
+
+#[test]
+fn a_file_renamed_onto_the_members_name_just_before_the_unlink_stays() {
+    // Hostile pass over issue 65, finding 03: between the last stat and
+    // the unlink, another process renames a file holding bytes nowhere
+    // else onto the member's name. The removal parks the name, sees
+    // another inode under it, renames it back and removes nothing.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), b"same").unwrap();
+    std::fs::write(dir.path().join("b"), b"same").unwrap();
+    std::fs::write(dir.path().join("unique"), b"in no archive").unwrap();
+    let scope = Scope::of(&[dir.path().to_path_buf()]);
+    let (a, b) = (member(&dir.path().join("a")), member(&dir.path().join("b")));
+    let mut hook = |path: &Path, moment: Moment| {
+        if moment == Moment::Locked {
+            std::fs::rename(dir.path().join("unique"), path).unwrap();
+        }
+    };
+    let outcome = act_on(&b, &a, &scope, Action::Remove, &mut hook);
+    assert!(
+        matches!(&outcome, ActionOutcome::Failed(why) if why.contains("another file was put")),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("b")).unwrap(),
+        b"in no archive"
+    );
+    assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"same");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary name is left: {names:?}");
+}
+
+#[test]
+fn a_bind_mount_over_the_members_directory_never_takes_the_kept_files_entry() {
+    // Hostile pass over issue 65, finding 10: src/d/h is a hard link of
+    // the kept arc/h; arc is bind-mounted over src/d after the checks.
+    // The held directory is then arc itself: its entry h is the kept
+    // file's, and is left.
+    let dir = tempfile::tempdir().unwrap();
+    let (src, arc) = (dir.path().join("src"), dir.path().join("arc"));
+    std::fs::create_dir_all(src.join("d")).unwrap();
+    std::fs::create_dir_all(&arc).unwrap();
+    std::fs::write(arc.join("h"), b"archived").unwrap();
+    std::fs::hard_link(arc.join("h"), src.join("d/h")).unwrap();
+    let scope = Scope::of(&[src.clone(), arc.clone()]);
+    let (m, k) = (member(&src.join("d/h")), member(&arc.join("h")));
+    let mut bound = false;
+    let mut hook = |_: &Path, moment: Moment| {
+        if moment == Moment::Checked {
+            bound = std::process::Command::new("mount")
+                .arg("--bind")
+                .arg(&arc)
+                .arg(src.join("d"))
+                .output()
+                .is_ok_and(|o| o.status.success());
+        }
+    };
+    // Not the kept file's inode check of `act_on_group_hooked`: this is
+    // `contained`'s case, a hard link of the archive copy, acted on.
+    let outcome = act_on(&m, &k, &scope, Action::Remove, &mut hook);
+    if !bound {
+        eprintln!("skipped: no bind mount can be made here (needs root)");
+        return;
+    }
+    let _ = std::process::Command::new("umount")
+        .arg(src.join("d"))
+        .output();
+    assert!(
+        matches!(&outcome, ActionOutcome::Skipped(why) if why.contains("very entry")),
+        "{outcome:?}"
+    );
+    assert_eq!(std::fs::read(arc.join("h")).unwrap(), b"archived");
+    assert_eq!(std::fs::read(src.join("d/h")).unwrap(), b"archived");
+}
