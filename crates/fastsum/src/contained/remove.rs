@@ -92,10 +92,9 @@ pub(super) fn remove(
 /// Why nothing may be removed at all, if so.
 fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
     let show = |p: &Path| crate::escape::display_path(p);
-    let mut trees = Vec::new();
     for archive in archives {
         match archive {
-            Archive::Tree(root) => trees.push(root),
+            Archive::Tree(_) => {}
             Archive::Manifest(list) => {
                 return Err(format!(
                     "{} is a manifest: a list vouches for bytes it does not hold, so nothing \
@@ -142,7 +141,11 @@ pub(super) fn disjoint(sources: &[PathBuf], archives: &[Archive]) -> Result<(), 
     // which no path up from either operand sees (hostile pass over issue
     // 65, finding 02): any directory found under both, by device and
     // inode, refuses the run.
-    let archive_dirs = directories_under(trees.iter().map(|t| t.as_path()));
+    let trees = archives.iter().filter_map(|a| match a {
+        Archive::Tree(t) => Some(t.as_path()),
+        _ => None,
+    });
+    let archive_dirs = directories_under(trees);
     for source in sources {
         if let Some(shared) = first_directory_in(source, &archive_dirs) {
             return Err(format!(

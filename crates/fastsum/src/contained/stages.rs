@@ -222,7 +222,13 @@ fn archive_files(
         if let Err(e) = std::fs::metadata(root) {
             return Err(crate::Error::with_path(root, e));
         }
-        let paths = walk_operands(std::slice::from_ref(root), walk, Some(sizes), problems, None)?;
+        let paths = walk_operands(
+            std::slice::from_ref(root),
+            walk,
+            Some(sizes),
+            problems,
+            None,
+        )?;
         let files = stat_files(paths, Some(sizes), problems, None);
         // Only the kept files' paths stay (the index holds what can
         // match), appended: each archive's files keep their path order.
