@@ -131,7 +131,7 @@ pub(super) fn whole_directories(report: &ContainedReport) -> Vec<WholeDirectory>
 /// contained file or a directory the walk saw (or one it did not see that
 /// is empty, on `dir`'s file system).
 fn holds_only(dir: &Path, contained: &HashSet<&Path>, walked: &HashMap<PathBuf, Below>) -> bool {
-    use std::os::unix::fs::MetadataExt;
+    let dev = |m: &std::fs::Metadata| crate::fs::FileStamp::of(m).dev;
     let Ok(here) = std::fs::symlink_metadata(dir) else {
         return false;
     };
@@ -147,7 +147,7 @@ fn holds_only(dir: &Path, contained: &HashSet<&Path>, walked: &HashMap<PathBuf, 
             return false;
         };
         let fine = if meta.is_dir() {
-            meta.dev() == here.dev()
+            dev(&meta) == dev(&here)
                 && match walked.contains_key(&path) {
                     true => true,
                     false => std::fs::read_dir(&path).is_ok_and(|mut e| e.next().is_none()),
