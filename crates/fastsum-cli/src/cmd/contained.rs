@@ -169,16 +169,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
 
 /// How HOST:PATH archives are reached (as `diff`'s remote sides).
 fn remote_options(args: &ContainedArgs) -> fastsum::remote::RemoteOptions {
-    let mut options = crate::term::remote_options();
-    if let Some(rsh) = &args.rsh {
-        options.set_transport(rsh);
-    }
-    options.method = args
-        .remote_method
-        .as_deref()
-        .and_then(fastsum::remote::Method::from_name);
-    options.remote_fastsum = args.remote_fastsum.clone();
-    options
+    crate::term::remote_options_with(
+        args.rsh.as_deref(),
+        args.remote_method.as_deref(),
+        args.remote_fastsum.as_deref(),
+    )
 }
 
 /// Each ARCHIVE operand as a tree, a manifest or a remote tree; `None`

@@ -27,6 +27,23 @@ pub fn remote_options() -> fastsum::remote::RemoteOptions {
     options
 }
 
+/// [`remote_options`] with `-e/--rsh`, `--remote-method` and
+/// `--remote-fastsum` as given: the remote side `diff` and `contained`
+/// reach a host with.
+pub fn remote_options_with(
+    rsh: Option<&str>,
+    method: Option<&str>,
+    remote_fastsum: Option<&str>,
+) -> fastsum::remote::RemoteOptions {
+    let mut options = remote_options();
+    if let Some(rsh) = rsh {
+        options.set_transport(rsh);
+    }
+    options.method = method.and_then(fastsum::remote::Method::from_name);
+    options.remote_fastsum = remote_fastsum.map(str::to_string);
+    options
+}
+
 /// `-q`: notices (what was left out, the summary of a run without
 /// trouble) are not printed; errors and warnings of trouble always are.
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

@@ -334,15 +334,11 @@ impl Printer<'_> {
 }
 
 fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
-    let mut options = crate::term::remote_options();
-    if let Some(rsh) = &args.rsh {
-        options.set_transport(rsh);
-    }
-    options.method = args
-        .remote_method
-        .as_deref()
-        .and_then(fastsum::remote::Method::from_name);
-    options.remote_fastsum = args.remote_fastsum.clone();
+    let mut options = crate::term::remote_options_with(
+        args.rsh.as_deref(),
+        args.remote_method.as_deref(),
+        args.remote_fastsum.as_deref(),
+    );
     options.cache = args.cache.asked().is_on();
     options.listing = args.remote_listing.clone();
     if args.upload_self {
