@@ -381,8 +381,10 @@ fn json_stamp(fields: &[(String, Value)], size: u64) -> Option<crate::fs::FileSt
     })
 }
 
-/// A hashdeep list: the column of `given` (`-a`), else the first the
-/// header names that fastsum computes; sizes kept.
+/// A hashdeep list: the column of `given` (`-a`), else the hardest to
+/// forge the header names that fastsum computes (sha256, then sha1, then
+/// md5: a list of md5 and sha256 is never decided by its md5, whose
+/// collisions are made in seconds); sizes kept.
 fn read_hashdeep(
     lines: &mut Lines<impl BufRead>,
     given: Option<Algorithm>,
@@ -407,7 +409,10 @@ fn read_hashdeep(
         })?,
         None => columns
             .iter()
-            .position(Option::is_some)
+            .enumerate()
+            .filter(|(_, c)| c.is_some())
+            .max_by_key(|&(at, c)| (hashdeep_strength(*c), std::cmp::Reverse(at)))
+            .map(|(at, _)| at)
             .ok_or("none of its columns is md5, sha1 or sha256")?,
     };
     let algorithm = columns
@@ -442,6 +447,16 @@ fn read_hashdeep(
         }
     }
     finish(manifest, Some(algorithm), files)
+}
+
+/// How hard a hashdeep column's digest is to forge (higher: harder).
+fn hashdeep_strength(algorithm: Option<Algorithm>) -> u8 {
+    match algorithm {
+        Some(Algorithm::Sha256) => 3,
+        Some(Algorithm::Sha1) => 2,
+        Some(Algorithm::Md5) => 1,
+        _ => 0,
+    }
 }
 
 impl Manifest {

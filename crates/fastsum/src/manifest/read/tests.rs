@@ -212,3 +212,26 @@ fn several_digests_a_file_are_read_whole_or_refused_by_line() {
     let one = json.replace("\"digests\":{\"md5\"", "\"algorithm\":\"md5\",\"digest\"");
     assert!(several(&one).is_err());
 }
+
+#[test]
+fn a_hashdeep_list_is_read_in_its_hardest_column_to_forge() {
+    // Whatever the columns' order, sha256 decides over sha1 and md5 (an
+    // md5 collision must not pass where the list also gives sha256);
+    // `-a` still picks a column by name.
+    let (md5, sha1, sha256) = ("0".repeat(32), "1".repeat(40), "2".repeat(64));
+    for (columns, line, want, digest) in [
+        ("md5,sha256", format!("3,{md5},{sha256},a"), Algorithm::Sha256, &sha256),
+        ("sha256,md5", format!("3,{sha256},{md5},a"), Algorithm::Sha256, &sha256),
+        ("md5,sha1", format!("3,{md5},{sha1},a"), Algorithm::Sha1, &sha1),
+        ("sha1,md5", format!("3,{sha1},{md5},a"), Algorithm::Sha1, &sha1),
+        ("md5", format!("3,{md5},a"), Algorithm::Md5, &md5),
+    ] {
+        let text = format!("%%%% HASHDEEP-1.0\n%%%% size,{columns},filename\n##\n{line}\n");
+        let list = read(&text, None).unwrap();
+        assert_eq!(list.algorithm, want, "{columns}");
+        assert_eq!(&list.entries[0].digest.to_hex(), digest, "{columns}");
+    }
+    let text = format!("%%%% HASHDEEP-1.0\n%%%% size,md5,sha256,filename\n##\n3,{md5},{sha256},a\n");
+    let list = read(&text, Some(Algorithm::Md5)).unwrap();
+    assert_eq!(list.entries[0].digest.to_hex(), md5);
+}
