@@ -19,8 +19,10 @@ use crate::term::output::{Buffering, Output};
 const AFTER_HELP: &str = "Without -v, standard output lists the files NOT contained, one a line \
 (names escaped as every report line's); -v adds a line 'contained<TAB>PATH<TAB>ARCHIVE<TAB>COPY' \
 for each contained file (a raw tab never appears in an escaped name). Symbolic links, FIFOs, \
-sockets and devices are skipped (not files' bytes) and never followed or opened. Exit status: 0 \
-every file contained, 1 some not, 2 trouble (a file that could not be read or changed while \
+sockets and devices are skipped (not files' bytes) and never followed or opened. With --remove, \
+--json writes a record per file ('removed' or, with --dry-run, 'would_remove': true, or false \
+with 'error'). Exit status: 0 every file contained (nothing skipped: a skipped entry is not \
+known to be there), 1 some not (or skipped), 2 trouble (a file that could not be read or changed while \
 read, a bad manifest line, usage; with --remove, an action not done).";
 
 /// Tell whether every file under SOURCE has a copy of its bytes somewhere
@@ -144,7 +146,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let mut out = Output::new(Buffering::Line);
     say_problems(&report, &mut out);
     let acted = if args.remove {
-        remove(&report, args.dry_run, &mut out)
+        remove(&report, args.dry_run, args.json, &mut out)
     } else if args.dirs {
         print_dirs(&report, args.json, &mut out)
     } else {
@@ -163,7 +165,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if !report.problems.is_empty() || !acted {
         2
     } else {
-        i32::from(summary.missing_files > 0)
+        // What was skipped (a link, a FIFO) is not known to be there:
+        // exit 0 says the whole source is, with -q too.
+        i32::from(summary.missing_files > 0 || !report.skipped.is_empty())
     }
 }
 
@@ -309,38 +313,47 @@ fn print_dirs(report: &ContainedReport, json: bool, out: &mut Output) -> bool {
     true
 }
 
-/// `--remove`: each contained file removed (or, with `--dry-run`, said);
-/// false if refused, or one was skipped or failed.
-fn remove(report: &ContainedReport, dry_run: bool, out: &mut Output) -> bool {
+/// `--remove`: each contained file removed (or, with `--dry-run`, said),
+/// a line or (`--json`) a record each; false if refused, or one was
+/// skipped or failed.
+fn remove(report: &ContainedReport, dry_run: bool, json: bool, out: &mut Output) -> bool {
     let verb = if dry_run {
         "would remove: "
     } else {
         "remove: "
     };
+    let key = if dry_run { "would_remove" } else { "removed" };
     let mut all_done = true;
     let refused = report.remove(dry_run, &mut |acted: Acted| {
         let member = fastsum::name::path_bytes(&acted.member);
-        match &acted.outcome {
-            ActionOutcome::Done => {
-                let parts = [LinePart::Text(verb.as_bytes()), LinePart::Name(member)];
-                LinePart::write_line(out.stdout_buf(), &parts, true);
-                out.commit();
-            }
-            ActionOutcome::SameFile | ActionOutcome::SameEntry(_) => {
-                all_done = false;
-                let line = format!(
-                    "fastsum contained: {}: not removed: it is its archive copy {} itself\n",
-                    quote(member),
-                    quote(fastsum::name::path_bytes(&acted.kept))
-                );
-                out.err_raw(line.as_bytes());
-            }
-            ActionOutcome::Skipped(why) | ActionOutcome::Failed(why) => {
-                all_done = false;
-                let line = format!("fastsum contained: {}: not removed: {why}\n", quote(member));
-                out.err_raw(line.as_bytes());
-            }
+        let why = match &acted.outcome {
+            ActionOutcome::Done => None,
+            ActionOutcome::SameFile | ActionOutcome::SameEntry(_) => Some(format!(
+                "it is its archive copy {} itself",
+                quote(fastsum::name::path_bytes(&acted.kept))
+            )),
+            ActionOutcome::Skipped(why) | ActionOutcome::Failed(why) => Some(why.clone()),
+        };
+        if let Some(why) = &why {
+            all_done = false;
+            let line = format!("fastsum contained: {}: not removed: {why}\n", quote(member));
+            out.err_raw(line.as_bytes());
         }
+        if json {
+            let buf = out.stdout_buf();
+            buf.push(b'{');
+            Renderer::write_json_name(buf, "path", member);
+            buf.extend_from_slice(format!(",\"{key}\":{}", why.is_none()).as_bytes());
+            if let Some(why) = &why {
+                buf.push(b',');
+                Renderer::write_json_name(buf, "error", why.as_bytes());
+            }
+            buf.extend_from_slice(b"}\n");
+        } else if why.is_none() {
+            let parts = [LinePart::Text(verb.as_bytes()), LinePart::Name(member)];
+            LinePart::write_line(out.stdout_buf(), &parts, true);
+        }
+        out.commit();
     });
     if let Err(why) = refused {
         out.err_raw(format!("fastsum contained: --remove refused: {why}\n").as_bytes());

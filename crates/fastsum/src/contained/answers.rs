@@ -8,11 +8,11 @@ use std::sync::Mutex;
 use super::{ArchiveCopy, ContainedOptions};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::dupes::items::WHOLE_FILE_READS;
+use crate::dupes::items::{read_as_staged, staged_hasher};
 use crate::dupes::Problem;
 use crate::error::Result;
-use crate::pipeline::{Order, Outcome, TreeHasher};
-use crate::read::ReadStrategy;
+use crate::fs::FileStamp;
+use crate::pipeline::Outcome;
 use crate::stage::Source;
 
 /// What went wrong, gathered from every thread.
@@ -48,36 +48,33 @@ impl Answers {
     }
 }
 
-/// The digests of `paths` in `algorithm`, in that order, on every core
-/// (`None` for a file that could not be read: a problem).
+/// The digests of `files` (each path with the stamp its stat stage took)
+/// in `algorithm`, in that order, on every core, each read only as the
+/// version its stamp names (`dupes::items::read_as_staged`); `None` for a
+/// file that could not be so read: a problem.
 pub(super) fn hash_paths(
-    paths: Vec<PathBuf>,
+    files: Vec<(PathBuf, FileStamp)>,
     algorithm: Algorithm,
     options: &ContainedOptions<'_>,
     problems: &Problems,
 ) -> Result<Vec<Option<Digest>>> {
-    let threads = options.threads;
-    let mut hashed: Vec<Option<Digest>> = vec![None; paths.len()];
-    if paths.is_empty() {
+    let mut hashed: Vec<Option<Digest>> = vec![None; files.len()];
+    if files.is_empty() {
         return Ok(hashed);
     }
+    let (paths, stamps): (Vec<PathBuf>, Vec<FileStamp>) = files.into_iter().unzip();
     let operands: Vec<Source> = paths.into_iter().map(Source::Path).collect();
     #[allow(unused_mut)]
-    let mut hasher = TreeHasher::new(algorithm)
-        .order(Order::Sorted)
-        .strategy(ReadStrategy::Read {
-            buffer_size: WHOLE_FILE_READS,
-        })
-        .threads(match threads {
-            0 => crate::pipeline::TreeOptions::available_threads(),
-            n => n,
-        });
+    let mut hasher = staged_hasher(algorithm, options.threads);
     #[cfg(feature = "cache")]
     if let Some(cache) = options.cache.filter(|c| c.serves(algorithm)) {
         hasher = hasher.cache(cache)?;
     }
     hasher.run(&operands, |record| match record.outcome {
-        Outcome::Hashed(h) => hashed[record.operand] = Some(h.digest),
+        Outcome::Hashed(h) => match read_as_staged(&h, &stamps[record.operand]) {
+            Ok(digest) => hashed[record.operand] = Some(digest),
+            Err(why) => problems.add(&record.path, why),
+        },
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
             problems.add(&record.path, kind.to_string())
         }

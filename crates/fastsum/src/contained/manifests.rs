@@ -38,17 +38,23 @@ pub(super) fn match_manifest(
                 .into(),
         ));
     }
-    // Pass 1: the algorithm, and which source sizes it lists.
+    // Pass 1: the algorithm, which source sizes it lists, and the paths
+    // it lists with two digests.
     let mut listed = vec![false; sizes.len()];
     let mut sizeless = false;
-    let manifest = read(path, options, &mut |e| match e.size {
-        Some(size) => {
-            if let Ok(at) = sizes.binary_search(&size) {
-                listed[at] = true;
+    let mut named = Vec::new();
+    let manifest = read(path, options, &mut |e| {
+        named.push(named_as(&e));
+        match e.size {
+            Some(size) => {
+                if let Ok(at) = sizes.binary_search(&size) {
+                    listed[at] = true;
+                }
             }
+            None => sizeless = true,
         }
-        None => sizeless = true,
     })?;
+    let twice = named_with_two_digests(named);
     if let Some(why) = too_weak(manifest.algorithm) {
         return Err(refused(path, why));
     }
@@ -60,8 +66,22 @@ pub(super) fn match_manifest(
         problems.add(path, format!("{more} more lines that cannot be read"));
     }
     let wanted = |size: u64| sizeless || sizes.binary_search(&size).is_ok_and(|at| listed[at]);
+    let mut said = Vec::new();
     let entries = |each: &mut dyn FnMut(Listed)| {
         read(path, options, &mut |e: ManifestEntry| {
+            let (name, _) = named_as(&e);
+            if twice.binary_search(&name).is_ok() {
+                if !said.contains(&name) {
+                    said.push(name);
+                    let shown =
+                        crate::escape::display_path(Path::new(&crate::fs::name::os_string(e.path)));
+                    problems.add(
+                        path,
+                        format!("{shown} is listed with two digests: neither is believed"),
+                    );
+                }
+                return;
+            }
             each(Listed {
                 size: e.size,
                 digest: e.digest,
@@ -89,6 +109,32 @@ pub(super) fn match_manifest(
         ));
     }
     Ok(())
+}
+
+/// An entry as a hash of its path and one of its digest: what tells a
+/// path listed twice with two digests (16 bytes an entry, where a path
+/// would cost its length).
+fn named_as(entry: &ManifestEntry) -> (u64, u64) {
+    let digest = entry.digest.as_bytes();
+    (
+        xxhash_rust::xxh3::xxh3_64(&entry.path),
+        xxhash_rust::xxh3::xxh3_64(digest),
+    )
+}
+
+/// The paths (as [`named_as`] hashes them) a list gives two digests:
+/// such a list says two things of one file, and neither is believed (an
+/// entry of them holds nothing; the list's other entries stand). Sorted.
+fn named_with_two_digests(mut named: Vec<(u64, u64)>) -> Vec<u64> {
+    named.sort_unstable();
+    named.dedup();
+    let mut twice: Vec<u64> = named
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() > 1)
+        .map(|run| run[0].0)
+        .collect();
+    twice.sort_unstable();
+    twice
 }
 
 /// One entry of a list of digests (a manifest's, a remote listing's).
@@ -119,9 +165,9 @@ pub(super) fn match_listed(
     let need: Vec<u32> = (0..src.len() as u32)
         .filter(|&i| answers.open(i as usize) && wanted(src.stamps[i as usize].size))
         .collect();
-    let paths: Vec<PathBuf> = need
+    let paths: Vec<(PathBuf, FileStamp)> = need
         .iter()
-        .map(|&i| src.path(i as usize).to_path_buf())
+        .map(|&i| (src.path(i as usize).to_path_buf(), src.stamps[i as usize]))
         .collect();
     let digests = hash_paths(paths, algorithm, options, problems)?;
     let mut table: Vec<(Digest, u32)> = Vec::with_capacity(need.len());

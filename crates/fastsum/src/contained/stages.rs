@@ -38,7 +38,8 @@ pub(super) fn run(
     let problems = Problems::default();
     let skipped = Mutex::new(Vec::new());
     let paths = walk_operands(sources, &walk, None, &problems, Some(&skipped))?;
-    let src = stat_files(paths, None, &problems, Some(&skipped));
+    let mut src = stat_files(paths, None, &problems, Some(&skipped));
+    once_each(&mut src, &skipped);
     let sizes = sorted_sizes(&src.stamps);
     let mut answers = Answers {
         copies: vec![None; src.len()],
@@ -193,6 +194,36 @@ fn stat_files(
     }
     files.paths = paths;
     files
+}
+
+/// Each directory entry of the sources once: overlapping operands (`a`
+/// and `a/b`, one given twice, a bind mount of another) reach one entry
+/// by two paths, and it is one file, answered and counted once (its
+/// first path in byte order kept). An entry is the directory it is named
+/// in (device and inode) and its name, as for `dupes`' actions; only the
+/// paths of an inode met more than once are looked at (hard links stay
+/// two files each: two entries). The skipped entries likewise.
+fn once_each(src: &mut Candidates, skipped: &Mutex<Vec<Skipped>>) {
+    let mut ids: Vec<(FileId, u32)> = (0..src.len())
+        .map(|i| (src.stamps[i].id(), i as u32))
+        .collect();
+    ids.sort_unstable();
+    let mut keep = vec![true; src.len()];
+    for run in ids.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        let mut seen = Vec::new();
+        for &(_, i) in run {
+            match crate::dupes::actions::entry_of(src.path(i as usize)) {
+                Some(entry) if seen.contains(&entry) => keep[i as usize] = false,
+                Some(entry) => seen.push(entry),
+                None => {}
+            }
+        }
+    }
+    src.retain(&keep);
+    let mut skipped = skipped.lock().expect("not poisoned");
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut seen = std::collections::HashSet::new();
+    skipped.retain(|s| crate::dupes::actions::entry_of(&s.path).is_none_or(|e| seen.insert(e)));
 }
 
 /// The distinct sizes of `stamps`, sorted.
@@ -370,7 +401,7 @@ fn hash_edges(
                 }
                 let side = if item.archive { archive } else { src };
                 let path = side.path(item.index as usize);
-                match hash_edge(&mut cursor, path, item.size, edge) {
+                match hash_edge(&mut cursor, path, &side.stamps[item.index as usize], edge) {
                     Ok(h) if edge == Edge::Prefix => item.prefix = h,
                     Ok(h) => item.suffix = h,
                     Err(e) => {
@@ -419,11 +450,12 @@ fn hash_whole_items(
             false => need.push(n),
         }
     }
-    let paths: Vec<PathBuf> = need
+    let paths: Vec<(PathBuf, FileStamp)> = need
         .iter()
         .map(|&n| {
             let side = if items[n].archive { archive } else { src };
-            side.path(items[n].index as usize).to_path_buf()
+            let i = items[n].index as usize;
+            (side.path(i).to_path_buf(), side.stamps[i])
         })
         .collect();
     let digests = hash_paths(paths, Algorithm::Xxh128, options, problems)?;

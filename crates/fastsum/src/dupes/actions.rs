@@ -301,7 +301,7 @@ fn earlier_entry<'g>(
 }
 
 #[cfg(unix)]
-fn entry_of(path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
+pub(crate) fn entry_of(path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
     use std::os::unix::fs::MetadataExt;
     let parent = path
         .parent()
@@ -312,7 +312,7 @@ fn entry_of(path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
 }
 
 #[cfg(not(unix))]
-fn entry_of(_path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
+pub(crate) fn entry_of(_path: &Path) -> Option<(u64, u64, std::ffi::OsString)> {
     None
 }
 

@@ -7,6 +7,8 @@ use std::path::Path;
 use crate::digest::Digest;
 use crate::fs::dir::DirectoryCursor;
 use crate::fs::FileStamp;
+use crate::pipeline::{Order, TreeHasher, TreeOptions};
+use crate::read::ReadStrategy;
 
 /// Bytes hashed at each end of a file before whole files are: one page,
 /// which the kernel reads in one go anyway. On the corpus's `dupes/`
@@ -98,7 +100,7 @@ impl Candidates {
     }
 
     /// Keeps only the candidates `keep` says, in order.
-    pub(super) fn retain(&mut self, keep: &[bool]) {
+    pub(crate) fn retain(&mut self, keep: &[bool]) {
         let mut kept = 0;
         for (i, &k) in keep.iter().enumerate().take(self.len()) {
             if k {
@@ -172,18 +174,76 @@ impl Links for Whole {
     }
 }
 
+/// The one rule of every staged read (`dupes`, `contained`): a file chosen
+/// by the stamp its stat stage took is read only as that version of it.
+/// What was opened must be a regular file of the same identity, size and
+/// times; anything else (a FIFO or a device put in its place, which would
+/// be waited on or read forever, a rename over it, a write) is "changed
+/// while reading", never a digest of other bytes under its name. Off Unix
+/// a path's stat gives no identity (0): the open handle's is then not
+/// compared.
+pub(crate) fn is_version_of(read: &FileStamp, staged: &FileStamp) -> bool {
+    let same_id = read.ino == 0 || staged.ino == 0 || read.id() == staged.id();
+    let same_ctime = cfg!(not(unix)) || read.ctime_ns == staged.ctime_ns;
+    read.is_file()
+        && read.kind == staged.kind
+        && read.size == staged.size
+        && read.mtime_ns == staged.mtime_ns
+        && same_id
+        && same_ctime
+}
+
+/// The whole-file reader of the staged commands: the files in sorted
+/// order, read (not mapped) in [`WHOLE_FILE_READS`] blocks, each opened
+/// without waiting and refused unless it is a regular file (a listing's
+/// files: a FIFO put in a file's place is never waited on), each read
+/// verified (its record carries the stamp it was read under, which
+/// [`read_as_staged`] holds to the staged one).
+pub(crate) fn staged_hasher(algorithm: crate::Algorithm, threads: usize) -> TreeHasher {
+    let mut options = TreeOptions::new(algorithm);
+    options.order = Order::Sorted;
+    options.strategy = ReadStrategy::Read {
+        buffer_size: WHOLE_FILE_READS,
+    };
+    options.threads = match threads {
+        0 => TreeOptions::available_threads(),
+        n => n,
+    };
+    options.listed = true;
+    options.verify = true;
+    TreeHasher::with_options(options)
+}
+
+/// A [`staged_hasher`] record's digest, if it was read from the version
+/// of the file `staged` names ([`is_version_of`]); else why not.
+pub(crate) fn read_as_staged(
+    hashed: &crate::stage::Hashed,
+    staged: &FileStamp,
+) -> std::result::Result<Digest, String> {
+    match hashed.stamp {
+        Some(read) if is_version_of(&read, staged) => Ok(hashed.digest),
+        _ => Err(crate::error::ErrorKind::ChangedWhileReading.to_string()),
+    }
+}
+
 /// XXH3-128 of the first or last [`EDGE`] bytes (a file no longer than
-/// that: the whole of it), opened relative to its directory. Fewer bytes
-/// than the stat promised is an error: a file no longer than an edge is
-/// answered with this hash.
+/// that: the whole of it), opened relative to its directory, without
+/// waiting, and only as the version `staged` names ([`is_version_of`]).
+/// Fewer bytes than the stat promised is an error: a file no longer than
+/// an edge is answered with this hash.
 pub(crate) fn hash_edge(
     cursor: &mut DirectoryCursor,
     path: &Path,
-    size: u64,
+    staged: &FileStamp,
     edge: Edge,
 ) -> std::result::Result<u128, String> {
     let io = |e| crate::error::ErrorKind::Io(e).to_string();
     let file = cursor.open(path, true).map_err(io)?;
+    let opened = crate::fs::stat::fstat(&file).map_err(io)?;
+    if !is_version_of(&opened, staged) {
+        return Err(crate::error::ErrorKind::ChangedWhileReading.to_string());
+    }
+    let size = staged.size;
     let start = match edge {
         Edge::Prefix => 0,
         Edge::Suffix => size.saturating_sub(EDGE),
@@ -220,4 +280,118 @@ pub(super) fn keep_shared<T: Links>(
     }
     let mut flags = keep.into_iter();
     items.retain(|_| flags.next().unwrap_or(false));
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    //! The staged-read rule, class by class: whatever takes a staged
+    //! file's place between its stat and its read is refused at once
+    //! (never waited on, never read as the file).
+
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A file of 10,000 bytes and the stamp a stat stage takes of it.
+    fn staged(dir: &Path) -> (PathBuf, FileStamp) {
+        let path = dir.join("f");
+        std::fs::write(&path, vec![7u8; 10_000]).unwrap();
+        let stamp = crate::fs::stat::lstat_path(&path).unwrap();
+        (path, stamp)
+    }
+
+    /// A swap: what it puts there, and the doing of it.
+    type Swap = (&'static str, Box<dyn Fn()>);
+
+    /// What each swap puts in the staged file's place.
+    fn swaps(dir: &Path, path: &Path) -> Vec<Swap> {
+        let (p, d) = (path.to_path_buf(), dir.to_path_buf());
+        let fifo = {
+            let p = p.clone();
+            move || {
+                std::fs::remove_file(&p).unwrap();
+                let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+                // SAFETY: `c` is a NUL-terminated path.
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            }
+        };
+        let device = {
+            let p = p.clone();
+            move || {
+                std::fs::remove_file(&p).unwrap();
+                std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+            }
+        };
+        let renamed = {
+            let (p, d) = (p.clone(), d.clone());
+            move || {
+                let other = d.join("other");
+                std::fs::write(&other, vec![7u8; 10_000]).unwrap();
+                std::fs::rename(&other, &p).unwrap();
+            }
+        };
+        let written = move || {
+            std::fs::write(&p, vec![8u8; 10_001]).unwrap();
+        };
+        vec![
+            ("a FIFO", Box::new(fifo)),
+            ("a link to /dev/zero", Box::new(device)),
+            ("another file renamed over it", Box::new(renamed)),
+            ("a write", Box::new(written)),
+        ]
+    }
+
+    #[test]
+    fn an_edge_is_never_read_from_what_took_the_files_place() {
+        for n in 0..4 {
+            let dir = tempfile::tempdir().unwrap();
+            let (path, stamp) = staged(dir.path());
+            let (what, swap) = swaps(dir.path(), &path).swap_remove(n);
+            swap();
+            let mut cursor = DirectoryCursor::new();
+            for edge in [Edge::Prefix, Edge::Suffix] {
+                let got = hash_edge(&mut cursor, &path, &stamp, edge);
+                assert!(got.is_err(), "{what}: an edge hashed: {got:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_whole_file_is_never_read_from_what_took_the_files_place() {
+        for n in 0..4 {
+            let dir = tempfile::tempdir().unwrap();
+            let (path, stamp) = staged(dir.path());
+            let (what, swap) = swaps(dir.path(), &path).swap_remove(n);
+            swap();
+            let mut answers = Vec::new();
+            staged_hasher(crate::Algorithm::Xxh128, 2)
+                .run(&[crate::stage::Source::Path(path.clone())], |record| {
+                    answers.push(match record.outcome {
+                        crate::pipeline::Outcome::Hashed(h) => read_as_staged(&h, &stamp),
+                        other => Err(format!("{other:?}")),
+                    })
+                })
+                .unwrap();
+            assert_eq!(answers.len(), 1, "{what}");
+            assert!(answers[0].is_err(), "{what}: read as the file: {answers:?}");
+        }
+    }
+
+    #[test]
+    fn the_staged_version_itself_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, stamp) = staged(dir.path());
+        let mut cursor = DirectoryCursor::new();
+        let edge = hash_edge(&mut cursor, &path, &stamp, Edge::Prefix).unwrap();
+        assert_eq!(edge, xxhash_rust::xxh3::xxh3_128(&[7u8; 4096]));
+        let mut got = None;
+        staged_hasher(crate::Algorithm::Xxh128, 1)
+            .run(&[crate::stage::Source::Path(path)], |record| {
+                if let crate::pipeline::Outcome::Hashed(h) = record.outcome {
+                    got = Some(read_as_staged(&h, &stamp));
+                }
+            })
+            .unwrap();
+        let want = xxhash_rust::xxh3::xxh3_128(&[7u8; 10_000]).to_be_bytes();
+        assert_eq!(got.unwrap().unwrap().as_bytes(), &want[..]);
+    }
 }

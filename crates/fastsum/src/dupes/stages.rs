@@ -8,7 +8,8 @@ use rayon::prelude::*;
 
 use super::files::{one_path_per_entry, path_bytes, same_bytes};
 use super::items::{
-    hash_edge, keep_shared, Candidates, Edge, Item, Paths, Whole, EDGE, NONE, WHOLE_FILE_READS,
+    hash_edge, keep_shared, read_as_staged, staged_hasher, Candidates, Edge, Item, Paths, Whole,
+    EDGE, NONE,
 };
 use super::leftovers::{leftover, Leftover};
 use super::{DupesOptions, DupesReport, Group, Member, Problem};
@@ -17,8 +18,7 @@ use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::dir::DirectoryCursor;
 use crate::fs::{FileId, FileStamp};
-use crate::pipeline::{Order, Outcome, TreeHasher};
-use crate::read::ReadStrategy;
+use crate::pipeline::Outcome;
 use crate::stage::Source;
 use crate::walk::{SpecialKind, WalkItem};
 
@@ -286,15 +286,15 @@ fn group_by_edges(
                 p.bytes_done.fetch_add(bytes, Ordering::Relaxed);
             }
             for item in chunk {
-                let (path, size) = (
+                let (path, stamp) = (
                     candidates.path(item.index as usize),
-                    candidates.stamps[item.index as usize].size,
+                    &candidates.stamps[item.index as usize],
                 );
-                if edge == Edge::Suffix && size <= EDGE {
+                if edge == Edge::Suffix && stamp.size <= EDGE {
                     // The prefix was the whole file.
                     continue;
                 }
-                match hash_edge(&mut cursor, path, size, edge) {
+                match hash_edge(&mut cursor, path, stamp, edge) {
                     Ok(h) if edge == Edge::Prefix => item.prefix = h,
                     Ok(h) => item.suffix = h,
                     Err(e) => {
@@ -369,16 +369,7 @@ fn hash_whole(
         .iter()
         .map(|&i| Source::Path(candidates.path(i as usize).to_path_buf()))
         .collect();
-    let mut hasher = TreeHasher::new(options.algorithm)
-        .order(Order::Sorted)
-        .strategy(ReadStrategy::Read {
-            buffer_size: WHOLE_FILE_READS,
-        })
-        .threads(if options.threads == 0 {
-            crate::pipeline::TreeOptions::available_threads()
-        } else {
-            options.threads
-        });
+    let mut hasher = staged_hasher(options.algorithm, options.threads);
     #[cfg(feature = "cache")]
     if let Some(cache) = options.cache {
         hasher = hasher.cache(cache)?;
@@ -394,11 +385,19 @@ fn hash_whole(
         hasher = hasher.progress(progress.clone());
     }
     hasher.run(&operands, |record| match record.outcome {
-        Outcome::Hashed(h) => hashed[record.operand] = Some(h.digest),
+        Outcome::Hashed(h) => {
+            let staged = &candidates.stamps[need[record.operand] as usize];
+            match read_as_staged(&h, staged) {
+                Ok(digest) => hashed[record.operand] = Some(digest),
+                Err(why) => problems.add(&record.path, why),
+            }
+        }
         Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
             problems.add(&record.path, kind.to_string())
         }
-        Outcome::Skipped(_) | Outcome::Directory(_) => {}
+        Outcome::Skipped(_) | Outcome::Directory(_) => {
+            problems.add(&record.path, "it is no longer a regular file".into())
+        }
     })?;
     Ok(hashed)
 }
