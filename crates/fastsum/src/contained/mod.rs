@@ -23,6 +23,8 @@
 //! * an **empty** file is contained when an archive has an empty file
 //!   (a tree's file of size 0, a manifest's entry with the empty digest):
 //!   the one rule of every size, applied to size 0;
+//! * an entry reached by two **overlapping operands** (`a` and `a/b`, one
+//!   given twice, a bind mount of another) is one file, counted once;
 //! * a **hard link** is a path like any other: two source paths of one
 //!   inode are two files, each counted; a source file that is an archive
 //!   file's own inode is contained (its bytes are there) without a read;
@@ -34,7 +36,11 @@
 //! * a file that cannot be read, or that changed while the run looked at
 //!   it (its stamp, taken before anything was read, differs at the end; or
 //!   a read came short), is a problem, never "contained" nor "not
-//!   contained"; so is a source whose archive copy changed so.
+//!   contained"; so is a source whose archive copy changed so. Every
+//!   read is of the version its stat named (`dupes::items::is_version_of`):
+//!   a FIFO or device put in a file's place is refused, never waited on;
+//! * a manifest that gives one path **two digests** holds nothing at that
+//!   path (a problem); a hashdeep list is read in its hardest column.
 
 mod answers;
 mod dirs;
