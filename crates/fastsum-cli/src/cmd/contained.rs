@@ -72,16 +72,8 @@ struct ContainedArgs {
     /// Stay on the file system of each tree's root.
     #[arg(long)]
     one_file_system: bool,
-    /// The transport for HOST:PATH archives (default ssh, or $FASTSUM_RSH).
-    #[arg(short = 'e', long = "rsh", value_name = "COMMAND")]
-    rsh: Option<String>,
-    /// Hash remote archives by this method only: fastsum, coreutils, bsd,
-    /// perl or python (default: the first the host has, in that order).
-    #[arg(long, value_name = "NAME", value_parser = ["fastsum", "coreutils", "bsd", "perl", "python"])]
-    remote_method: Option<String>,
-    /// The fastsum to run on the remote host.
-    #[arg(long, value_name = "PATH")]
-    remote_fastsum: Option<String>,
+    #[command(flatten)]
+    remote: crate::term::shared::RemoteArgs,
     #[command(flatten)]
     jobs: crate::term::shared::Threads,
     #[command(flatten)]
@@ -131,7 +123,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         algorithm: args.algorithm.named(),
         verify: args.verify,
         cache: cache.is_open().then_some(&cache),
-        remote: remote_options(&args),
+        remote: args.remote.options(),
     };
     let found = options.find_contained(&args.sources, &archives);
     drop(options);
@@ -169,15 +161,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
         // exit 0 says the whole source is, with -q too.
         i32::from(summary.missing_files > 0 || !report.skipped.is_empty())
     }
-}
-
-/// How HOST:PATH archives are reached (as `diff`'s remote sides).
-fn remote_options(args: &ContainedArgs) -> fastsum::remote::RemoteOptions {
-    crate::term::remote_options_with(
-        args.rsh.as_deref(),
-        args.remote_method.as_deref(),
-        args.remote_fastsum.as_deref(),
-    )
 }
 
 /// Each ARCHIVE operand as a tree, a manifest or a remote tree; `None`

@@ -151,3 +151,30 @@ impl Walk {
         }
     }
 }
+
+/// How `[USER@]HOST:PATH` operands are reached (diff's sides, contained's
+/// archives): `-e/--rsh`, `--remote-method`, `--remote-fastsum`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RemoteArgs {
+    /// The transport for HOST:PATH operands (default ssh, or $FASTSUM_RSH).
+    #[arg(short = 'e', long = "rsh", value_name = "COMMAND")]
+    rsh: Option<String>,
+    /// Hash HOST:PATH trees by this method only: fastsum, coreutils, bsd,
+    /// perl or python (default: the first the host has, in that order).
+    #[arg(long, value_name = "NAME", value_parser = ["fastsum", "coreutils", "bsd", "perl", "python"])]
+    remote_method: Option<String>,
+    /// The fastsum to run on the remote host.
+    #[arg(long, value_name = "PATH")]
+    remote_fastsum: Option<String>,
+}
+
+impl RemoteArgs {
+    /// The remote options these say ([`super::remote_options_with`]).
+    pub fn options(&self) -> fastsum::remote::RemoteOptions {
+        super::remote_options_with(
+            self.rsh.as_deref(),
+            self.remote_method.as_deref(),
+            self.remote_fastsum.as_deref(),
+        )
+    }
+}

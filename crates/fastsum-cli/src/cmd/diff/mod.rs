@@ -71,16 +71,8 @@ struct DiffArgs {
     /// The same for the new manifest.
     #[arg(long, value_name = "PREFIX")]
     new_root: Option<PathBuf>,
-    /// The transport for HOST:PATH sides (default ssh, or $FASTSUM_RSH).
-    #[arg(short = 'e', long = "rsh", value_name = "COMMAND")]
-    rsh: Option<String>,
-    /// Hash remote sides by this method only: fastsum, coreutils, bsd,
-    /// perl or python (default: the first the host has, in that order).
-    #[arg(long, value_name = "NAME", value_parser = ["fastsum", "coreutils", "bsd", "perl", "python"])]
-    remote_method: Option<String>,
-    /// The fastsum to run on the remote host.
-    #[arg(long, value_name = "PATH")]
-    remote_fastsum: Option<String>,
+    #[command(flatten)]
+    remote: crate::term::shared::RemoteArgs,
     /// Copy this fastsum to a private temporary directory on a remote
     /// host whose `uname -sm` matches, run it there, and remove it.
     #[arg(long)]
@@ -334,11 +326,7 @@ impl Printer<'_> {
 }
 
 fn remote_options(args: &DiffArgs) -> fastsum::remote::RemoteOptions {
-    let mut options = crate::term::remote_options_with(
-        args.rsh.as_deref(),
-        args.remote_method.as_deref(),
-        args.remote_fastsum.as_deref(),
-    );
+    let mut options = args.remote.options();
     options.cache = args.cache.asked().is_on();
     options.listing = args.remote_listing.clone();
     if args.upload_self {
