@@ -340,40 +340,46 @@ mod tests {
         ]
     }
 
-    #[test]
-    fn an_edge_is_never_read_from_what_took_the_files_place() {
+    /// Runs `check` on a staged file after each swap, in a tree of its own.
+    fn after_each_swap(check: impl Fn(&str, &Path, &FileStamp)) {
         for n in 0..4 {
             let dir = tempfile::tempdir().unwrap();
             let (path, stamp) = staged(dir.path());
             let (what, swap) = swaps(dir.path(), &path).swap_remove(n);
             swap();
-            let mut cursor = DirectoryCursor::new();
-            for edge in [Edge::Prefix, Edge::Suffix] {
-                let got = hash_edge(&mut cursor, &path, &stamp, edge);
-                assert!(got.is_err(), "{what}: an edge hashed: {got:?}");
-            }
+            check(what, &path, &stamp);
         }
     }
 
     #[test]
+    fn an_edge_is_never_read_from_what_took_the_files_place() {
+        after_each_swap(|what, path, stamp| {
+            let mut cursor = DirectoryCursor::new();
+            for edge in [Edge::Prefix, Edge::Suffix] {
+                let got = hash_edge(&mut cursor, path, stamp, edge);
+                assert!(got.is_err(), "{what}: an edge hashed: {got:?}");
+            }
+        });
+    }
+
+    #[test]
     fn a_whole_file_is_never_read_from_what_took_the_files_place() {
-        for n in 0..4 {
-            let dir = tempfile::tempdir().unwrap();
-            let (path, stamp) = staged(dir.path());
-            let (what, swap) = swaps(dir.path(), &path).swap_remove(n);
-            swap();
+        after_each_swap(|what, path, stamp| {
             let mut answers = Vec::new();
             staged_hasher(crate::Algorithm::Xxh128, 2)
-                .run(&[crate::stage::Source::Path(path.clone())], |record| {
-                    answers.push(match record.outcome {
-                        crate::pipeline::Outcome::Hashed(h) => read_as_staged(&h, &stamp),
-                        other => Err(format!("{other:?}")),
-                    })
-                })
+                .run(
+                    &[crate::stage::Source::Path(path.to_path_buf())],
+                    |record| {
+                        answers.push(match record.outcome {
+                            crate::pipeline::Outcome::Hashed(h) => read_as_staged(&h, stamp),
+                            other => Err(format!("{other:?}")),
+                        })
+                    },
+                )
                 .unwrap();
             assert_eq!(answers.len(), 1, "{what}");
             assert!(answers[0].is_err(), "{what}: read as the file: {answers:?}");
-        }
+        });
     }
 
     #[test]
