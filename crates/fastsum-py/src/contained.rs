@@ -163,17 +163,19 @@ fn one_or_many(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<PathBuf>, bool)> {
 }
 
 /// `contained(sources, archives, algorithm=None, *, exclude=(),
-/// one_file_system=False, verify=False, threads=None) -> Iterator[Verdict]`: for every
+/// one_file_system=False, verify=False, threads=None, download=False) -> Iterator[Verdict]`: for every
 /// file under `sources` (a path or several), whether a file with the same
-/// bytes is anywhere in `archives` (a path or several: directories, or
-/// manifests of any format `check` reads), whatever its name or path.
+/// bytes is anywhere in `archives` (a path or several: directories,
+/// manifests of any format `check` reads, or `s3://bucket/prefix`, decided
+/// by every digest S3 keeps of an object), whatever its name or path.
 /// `algorithm`: what a manifest's untagged lines are; `verify`: each file
-/// compared byte for byte with the tree copy holding it. A source or archive
+/// compared byte for byte with the tree copy holding it; `download`: an
+/// object S3 keeps no digest of is streamed and hashed. A source or archive
 /// that is not there raises `FileNotFoundError` (as `dupes`); a file that
 /// cannot be read is a `"problem"` verdict and the rest goes on.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (sources, archives, algorithm = None, *, exclude = Vec::new(), one_file_system = false, verify = false, threads = None))]
+#[pyo3(signature = (sources, archives, algorithm = None, *, exclude = Vec::new(), one_file_system = false, verify = false, threads = None, download = false))]
 pub fn contained(
     py: Python<'_>,
     sources: &Bound<'_, PyAny>,
@@ -183,12 +185,17 @@ pub fn contained(
     one_file_system: bool,
     verify: bool,
     threads: Option<usize>,
+    download: bool,
 ) -> PyResult<ContainedIterator> {
     let algorithm = algorithm.map(errors::algorithm).transpose()?;
     let (sources, source_bytes) = one_or_many(sources)?;
     let (archive_paths, archive_bytes) = one_or_many(archives)?;
     let bytes_paths = source_bytes || archive_bytes;
-    for operand in sources.iter().chain(&archive_paths) {
+    let in_s3 = |p: &PathBuf| fastsum::s3::S3Url::parse(fastsum::name::path_bytes(p)).is_some();
+    for operand in sources
+        .iter()
+        .chain(archive_paths.iter().filter(|p| !in_s3(p)))
+    {
         if let Err(e) = std::fs::metadata(operand) {
             let kind = fastsum::ErrorKind::Io(e);
             return Err(errors::kind_to_err(py, &kind, Some(operand), bytes_paths));
@@ -201,14 +208,20 @@ pub fn contained(
         threads: threads.unwrap_or(0),
         algorithm,
         verify,
+        s3: fastsum::s3::S3Options {
+            download,
+            ..Default::default()
+        },
         ..ContainedOptions::default()
     };
-    // Python names files, never hosts: `a:b` is a local name here.
+    // Python names files and buckets, never hosts: `a:b` is a local name
+    // here.
     let archives: Vec<Archive> = archive_paths
         .iter()
-        .map(|p| match p.is_dir() {
-            true => Archive::Tree(p.clone()),
-            false => Archive::Manifest(p.clone()),
+        .map(|p| match (in_s3(p), p.is_dir()) {
+            (true, _) => Archive::S3(p.clone()),
+            (false, true) => Archive::Tree(p.clone()),
+            (false, false) => Archive::Manifest(p.clone()),
         })
         .collect();
     let run = Background::start(move |tx, stop| {

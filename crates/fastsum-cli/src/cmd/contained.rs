@@ -26,7 +26,8 @@ known to be there), 1 some not (or skipped), 2 trouble (a file that could not be
 read, a bad manifest line, usage; with --remove, an action not done).";
 
 /// Tell whether every file under SOURCE has a copy of its bytes somewhere
-/// in the ARCHIVEs (directories, manifests or [USER@]HOST:PATH trees),
+/// in the ARCHIVEs (directories, manifests, [USER@]HOST:PATH trees or S3
+/// prefixes),
 /// whatever its name or path.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum contained", version)]
@@ -40,9 +41,10 @@ struct ContainedArgs {
     #[command(flatten)]
     algorithm: crate::term::shared::AlgorithmArg,
     /// Where copies may be: a directory, a manifest (md5sum or sha*sum
-    /// lines, BSD tags, fastsum --json, hashdeep), or [USER@]HOST:PATH (a
+    /// lines, BSD tags, fastsum --json, hashdeep), [USER@]HOST:PATH (a
     /// tree hashed there, in -a's algorithm, md5 by default; ./a:b is
-    /// local). Repeatable: the union.
+    /// local), or s3://BUCKET[/PREFIX] (objects decided by every digest
+    /// S3 keeps of them). Repeatable: the union.
     #[arg(long = "in", value_name = "ARCHIVE", required = true)]
     archives: Vec<PathBuf>,
     /// Also name, for each contained file, one archive path holding its bytes.
@@ -52,7 +54,8 @@ struct ContainedArgs {
     #[arg(long)]
     json: bool,
     /// Compare each file byte for byte with the archive copy that holds it
-    /// before calling it contained (a manifest's entry stands by its digest).
+    /// before calling it contained (an S3 object is streamed; a manifest's
+    /// entry stands by its digest).
     #[arg(long)]
     verify: bool,
     /// List the directories of SOURCE whose every file is contained, largest first.
@@ -75,6 +78,8 @@ struct ContainedArgs {
     #[command(flatten)]
     remote: crate::term::shared::RemoteArgs,
     #[command(flatten)]
+    s3: crate::term::shared::S3Args,
+    #[command(flatten)]
     jobs: crate::term::shared::Threads,
     #[command(flatten)]
     quiet: crate::term::shared::Quiet,
@@ -91,9 +96,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args.quiet.applied(args),
         Err(status) => return status,
     };
-    let Some(archives) = archives_of(&args.archives) else {
-        return 2;
-    };
+    let archives: Vec<Archive> = args.archives.iter().map(|o| Archive::of(o)).collect();
     // The trees' whole-file stage is XXH3-128's: the cache serves it (a
     // manifest's own algorithm is hashed without it).
     let roots: Vec<PathBuf> = args
@@ -124,6 +127,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         verify: args.verify,
         cache: cache.is_open().then_some(&cache),
         remote: args.remote.options(),
+        s3: args.s3.options(args.jobs.asked(), &args.cache),
     };
     let found = options.find_contained(&args.sources, &archives);
     drop(options);
@@ -161,26 +165,6 @@ pub fn run(args: Vec<OsString>) -> i32 {
         // exit 0 says the whole source is, with -q too.
         i32::from(summary.missing_files > 0 || !report.skipped.is_empty())
     }
-}
-
-/// Each ARCHIVE operand as a tree, a manifest or a remote tree; `None`
-/// (said) for one in S3, which `contained` does not read yet.
-fn archives_of(operands: &[PathBuf]) -> Option<Vec<Archive>> {
-    let mut archives = Vec::new();
-    for operand in operands {
-        let bytes = fastsum::name::path_bytes(operand);
-        if bytes.starts_with(b"s3://") {
-            eprintln!(
-                "fastsum contained: {}: archives in S3 (s3://) are not read yet: give a \
-                 manifest of it instead, or ./{} for a local name",
-                quote(bytes),
-                String::from_utf8_lossy(bytes)
-            );
-            return None;
-        }
-        archives.push(Archive::of(operand));
-    }
-    Some(archives)
 }
 
 /// A name for a message, quoted as every message's names are.

@@ -178,3 +178,41 @@ impl RemoteArgs {
         )
     }
 }
+
+/// How `s3://BUCKET/PREFIX` operands are reached and decided (diff's
+/// sides, contained's archives): `--s3-path-style`, `--download`.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct S3Args {
+    /// S3 operands: path-style addressing (ENDPOINT/BUCKET/KEY), as the
+    /// config's `s3 = addressing_style = path` says (the default for an
+    /// endpoint that is an IP address or localhost).
+    #[arg(long)]
+    s3_path_style: bool,
+    /// S3 operands: stream objects whose only digest is opaque (SSE-KMS,
+    /// part sizes not to be had) and compare their bytes, instead of
+    /// leaving them undecided; nothing is stored.
+    #[arg(long)]
+    download: bool,
+}
+
+impl S3Args {
+    /// The S3 options these say: `jobs` requests at once, what S3 said
+    /// of each object kept beside the digest cache (its path + `.s3`)
+    /// when `cache` asks for one.
+    pub fn options(self, jobs: Option<usize>, cache: &CacheArg) -> fastsum::s3::S3Options {
+        // The path resolved as the digest cache's (no home: that cache
+        // has already refused the run with the one message).
+        let claims = cache
+            .asked()
+            .path()
+            .ok()
+            .flatten()
+            .map(|path| super::cache::s3_claims(&path));
+        fastsum::s3::S3Options {
+            path_style: self.s3_path_style,
+            download: self.download,
+            jobs: jobs.unwrap_or(0),
+            cache: claims,
+        }
+    }
+}

@@ -840,22 +840,6 @@ fn contained_symlink_in_the_archive_leading_outside_holds_nothing() {
     assert_eq!(out.stdout_str(), "src/secret\n");
 }
 
-/// Archives in S3 are refused, said so.
-#[test]
-fn contained_remote_archives_are_refused_with_a_reason() {
-    let env = TestEnv::new();
-    env.mkdir("src");
-    for archive in ["s3://bucket/prefix", "s3://bucket"] {
-        let out = fastsum(&env, &["contained", "src", "--in", archive]);
-        assert_eq!(out.status, 2, "{archive}");
-        assert!(
-            out.stderr_str().contains("not read yet"),
-            "{}",
-            out.stderr_str()
-        );
-    }
-}
-
 /// Every regular file under `root` as sorted hex paths, with the SHA-256
 /// of its bytes (Python: the independent view of what is on disk).
 const LISTING: &str = r#"

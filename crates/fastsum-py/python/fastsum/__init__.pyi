@@ -233,4 +233,5 @@ def contained(
     one_file_system: bool = False,
     verify: bool = False,
     threads: Optional[int] = None,
+    download: bool = False,
 ) -> ContainedIterator: ...

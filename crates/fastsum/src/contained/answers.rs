@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use super::{ArchiveCopy, ContainedOptions};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::dupes::items::{read_as_staged, staged_hasher};
+use crate::dupes::items::{read_as_staged, staged_hasher, Candidates};
 use crate::dupes::Problem;
 use crate::error::Result;
 use crate::fs::FileStamp;
@@ -39,9 +39,34 @@ pub(super) struct Answers {
     pub(super) copies: Vec<Option<ArchiveCopy>>,
     /// A problem was met (its verdict is withheld).
     pub(super) trouble: Vec<bool>,
+    /// Files an archive could not rule out (an S3 object of their size
+    /// that S3 gives no digest of), each with why: a problem at the end
+    /// unless another archive holds them.
+    pub(super) doubts: Vec<(usize, String)>,
 }
 
 impl Answers {
+    /// Every source file open, nothing in doubt.
+    pub(super) fn new(files: usize) -> Answers {
+        Answers {
+            copies: vec![None; files],
+            trouble: vec![false; files],
+            doubts: Vec::new(),
+        }
+    }
+
+    /// Each file still open that an archive could not rule out is a
+    /// problem: neither contained (no copy was shown to hold it) nor not
+    /// contained (one might).
+    pub(super) fn settle_doubts(&mut self, src: &Candidates, problems: &Problems) {
+        for (i, why) in std::mem::take(&mut self.doubts) {
+            if self.open(i) {
+                self.trouble[i] = true;
+                problems.add(src.path(i), why);
+            }
+        }
+    }
+
     /// Still open: neither contained nor in trouble.
     pub(super) fn open(&self, i: usize) -> bool {
         self.copies[i].is_none() && !self.trouble[i]

@@ -48,6 +48,8 @@ mod manifests;
 #[cfg(feature = "remote")]
 mod remote;
 mod remove;
+#[cfg(feature = "s3")]
+mod s3;
 mod stages;
 
 use std::path::{Path, PathBuf};
@@ -72,12 +74,22 @@ pub enum Archive {
     /// (as `diff`'s remote side) and matched by its digests.
     #[cfg(feature = "remote")]
     Remote(PathBuf),
+    /// Objects in S3 (or a service that speaks its API) below
+    /// `s3://bucket/prefix`, as given, decided by every digest S3 keeps
+    /// of each (`s3.rs`).
+    #[cfg(feature = "s3")]
+    S3(PathBuf),
 }
 
 impl Archive {
-    /// `[user@]host:path` is a remote tree (scp's rule: `./a:b` is
-    /// local), a directory a tree, anything else a manifest.
+    /// `s3://bucket/prefix` is a bucket's objects, `[user@]host:path` a
+    /// remote tree (scp's rule: `./a:b` is local), a directory a tree,
+    /// anything else a manifest.
     pub fn of(path: &Path) -> Archive {
+        #[cfg(feature = "s3")]
+        if crate::s3::S3Url::parse(crate::fs::name::path_bytes(path)).is_some() {
+            return Archive::S3(path.to_path_buf());
+        }
         #[cfg(feature = "remote")]
         if crate::remote::Remote::parse(crate::fs::name::path_bytes(path)).is_some() {
             return Archive::Remote(path.to_path_buf());
@@ -94,6 +106,8 @@ impl Archive {
             Archive::Tree(p) | Archive::Manifest(p) => p,
             #[cfg(feature = "remote")]
             Archive::Remote(p) => p,
+            #[cfg(feature = "s3")]
+            Archive::S3(p) => p,
         }
     }
 }
@@ -109,8 +123,9 @@ pub struct ContainedOptions<'a> {
     /// What a manifest's untagged lines mean (as `-a` says to `-c`).
     pub algorithm: Option<Algorithm>,
     /// Compare each source file with the tree copy that contains it, byte
-    /// for byte, before calling it contained (a manifest's entry is held
-    /// by its digest: it has no bytes here).
+    /// for byte, before calling it contained (an S3 object's bytes are
+    /// streamed; a manifest's entry is held by its digest: it has no
+    /// bytes here).
     pub verify: bool,
     /// Whole-file digests from and to the checksum cache, in the algorithm
     /// it was loaded for (XXH3-128 for the trees' stage; a manifest's own
@@ -124,6 +139,11 @@ pub struct ContainedOptions<'a> {
     /// `algorithm`, md5 by default).
     #[cfg(feature = "remote")]
     pub remote: crate::remote::RemoteOptions,
+    /// How S3 archives are reached and decided (`download`: an object
+    /// whose digests S3 does not give is streamed and hashed here; `cache`:
+    /// what S3 said of each object kept there).
+    #[cfg(feature = "s3")]
+    pub s3: crate::s3::S3Options,
 }
 
 /// Where a contained file's bytes are.

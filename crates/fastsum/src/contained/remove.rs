@@ -111,6 +111,15 @@ fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
                     show(tree)
                 ))
             }
+            #[cfg(feature = "s3")]
+            Archive::S3(bucket) => {
+                return Err(format!(
+                    "{} is in S3: its objects cannot be locked or compared again just before \
+                     each removal, so nothing is removed on what S3 says of them (give a \
+                     local directory)",
+                    show(bucket)
+                ))
+            }
         }
     }
     disjoint(sources, archives)

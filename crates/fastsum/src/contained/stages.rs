@@ -41,10 +41,7 @@ pub(super) fn run(
     let mut src = stat_files(paths, None, &problems, Some(&skipped));
     once_each(&mut src, &skipped);
     let sizes = sorted_sizes(&src.stamps);
-    let mut answers = Answers {
-        copies: vec![None; src.len()],
-        trouble: vec![false; src.len()],
-    };
+    let mut answers = Answers::new(src.len());
     let trees = archive_files(archives, &walk, &sizes, &problems)?;
     match_trees(&src, &trees, options, &mut answers, &problems)?;
     for (n, archive) in archives.iter().enumerate() {
@@ -70,9 +67,14 @@ pub(super) fn run(
                 };
                 super::remote::match_remote(&remote, n, &src, options, &mut answers, &problems)?
             }
+            #[cfg(feature = "s3")]
+            Archive::S3(operand) => {
+                super::s3::match_s3(operand, n, &src, options, &mut answers, &problems)?
+            }
             Archive::Tree(_) => {}
         }
     }
+    answers.settle_doubts(&src, &problems);
     if options.verify {
         verify_copies(&src, &mut answers, &problems);
     }

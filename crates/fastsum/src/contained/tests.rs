@@ -129,10 +129,8 @@ fn verify_withholds_a_copy_whose_bytes_differ() {
             path,
         })
     };
-    let mut answers = Answers {
-        copies: vec![copy("arc/copy"), copy("arc/other")],
-        trouble: vec![false; 2],
-    };
+    let mut answers = Answers::new(2);
+    answers.copies = vec![copy("arc/copy"), copy("arc/other")];
     let problems = Problems::default();
     super::stages::verify_copies(&src, &mut answers, &problems);
     assert!(answers.copies[0].is_some() && !answers.trouble[0]);

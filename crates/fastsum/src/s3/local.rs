@@ -8,35 +8,37 @@ use std::path::Path;
 use super::claim::Claim;
 use crate::algo::parts::{PartHasher, PartLayout};
 use crate::algo::Hasher;
+use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Result};
 
-/// Whether `reader`'s bytes are those every one of `claims` describes,
-/// hashed in each claim's form from the one read (`None`: no claim
-/// disagrees, but one is opaque). One claim that disagrees is enough
-/// (issue 63.1). Bytes that
-/// do not fill a claim's parts exactly are not the same bytes.
-pub(super) fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<bool>> {
+/// The digest of `reader`'s bytes in each claim's form (its algorithm, of
+/// the whole or of its parts at the claim's part sizes), from one read:
+/// `None` for an opaque claim, and for parts the bytes do not fill
+/// exactly (shorter or longer than the parts say: not the same bytes).
+/// A claim's own value is not looked at: `contained` asks for the forms
+/// of several objects' claims at once.
+pub(crate) fn digests_in_forms(
+    claims: &[Claim],
+    reader: &mut dyn Read,
+) -> io::Result<Vec<Option<Digest>>> {
     #[allow(clippy::large_enum_variant)] // a few a file, on the stack.
     enum Running<'a> {
         Whole(Hasher),
         Parts(PartHasher<'a>),
+        Opaque,
     }
-    let mut running: Vec<(&Vec<u8>, Running)> = claims
+    let mut running: Vec<Running> = claims
         .iter()
-        .filter_map(|claim| match claim {
-            Claim::Whole { kind, value } => {
-                Some((value, Running::Whole(Hasher::new(kind.algorithm()))))
+        .map(|claim| match claim {
+            Claim::Whole { kind, .. } => Running::Whole(Hasher::new(kind.algorithm())),
+            Claim::Parts { kind, parts, .. } => {
+                Running::Parts(PartHasher::new(kind.algorithm(), PartLayout::Sizes(parts)))
             }
-            Claim::Parts { kind, value, parts } => {
-                let hasher = PartHasher::new(kind.algorithm(), PartLayout::Sizes(parts));
-                Some((value, Running::Parts(hasher)))
-            }
-            Claim::Opaque(_) => None,
+            Claim::Opaque(_) => Running::Opaque,
         })
         .collect();
-    let checkable = running.len();
-    if checkable == 0 {
-        return Ok(None);
+    if running.iter().all(|r| matches!(r, Running::Opaque)) {
+        return Ok(vec![None; claims.len()]);
     }
     let mut buffer = vec![0u8; 256 * 1024];
     loop {
@@ -47,31 +49,54 @@ pub(super) fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Res
             Err(e) => return Err(e),
         };
         let bytes = buffer.get(..n).unwrap_or_default();
-        for (_, hasher) in &mut running {
+        for hasher in &mut running {
             match hasher {
                 Running::Whole(h) => h.update(bytes),
                 Running::Parts(h) => h.update(bytes),
+                Running::Opaque => {}
             }
         }
     }
-    let all_agree = running.into_iter().all(|(value, hasher)| {
-        let digest = match hasher {
-            Running::Whole(h) => h.digest(),
-            // Shorter or longer than the parts say: not the same bytes.
-            Running::Parts(h) => match h.finish() {
-                Ok(digest) => digest,
-                Err(_) => return false,
-            },
+    Ok(running
+        .into_iter()
+        .map(|hasher| match hasher {
+            Running::Whole(h) => Some(h.digest()),
+            Running::Parts(h) => h.finish().ok(),
+            Running::Opaque => None,
+        })
+        .collect())
+}
+
+/// Whether the digests of some bytes in the forms of `claims` (as
+/// [`digests_in_forms`] gives them) make those bytes the ones every claim
+/// describes: `Some(false)` when one disagrees (one is enough, issue
+/// 63.1), `None` when none does but one is opaque, else `Some(true)`.
+pub(crate) fn claims_agree(claims: &[Claim], digests: &[Option<Digest>]) -> Option<bool> {
+    let mut opaque = false;
+    for (claim, digest) in claims.iter().zip(digests) {
+        let value = match claim {
+            Claim::Whole { value, .. } | Claim::Parts { value, .. } => value,
+            Claim::Opaque(_) => {
+                opaque = true;
+                continue;
+            }
         };
-        digest.as_bytes() == value.as_slice()
-    });
-    // One that disagrees is a change; all that were checked agreeing
-    // make no sameness while another could not be checked.
-    Ok(match (all_agree, checkable == claims.len()) {
-        (false, _) => Some(false),
-        (true, true) => Some(true),
-        (true, false) => None,
-    })
+        if digest.as_ref().map(Digest::as_bytes) != Some(value.as_slice()) {
+            return Some(false);
+        }
+    }
+    (!opaque).then_some(true)
+}
+
+/// Whether `reader`'s bytes are those every one of `claims` describes,
+/// hashed in each claim's form from the one read (`None`: no claim
+/// disagrees, but one is opaque).
+pub(super) fn reader_matches(claims: &[Claim], reader: &mut dyn Read) -> io::Result<Option<bool>> {
+    if claims.iter().all(|c| matches!(c, Claim::Opaque(_))) {
+        return Ok(None);
+    }
+    let digests = digests_in_forms(claims, reader)?;
+    Ok(claims_agree(claims, &digests))
 }
 
 /// Whether the file at `path` has the bytes every one of `claims`

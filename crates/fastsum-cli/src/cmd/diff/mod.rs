@@ -85,16 +85,8 @@ struct DiffArgs {
     /// Say which method hashed each remote side.
     #[arg(short = 'v', long)]
     verbose: bool,
-    /// S3 sides: path-style addressing (ENDPOINT/BUCKET/KEY), as the
-    /// config's `s3 = addressing_style = path` says (the default for an
-    /// endpoint that is an IP address or localhost).
-    #[arg(long)]
-    s3_path_style: bool,
-    /// S3 sides: stream and compare objects whose only digest is opaque
-    /// (SSE-KMS, part sizes not to be had) instead of reporting them
-    /// unverifiable; nothing is stored.
-    #[arg(long)]
-    download: bool,
+    #[command(flatten)]
+    s3: crate::term::shared::S3Args,
 }
 
 /// `fastsum diff`'s arguments, for the man page and the completions.
@@ -182,25 +174,7 @@ fn diff_options<'a>(
         remote: remote_options(args),
         progress: None,
         ignore_directories: args.ignore_directories,
-        s3: s3_options(args),
-    }
-}
-
-/// How S3 sides are reached: `-j` requests at once, what S3 said kept
-/// beside the digest cache (its path + `.s3`) with `--cache`.
-fn s3_options(args: &DiffArgs) -> fastsum::s3::S3Options {
-    // The path resolved as the digest cache's (no home: that cache has
-    // already refused the run with the one message).
-    let resolved = args.cache.asked().path();
-    let cache = resolved
-        .ok()
-        .flatten()
-        .map(|path| crate::term::cache::s3_claims(&path));
-    fastsum::s3::S3Options {
-        path_style: args.s3_path_style,
-        download: args.download,
-        jobs: args.jobs.asked().unwrap_or(0),
-        cache,
+        s3: args.s3.options(args.jobs.asked(), &args.cache),
     }
 }
 
