@@ -2,37 +2,15 @@
 //! manifests': each source file's answer so far, the problems met, and
 //! the whole-file digests of a list of paths.
 
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::PathBuf;
 
 use super::{ArchiveCopy, ContainedOptions};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::dupes::items::{read_as_staged, staged_hasher, Candidates};
-use crate::dupes::Problem;
+pub(super) use crate::dupes::items::Problems;
+use crate::dupes::items::{hash_as_staged, staged_hasher, Candidates};
 use crate::error::Result;
 use crate::fs::FileStamp;
-use crate::pipeline::Outcome;
-use crate::stage::Source;
-
-/// What went wrong, gathered from every thread.
-#[derive(Default)]
-pub(super) struct Problems(Mutex<Vec<Problem>>);
-
-impl Problems {
-    pub(super) fn add(&self, path: &Path, error: String) {
-        self.0.lock().expect("not poisoned").push(Problem {
-            path: path.to_path_buf(),
-            error,
-        });
-    }
-
-    pub(super) fn sorted(self) -> Vec<Problem> {
-        let mut problems = self.0.into_inner().expect("not poisoned");
-        problems.sort_by(|a, b| a.path.cmp(&b.path).then(a.error.cmp(&b.error)));
-        problems
-    }
-}
 
 /// What each source file has come to so far.
 pub(super) struct Answers {
@@ -74,38 +52,21 @@ impl Answers {
 }
 
 /// The digests of `files` (each path with the stamp its stat stage took)
-/// in `algorithm`, in that order, on every core, each read only as the
-/// version its stamp names (`dupes::items::read_as_staged`); `None` for a
-/// file that could not be so read: a problem.
+/// in `algorithm`, in that order, on every core, by `dupes`' own
+/// whole-file stage (`dupes::items::hash_as_staged`: each read only as the
+/// version its stamp names), from the cache where it serves `algorithm`;
+/// `None` for a file that could not be so read: a problem.
 pub(super) fn hash_paths(
     files: Vec<(PathBuf, FileStamp)>,
     algorithm: Algorithm,
     options: &ContainedOptions<'_>,
     problems: &Problems,
 ) -> Result<Vec<Option<Digest>>> {
-    let mut hashed: Vec<Option<Digest>> = vec![None; files.len()];
-    if files.is_empty() {
-        return Ok(hashed);
-    }
-    let (paths, stamps): (Vec<PathBuf>, Vec<FileStamp>) = files.into_iter().unzip();
-    let operands: Vec<Source> = paths.into_iter().map(Source::Path).collect();
     #[allow(unused_mut)]
     let mut hasher = staged_hasher(algorithm, options.threads);
     #[cfg(feature = "cache")]
     if let Some(cache) = options.cache.filter(|c| c.serves(algorithm)) {
         hasher = hasher.cache(cache)?;
     }
-    hasher.run(&operands, |record| match record.outcome {
-        Outcome::Hashed(h) => match read_as_staged(&h, &stamps[record.operand]) {
-            Ok(digest) => hashed[record.operand] = Some(digest),
-            Err(why) => problems.add(&record.path, why),
-        },
-        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
-            problems.add(&record.path, kind.to_string())
-        }
-        Outcome::Skipped(_) | Outcome::Directory(_) => {
-            problems.add(&record.path, "it is no longer a regular file".into())
-        }
-    })?;
-    Ok(hashed)
+    hash_as_staged(hasher, files, problems)
 }

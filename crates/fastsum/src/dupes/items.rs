@@ -226,6 +226,61 @@ pub(crate) fn read_as_staged(
     }
 }
 
+/// The whole-file digests of `files` (each path with the stamp its stat
+/// stage took), in that order, by `hasher` (a [`staged_hasher`], with the
+/// cache or the progress bar its command gives it), each only as the
+/// version its stamp names ([`read_as_staged`]); `None` for a file that
+/// could not be so read, a problem. The one whole-file stage of `dupes`
+/// and `contained`.
+pub(crate) fn hash_as_staged(
+    hasher: TreeHasher,
+    files: Vec<(std::path::PathBuf, FileStamp)>,
+    problems: &Problems,
+) -> crate::error::Result<Vec<Option<Digest>>> {
+    use crate::pipeline::Outcome;
+    let mut hashed: Vec<Option<Digest>> = vec![None; files.len()];
+    if files.is_empty() {
+        return Ok(hashed);
+    }
+    let (paths, stamps): (Vec<_>, Vec<FileStamp>) = files.into_iter().unzip();
+    let operands: Vec<crate::stage::Source> =
+        paths.into_iter().map(crate::stage::Source::Path).collect();
+    hasher.run(&operands, |record| match record.outcome {
+        Outcome::Hashed(h) => match read_as_staged(&h, &stamps[record.operand]) {
+            Ok(digest) => hashed[record.operand] = Some(digest),
+            Err(why) => problems.add(&record.path, why),
+        },
+        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
+            problems.add(&record.path, kind.to_string())
+        }
+        Outcome::Skipped(_) | Outcome::Directory(_) => {
+            problems.add(&record.path, "it is no longer a regular file".into())
+        }
+    })?;
+    Ok(hashed)
+}
+
+/// What went wrong with a path, gathered from every thread (the staged
+/// commands' problems).
+#[derive(Default)]
+pub(crate) struct Problems(std::sync::Mutex<Vec<super::Problem>>);
+
+impl Problems {
+    pub(crate) fn add(&self, path: &Path, error: String) {
+        self.0.lock().expect("not poisoned").push(super::Problem {
+            path: path.to_path_buf(),
+            error,
+        });
+    }
+
+    /// In path order (two of one path: in the order of their messages).
+    pub(crate) fn sorted(self) -> Vec<super::Problem> {
+        let mut problems = self.0.into_inner().expect("not poisoned");
+        problems.sort_by(|a, b| a.path.cmp(&b.path).then(a.error.cmp(&b.error)));
+        problems
+    }
+}
+
 /// XXH3-128 of the first or last [`EDGE`] bytes (a file no longer than
 /// that: the whole of it), opened relative to its directory, without
 /// waiting, and only as the version `staged` names ([`is_version_of`]).

@@ -8,38 +8,17 @@ use rayon::prelude::*;
 
 use super::files::{one_path_per_entry, path_bytes, same_bytes};
 use super::items::{
-    hash_edge, keep_shared, read_as_staged, staged_hasher, Candidates, Edge, Item, Paths, Whole,
-    EDGE, NONE,
+    hash_as_staged, hash_edge, keep_shared, staged_hasher, Candidates, Edge, Item, Paths, Problems,
+    Whole, EDGE, NONE,
 };
 use super::leftovers::{leftover, Leftover};
-use super::{DupesOptions, DupesReport, Group, Member, Problem};
+use super::{DupesOptions, DupesReport, Group, Member};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
 use crate::error::Result;
 use crate::fs::dir::DirectoryCursor;
 use crate::fs::{FileId, FileStamp};
-use crate::pipeline::Outcome;
-use crate::stage::Source;
 use crate::walk::{SpecialKind, WalkItem};
-
-/// What went wrong with a path, gathered from every thread.
-#[derive(Default)]
-struct Problems(Mutex<Vec<Problem>>);
-
-impl Problems {
-    fn add(&self, path: &Path, error: String) {
-        self.0.lock().expect("not poisoned").push(Problem {
-            path: path.to_path_buf(),
-            error,
-        });
-    }
-
-    fn sorted(self) -> Vec<Problem> {
-        let mut problems = self.0.into_inner().expect("not poisoned");
-        problems.sort_by(|a, b| a.path.cmp(&b.path));
-        problems
-    }
-}
 
 /// The stages, as fclones' `group_files` reads: walk, stat, one path per
 /// entry, group by size and inode, by the ends, by the contents, then the
@@ -361,13 +340,12 @@ fn hash_whole(
     options: &DupesOptions<'_>,
     problems: &Problems,
 ) -> Result<Vec<Option<Digest>>> {
-    let mut hashed: Vec<Option<Digest>> = vec![None; need.len()];
-    if need.is_empty() {
-        return Ok(hashed);
-    }
-    let operands: Vec<Source> = need
+    let files: Vec<(PathBuf, FileStamp)> = need
         .iter()
-        .map(|&i| Source::Path(candidates.path(i as usize).to_path_buf()))
+        .map(|&i| {
+            let i = i as usize;
+            (candidates.path(i).to_path_buf(), candidates.stamps[i])
+        })
         .collect();
     let mut hasher = staged_hasher(options.algorithm, options.threads);
     #[cfg(feature = "cache")]
@@ -377,29 +355,11 @@ fn hash_whole(
     if let Some(progress) = &options.progress {
         // From here the bar counts the files to hash (the feeder counts
         // them), and the bytes, known from their sizes.
-        let bytes = need
-            .iter()
-            .map(|&i| candidates.stamps[i as usize].size)
-            .sum();
+        let bytes = files.iter().map(|(_, stamp)| stamp.size).sum();
         progress.begin_stage("hashing", None, Some(bytes));
         hasher = hasher.progress(progress.clone());
     }
-    hasher.run(&operands, |record| match record.outcome {
-        Outcome::Hashed(h) => {
-            let staged = &candidates.stamps[need[record.operand] as usize];
-            match read_as_staged(&h, staged) {
-                Ok(digest) => hashed[record.operand] = Some(digest),
-                Err(why) => problems.add(&record.path, why),
-            }
-        }
-        Outcome::Failed(kind) | Outcome::WalkFailed(kind) => {
-            problems.add(&record.path, kind.to_string())
-        }
-        Outcome::Skipped(_) | Outcome::Directory(_) => {
-            problems.add(&record.path, "it is no longer a regular file".into())
-        }
-    })?;
-    Ok(hashed)
+    hash_as_staged(hasher, files, problems)
 }
 
 /// Stage 8: the groups: largest size first, then digest; each with every path
