@@ -50,8 +50,9 @@ use crate::s3::{S3Config, S3Url};
 enum Object {
     /// Its digests, each of a form fastsum computes.
     Decided(Vec<Claim>),
-    /// Why it cannot say whether it holds a file of its size.
-    Undecided(String),
+    /// Why it cannot say whether it holds a file of its size, and whether
+    /// `--download` could (its bytes can be asked for).
+    Undecided(String, bool),
 }
 
 /// The objects of one size: those that can say (with their digests), and
@@ -83,31 +84,40 @@ pub(super) fn match_s3(
     sizes.dedup();
     let listing = crate::s3::listing::listing(&client, &url)?;
     // Only the objects a source file's size could be: the rest are never
-    // asked for anything.
-    let objects: Vec<&Listed> = listing
+    // asked for anything. A key `keys.rs` refuses (outside the prefix, a
+    // `.` or `..` component, `//`, not UTF-8) is never asked for either:
+    // a request for it could reach another object (hostile pass over
+    // issue 65, findings 1 and 2), so it holds nothing it can show.
+    let objects: Vec<(&Listed, Option<&String>)> = listing
         .iter()
-        .map(|(object, _)| object)
-        .filter(|o| sizes.binary_search(&o.size).is_ok())
+        .filter(|(o, _)| sizes.binary_search(&o.size).is_ok())
+        .map(|(o, relative)| (o, relative.as_ref().err()))
         .collect();
     let cache = options
         .s3
         .cache
         .as_deref()
         .and_then(|path| ClaimCache::open(path, &config));
-    let ask = |object: &&Listed| decide(&client, &url, object, options, cache.as_ref());
+    let ask = |&(object, refused): &(&Listed, Option<&String>)| match refused {
+        Some(why) => Object::Undecided(format!("{why}: it is never asked for"), false),
+        None => decide(&client, &url, object, options, cache.as_ref()),
+    };
     let decided =
         crate::s3::listing::in_parallel(&objects, options.s3.jobs, DEFAULT_REQUESTS, &ask);
     // By size: the objects that can say, and why the others cannot.
     let mut by_size: BTreeMap<u64, OfSize> = BTreeMap::new();
-    for (object, outcome) in objects.iter().zip(decided) {
+    for ((object, _), outcome) in objects.iter().zip(decided) {
         let entry = by_size.entry(object.size).or_default();
         match outcome {
             Object::Decided(claims) => entry.0.push((object, claims)),
-            Object::Undecided(why) => {
+            Object::Undecided(why, downloadable) => {
                 let name = crate::escape::display_path(&shown(&url, &object.key));
+                let hint = match downloadable && !options.s3.download {
+                    true => "; --download compares them",
+                    false => "",
+                };
                 entry.1.push(format!(
-                    "{name}, of its size, cannot say whether it holds its bytes ({why}); \
-                     --download compares them"
+                    "{name}, of its size, cannot say whether it holds its bytes ({why}){hint}"
                 ))
             }
         }
@@ -198,7 +208,7 @@ fn decide(
     cache: Option<&ClaimCache>,
 ) -> Object {
     let Ok(key) = std::str::from_utf8(&object.key) else {
-        return Object::Undecided("its key is not UTF-8".into());
+        return Object::Undecided("its key is not UTF-8".into(), false);
     };
     let claims = match cache.and_then(|c| c.get(&url.bucket, object)) {
         Some(claims) => claims,
@@ -209,7 +219,7 @@ fn decide(
                 }
                 claims
             }
-            Err(why) => return Object::Undecided(why),
+            Err(why) => return Object::Undecided(why, false),
         },
     };
     let opaque = claims.iter().find_map(|c| match c {
@@ -220,7 +230,7 @@ fn decide(
         return Object::Decided(claims);
     };
     if !options.s3.download {
-        return Object::Undecided(why);
+        return Object::Undecided(why, true);
     }
     // The bytes themselves, in a digest no writer to the bucket can
     // forge; the claims S3 did give must still agree.
@@ -236,7 +246,7 @@ fn decide(
             });
             Object::Decided(claims)
         }
-        Err(why) => Object::Undecided(format!("{why}, downloading it")),
+        Err(why) => Object::Undecided(format!("{why}, downloading it"), false),
     }
 }
 

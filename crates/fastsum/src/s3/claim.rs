@@ -226,6 +226,7 @@ pub(crate) fn claims_of(
     let mut claims = strong;
     claims.extend(plain_md5(&head, etag));
     claims.extend(weak);
+    claims.extend(unknown_checksums(&head));
     // A checksum S3 gives that cannot be computed here (its part sizes
     // are not to be had) is kept as opaque: the others never decide
     // without it (one that cannot be checked is no agreement).
@@ -248,6 +249,28 @@ pub(crate) fn claims_of(
         }
     }
     Ok(claims)
+}
+
+/// A checksum S3 gives that fastsum does not know (a newer algorithm):
+/// an opaque claim each, in name order, so that the others never decide
+/// without it (a digest of the bytes that cannot be checked is no
+/// agreement; hostile pass over issue 65).
+fn unknown_checksums(head: &Head) -> Vec<Claim> {
+    let mut names: Vec<&str> = head
+        .headers
+        .keys()
+        .filter_map(|name| name.strip_prefix("x-amz-checksum-"))
+        .filter(|name| *name != "type" && Kind::from_name(name).is_none())
+        .collect();
+    names.sort_unstable();
+    names
+        .into_iter()
+        .map(|name| {
+            Claim::Opaque(format!(
+                "S3 gives an x-amz-checksum-{name}, which fastsum cannot compute"
+            ))
+        })
+        .collect()
 }
 
 /// HeadObject of `key`, which must still be the object listed.
@@ -387,6 +410,34 @@ mod tests {
         assert!(checksum_value(Kind::Sha256, "AAAAAA==").is_err());
         assert!(checksum_value(Kind::Crc32, "AAAAAA==-0").is_err());
         assert!(checksum_value(Kind::Crc32, "!!!!").is_err());
+    }
+
+    #[test]
+    fn a_checksum_fastsum_does_not_know_is_opaque() {
+        let mut headers = std::collections::HashMap::new();
+        for name in [
+            "x-amz-checksum-crc32",
+            "x-amz-checksum-type",
+            "x-amz-checksum-sha3-256",
+        ] {
+            headers.insert(name.to_string(), "AAAAAA==".to_string());
+        }
+        headers.insert("x-amz-checksum-blake9".into(), "x".into());
+        let head = Head {
+            status: 200,
+            headers,
+            twice: Vec::new(),
+        };
+        let opaque: Vec<String> = unknown_checksums(&head)
+            .into_iter()
+            .map(|c| match c {
+                Claim::Opaque(why) => why,
+                other => panic!("not opaque: {other:?}"),
+            })
+            .collect();
+        assert_eq!(opaque.len(), 2, "{opaque:?}");
+        assert!(opaque[0].contains("x-amz-checksum-blake9"), "{opaque:?}");
+        assert!(opaque[1].contains("x-amz-checksum-sha3-256"), "{opaque:?}");
     }
 
     #[test]
