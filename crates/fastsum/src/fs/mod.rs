@@ -35,8 +35,7 @@ pub(crate) mod roots;
 pub mod stat;
 
 pub(crate) use identity::FsId;
-// Only the cache asks file systems once a device.
-#[cfg(feature = "cache")]
+// Asked once a device: by the cache and by stamped JSON records.
 pub(crate) use identity::FsIds;
 // The cache, the walk and directory digests ask these; a build without
 // them does not.

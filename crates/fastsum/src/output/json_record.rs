@@ -73,13 +73,36 @@ pub(crate) fn write_stamp(
         // The file system's id beside the stamp: two images of one shape
         // mounted in turn give every stamp field alike (issue 63.10), and a
         // list is trusted as the cache is.
-        let fsid = crate::fs::FsId::of_path(path).0;
+        let fsid = run_fs_id(stamps_before, s.dev, path).0;
         let _ = write!(
             out,
             ",\"device\":{},\"inode\":{},\"mtime_ns\":{},\"ctime_ns\":{},\"fsid\":{fsid}",
             s.dev, s.ino, s.mtime_ns, s.ctime_ns
         );
     }
+}
+
+thread_local! {
+    /// The file systems' ids met by the run that started at the moment
+    /// kept beside them (its `stamps_before`): `statfs` once per device and
+    /// run, not once per record (a stamped list of /usr/share is nearly
+    /// all one device). A run with another start asks again, so a file
+    /// system mounted in another's place between runs is never given the
+    /// other's id.
+    static RUN_FS_IDS: std::cell::RefCell<(Option<i64>, crate::fs::FsIds)> =
+        std::cell::RefCell::default();
+}
+
+/// The id of the file system on `dev`, where `path` lies, asked once per
+/// device in the run that started at `run`.
+fn run_fs_id(run: Option<i64>, dev: u64, path: &std::path::Path) -> crate::fs::FsId {
+    RUN_FS_IDS.with_borrow_mut(|(started, ids)| {
+        if *started != run {
+            *started = run;
+            *ids = crate::fs::FsIds::default();
+        }
+        ids.of(dev, path)
+    })
 }
 
 #[cfg(test)]
@@ -135,5 +158,29 @@ mod tests {
             write_base64(&mut out, input);
             assert_eq!(out, expected.as_bytes());
         }
+    }
+
+    /// statfs once per device and run: a second path of a device known to
+    /// the run gets the device's id without asking, and a run that starts
+    /// later asks again (its file systems may have been swapped).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_systems_id_is_asked_once_per_device_and_run() {
+        use crate::fs::FsId;
+        let dir = tempfile::tempdir().unwrap();
+        let here = FsId::of_path(dir.path());
+        let proc = FsId::of_path(std::path::Path::new("/proc/self"));
+        assert_ne!(here, proc);
+        let dev = 4242;
+        assert_eq!(run_fs_id(Some(1), dev, dir.path()), here);
+        assert_eq!(
+            run_fs_id(Some(1), dev, std::path::Path::new("/proc/self")),
+            here
+        );
+        assert_eq!(
+            run_fs_id(Some(2), dev, std::path::Path::new("/proc/self")),
+            proc
+        );
+        assert_eq!(run_fs_id(Some(2), dev + 1, dir.path()), here);
     }
 }
