@@ -128,6 +128,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         cache: cache.is_open().then_some(&cache),
         remote: args.remote.options(),
         s3: args.s3.options(args.jobs.asked(), &args.cache),
+        remove: args.remove,
     };
     let found = options.find_contained(&args.sources, &archives);
     drop(options);

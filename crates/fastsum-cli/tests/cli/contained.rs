@@ -940,12 +940,21 @@ fn contained_remove_refuses_overlapping_operands_and_manifests() {
     env.file(b"list.md5", b"60b725f10c9c85c70d97880dfe8191b3  a\n");
     std::os::unix::fs::symlink("arc", env.path().join("arc-link")).expect("symlink");
     let before = (listing(&env, "arc"), listing(&env, "src"));
-    let cases: [(&[&str], &str); 5] = [
+    // Refused before anything is read: a manifest that is not there and
+    // a bucket behind an endpoint nobody serves are refused for what they
+    // are, not found missing or unreachable first.
+    let cases: [(&[&str], &str); 8] = [
         (&["arc/sub", "--in", "arc"], "overlap"),
         (&["arc", "--in", "arc"], "overlap"),
         (&["arc-link", "--in", "arc"], "overlap"),
         (&["arc", "--in", "arc/sub"], "overlap"),
         (&["src", "--in", "list.md5"], "is a manifest"),
+        (&["src", "--in", "missing.md5"], "is a manifest"),
+        (
+            &["src", "--in", "arc", "--in", "missing.md5"],
+            "is a manifest",
+        ),
+        (&["src", "--in", "s3://b/p"], "is in S3"),
     ];
     for (operands, why) in cases {
         for dry in [false, true] {
@@ -963,6 +972,12 @@ fn contained_remove_refuses_overlapping_operands_and_manifests() {
                 out.stderr_str()
             );
             assert!(out.stderr_str().contains(why), "{}", out.stderr_str());
+            // Nothing was looked for: no count of what was found.
+            assert!(
+                !out.stderr_str().contains("contained ("),
+                "{}",
+                out.stderr_str()
+            );
         }
     }
     assert_eq!((listing(&env, "arc"), listing(&env, "src")), before);

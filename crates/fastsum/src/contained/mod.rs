@@ -144,6 +144,11 @@ pub struct ContainedOptions<'a> {
     /// what S3 said of each object kept there).
     #[cfg(feature = "s3")]
     pub s3: crate::s3::S3Options,
+    /// The search is for [`ContainedReport::remove`]: refused before
+    /// anything is read when the archives cannot serve it (not all local
+    /// directories, or one overlaps a source), so that a refusal costs
+    /// nothing and says so at once.
+    pub remove: bool,
 }
 
 /// Where a contained file's bytes are.
@@ -259,6 +264,12 @@ impl ContainedOptions<'_> {
         sources: &[PathBuf],
         archives: &[Archive],
     ) -> Result<ContainedReport> {
+        if self.remove {
+            remove::refused(sources, archives).map_err(|why| {
+                let why = format!("--remove refused: {why}");
+                crate::Error::new(crate::ErrorKind::Io(std::io::Error::other(why)))
+            })?;
+        }
         let mut report = stages::run(sources, archives, self)?;
         report.sources = sources.to_vec();
         report.archives = archives.to_vec();

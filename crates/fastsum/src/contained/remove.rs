@@ -90,7 +90,7 @@ pub(super) fn remove(
 }
 
 /// Why nothing may be removed at all, if so.
-fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
+pub(super) fn refused(sources: &[PathBuf], archives: &[Archive]) -> Result<(), String> {
     let show = |p: &Path| crate::escape::display_path(p);
     for archive in archives {
         match archive {
