@@ -455,3 +455,86 @@ fn a_link_or_reflink_the_file_systems_cannot_make_is_said_alike_in_the_dry_run_a
         );
     }
 }
+
+/// Issue 63's dupes findings 08 and 08b. 08: the view's file is the
+/// duplicate and its own lower-layer file the kept one: removing the view's
+/// file frees nothing (a whiteout hides it, the layer keeps its bytes) and
+/// changes what the view shows, so it is never acted on. 08b: an overlay
+/// mounted with relative layer paths (`lowerdir=lower`, as mountinfo then
+/// says): its layer's file, a duplicate of a real twin beside it, is still
+/// known as a layer's and never changed under the mounted view.
+#[test]
+fn dupes_never_acts_on_a_view_over_its_kept_layer_nor_through_relative_layers() {
+    let env = TestEnv::new();
+    for d in ["a-layer", "z-view", "z-view.upper", "z-view.work"] {
+        env.mkdir(d);
+    }
+    env.file(b"a-layer/f", b"the only copy\n");
+    env.file(b"0-twin", b"a real twin\n");
+    env.file(b"a-layer/twin", b"a real twin\n");
+    // Relative layer paths, given from the test's directory.
+    let mounted = std::process::Command::new("mount")
+        .current_dir(env.path())
+        .args(["-t", "overlay", "overlay", "-o"])
+        .arg("lowerdir=a-layer,upperdir=z-view.upper,workdir=z-view.work")
+        .arg("z-view")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        testenv::skip("no overlay file system can be mounted here (needs root and overlayfs)");
+        return;
+    }
+    let _unmount = Overlay {
+        merged: env.path().join("z-view"),
+        mounts: vec![env.path().join("z-view")],
+    };
+    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(info.contains("lowerdir=a-layer"), "{info}");
+    let read = |p: &str| std::fs::read(env.path().join(p)).unwrap();
+    for action in ["--remove", "--link", "--symlink"] {
+        // 08: "a-layer/f" sorts first and is kept; "z-view/f" is its view.
+        let run = dry_run_then_run(&env, &[action, "a-layer", "z-view"]);
+        let err = run.stderr_str();
+        assert!(
+            err.contains("z-view/f: skipped: it is seen through an overlay"),
+            "{action}: {err}"
+        );
+        assert!(
+            !run.stdout_str().contains("z-view/f"),
+            "{action}: {}",
+            run.stdout_str()
+        );
+        assert_eq!(run.status, 1, "{action}: {err}");
+        assert_eq!(read("z-view/f"), b"the only copy\n", "{action}");
+        assert_eq!(read("a-layer/f"), b"the only copy\n", "{action}");
+        // No whiteout, no copy-up: the upper layer is as it was.
+        let upper: Vec<_> = std::fs::read_dir(env.path().join("z-view.upper"))
+            .unwrap()
+            .collect();
+        assert!(upper.is_empty(), "{action}: {upper:?}");
+        // 08b: the layer's twin is not changed for the real twin beside it.
+        let run = dry_run_then_run(&env, &[action, "0-twin", "a-layer/twin"]);
+        let err = run.stderr_str();
+        assert!(
+            err.contains("a-layer/twin: skipped: it is in a layer of the overlay at"),
+            "{action}: {err}"
+        );
+        assert_eq!(run.status, 1, "{action}: {err}");
+        assert!(run.stdout.is_empty(), "{action}: {}", run.stdout_str());
+        assert_eq!(read("z-view/twin"), b"a real twin\n", "{action}");
+        assert!(
+            !std::fs::symlink_metadata(env.path().join("a-layer/twin"))
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{action}"
+        );
+        assert_eq!(
+            std::fs::metadata(env.path().join("a-layer/twin"))
+                .unwrap()
+                .nlink(),
+            1,
+            "{action}"
+        );
+    }
+}

@@ -90,6 +90,12 @@ impl Scope {
         for overlay in &self.overlays {
             if overlay.holds_in_a_layer(&member.path) {
                 let point = crate::escape::display_path(&overlay.point);
+                let point = match overlay.unplaced {
+                    true => format!(
+                        "{point} (not every layer of it could be placed for certain: a relative path was guessed)"
+                    ),
+                    false => point,
+                };
                 return Some(match overlay.shows(kept.stamp.dev) {
                     true => format!(
                         "it is in a layer of the overlay at {point} and the kept file is seen \

@@ -23,10 +23,14 @@ pub(crate) struct Overlay {
     pub layers: Vec<PathBuf>,
     /// The device and inode of each layer's directory that could be stat-ed.
     pub layer_ids: Vec<(u64, u64)>,
-    /// A layer that could not be placed (a relative path, as given at mount
-    /// time from a directory unknown here, or one that cannot be stat-ed):
-    /// a file in it is not known to be in a layer (the device rule of
-    /// `dupes::scope` still keeps it from its view's file).
+    /// A layer that could not be placed for certain (a relative path, as
+    /// given at mount time from a directory unknown here, or one that
+    /// cannot be stat-ed). A relative one is guessed where it most likely
+    /// was, beside the mount point and in this process's working
+    /// directory, each that is a directory counted as a layer (a wrong
+    /// guess only refuses more); elsewhere a file in it is not known to be
+    /// in a layer (the device rule of `dupes::scope` still keeps it from
+    /// its view's file).
     pub unplaced: bool,
 }
 
@@ -73,12 +77,24 @@ pub(crate) fn is_overlay(_path: &Path) -> bool {
 #[cfg(target_os = "linux")]
 fn place(overlay: &mut Overlay) {
     use std::os::unix::fs::MetadataExt;
+    let cwd = std::env::current_dir().ok();
     for layer in &overlay.layers {
-        match std::fs::metadata(layer) {
-            Ok(m) if layer.is_absolute() && m.is_dir() => {
-                overlay.layer_ids.push((m.dev(), m.ino()))
+        if layer.is_absolute() {
+            match std::fs::metadata(layer) {
+                Ok(m) if m.is_dir() => overlay.layer_ids.push((m.dev(), m.ino())),
+                _ => overlay.unplaced = true,
             }
-            _ => overlay.unplaced = true,
+            continue;
+        }
+        overlay.unplaced = true;
+        let guesses = [overlay.point.parent(), cwd.as_deref()];
+        for base in guesses.into_iter().flatten() {
+            match std::fs::metadata(base.join(layer)) {
+                Ok(m) if m.is_dir() && !overlay.layer_ids.contains(&(m.dev(), m.ino())) => {
+                    overlay.layer_ids.push((m.dev(), m.ino()))
+                }
+                _ => {}
+            }
         }
     }
 }
@@ -209,14 +225,35 @@ mod tests {
         place(&mut overlay);
         assert!(!overlay.unplaced);
         assert_eq!(overlay.layer_ids.len(), 1);
-        for layer in ["relative/dir", "/no/such/layer/here"] {
+        for layer in ["relative/dir/not/here", "/no/such/layer/here"] {
             let mut overlay = Overlay {
                 layers: vec![PathBuf::from(layer)],
                 ..Overlay::default()
             };
             place(&mut overlay);
             assert!(overlay.unplaced, "{layer}");
+            assert!(overlay.layer_ids.is_empty(), "{layer}");
         }
+    }
+
+    /// A layer named by a relative path (`mount -o lowerdir=lower` run in
+    /// the mount point's parent) is guessed beside the mount point: a file
+    /// in it is held to be in a layer, though the overlay stays unplaced.
+    #[test]
+    fn a_relative_layer_is_guessed_beside_the_mount_point() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("lower/sub")).unwrap();
+        std::fs::write(dir.path().join("lower/sub/f"), b"x").unwrap();
+        std::fs::write(dir.path().join("elsewhere"), b"x").unwrap();
+        let mut overlay = Overlay {
+            point: dir.path().join("merged"),
+            layers: vec![PathBuf::from("lower")],
+            ..Overlay::default()
+        };
+        place(&mut overlay);
+        assert!(overlay.unplaced);
+        assert!(overlay.holds_in_a_layer(&dir.path().join("lower/sub/f")));
+        assert!(!overlay.holds_in_a_layer(&dir.path().join("elsewhere")));
     }
 
     #[test]
