@@ -39,7 +39,7 @@ use crate::digest::Digest;
 use crate::dupes::items::{is_version_of, Candidates};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fs::FileStamp;
-use crate::s3::cache::ClaimCache;
+use crate::s3::cache::{claims_kept_or_asked, ClaimCache};
 use crate::s3::claim::{Claim, Kind};
 use crate::s3::http::Client;
 use crate::s3::listing::{io_error, shown, DEFAULT_REQUESTS};
@@ -210,17 +210,9 @@ fn decide(
     let Ok(key) = std::str::from_utf8(&object.key) else {
         return Object::Undecided("its key is not UTF-8".into(), false);
     };
-    let claims = match cache.and_then(|c| c.get(&url.bucket, object)) {
-        Some(claims) => claims,
-        None => match crate::s3::claim::claims_of(client, key, object.size, &object.etag) {
-            Ok(claims) => {
-                if let Some(c) = cache {
-                    c.put(&url.bucket, object, &claims);
-                }
-                claims
-            }
-            Err(why) => return Object::Undecided(why, false),
-        },
+    let claims = match claims_kept_or_asked(cache, client, &url.bucket, key, object) {
+        Ok(claims) => claims,
+        Err(why) => return Object::Undecided(why, false),
     };
     let opaque = claims.iter().find_map(|c| match c {
         Claim::Opaque(why) => Some(why.clone()),

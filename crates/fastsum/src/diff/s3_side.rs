@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Entry, EntryKind};
 use crate::error::{Error, Result};
-use crate::s3::cache::ClaimCache;
+use crate::s3::cache::{claims_kept_or_asked, ClaimCache};
 use crate::s3::claim::Claim;
 use crate::s3::http::Client;
 use crate::s3::listing::{io_error, shown, DEFAULT_REQUESTS};
@@ -117,18 +117,9 @@ fn decide_one(
     let Ok(key) = std::str::from_utf8(&object.key) else {
         return Verdict::Failed("the key is not UTF-8".into());
     };
-    let cached = cache.and_then(|c| c.get(&url.bucket, object));
-    let claims = match cached {
-        Some(claims) => claims,
-        None => match crate::s3::claim::claims_of(client, key, object.size, &object.etag) {
-            Ok(claims) => {
-                if let Some(c) = cache {
-                    c.put(&url.bucket, object, &claims);
-                }
-                claims
-            }
-            Err(why) => return Verdict::Failed(why),
-        },
+    let claims = match claims_kept_or_asked(cache, client, &url.bucket, key, object) {
+        Ok(claims) => claims,
+        Err(why) => return Verdict::Failed(why),
     };
     // Every claim that can be checked is; none disagreeing while one
     // could not be checked is no answer (`--download`: the bytes decide).

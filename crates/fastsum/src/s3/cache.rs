@@ -102,6 +102,27 @@ fn decode(text: &str) -> Option<Claim> {
     }
 }
 
+/// What S3 says of `object`, listed under `key` in `bucket`: the claims
+/// `cache` keeps of it for this endpoint, or else asked of S3
+/// ([`super::claim::claims_of`]) and kept. The one way `diff` and
+/// `contained` ask.
+pub(crate) fn claims_kept_or_asked(
+    cache: Option<&ClaimCache>,
+    client: &super::http::Client,
+    bucket: &str,
+    key: &str,
+    object: &Listed,
+) -> Result<Vec<Claim>, String> {
+    if let Some(claims) = cache.and_then(|c| c.get(bucket, object)) {
+        return Ok(claims);
+    }
+    let claims = super::claim::claims_of(client, key, object.size, &object.etag)?;
+    if let Some(c) = cache {
+        c.put(bucket, object, &claims);
+    }
+    Ok(claims)
+}
+
 impl ClaimCache {
     /// The cache at `path`, made if absent; `None` if it cannot be opened
     /// (the comparison then asks S3 every time).
