@@ -77,10 +77,12 @@ impl FsId {
 /// run, on the same device, between a file's stat and the first `statfs`
 /// of that device, is not told: the run's reads are its own.
 #[derive(Debug, Default)]
+#[cfg_attr(not(any(feature = "cache", feature = "tree")), allow(dead_code))]
 pub(crate) struct FsIds {
     known: Vec<(u64, FsId)>,
 }
 
+#[cfg_attr(not(any(feature = "cache", feature = "tree")), allow(dead_code))]
 impl FsIds {
     /// The id of the file system on device `dev`, where `path` (a file
     /// whose stat said `dev`) lies.

@@ -35,7 +35,9 @@ pub(crate) mod roots;
 pub mod stat;
 
 pub(crate) use identity::FsId;
-// Asked once a device: by the cache and by stamped JSON records.
+// Asked once a device: by the cache and by stamped JSON records (a
+// tree's).
+#[cfg(any(feature = "cache", feature = "tree"))]
 pub(crate) use identity::FsIds;
 // The cache, the walk and directory digests ask these; a build without
 // them does not.
