@@ -285,6 +285,7 @@ mod targets {
             for key in &keys {
                 let _ = signed::verify_detached(b"list\n", input, key, &options);
                 let _ = signed::open_embedded(input, key, &options);
+                let _ = signed::open(input, Some(input), key, &options);
             }
             for signature in &signatures {
                 let _ = signed::verify_detached(input, signature, input, &options);
@@ -323,9 +324,9 @@ mod targets {
         fuzz(&seeds(), "check-lists", |input| {
             let first = lines(input).find(|l| !l.is_empty()).unwrap_or_default();
             let detected = ListFormat::detect(first);
-            let _ = list::explain(first);
-            let _ = list::algorithm_of_list_name(first);
-            let _ = list::file_of_list_name(first);
+            let _ = list::names::explain(first);
+            let _ = list::names::algorithm_of_list_name(first);
+            let _ = list::names::file_of_list_name(first);
             for format in [
                 detected,
                 ListFormat::Json,

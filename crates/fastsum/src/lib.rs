@@ -30,7 +30,7 @@
 //! walker, thread pools, SQLite or SSH code.
 //!
 //! * `tree`: whole trees on every core (`TreeHasher`, the walk, directory
-//!   digests, `dupes`), and records rendered as manifests;
+//!   digests, `dupes`, `contained`);
 //! * `cache`: the SQLite cache of digests (`TreeHasher::cache`) and
 //!   `scrub`; implies `tree`;
 //! * `remote`: other hosts over SSH; implies `tree`;
@@ -42,8 +42,27 @@
 //!   `cache`, the cache's raw store and bulk load (`cache::bench`), public
 //!   for this crate's benches and examples only (no stability promised).
 
+/// A module the CLI and the Python package reach that is not the
+/// library's API (a format's own line parser, records rendered as lines
+/// and messages, a name's escaping, the one safe open, S3's object internals): public and
+/// hidden from the docs with the `cli-internals` feature, which those two
+/// turn on; crate-private without it, where what only they call is unused
+/// (so dead code is not asked about there). No stability is promised.
+macro_rules! internal {
+    ($(#[$attr:meta])* mod $name:ident;) => {
+        $(#[$attr])*
+        #[cfg(feature = "cli-internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "cli-internals"))]
+        #[allow(dead_code)]
+        pub(crate) mod $name;
+    };
+}
+
 /// The parsers of outside input (manifest/ and remote/ declare theirs
-/// through it): nothing in them may panic (no unwrap,
+/// through it, `internal mod` for one that is `internal!`): nothing in them may panic (no unwrap,
 /// expect, panic, or index or slice that could fail: every slice through
 /// `get`), and the fuzz targets (`crate::fuzzing`) run them in CI.
 macro_rules! parsers {
@@ -58,6 +77,20 @@ macro_rules! parsers {
             )
         )]
         $vis mod $name;
+    )*};
+    ($(internal mod $name:ident;)*) => {$(
+        internal! {
+            #[cfg_attr(
+                not(test),
+                deny(
+                    clippy::unwrap_used,
+                    clippy::expect_used,
+                    clippy::panic,
+                    clippy::indexing_slicing
+                )
+            )]
+            mod $name;
+        }
     )*};
 }
 
@@ -82,7 +115,11 @@ pub(crate) mod fs;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod manifest;
-pub mod output;
+internal! {
+    /// Records rendered as lists, JSON and messages, a report's lines, a
+    /// list checked on every core: the front ends' presentation.
+    mod output;
+}
 #[cfg(feature = "tree")]
 pub mod pipeline;
 pub mod read;
@@ -109,7 +146,12 @@ pub use algo::{Algorithm, Hasher};
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Result};
 pub use fs::device::DiskKind;
-pub use fs::{name, FileStamp};
+pub use fs::FileStamp;
+// A name's escaping and the one safe open of a path from a list: every
+// report line and every list the CLI reads goes through them.
+#[cfg(feature = "cli-internals")]
+#[doc(hidden)]
+pub use fs::{name, regular::open_regular};
 #[cfg(feature = "tree")]
 pub use pipeline::{Order, Outcome, Progress, Record, Sink, TreeHasher, TreeOptions};
 pub use read::{FileHasher, ReadStrategy};

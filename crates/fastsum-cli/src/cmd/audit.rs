@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::diff::{ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
-use fastsum::output::LinePart;
+use fastsum::output::line::LinePart;
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;
 
@@ -353,7 +353,7 @@ impl List {
     /// for any other list, only `given` (or none: the list says).
     fn columns(&self, given: Option<Algorithm>) -> Vec<Algorithm> {
         let mut head = Vec::new();
-        if let Ok(file) = fastsum::read::open_regular(self.path()) {
+        if let Ok(file) = fastsum::open_regular(self.path()) {
             let _ = file.take(64 << 10).read_to_end(&mut head);
         }
         let mut lines = head

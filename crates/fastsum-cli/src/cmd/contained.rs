@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use clap::{CommandFactory, Parser};
 use fastsum::contained::{Archive, ContainedOptions, ContainedReport, Verdict};
 use fastsum::dupes::actions::{Acted, ActionOutcome};
+use fastsum::output::line::LinePart;
 use fastsum::output::render::Renderer;
-use fastsum::output::LinePart;
 
 use crate::term::count;
 use crate::term::output::{Buffering, Output};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
+use fastsum::output::line::LinePart;
 use fastsum::output::render::Renderer;
-use fastsum::output::LinePart;
 use fastsum::scrub::{Finding, ScrubOptions, ScrubSummary};
 use fastsum::walk::WalkOptions;
 use fastsum::Algorithm;

@@ -194,7 +194,7 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 /// line escapes names (`LinePart::write_line`: a leading `\` when it
 /// holds `\` or any control character).
 pub fn write_name(buf: &mut Vec<u8>, name: &[u8], indent: &str) {
-    use fastsum::output::LinePart;
+    use fastsum::output::line::LinePart;
     let parts = [LinePart::Text(indent.as_bytes()), LinePart::Name(name)];
     LinePart::write_line(buf, &parts, true);
 }

@@ -1,6 +1,6 @@
 //! Every open in the sources, reviewed (issue 51, "make the classes
 //! impossible"): a path taken from a list, a cache or a manifest must be
-//! opened through `fastsum::read::open_regular` (regular files only, never
+//! opened through `fastsum::open_regular` (regular files only, never
 //! waiting) or the pipeline's listed jobs. This test counts the other
 //! opens file by file; a new one fails it until it is added here with the
 //! reason it is not such a path.
@@ -84,7 +84,7 @@ fn every_open_outside_the_one_listed_open_is_reviewed() {
         assert!(
             *n <= allowed,
             "{file}: {n} opens, {allowed} reviewed: a path taken from a list, a cache or a \
-             manifest must go through fastsum::read::open_regular; otherwise add the open to \
+             manifest must go through fastsum::open_regular; otherwise add the open to \
              tests/cli/opens.rs with its reason"
         );
     }

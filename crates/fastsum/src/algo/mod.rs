@@ -14,7 +14,11 @@ mod dynamic;
 mod legacy;
 pub(crate) mod md5;
 mod openssl;
-pub mod parts;
+internal! {
+    /// Digests of parts (S3's ETag and composite checksums), reached as
+    /// [`Algorithm::S3Etag`] and [`Algorithm::Composite`].
+    mod parts;
+}
 mod rustcrypto;
 mod xxh;
 
@@ -91,14 +95,14 @@ pub enum Algorithm {
     /// S3's ETag of an upload in parts of `part_size` bytes: the MD5 of
     /// the parts' binary MD5s, and `-N` (N parts); input of one part (or
     /// none) gives its plain MD5, as a single-part upload has
-    /// ([`parts`]).
+    /// (`parts`).
     S3Etag {
         /// Bytes a part (the last one may be shorter); never 0.
         part_size: u64,
     },
     /// S3's composite checksum of an upload in parts of `part_size`
     /// bytes: the checksum of the parts' binary checksums, and `-N`;
-    /// input of one part (or none) gives the plain checksum ([`parts`]).
+    /// input of one part (or none) gives the plain checksum (`parts`).
     Composite {
         /// The checksum of each part and of the parts' checksums.
         of: PartChecksum,
@@ -112,7 +116,7 @@ impl Algorithm {
     pub const BLAKE2B: Algorithm = Algorithm::Blake2b { output_len: 64 };
 
     /// S3's ETag for the part size the AWS CLI and boto3 upload with
-    /// ([`parts::DEFAULT_PART_SIZE`], 8 MiB).
+    /// (`parts::DEFAULT_PART_SIZE`, 8 MiB).
     pub const S3ETAG: Algorithm = Algorithm::S3Etag {
         part_size: parts::DEFAULT_PART_SIZE,
     };

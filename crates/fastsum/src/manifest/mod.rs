@@ -7,12 +7,12 @@
 //! beside the others. What a run prints, and a list checked against its
 //! files, are `crate::output`'s.
 //!
-//! * [`gnu`]: coreutils' `HEX  NAME` / `HEX *NAME` lines and BSD-tagged
+//! * `gnu`: coreutils' `HEX  NAME` / `HEX *NAME` lines and BSD-tagged
 //!   `MD5 (NAME) = HEX` lines, with GNU's name escaping (the rule is
 //!   `crate::escape`'s).
-//! * [`xxhsum`]: xxhsum 0.8.1's reading of the same shapes.
-//! * [`b3sum`]: b3sum's stricter reading.
-//! * [`hashdeep`]: hashdeep's `%%%% HASHDEEP-1.0` lists (size, several
+//! * `xxhsum`: xxhsum 0.8.1's reading of the same shapes.
+//! * `b3sum`: b3sum's stricter reading.
+//! * `hashdeep`: hashdeep's `%%%% HASHDEEP-1.0` lists (size, several
 //!   digests, name), read and written.
 //! * `json`: the pieces of fastsum's JSON Lines (a name, a string, one
 //!   file's several digests), and `json_read`, reading records back.
@@ -25,16 +25,20 @@
 //! drop-in must accept and reject exactly the lines the original does.
 
 parsers! {
-    pub mod b3sum;
-    pub mod gnu;
-    pub mod hashdeep;
     pub(crate) mod json_read;
-    mod lines;
     pub mod list;
     pub mod read;
-    pub mod xxhsum;
 }
-pub use lines::read_line;
+// Each format's own line parser, and a bounded line of a list: reached
+// through `list::ListReader` and `read::Manifest` by a library user, by
+// the personalities (which read as their tool reads) directly.
+parsers! {
+    internal mod b3sum;
+    internal mod gnu;
+    internal mod hashdeep;
+    internal mod lines;
+    internal mod xxhsum;
+}
 #[cfg(feature = "tree")]
 pub(crate) mod json;
 

@@ -44,7 +44,7 @@ pub(crate) mod mmap;
 #[cfg(unix)]
 mod sigbus;
 
-pub use crate::fs::regular::open_regular;
+pub(crate) use crate::fs::regular::open_regular;
 
 /// Files at least this large are mapped rather than read (see
 /// `mmap.rs`). Below it, the map set-up and page-table teardown cost
@@ -220,7 +220,7 @@ impl FileHasher {
         self.strategy
     }
 
-    /// Opens a path taken from a list ([`open_regular`]: regular files
+    /// Opens a path taken from a list (`open_regular`: regular files
     /// only, never waiting) and hashes it. Errors carry the path.
     pub fn hash_listed(&mut self, algorithm: Algorithm, path: &Path) -> Result<Digest> {
         let file = open_regular(path)?;

@@ -28,7 +28,11 @@ pub(crate) mod http;
 mod keys;
 pub(crate) mod listing;
 pub(crate) mod local;
-mod objects;
+internal! {
+    /// An object's digests as S3 keeps them, and the algorithm a download
+    /// is hashed in: `-r s3://`'s.
+    mod objects;
+}
 #[cfg(test)]
 mod properties;
 pub(crate) mod xml;
@@ -37,7 +41,6 @@ use std::path::PathBuf;
 
 pub use config::S3Config;
 pub use keys::S3Url;
-pub use objects::{object_digests, S3Object, DOWNLOAD_ALGORITHM};
 
 /// How S3 sides are reached and decided.
 #[derive(Clone, Debug, Default)]

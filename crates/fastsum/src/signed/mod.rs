@@ -4,9 +4,9 @@
 //!
 //! * minisign: `minisign-verify` (by minisign's author, no dependencies);
 //! * signify: Ed25519 over the file (`ed25519-dalek`), its two-line
-//!   base64 format read here ([`signify`]);
+//!   base64 format read here (`signify`);
 //! * SSH signatures (`ssh-keygen -Y sign`): RustCrypto's `ssh-key`
-//!   (`SshSig`), the `allowed_signers` file read here ([`ssh`]);
+//!   (`SshSig`), the `allowed_signers` file read here (`ssh`);
 //! * OpenPGP, detached and clearsigned, against a keyring (`openpgp`
 //!   feature): rPGP (`pgp`), the signature's key, expiry and revocation
 //!   judged here.
@@ -15,20 +15,24 @@
 //! from the list. A verdict is a [`Signer`] (who signed) or a [`Refusal`]
 //! (why not); nothing here panics on any input (fuzzed in
 //! `crate::fuzzing`).
+//!
+//! [`open`] is the one entry point: a list and its signature (detached,
+//! or carried in the list) in, the signed text out. The schemes are this
+//! module's own.
 
 use std::fmt;
 use std::time::SystemTime;
 
 parsers! {
-    pub mod clearsigned;
-    pub mod minisign;
-    pub mod release;
-    pub mod signify;
-    pub mod ssh;
+    pub(crate) mod clearsigned;
+    pub(crate) mod minisign;
+    pub(crate) mod release;
+    pub(crate) mod signify;
+    pub(crate) mod ssh;
 }
 #[cfg(feature = "openpgp")]
 parsers! {
-    pub mod openpgp;
+    pub(crate) mod openpgp;
 }
 
 /// A signature format.
@@ -168,11 +172,42 @@ impl Default for VerifyOptions {
     }
 }
 
-/// `message` verified against a detached `signature` with `key` (a
-/// minisign or signify public key file, an `allowed_signers` file or
-/// OpenSSH public key, an OpenPGP keyring, binary or armored), the format
-/// told from the signature.
-pub fn verify_detached(
+/// A signed list opened: `list` verified with `key` (a minisign or
+/// signify public key file, an `allowed_signers` file or OpenSSH public
+/// key, an OpenPGP keyring, binary or armored) against its detached
+/// `signature`, the format told from the signature, or, with `None`,
+/// against the signature it carries (OpenPGP clearsigned, signify `-e`).
+///
+/// A Debian Release file's `Valid-Until` is judged at `options.now` as apt
+/// judges it: past due is refused; a date still to come is one of the
+/// signer's notes.
+pub fn open(
+    list: &[u8],
+    signature: Option<&[u8]>,
+    key: &[u8],
+    options: &VerifyOptions,
+) -> Result<Opened, Refusal> {
+    let mut opened = match signature {
+        Some(signature) => Opened {
+            signer: verify_detached(list, signature, key, options)?,
+            message: list.to_vec(),
+            unsigned: Vec::new(),
+        },
+        None => open_embedded(list, key, options)?,
+    };
+    let now = options
+        .now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if let Some(until) = release::check_valid_until(&opened.message, now)? {
+        opened.signer.notes.push(format!("valid until {until}"));
+    }
+    Ok(opened)
+}
+
+/// `message` verified against a detached `signature` with `key`, the
+/// format told from the signature.
+pub(crate) fn verify_detached(
     message: &[u8],
     signature: &[u8],
     key: &[u8],
@@ -212,9 +247,9 @@ pub(crate) fn openpgp_missing() -> Refusal {
     )
 }
 
-/// A list that carries its signature (OpenPGP clearsigned, signify `-e`),
-/// opened: who signed, the signed text, and the text outside the signed
-/// block (never checked).
+/// A signed list, opened: who signed, the signed text, and the text
+/// outside the signed block of a list that carries its signature (never
+/// checked; none for a detached signature).
 #[derive(Clone, Debug)]
 pub struct Opened {
     /// Who signed.
@@ -228,7 +263,7 @@ pub struct Opened {
 
 /// Whether `list` carries its own signature: an OpenPGP clearsigned block
 /// or a signify `-e` file.
-pub fn is_embedded(list: &[u8]) -> Option<Scheme> {
+pub(crate) fn is_embedded(list: &[u8]) -> Option<Scheme> {
     let text = list.strip_prefix(b"\xef\xbb\xbf").unwrap_or(list);
     if clearsigned::has_header(text) {
         Some(Scheme::OpenPgp)
@@ -240,7 +275,11 @@ pub fn is_embedded(list: &[u8]) -> Option<Scheme> {
 }
 
 /// A list that carries its signature verified with `key`, and opened.
-pub fn open_embedded(list: &[u8], key: &[u8], options: &VerifyOptions) -> Result<Opened, Refusal> {
+pub(crate) fn open_embedded(
+    list: &[u8],
+    key: &[u8],
+    options: &VerifyOptions,
+) -> Result<Opened, Refusal> {
     match is_embedded(list) {
         Some(Scheme::Signify) => signify::open_embedded(list, key),
         Some(_) => open_clearsigned(list, key, options),

@@ -66,7 +66,7 @@ pub fn verify_detached(
     shielded(|| verify_all(message, &signatures(signature)?, &keyring(key)?, now))
 }
 
-/// A clearsigned block's signature (split by [`clearsigned::split`]).
+/// A clearsigned block's signature (split by `clearsigned::split`).
 pub fn verify_cleartext(block: &Block, key: &[u8], now: SystemTime) -> Result<Signer, Refusal> {
     let signed = clearsigned::signed_bytes(&block.message);
     shielded(|| {

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser};
 use fastsum::diff::{Change, ChangeKind, DiffEvent, DiffOptions, DiffSummary, Side};
+use fastsum::output::line::LinePart;
 use fastsum::output::render::Renderer;
-use fastsum::output::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::output::{Buffering, Output};

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use clap::{CommandFactory, Parser};
 use fastsum::dupes::actions::{Action, ActionOutcome, Keep};
 use fastsum::dupes::{DupesOptions, Group};
+use fastsum::output::line::LinePart;
 use fastsum::output::render::Renderer;
-use fastsum::output::LinePart;
 use fastsum::Algorithm;
 
 use crate::term::count;

@@ -210,7 +210,7 @@ fn summarize(run: &mut Run, o: &Options, display_name: &[u8], tally: &Tally, lis
         run.error(&m);
         let explain = match (&list.entries, &list.first) {
             (None, Some(first)) if list.other_length.is_none() => {
-                Some(fastsum::manifest::list::explain(first))
+                Some(fastsum::manifest::list::names::explain(first))
             }
             (Some(entries), _) => Some(entries.explain_none()),
             _ => None,

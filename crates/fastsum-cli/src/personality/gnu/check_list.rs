@@ -48,7 +48,7 @@ pub(super) fn first_entry(reader: &mut impl BufRead, terminator: u8) -> io::Resu
     let mut line = Vec::new();
     let mut skipped = 0;
     loop {
-        if fastsum::manifest::read_line(reader, terminator, &mut line)? == 0 {
+        if fastsum::manifest::lines::read_line(reader, terminator, &mut line)? == 0 {
             return Ok(ReadAhead {
                 skipped,
                 line: Vec::new(),

@@ -94,7 +94,7 @@ impl List {
         };
         if run.tool.kind == ToolKind::Fastsum {
             list.terminator = o.terminator;
-            let lone = fastsum::manifest::list::file_of_list_name(checkfile);
+            let lone = fastsum::manifest::list::names::file_of_list_name(checkfile);
             list.lone_file = lone.filter(|f| !f.contains(&b'\\')).map(<[u8]>::to_vec);
             list.tell_format(run, o, checkfile);
         }
@@ -249,7 +249,11 @@ impl List {
                 self.line = Vec::new();
             }
             self.line_number += 1;
-            match fastsum::manifest::read_line(&mut self.reader, self.terminator, &mut self.line) {
+            match fastsum::manifest::lines::read_line(
+                &mut self.reader,
+                self.terminator,
+                &mut self.line,
+            ) {
                 Ok(0) => {
                     self.at_end = true;
                     break;

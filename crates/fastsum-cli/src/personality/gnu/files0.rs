@@ -56,7 +56,7 @@ impl Names {
         let (mut names, mut bytes) = (Vec::new(), 0);
         while !self.done && names.len() < BATCH_NAMES && bytes < BATCH_BYTES {
             let mut name = Vec::new();
-            match fastsum::manifest::read_line(&mut self.reader, 0, &mut name) {
+            match fastsum::manifest::lines::read_line(&mut self.reader, 0, &mut name) {
                 Ok(0) => {
                     self.done = true;
                     break;

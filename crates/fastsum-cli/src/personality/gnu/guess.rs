@@ -52,7 +52,7 @@ pub(super) fn untagged_algorithm(
     listed: &[(Vec<u8>, Digest)],
 ) -> Reading {
     let named = (list != b"-")
-        .then(|| fastsum::manifest::list::algorithm_of_list_name(list))
+        .then(|| fastsum::manifest::list::names::algorithm_of_list_name(list))
         .flatten();
     if let Some(algorithm) = named {
         return Reading::Named(algorithm);
@@ -121,7 +121,7 @@ fn smallest_readable(listed: &[(Vec<u8>, Digest)]) -> Vec<(&[u8], &Digest)> {
     let mut readable: Vec<(u64, &[u8], &Digest)> = listed
         .iter()
         .filter_map(|(name, digest)| {
-            let file = fastsum::read::open_regular(&fastsum::name::path(name)).ok()?;
+            let file = fastsum::open_regular(&fastsum::name::path(name)).ok()?;
             let size = file.metadata().ok()?.len();
             Some((size, &name[..], digest))
         })
@@ -235,7 +235,7 @@ pub(super) fn read_ahead(
     let mut line = Vec::new();
     while lines < PROBE_LINES && prefix.len() < PROBE_BYTES {
         let start = prefix.len();
-        if fastsum::manifest::read_line(reader, terminator, &mut line)? == 0 {
+        if fastsum::manifest::lines::read_line(reader, terminator, &mut line)? == 0 {
             break;
         }
         // The line is held once: moved, not copied, when it is the first.
@@ -285,7 +285,7 @@ pub(super) fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
     let mut hasher = fastsum::FileHasher::new();
     let files = old.entries.iter().filter_map(|entry| {
         let path = fastsum::name::path(&entry.path).into_owned();
-        let file = fastsum::read::open_regular(&path).ok()?;
+        let file = fastsum::open_regular(&path).ok()?;
         let modified = file.metadata().and_then(|m| m.modified()).ok()?;
         Some((entry, modified < written))
     });

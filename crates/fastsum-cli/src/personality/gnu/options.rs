@@ -192,7 +192,8 @@ pub(super) struct Options {
     pub(super) answers: Option<fastsum::cache::CacheRun>,
     /// The same for a list of several digests a file (`multi.rs`): each
     /// unchanged file's digests, every algorithm's.
-    pub(super) several_answers: Option<std::sync::Arc<fastsum::manifest::read::SeveralAnswers>>,
+    pub(super) several_answers:
+        Option<std::sync::Arc<fastsum::manifest::read::several::SeveralAnswers>>,
     /// `-c --signature --key --namespace`: the list's signature first.
     pub(super) signing: Signing,
     /// How records are printed (set once the settings are resolved).
@@ -215,7 +216,7 @@ pub(super) struct Update {
 /// An old list as `--update` read it: one digest a file, or several.
 pub(super) enum Listed {
     One(fastsum::manifest::read::Manifest),
-    Several(fastsum::manifest::read::Several),
+    Several(fastsum::manifest::read::several::Several),
 }
 
 impl Listed {
@@ -363,7 +364,7 @@ pub(super) fn looks_like_a_cache(name: &[u8]) -> bool {
     let mut header = [0u8; 16];
     // Regular files only, never waiting: an operand that is a FIFO is not
     // a cache, and its bytes are the run's.
-    fastsum::read::open_regular(&fastsum::name::path(name))
+    fastsum::open_regular(&fastsum::name::path(name))
         .ok()
         .and_then(|mut f| f.read_exact(&mut header).ok())
         .is_some_and(|()| &header == b"SQLite format 3\0")

@@ -2,7 +2,7 @@
 //! fastsum's lines, named relative to the prefix, each digest one S3
 //! keeps in the algorithm asked for (`-a`, `--part-size`), or without
 //! `-a` each object's best in its own algorithm, tagged
-//! (`fastsum::s3::object_digests` decides). An object with none is named
+//! (`fastsum::s3::objects::object_digests` decides). An object with none is named
 //! on stderr with the cause and the exit is 1; `--download` streams and
 //! hashes it instead.
 
@@ -41,7 +41,7 @@ pub(super) fn hash_s3_operand(run: &mut Run, o: &Options, name: &[u8], url: &S3U
     };
     let mut ok = true;
     let mut seq = 0;
-    let listed = fastsum::s3::object_digests(url, want, &options, &mut |object| {
+    let listed = fastsum::s3::objects::object_digests(url, want, &options, &mut |object| {
         let (algorithm, digest) = match object.digest {
             Ok(line) => line,
             Err(why) => {

@@ -35,7 +35,7 @@ fn read_file(path: &[u8], what: &str) -> Result<Vec<u8>, String> {
         Box::new(std::io::stdin())
     } else {
         Box::new(
-            fastsum::read::open_regular(&fastsum::name::path(path))
+            fastsum::open_regular(&fastsum::name::path(path))
                 .map_err(|e| format!("{what}: {e}"))?,
         )
     };
@@ -65,34 +65,21 @@ pub(super) fn verified_list(run: &mut Run, o: &Options, checkfile: &[u8]) -> Opt
     let verdict = (|| -> Result<_, String> {
         let list = read_file(checkfile, "list")?;
         let key = read_file(&key_path, "key")?;
-        let refused = |r: Refusal| r.to_string();
-        match &s.signature {
-            Some(signature) => {
-                let signature = read_file(&os_bytes(signature), "signature")?;
-                let signer =
-                    signed::verify_detached(&list, &signature, &key, &options).map_err(refused)?;
-                Ok((signer, list, Vec::new()))
-            }
-            None => {
-                let opened = signed::open_embedded(&list, &key, &options).map_err(refused)?;
-                Ok((opened.signer, opened.message, opened.unsigned))
-            }
-        }
+        let signature = match &s.signature {
+            Some(signature) => Some(read_file(&os_bytes(signature), "signature")?),
+            None => None,
+        };
+        signed::open(&list, signature.as_deref(), &key, &options)
+            .map_err(|r: Refusal| r.to_string())
     })();
-    let (mut signer, message, unsigned) = match verdict {
-        Ok(verified) => verified,
+    let signed::Opened {
+        signer,
+        message,
+        unsigned,
+    } = match verdict {
+        Ok(opened) => opened,
         Err(why) => return refuse(run, checkfile, &why),
     };
-    // A Debian Release past its Valid-Until: refused, as apt refuses it.
-    let now = options
-        .now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    match signed::release::check_valid_until(&message, now) {
-        Err(why) => return refuse(run, checkfile, &why.to_string()),
-        Ok(Some(until)) => signer.notes.push(format!("valid until {until}")),
-        Ok(None) => {}
-    }
     say_signer(run, o, checkfile, &signer, &key_path);
     say_unsigned(run, checkfile, &unsigned);
     Some(message)

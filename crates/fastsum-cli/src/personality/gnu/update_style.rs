@@ -29,7 +29,7 @@ pub(super) struct Style {
 /// The style of the list at `path` (`terminator`-separated lines, read in
 /// `algorithm`), or why it cannot be written back as it is.
 pub(super) fn style_of(path: &Path, terminator: u8, algorithm: Algorithm) -> Result<Style, String> {
-    let file = fastsum::read::open_regular(path).map_err(|e| e.kind().to_string())?;
+    let file = fastsum::open_regular(path).map_err(|e| e.kind().to_string())?;
     let mut parser = CheckParser::new(TagPolicy::Any(algorithm));
     let (mut base64, mut binary) = (Seen::default(), Seen::default());
     let mut algorithms = Vec::new();

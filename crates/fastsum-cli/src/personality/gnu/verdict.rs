@@ -5,8 +5,8 @@
 
 use std::io::Write as _;
 
+use fastsum::output::line::LinePart;
 use fastsum::output::render::Renderer;
-use fastsum::output::LinePart;
 use fastsum::{Algorithm, Digest};
 
 use crate::personality::ToolKind;

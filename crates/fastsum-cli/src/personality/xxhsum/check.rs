@@ -64,7 +64,7 @@ fn check_file(run: &mut Run, name: Option<&Vec<u8>>, settings: &Settings) -> boo
         line_number += 1;
         line.clear();
         // A read error reads as end of file to xxhsum's fgetc loop.
-        let n = fastsum::manifest::read_line(&mut reader, b'\n', &mut line).unwrap_or(0);
+        let n = fastsum::manifest::lines::read_line(&mut reader, b'\n', &mut line).unwrap_or(0);
         if n == 0 {
             break;
         }

@@ -1,5 +1,5 @@
 //! Every list `fastsum -c` reads, told from its content: GNU and BSD
-//! lines (read by [`super::gnu`], line by line, as the coreutils tools
+//! lines (read by `super::gnu`, line by line, as the coreutils tools
 //! read them), and the formats here, read whole entries at a time:
 //!
 //! * fastsum's `--json` records (one digest or several `"digests"`, with
@@ -12,6 +12,11 @@
 //! An entry carries every digest its line gives and the size where the
 //! format has one: a file matches only when all of them do.
 
+internal! {
+    /// What a list's name says (its algorithm, the file a one-digest list
+    /// names) and why a list could not be read: `-c`'s words.
+    mod names;
+}
 mod records;
 mod release;
 mod sfv;
@@ -30,7 +35,7 @@ use crate::digest::Digest;
 pub enum ListFormat {
     /// GNU (`HEX  NAME`) and BSD-tagged (`MD5 (NAME) = HEX`) lines, as
     /// md5sum, sha*sum, b3sum, xxhsum, `rhash --simple`/`--bsd` and
-    /// fastsum write them: read by [`super::gnu::CheckParser`].
+    /// fastsum write them: read by `super::gnu::CheckParser`.
     Lines,
     /// fastsum's `--json` records.
     Json,
@@ -111,7 +116,7 @@ fn looks_like_lines(line: &[u8]) -> bool {
 
 /// The length of the tag `line` starts with: letters, digits and `-`
 /// (`BLAKE2b-256`), and a part size after `/` (`S3ETAG/8MiB`).
-fn tag_len(line: &[u8]) -> usize {
+pub(super) fn tag_len(line: &[u8]) -> usize {
     let word = |s: &[u8]| {
         s.iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
@@ -288,75 +293,4 @@ fn hashdeep_line(
         Err(why) if super::lines::out_of_memory(&why) => ListLine::Refused(why),
         Err(why) => ListLine::Problem(why),
     }
-}
-
-/// The algorithm a list's file name gives its untagged lines, its
-/// basename read case-insensitively: `ALGOSUMS` (`SHA256SUMS`,
-/// `XXH128SUMS`, Debian's `pkg.md5sums`), `algosums.txt`, `algosum.txt`,
-/// or a name ending `.ALGO` (`x.iso.sha256`, `x.xxh128`, `x.b3`, `x.b2`),
-/// ALGO any name or alias `-a` takes but cksum's and sum's checksums
-/// (`crc`, `bsd`, `sysv`, `crc32b`): what `-c` reads them as when `-a` is
-/// not given.
-pub fn algorithm_of_list_name(name: &[u8]) -> Option<Algorithm> {
-    let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
-    let base = String::from_utf8_lossy(base).to_ascii_lowercase();
-    let (stem, txt) = match base.strip_suffix(".txt") {
-        Some(stem) => (stem, true),
-        None => (base.as_str(), false),
-    };
-    let word = match (stem.strip_suffix("sums"), stem.strip_suffix("sum")) {
-        (Some(word), _) => word,
-        (None, Some(word)) if txt => word,
-        _ => stem.rsplit_once('.')?.1,
-    };
-    // `pkg.md5sums`: the word after the last dot.
-    let word = word.rsplit('.').next().unwrap_or(word);
-    let algorithm: Algorithm = word.parse().ok()?;
-    (!algorithm.is_legacy()).then_some(algorithm)
-}
-
-/// The file a one-digest list (`x.iso.sha256` holding only the digest)
-/// names: the list's name without its algorithm's extension.
-pub fn file_of_list_name(name: &[u8]) -> Option<&[u8]> {
-    let dot = name.iter().rposition(|&b| b == b'.')?;
-    let (file, ext) = (name.get(..dot)?, name.get(dot..)?);
-    // `bash.md5sums` (Debian's) is a list of many files, not of `bash`.
-    let many = ext.to_ascii_lowercase().ends_with(b"sums");
-    let named = !ext.contains(&b'/') && !file.is_empty() && !file.ends_with(b"/") && !many;
-    (named && algorithm_of_list_name(ext).is_some()).then_some(file)
-}
-
-/// Why a list whose first entry line is `first` is in no format fastsum
-/// reads: the closest format, and what of it did not fit.
-pub fn explain(first: &[u8]) -> String {
-    let format = ListFormat::detect(first);
-    let why = match format {
-        ListFormat::Lines => lines_misfit(first),
-        ListFormat::Sfv => "its lines are not NAME then 8 hex digits".to_string(),
-        _ => "its first entry could not be read".to_string(),
-    };
-    format!("closest format: {}; {why}", format.describe())
-}
-
-/// What in `line` is not a GNU or BSD checksum line.
-fn lines_misfit(line: &[u8]) -> String {
-    let bare = line.strip_prefix(b"\\").unwrap_or(line);
-    let digits = bare.iter().take_while(|b| b.is_ascii_hexdigit()).count();
-    let tag = tag_len(bare);
-    let word = String::from_utf8_lossy(bare.get(..tag).unwrap_or_default()).into_owned();
-    let after_tag = bare.get(tag..).unwrap_or_default();
-    if tag > 0 && (after_tag.starts_with(b" (") || after_tag.starts_with(b"(")) {
-        let known = Algorithm::ALL.iter().find(|a| a.tag() == word);
-        return match known {
-            None => format!("the tag {word:?} names no algorithm fastsum checks"),
-            Some(a) => format!(
-                "{word} lines are TAG (NAME) = HEX with {} hex digits",
-                2 * a.output_len()
-            ),
-        };
-    }
-    if digits > 0 && bare.get(digits).is_some_and(|b| *b == b' ' || *b == b'\t') {
-        return format!("{digits} hex digits are the digest of no algorithm given (see -a)");
-    }
-    "the line starts with neither a hex digest (HEX  NAME) nor a tag (TAG (NAME) = HEX)".to_string()
 }

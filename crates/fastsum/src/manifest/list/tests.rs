@@ -1,4 +1,5 @@
 use super::*;
+use super::names::*;
 
 const MD5: &str = "b1946ac92492d2347c6235b4d2611184";
 const SHA1: &str = "f572d396fae9206628714fb2ce00f72e94f2258f";

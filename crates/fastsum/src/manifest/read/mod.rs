@@ -495,8 +495,10 @@ fn finish(mut manifest: Manifest, seen: Option<Algorithm>, files: u64) -> Result
 
 
 mod look;
-mod several;
-pub use several::{Several, SeveralAnswers, SeveralEntry};
+internal! {
+    /// A list with several digests a file, read whole for `--update`.
+    mod several;
+}
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,5 @@
 use super::*;
+use super::several::Several;
 use crate::digest::decode_base64;
 
 fn read(text: &str, algorithm: Option<Algorithm>) -> Result<Manifest, String> {

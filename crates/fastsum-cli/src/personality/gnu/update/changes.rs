@@ -88,10 +88,10 @@ pub(super) fn say_changes(run: &mut Run, old: &Listed, new: Written, path: &Path
         counts[usize::from(letter == b'D') + 2 * usize::from(letter == b'M')] += 1;
         // Names escaped as every report line escapes them (issue 51.17).
         let parts = [
-            fastsum::output::LinePart::Text(&[letter, b'\t']),
-            fastsum::output::LinePart::Name(name),
+            fastsum::output::line::LinePart::Text(&[letter, b'\t']),
+            fastsum::output::line::LinePart::Name(name),
         ];
-        fastsum::output::LinePart::write_line(&mut lines, &parts, true);
+        fastsum::output::line::LinePart::write_line(&mut lines, &parts, true);
     }
     run.out.out(&lines);
     let [added, removed, modified, unchanged] = counts;

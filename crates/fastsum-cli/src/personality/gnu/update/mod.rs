@@ -39,7 +39,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     // A regular file only: it is renamed over at the end. A FIFO was
     // waited on without end, and a link to a pipe (`/dev/stdin`) read
     // twice, then replaced by the new list.
-    let file = match fastsum::read::open_regular(&path) {
+    let file = match fastsum::open_regular(&path) {
         Ok(file) => file,
         Err(e) => return failed(run, &e.kind().to_string()),
     };
@@ -55,7 +55,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     // JSON records and hashdeep lines: what fastsum does not write (a
     // member of its own, a comment, a second section) is not dropped.
     if matches!(shape, Shape::Json | Shape::Hashdeep) {
-        let looked = fastsum::read::open_regular(&path)
+        let looked = fastsum::open_regular(&path)
             .map_err(|e| e.kind().to_string())
             .and_then(|f| Manifest::rewritable(std::io::BufReader::new(f), terminator));
         if let Err(why) = looked {
@@ -181,7 +181,7 @@ fn listed_answers(
     path: &Path,
     algorithm: Algorithm,
 ) -> Result<(fastsum::cache::CacheRun, Manifest), i32> {
-    let read = fastsum::read::open_regular(path)
+    let read = fastsum::open_regular(path)
         .map_err(|e| e.kind().to_string())
         .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)));
     let list = match read {
@@ -237,7 +237,7 @@ pub(super) fn run_update(
         if let Some(list) = read {
             return Ok(list);
         }
-        fastsum::read::open_regular(&path)
+        fastsum::open_regular(&path)
             .map_err(|e| e.kind().to_string())
             .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)))
             .map(Listed::One)

@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use fastsum::manifest::read::Several;
+use fastsum::manifest::read::several::Several;
 use fastsum::Algorithm;
 
 use super::super::options::{Listed, Options, Update};
@@ -29,7 +29,7 @@ pub(super) fn adopt(
     terminator: u8,
     given: Option<Algorithm>,
 ) -> Result<(), String> {
-    let list = fastsum::read::open_regular(&path)
+    let list = fastsum::open_regular(&path)
         .map_err(|e| e.kind().to_string())
         .and_then(|f| Several::read(std::io::BufReader::new(f)))
         .map_err(|why| format!("{why}; nothing was changed"))?;

@@ -87,7 +87,7 @@ fn first_line(reader: &mut impl BufRead, terminator: u8) -> Vec<u8> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        if fastsum::manifest::read_line(reader, terminator, &mut line).unwrap_or(0) == 0
+        if fastsum::manifest::lines::read_line(reader, terminator, &mut line).unwrap_or(0) == 0
             || !line.starts_with(b"#")
         {
             return line;
@@ -105,7 +105,7 @@ pub(super) fn columns_in(head: &[u8]) -> usize {
 /// with, as they are.
 pub(super) fn hashdeep_header_of(path: &Path) -> Option<Vec<u8>> {
     let mut head = Vec::new();
-    let file = fastsum::read::open_regular(path).ok()?;
+    let file = fastsum::open_regular(path).ok()?;
     file.take(HEAD).read_to_end(&mut head).ok()?;
     let mut end = 0;
     for line in head.split_inclusive(|&b| b == b'\n') {
@@ -134,7 +134,7 @@ pub(super) fn gives_several(
         Shape::Tagged => Ok(algorithms.len() > 1),
         Shape::Untagged => Ok(false),
         Shape::Json => {
-            let file = fastsum::read::open_regular(path).map_err(|e| e.kind().to_string())?;
+            let file = fastsum::open_regular(path).map_err(|e| e.kind().to_string())?;
             for line in std::io::BufReader::new(file).split(b'\n') {
                 let line = line.map_err(|e| fastsum::Error::os_message(&e))?;
                 if line.windows(11).any(|w| w == b"\"digests\":{") {
