@@ -34,7 +34,8 @@ fn help_is_a_word_and_a_file_named_help_is_still_hashed() {
         bogus.stderr_str()
     );
     env.file(b"help", b"abc");
-    let expected = format!("{}  help\n", testenv::reference_hex("md5sum", b"abc"));
+    // MD5("abc"), RFC 1321's test suite.
+    let expected = "900150983cd24fb0d6963f7d28e17f72  help\n".to_owned();
     let dashed = env.fastsum("fastsum", &[b"--", b"help"], b"");
     assert_eq!((dashed.status, dashed.stdout_str()), (0, expected.clone()));
     let dotted = env.fastsum("fastsum", &[b"./help"], b"");
@@ -241,9 +242,11 @@ fn quiet_silences_notices_never_errors_in_every_command() {
     assert_eq!(checked.stdout_str(), "t/b: FAILED\n");
     env.file(b"t/b", b"same\n");
     // The personalities keep coreutils' refusals, byte for byte.
-    env.assert_same("md5sum", &[b"-q", b"t/a"], b"");
-    env.assert_same("md5sum", &[b"--quiet", b"t/a"], b"");
-    env.assert_same("md5sum", &[b"--quiet", b"-c", b"list"], b"");
+    if !testenv::lacks(&["md5sum"]) {
+        env.assert_same("md5sum", &[b"-q", b"t/a"], b"");
+        env.assert_same("md5sum", &[b"--quiet", b"t/a"], b"");
+        env.assert_same("md5sum", &[b"--quiet", b"-c", b"list"], b"");
+    }
     // The subcommands.
     let dupes = env.fastsum("fastsum", &[b"dupes", b"t"], b"");
     assert!(
