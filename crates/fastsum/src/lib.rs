@@ -61,10 +61,11 @@ macro_rules! internal {
     };
 }
 
-/// The parsers of outside input (manifest/ and remote/ declare theirs
-/// through it, `internal mod` for one that is `internal!`): nothing in them may panic (no unwrap,
-/// expect, panic, or index or slice that could fail: every slice through
-/// `get`), and the fuzz targets (`crate::fuzzing`) run them in CI.
+/// The parsers of outside input (manifest/ is declared through it whole,
+/// remote/ and signed/ declare theirs through it): nothing in them may
+/// panic (no unwrap, expect, panic, or index or slice that could fail:
+/// every slice through `get`), and the fuzz targets (`crate::fuzzing`)
+/// run them in CI.
 macro_rules! parsers {
     ($($vis:vis mod $name:ident;)*) => {$(
         #[cfg_attr(
@@ -77,20 +78,6 @@ macro_rules! parsers {
             )
         )]
         $vis mod $name;
-    )*};
-    ($(internal mod $name:ident;)*) => {$(
-        internal! {
-            #[cfg_attr(
-                not(test),
-                deny(
-                    clippy::unwrap_used,
-                    clippy::expect_used,
-                    clippy::panic,
-                    clippy::indexing_slicing
-                )
-            )]
-            mod $name;
-        }
     )*};
 }
 
@@ -114,7 +101,9 @@ pub(crate) mod fs;
 #[cfg(any(all(test, feature = "remote"), feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod manifest;
+parsers! {
+    pub mod manifest;
+}
 internal! {
     /// Records rendered as lists, JSON and messages, a report's lines, a
     /// list checked on every core: the front ends' presentation.
