@@ -1326,6 +1326,64 @@ fn contained_a_hashdeep_list_is_never_decided_by_its_md5_alone() {
     assert_eq!(out.status, 0, "{}", out.stderr_str());
 }
 
+/// A list fastsum writes with several digests a file (`-a md5 -a sha256`
+/// as tagged lines in either order, `--json` with `"digests"`) of the
+/// archive's half of the MD5 pair: `contained` and `diff` decide by its
+/// SHA-256, so the source's colliding half is neither contained nor
+/// unchanged; `-a md5` still reads the MD5 when asked. Hostile finding
+/// 65/F1: the first algorithm decided, and the colliding file was
+/// contained and unchanged, exit 0.
+#[test]
+fn contained_and_diff_decide_a_several_digest_list_by_its_hardest_digest() {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.mkdir("arc");
+    let (a, b) = (unhex(COLLISION[0]), unhex(COLLISION[1]));
+    assert_ne!(a, b);
+    env.file(b"arc/coll", &a);
+    env.file(b"src/coll", &b);
+    for (list, args) in [
+        (
+            "md5-first.tag",
+            &["-r", "-a", "md5", "-a", "sha256", "arc"][..],
+        ),
+        ("sha-first.tag", &["-r", "-a", "sha256", "-a", "md5", "arc"]),
+        (
+            "both.json",
+            &["-r", "--json", "-a", "md5", "-a", "sha256", "arc"],
+        ),
+    ] {
+        let made = fastsum(&env, args);
+        assert_eq!(made.status, 0, "{list}: {}", made.stderr_str());
+        assert!(
+            made.stdout_str().to_lowercase().contains("sha256"),
+            "{list}"
+        );
+        env.file(list.as_bytes(), &made.stdout);
+        let out = fastsum(&env, &["contained", "src", "--in", list]);
+        assert_eq!(out.status, 1, "{list}: {}", out.stderr_str());
+        assert_eq!(out.stdout_str(), "src/coll\n", "{list}");
+        let diff = fastsum(&env, &["diff", list, "src"]);
+        assert_eq!(diff.status, 1, "{list}: {}", diff.stderr_str());
+        assert_eq!(diff.stdout_str(), "M\tcoll\n", "{list}");
+        // Asked for by name, the MD5 decides (and is fooled, as md5sum is).
+        let md5 = fastsum(&env, &["contained", "-a", "md5", "src", "--in", list]);
+        assert_eq!(md5.status, 0, "{list}: {}", md5.stderr_str());
+    }
+    // The archive's own bytes are contained and unchanged by every list.
+    env.file(b"src/coll", &a);
+    for list in ["md5-first.tag", "sha-first.tag", "both.json"] {
+        let out = fastsum(&env, &["contained", "src", "--in", list]);
+        assert_eq!(out.status, 0, "{list}: {}", out.stderr_str());
+        let diff = fastsum(&env, &["diff", list, "src"]);
+        assert_eq!(
+            (diff.status, diff.stdout_str()),
+            (0, String::new()),
+            "{list}"
+        );
+    }
+}
+
 /// Operands that overlap (a directory and one inside it, one given
 /// twice, a file inside a directory operand) reach one entry by two
 /// paths: it is one file, answered and counted once. Hostile finding

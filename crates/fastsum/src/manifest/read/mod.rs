@@ -93,13 +93,14 @@ pub(crate) fn read_manifest_each(
             Some(a) => a,
             None => untagged_default(first)?,
         };
-        read_lines(&mut lines, default, on_entry)
+        read_lines(&mut lines, default, algorithm, on_entry)
     }
 }
 
 fn read_lines(
     lines: &mut Lines<impl BufRead>,
     default: Algorithm,
+    given: Option<Algorithm>,
     on_entry: &mut dyn FnMut(ManifestEntry),
 ) -> Result<Manifest, String> {
     let mut files = 0u64;
@@ -111,8 +112,12 @@ fn read_lines(
         problems: Vec::new(),
         problems_unkept: 0,
     };
-    let mut seen: Option<Algorithm> = None;
-    let mut last_name = LastName::default();
+    // Several -a: each file's lines one after another, one per algorithm
+    // (a file's lines are its group); the first file's algorithms are the
+    // list's, and each file is read by the one that decides among them.
+    let mut algorithms: Vec<Algorithm> = Vec::new();
+    let mut decided: Option<Algorithm> = None;
+    let mut group: Option<FileLines> = None;
     while let Some((number, line)) = lines.next_line()? {
         if line.first().is_none_or(|&b| b == b'#') {
             continue;
@@ -121,63 +126,131 @@ fn read_lines(
             manifest.problem(number, "improperly formatted checksum line");
             continue;
         };
-        match seen {
-            // Several -a: each file's lines one after another, one per
-            // algorithm; the first algorithm's are read.
-            Some(a) if a != parsed.algorithm && last_name.is(&parsed.name) => continue,
-            Some(a) if a != parsed.algorithm => {
-                return Err(format!(
-                    "it mixes {a} and {} lines (line {number}): one algorithm per list",
-                    parsed.algorithm
-                ))
+        let same_file = group.as_ref().is_some_and(|g| {
+            *g.path == *parsed.name && !g.digests.iter().any(|(a, _)| *a == parsed.algorithm)
+        });
+        if !same_file {
+            if let Some(done) = group.take() {
+                let decider = done.decider(&mut decided, &mut algorithms, given, default);
+                done.hand_on(decider, &mut manifest, &mut files, on_entry);
             }
-            _ => seen = Some(parsed.algorithm),
+            if decided.is_some() && !algorithms.contains(&parsed.algorithm) {
+                return Err(format!(
+                    "it mixes {} and {} lines (line {number}): one algorithm per list",
+                    algorithms.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" and "),
+                    parsed.algorithm
+                ));
+            }
+            group = Some(FileLines {
+                number,
+                path: held(parsed.name)?,
+                digests: Vec::new(),
+            });
         }
-        last_name.set(&parsed.name);
+        if let Some(g) = group.as_mut() {
+            g.digests.push((parsed.algorithm, parsed.expected));
+        }
+        lines.let_go();
+    }
+    if let Some(done) = group.take() {
+        let decider = done.decider(&mut decided, &mut algorithms, given, default);
+        done.hand_on(decider, &mut manifest, &mut files, on_entry);
+    }
+    finish(manifest, decided, files)
+}
+
+/// Of the algorithms a list gives each file, the one `diff`,
+/// `contained`, `audit` and `scrub` compare by, unless `-a` names one of
+/// them: the hardest to forge (any cryptographic digest over a CRC or an
+/// xxHash, SHA-1 over MD5, then the longest), the first listed among
+/// equals. The one rule for tagged lines of several `-a`, `--json`
+/// records with `"digests"` and hashdeep's columns: an MD5 collision
+/// never passes where the list also gives SHA-256, whatever the order of
+/// its digests (the first algorithm decided before, and a zeroed SHA-256
+/// beside a right MD5 said "unchanged"). `-c` checks every digest.
+pub(crate) fn deciding(algorithms: impl IntoIterator<Item = Algorithm>) -> Option<Algorithm> {
+    let mut best: Option<Algorithm> = None;
+    for algorithm in algorithms {
+        if best.is_none_or(|b| forge_cost(algorithm) > forge_cost(b)) {
+            best = Some(algorithm);
+        }
+    }
+    best
+}
+
+/// How hard a digest of `algorithm` is to forge, comparable: its class
+/// (no cryptographic claim, broken, weakened, sound), then its length.
+fn forge_cost(algorithm: Algorithm) -> (u8, usize) {
+    use Algorithm as A;
+    let class = match algorithm {
+        A::Bsd | A::Sysv | A::Crc | A::Crc32b | A::Crc32 | A::Crc32c | A::Crc64Nvme => 0,
+        A::Xxh32 | A::Xxh64 | A::Xxh3 | A::Xxh128 => 0,
+        A::Md5 | A::S3Etag { .. } => 1,
+        A::Composite { of, .. } => forge_cost(of.algorithm()).0,
+        A::Sha1 => 2,
+        _ => 3,
+    };
+    (class, algorithm.output_len())
+}
+
+/// One file's consecutive tagged lines (one line, or one a `-a`): where
+/// they start, the name, and each digest with its algorithm.
+struct FileLines {
+    number: u64,
+    path: Vec<u8>,
+    digests: Vec<(Algorithm, Digest)>,
+}
+
+impl FileLines {
+    /// The algorithm the list is read by, set by its first file: `given`
+    /// (`-a`) where that file has it, else [`deciding`] among its
+    /// algorithms, which become the list's.
+    fn decider(
+        &self,
+        decided: &mut Option<Algorithm>,
+        algorithms: &mut Vec<Algorithm>,
+        given: Option<Algorithm>,
+        default: Algorithm,
+    ) -> Algorithm {
+        *decided.get_or_insert_with(|| {
+            *algorithms = self.digests.iter().map(|(a, _)| *a).collect();
+            given
+                .filter(|g| algorithms.contains(g))
+                .or_else(|| deciding(algorithms.iter().copied()))
+                .unwrap_or(default)
+        })
+    }
+
+    /// This file's entry, its `decider` digest: a directory's kept apart,
+    /// a file's handed to `on_entry`; a file without that digest is a
+    /// problem of its first line (never read by another algorithm).
+    fn hand_on(
+        self,
+        decider: Algorithm,
+        manifest: &mut Manifest,
+        files: &mut u64,
+        on_entry: &mut dyn FnMut(ManifestEntry),
+    ) {
+        let Some(&(_, digest)) = self.digests.iter().find(|(a, _)| *a == decider) else {
+            manifest.problem(
+                self.number,
+                format!("no {decider} line, which the list's first file has"),
+            );
+            return;
+        };
         let entry = ManifestEntry {
-            path: held(parsed.name)?,
-            digest: parsed.expected,
+            path: self.path,
+            digest,
             size: None,
             stamp: None,
             fsid: 0,
         };
-        lines.let_go();
         match Manifest::is_directory_name(&entry.path) {
             true => manifest.directories.push(entry),
             false => {
-                files += 1;
+                *files += 1;
                 on_entry(entry)
             }
-        }
-    }
-    finish(manifest, seen, files)
-}
-
-/// The name of the line before, to tell a several `-a` list's next line
-/// of the same file: the name itself up to 4 KiB, the BLAKE3 digest of a
-/// longer one (a hostile 300 MB name is not held twice).
-#[derive(Default)]
-struct LastName {
-    short: Vec<u8>,
-    long: Option<(usize, [u8; 32])>,
-}
-
-impl LastName {
-    const SHORT: usize = 4096;
-
-    fn set(&mut self, name: &[u8]) {
-        self.short.clear();
-        self.long = None;
-        match name.len() <= Self::SHORT {
-            true => self.short.extend_from_slice(name),
-            false => self.long = Some((name.len(), *blake3::hash(name).as_bytes())),
-        }
-    }
-
-    fn is(&self, name: &[u8]) -> bool {
-        match self.long {
-            None => name.len() <= Self::SHORT && self.short == name,
-            Some((len, digest)) => len == name.len() && digest == *blake3::hash(name).as_bytes(),
         }
     }
 }
@@ -316,7 +389,7 @@ fn several_digests(fields: &[(String, Value)]) -> Option<&[(String, Value)]> {
 }
 
 /// A several `-a` record read as one algorithm's: `given`'s if it has
-/// it, else its first.
+/// it, else the one that decides among them ([`deciding`]).
 fn several_record(
     fields: &[(String, Value)],
     digests: &[(String, Value)],
@@ -327,12 +400,15 @@ fn several_record(
         (Ok(algorithm), Value::Text(hex)) => Some((algorithm, hex.clone())),
         _ => None,
     };
-    let mut all = digests.iter().filter_map(known);
-    let (algorithm, hex) = match given {
-        Some(given) => all.find(|(a, _)| *a == given),
-        None => all.next(),
-    }
-    .ok_or("a record without a digest of a known algorithm")?;
+    let all: Vec<(Algorithm, String)> = digests.iter().filter_map(known).collect();
+    let pick = match given {
+        Some(given) => Some(given),
+        None => deciding(all.iter().map(|(a, _)| *a)),
+    };
+    let (algorithm, hex) = all
+        .into_iter()
+        .find(|(a, _)| Some(*a) == pick)
+        .ok_or("a record without a digest of a known algorithm")?;
     let mut flat: Vec<(String, Value)> = fields.to_vec();
     flat.push(("digest".to_string(), Value::Text(hex)));
     let digest = json_digest(&flat, path, algorithm);
@@ -381,10 +457,9 @@ fn json_stamp(fields: &[(String, Value)], size: u64) -> Option<crate::fs::FileSt
     })
 }
 
-/// A hashdeep list: the column of `given` (`-a`), else the hardest to
-/// forge the header names that fastsum computes (sha256, then sha1, then
-/// md5: a list of md5 and sha256 is never decided by its md5, whose
-/// collisions are made in seconds); sizes kept.
+/// A hashdeep list: the column of `given` (`-a`), else the one that
+/// decides among those fastsum computes ([`deciding`]: sha256, then sha1,
+/// then md5); sizes kept.
 fn read_hashdeep(
     lines: &mut Lines<impl BufRead>,
     given: Option<Algorithm>,
@@ -409,10 +484,7 @@ fn read_hashdeep(
         })?,
         None => columns
             .iter()
-            .enumerate()
-            .filter(|(_, c)| c.is_some())
-            .max_by_key(|&(at, c)| (hashdeep_strength(*c), std::cmp::Reverse(at)))
-            .map(|(at, _)| at)
+            .position(|c| c.is_some() && *c == deciding(columns.iter().flatten().copied()))
             .ok_or("none of its columns is md5, sha1 or sha256")?,
     };
     let algorithm = columns
@@ -440,23 +512,13 @@ fn read_hashdeep(
                     digest,
                     size: Some(size),
                     stamp: None,
-            fsid: 0,
+                    fsid: 0,
                 })
             }
             Err(why) => manifest.problem(number, why),
         }
     }
     finish(manifest, Some(algorithm), files)
-}
-
-/// How hard a hashdeep column's digest is to forge (higher: harder).
-fn hashdeep_strength(algorithm: Option<Algorithm>) -> u8 {
-    match algorithm {
-        Some(Algorithm::Sha256) => 3,
-        Some(Algorithm::Sha1) => 2,
-        Some(Algorithm::Md5) => 1,
-        _ => 0,
-    }
 }
 
 impl Manifest {

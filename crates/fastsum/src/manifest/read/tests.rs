@@ -108,29 +108,57 @@ fn base64_is_strict_and_never_panics() {
 
 /// Issue 51.8: fastsum reads every list it writes, `diff` and `--update`
 /// included: several -a's lines (a file's lines one after another) and
-/// records (`"digests"`) read as one algorithm's, `-a`'s if given.
+/// records (`"digests"`) read as one algorithm's, `-a`'s if given, else
+/// the hardest to forge whatever their order (helper-23's F1: the first
+/// decided, so a zeroed SHA-256 beside a right MD5 compared as unchanged).
 #[test]
-fn several_digests_read_as_one_algorithm() {
+fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
     let md5 = "900150983cd24fb0d6963f7d28e17f72";
     let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-    let lines = read(
-        &format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nMD5 (b) = {md5}\nSHA256 (b) = {sha}\n"),
-        None,
-    )
-    .unwrap();
-    assert_eq!(lines.algorithm, Algorithm::Md5);
-    assert_eq!(lines.entries.len(), 2);
-    assert!(lines.problems.is_empty());
-    let json = format!(
-        "{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\"}},\"size\":3}}\n"
-    );
-    let first = read(&json, None).unwrap();
-    assert_eq!(first.algorithm, Algorithm::Md5);
-    assert_eq!(first.entries[0].size, Some(3));
-    let given = read(&json, Some(Algorithm::Sha256)).unwrap();
-    assert_eq!(given.algorithm, Algorithm::Sha256);
-    assert_eq!(given.entries[0].digest, Digest::from_hex(sha).unwrap());
-    assert!(read(&json, Some(Algorithm::Sha1)).is_err());
+    let xxh = "44bc2cf5ad770999";
+    let sha256 = Digest::from_hex(sha).unwrap();
+    for order in [
+        format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nMD5 (b) = {md5}\nSHA256 (b) = {sha}\n"),
+        format!("SHA256 (a) = {sha}\nMD5 (a) = {md5}\nSHA256 (b) = {sha}\nMD5 (b) = {md5}\n"),
+        format!("XXH64 (a) = {xxh}\nSHA256 (a) = {sha}\nMD5 (a) = {md5}\nXXH64 (b) = {xxh}\nSHA256 (b) = {sha}\nMD5 (b) = {md5}\n"),
+    ] {
+        let lines = read(&order, None).unwrap();
+        assert_eq!(lines.algorithm, Algorithm::Sha256, "{order}");
+        assert_eq!(lines.entries.len(), 2);
+        assert!(lines.entries.iter().all(|e| e.digest == sha256));
+        assert!(lines.problems.is_empty());
+        let asked = read(&order, Some(Algorithm::Md5)).unwrap();
+        assert_eq!(asked.algorithm, Algorithm::Md5);
+        assert_eq!(asked.entries[1].digest.to_hex(), md5);
+    }
+    // A file without the deciding line is a problem of its line, never
+    // read by its MD5; a file listed twice stays two entries.
+    let missing = format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nMD5 (b) = {md5}\nMD5 (c) = {md5}\nSHA256 (c) = {sha}\n");
+    let m = read(&missing, None).unwrap();
+    let paths: Vec<&[u8]> = m.entries.iter().map(|e| e.path.as_slice()).collect();
+    assert_eq!(paths, [b"a".as_slice(), b"c"]);
+    assert_eq!(m.problems, vec![(3, "no sha256 line, which the list's first file has".into())]);
+    let twice = read(&format!("MD5 (a) = {md5}\nMD5 (a) = {md5}\n"), None).unwrap();
+    assert_eq!(twice.entries.len(), 2);
+    // Blake2b-512 is longer than SHA-256; SHA-1 beats MD5; any
+    // cryptographic digest beats xxHash's 128 bits.
+    assert_eq!(deciding([Algorithm::Sha256, Algorithm::BLAKE2B]), Some(Algorithm::BLAKE2B));
+    assert_eq!(deciding([Algorithm::Md5, Algorithm::Sha1]), Some(Algorithm::Sha1));
+    assert_eq!(deciding([Algorithm::Xxh128, Algorithm::Md5]), Some(Algorithm::Md5));
+    assert_eq!(deciding([Algorithm::Sha256, Algorithm::Blake3]), Some(Algorithm::Sha256));
+    for json in [
+        format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\"}},\"size\":3}}\n"),
+        format!("{{\"path\":\"a\",\"digests\":{{\"sha256\":\"{sha}\",\"md5\":\"{md5}\"}},\"size\":3}}\n"),
+    ] {
+        let decided = read(&json, None).unwrap();
+        assert_eq!(decided.algorithm, Algorithm::Sha256);
+        assert_eq!(decided.entries[0].digest, sha256);
+        assert_eq!(decided.entries[0].size, Some(3));
+        let given = read(&json, Some(Algorithm::Md5)).unwrap();
+        assert_eq!(given.algorithm, Algorithm::Md5);
+        assert_eq!(given.entries[0].digest.to_hex(), md5);
+        assert!(read(&json, Some(Algorithm::Sha1)).is_err());
+    }
 }
 
 /// Issue 51.8: a list written with -z (NUL-terminated, names not
