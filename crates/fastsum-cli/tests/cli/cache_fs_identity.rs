@@ -26,8 +26,10 @@ struct Images {
 }
 
 impl Images {
-    /// `None` where loop-mounted ext4 cannot be made here.
-    fn new() -> Option<Images> {
+    /// `None` where loop-mounted ext4 cannot be made here. With `uuid`,
+    /// both images have it (and its hash seed), as a reproducible build
+    /// makes them: one `f_fsid`.
+    fn new(uuid: Option<&str>) -> Option<Images> {
         let dir = tempfile::tempdir().ok()?;
         for (name, byte) in [("a", b'A'), ("b", b'B')] {
             let tree = dir.path().join(name);
@@ -38,10 +40,12 @@ impl Images {
                 .arg(tree.join(FILE)))?;
             let image = dir.path().join(format!("{name}.img"));
             std::fs::File::create(&image).ok()?.set_len(16 << 20).ok()?;
-            ok(Command::new("mkfs.ext4")
-                .args(["-q", "-F", "-b", "4096", "-d"])
-                .arg(&tree)
-                .arg(&image))?;
+            let mut mkfs = Command::new("mkfs.ext4");
+            mkfs.args(["-q", "-F", "-b", "4096"]);
+            if let Some(uuid) = uuid {
+                mkfs.args(["-U", uuid, "-E", &format!("hash_seed={uuid}")]);
+            }
+            ok(mkfs.arg("-d").arg(&tree).arg(&image))?;
             // mkfs.ext4 -d copies mtime to the nanosecond and ctime as the
             // tree had it (when the tree was written): both set to the
             // same second, 0 ns, as a build that pins its times does.
@@ -158,10 +162,16 @@ fn sha256sum(path: &Path) -> String {
 /// A cached and listed (A.sha256), then B in its place with every stamp
 /// field the same: the images, and B's true digest. `None`: skipped.
 fn a_cached_then_b() -> Option<(Images, String)> {
+    a_cached_then_b_with(None)
+}
+
+/// [`a_cached_then_b`], both images of `uuid` when given (then their
+/// `f_fsid` is one, and only the loop device's image tells them apart).
+fn a_cached_then_b_with(uuid: Option<&str>) -> Option<(Images, String)> {
     if crate::testenv::lacks(&["mkfs.ext4", "debugfs", "losetup", "blockdev", "python3"]) {
         return None;
     }
-    let Some(images) = Images::new() else {
+    let Some(images) = Images::new(uuid) else {
         crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
         return None;
     };
@@ -182,7 +192,10 @@ fn a_cached_then_b() -> Option<(Images, String)> {
     // The class: every field the cache compared is the same, only the
     // file system differs.
     assert_eq!(stamp(&file), a_stamp, "the stamps of A's and B's file");
-    assert_ne!(fsid(&images.mnt()), a_fsid, "the file systems' ids");
+    match uuid {
+        None => assert_ne!(fsid(&images.mnt()), a_fsid, "the file systems' ids"),
+        Some(_) => assert_eq!(fsid(&images.mnt()), a_fsid, "one UUID, one f_fsid"),
+    }
     let b_digest = sha256sum(&file);
     assert_ne!(b_digest, a_digest);
     Some((images, b_digest))
@@ -282,16 +295,25 @@ fn a_stamped_list_vouches_only_on_the_file_system_it_was_made_on() {
         &["-r", "-a", "sha256", "--json", "--stamps", "mnt"],
     );
     assert!(listed.status.success(), "{}", stderr(&listed));
-    // `stat -f` prints f_fsid's two words as one hex number, the first
-    // word high; fastsum's id keeps it low.
-    let a_fsid = u64::from_str_radix(&fsid(&images.mnt()), 16)
-        .unwrap()
-        .rotate_left(32);
+    // On a loop device the id is `f_fsid` mixed with the backing image's
+    // identity (FsId::on_loop_device), so it is not `stat -f`'s: the
+    // record names one, and the same file system again names the same.
     let record = stdout(&listed);
-    assert!(
-        record.contains(&format!("\"fsid\":{a_fsid}")),
-        "the record names A's file system ({a_fsid}): {record}"
+    let fsid_of = |record: &str| {
+        let at = record.find("\"fsid\":").expect("an fsid field") + 7;
+        let digits: String = record[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse::<u64>().unwrap()
+    };
+    let a_fsid = fsid_of(&record);
+    assert_ne!(a_fsid, 0, "{record}");
+    let relisted = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--json", "--stamps", "mnt"],
     );
+    assert_eq!(fsid_of(&stdout(&relisted)), a_fsid);
     std::fs::write(images.path().join("A.json"), &listed.stdout).unwrap();
     std::fs::write(images.path().join("U.json"), &listed.stdout).unwrap();
     images.swap_in_b();
@@ -306,4 +328,43 @@ fn a_stamped_list_vouches_only_on_the_file_system_it_was_made_on() {
         updated.contains(&format!("\"digest\":\"{b_digest}\"")),
         "the update read B's file: {updated}"
     );
+}
+
+/// Helper-23's F2: both images made with one UUID (`mkfs.ext4 -U`, as
+/// reproducible builds make them), so `f_fsid` is one too, and B written
+/// over A's image file while unmounted: only the loop device's backing
+/// file (its change time, on this read-only mount) tells them apart. The
+/// cache answered A's digest for B's file and `-c --cache` said OK.
+#[test]
+fn images_of_one_uuid_on_one_loop_device_are_two_file_systems() {
+    let uuid = "5a1e0000-0000-4000-8000-00000000f2f2";
+    let Some((images, b_digest)) = a_cached_then_b_with(Some(uuid)) else {
+        return;
+    };
+    let out = fastsum(
+        images.path(),
+        &["-c", "-a", "sha256", "--cache=c.db", "A.sha256"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), format!("mnt/{FILE}: FAILED\n"));
+    let out = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--cache=c.db", "mnt"],
+    );
+    assert_eq!(stdout(&out), format!("SHA256 (mnt/{FILE}) = {b_digest}\n"));
+    // The same image mounted again (nothing written to it) is the same
+    // file system: scrub verifies it rather than calling it another.
+    let first = fastsum(
+        images.path(),
+        &["scrub", "-a", "sha256", "--cache=s.db", "mnt"],
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    images.umount();
+    images.mount().expect("B mounted again");
+    let again = fastsum(
+        images.path(),
+        &["scrub", "-a", "sha256", "--cache=s.db", "mnt"],
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(stderr(&again).contains("1 verified"), "{}", stderr(&again));
 }

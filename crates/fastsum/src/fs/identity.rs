@@ -43,7 +43,22 @@ impl FsId {
             if unsafe { libc::statfs(c_path.as_ptr(), &mut buf) } != 0 {
                 return FsId::NONE;
             }
-            FsId::of_statfs(&buf)
+            let id = FsId::of_statfs(&buf);
+            match std::fs::metadata(path) {
+                Ok(meta) if id.is_known() => {
+                    use std::os::unix::fs::MetadataExt;
+                    id.on_loop_device(meta.dev(), || {
+                        // SAFETY: an all-zero statvfs is a valid value of
+                        // that plain C struct, to be overwritten.
+                        let mut vfs: libc::statvfs = unsafe { std::mem::zeroed() };
+                        // SAFETY: c_path is NUL-terminated and outlives the
+                        // call; vfs is a writable statvfs.
+                        let ok = unsafe { libc::statvfs(c_path.as_ptr(), &mut vfs) } == 0;
+                        ok && vfs.f_flag & libc::ST_RDONLY != 0
+                    })
+                }
+                _ => id,
+            }
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -63,11 +78,89 @@ impl FsId {
         FsId(u64::from(words[0]) | (u64::from(words[1]) << 32))
     }
 
+    /// This id, told apart by the image a loop device reads (helper-23's
+    /// F2): two images made with one UUID (`mkfs.ext4 -U`, as
+    /// reproducible builds make them) give one `f_fsid`, and mounted in
+    /// turn through one loop device, files of one size and pinned times
+    /// are equal in every stamp field. So on a loop device (or a partition
+    /// of one) the id is mixed with the backing file's device and inode
+    /// and the device's offset and size limit, which a remount of the same
+    /// image keeps; and, where the file system is mounted read-only, with
+    /// the backing file's change time, which nothing through the mount
+    /// changes (an image rebuilt in place, the same inode, is then another
+    /// file system; a read-write mount changes that time itself, so there
+    /// only a rebuild under a new inode is told). A loop device whose
+    /// backing file cannot be found (deleted, in another mount namespace)
+    /// gets an id of this run alone: never trusted by another run.
+    #[cfg(target_os = "linux")]
+    fn on_loop_device(self, dev: u64, read_only: impl FnOnce() -> bool) -> FsId {
+        let Some(sys) = loop_sysfs(dev) else {
+            return self;
+        };
+        let read = |name: &str| std::fs::read_to_string(sys.join(name)).unwrap_or_default();
+        let backing = read("backing_file");
+        let backing = backing.strip_suffix('\n').unwrap_or(&backing);
+        let mut mix = blake3::Hasher::new();
+        mix.update(b"fastsum fs identity: loop device\0");
+        mix.update(&self.0.to_le_bytes());
+        mix.update(read("offset").trim().as_bytes());
+        mix.update(b"\0");
+        mix.update(read("sizelimit").trim().as_bytes());
+        mix.update(b"\0");
+        use std::os::unix::fs::MetadataExt;
+        match std::fs::metadata(backing) {
+            Ok(file) if !backing.is_empty() && !backing.ends_with(" (deleted)") => {
+                mix.update(&file.dev().to_le_bytes());
+                mix.update(&file.ino().to_le_bytes());
+                if read_only() {
+                    mix.update(&file.ctime().to_le_bytes());
+                    mix.update(&file.ctime_nsec().to_le_bytes());
+                }
+            }
+            _ => {
+                mix.update(b"this run only\0");
+                mix.update(&run_nonce().to_le_bytes());
+            }
+        }
+        let word = mix.finalize().as_bytes()[..8]
+            .try_into()
+            .map(u64::from_le_bytes)
+            .unwrap_or(1);
+        FsId(word.max(1))
+    }
+
     /// Whether the file system gives an id.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fn is_known(self) -> bool {
         self != FsId::NONE
     }
+}
+
+/// The sysfs directory of the loop device `dev` is, or is a partition
+/// of (`/sys/dev/block/M:m/loop`, or its parent's); `None` for any other.
+#[cfg(target_os = "linux")]
+fn loop_sysfs(dev: u64) -> Option<std::path::PathBuf> {
+    let block = std::path::PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(dev),
+        libc::minor(dev)
+    ));
+    [block.join("loop"), block.join("../loop")]
+        .into_iter()
+        .find(|dir| dir.join("backing_file").is_file())
+}
+
+/// A number of this process alone, for ids no other run may share.
+#[cfg(target_os = "linux")]
+fn run_nonce() -> u64 {
+    static NONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *NONCE.get_or_init(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        now ^ (u64::from(std::process::id()) << 40)
+    })
 }
 
 /// The ids of the file systems a run meets, asked once per device number
