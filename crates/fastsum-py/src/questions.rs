@@ -83,7 +83,7 @@ pub fn check(
             let why = in_python_words(&why);
             PyValueError::new_err(format!("{}: {why}", manifest_path.display()))
         })?;
-    let mut options = TreeOptions::new(listed.algorithm);
+    let mut options = TreeOptions::new();
     if let Some(n) = threads.filter(|&n| n > 0) {
         options.threads = n;
     }

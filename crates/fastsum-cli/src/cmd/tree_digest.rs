@@ -75,7 +75,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     else {
         return 2;
     };
-    let hasher = TreeHasher::with_options(tree_options(&args, algorithm));
+    let hasher = TreeHasher::with_options(algorithm, tree_options(&args));
     let hasher = crate::term::cached(NAME, hasher, &cache);
     let show = args.bar.shown();
     let counters = Arc::new(fastsum::Progress::default());
@@ -100,8 +100,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
     printer.finish()
 }
 
-fn tree_options(args: &TreeDigestArgs, algorithm: Algorithm) -> TreeOptions {
-    let mut options = TreeOptions::new(algorithm);
+fn tree_options(args: &TreeDigestArgs) -> TreeOptions {
+    let mut options = TreeOptions::new();
     options.recursive = true;
     options.walk = WalkOptions {
         follow_links: args.follow,

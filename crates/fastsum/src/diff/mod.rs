@@ -306,7 +306,7 @@ impl DiffOptions<'_> {
     /// digests only, and [`TreeHasher::cache`] refuses it).
     pub(crate) fn cached(&self, hasher: crate::TreeHasher) -> crate::TreeHasher {
         match self.cache {
-            Some(cache) if cache.serves(hasher.options().algorithm) => hasher
+            Some(cache) if cache.serves(hasher.algorithm()) => hasher
                 .cache(cache)
                 .expect("a session of the run's algorithm"),
             _ => hasher,

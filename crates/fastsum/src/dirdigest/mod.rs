@@ -316,7 +316,7 @@ impl crate::pipeline::TreeHasher {
         let mut walk = self.options().walk.clone();
         walk.refuse_generated = true;
         let hasher = self.walk(walk).recursive(true).walking_directories();
-        let algorithm = hasher.options().algorithm;
+        let algorithm = hasher.algorithm();
         let operands = [Source::Path(root)];
         // The root's record comes last (post-order): the last digest seen.
         let mut answer = None;
@@ -362,17 +362,16 @@ impl crate::pipeline::TreeHasher {
         let refused = |why: String| crate::error::Error::new(std::io::Error::other(why));
         match (offers, operands) {
             (None, _) => {
-                let mut digests = DirectoryDigests::new(hasher.options().algorithm, operands, sink)
-                    .map_err(refused)?;
+                let mut digests =
+                    DirectoryDigests::new(hasher.algorithm(), operands, sink).map_err(refused)?;
                 let result = hasher.run_into(operands, &mut digests);
                 digests.finish();
                 result
             }
             (Some(offers), [Source::Path(root)]) => {
                 let mut pruner = Pruner::new(offers.clone(), root, sink);
-                let mut digests =
-                    DirectoryDigests::new(hasher.options().algorithm, operands, &mut pruner)
-                        .map_err(refused)?;
+                let mut digests = DirectoryDigests::new(hasher.algorithm(), operands, &mut pruner)
+                    .map_err(refused)?;
                 let result = hasher.run_into(operands, &mut digests);
                 digests.finish();
                 drop(digests);
@@ -392,7 +391,7 @@ mod tests {
     /// Every directory digest of a run over `operands`, as (path, hex),
     /// and the failures' paths.
     fn run(operands: &[Source]) -> (Vec<(String, String)>, Vec<String>) {
-        let mut options = TreeOptions::new(Algorithm::Md5);
+        let mut options = TreeOptions::new();
         options.recursive = true;
         options.walk.directories = true;
         let (mut digests, mut failures) = (Vec::new(), Vec::new());
@@ -405,7 +404,7 @@ mod tests {
             }
         };
         let mut sink = DirectoryDigests::new(Algorithm::Md5, operands, sink).unwrap();
-        TreeHasher::with_options(options)
+        TreeHasher::with_options(Algorithm::Md5, options)
             .run_into(operands, &mut sink)
             .unwrap();
         sink.finish();

@@ -294,7 +294,7 @@ mod tests {
 
     /// What a pruned run of `root` hands on: (path, what).
     fn pruned_run(root: &std::path::Path, offers: &Offers) -> Vec<(String, &'static str)> {
-        let mut options = TreeOptions::new(Algorithm::Md5);
+        let mut options = TreeOptions::new();
         options.recursive = true;
         options.walk.directories = true;
         let operands = [Source::Path(root.to_path_buf())];
@@ -318,7 +318,7 @@ mod tests {
         let mut pruner = Pruner::new(offers.clone(), root, sink);
         let mut digests =
             super::super::DirectoryDigests::new(Algorithm::Md5, &operands, &mut pruner).unwrap();
-        TreeHasher::with_options(options)
+        TreeHasher::with_options(Algorithm::Md5, options)
             .run_into(&operands, &mut digests)
             .unwrap();
         digests.finish();

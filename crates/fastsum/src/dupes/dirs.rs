@@ -182,7 +182,7 @@ impl TreeHasher {
     /// walk sorted, with directories).
     pub fn duplicate_directories(self, roots: &[PathBuf]) -> Result<DirReport> {
         let hasher = self.recursive(true).walking_directories();
-        let algorithm = hasher.options().algorithm;
+        let algorithm = hasher.algorithm();
         let operands: Vec<Source> = crate::fs::roots::distinct_roots(roots)
             .into_iter()
             .map(Source::Path)

@@ -200,7 +200,7 @@ pub(crate) fn is_version_of(read: &FileStamp, staged: &FileStamp) -> bool {
 /// verified (its record carries the stamp it was read under, which
 /// [`read_as_staged`] holds to the staged one).
 pub(crate) fn staged_hasher(algorithm: crate::Algorithm, threads: usize) -> TreeHasher {
-    let mut options = TreeOptions::new(algorithm);
+    let mut options = TreeOptions::new();
     options.order = Order::Sorted;
     options.strategy = ReadStrategy::Read {
         buffer_size: WHOLE_FILE_READS,
@@ -211,7 +211,7 @@ pub(crate) fn staged_hasher(algorithm: crate::Algorithm, threads: usize) -> Tree
     };
     options.listed = true;
     options.verify = true;
-    TreeHasher::with_options(options)
+    TreeHasher::with_options(algorithm, options)
 }
 
 /// A [`staged_hasher`] record's digest, if it was read from the version

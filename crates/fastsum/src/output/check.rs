@@ -58,12 +58,14 @@ impl Manifest {
             .collect();
         // A list's paths: regular files only, never waiting (a FIFO,
         // /dev/zero, a directory are unreadable; issue 51.3).
-        let mut hasher = TreeHasher::with_options(TreeOptions {
-            algorithm: self.algorithm,
-            recursive: false,
-            listed: true,
-            ..options.clone()
-        });
+        let mut hasher = TreeHasher::with_options(
+            self.algorithm,
+            TreeOptions {
+                recursive: false,
+                listed: true,
+                ..options.clone()
+            },
+        );
         if let Some(stop) = stop {
             hasher = hasher.stop_when(stop);
         }
@@ -124,7 +126,7 @@ mod tests {
         let list = format!("{abc}  b\n{abc}  a\n{abc}  gone\n");
         let manifest = Manifest::read(list.as_bytes(), Some(Algorithm::Sha256)).unwrap();
         let mut got = Vec::new();
-        let options = TreeOptions::new(Algorithm::Md5);
+        let options = TreeOptions::new();
         manifest
             .check(Some(dir.path()), &options, None, |c| {
                 let name = c.path.file_name().unwrap().to_string_lossy().into_owned();
@@ -158,7 +160,7 @@ mod tests {
         let base = dir.path().to_path_buf();
         std::thread::spawn(move || {
             let mut got = Vec::new();
-            let options = TreeOptions::new(Algorithm::Md5);
+            let options = TreeOptions::new();
             let checked = manifest.check(Some(&base), &options, None, |c| {
                 got.push(match c.status {
                     CheckStatus::Unreadable(kind) => kind.to_string(),

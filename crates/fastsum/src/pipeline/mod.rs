@@ -82,11 +82,9 @@ pub enum Order {
     Unordered,
 }
 
-/// What to hash and how.
+/// How to hash a tree (the algorithm is the run's: [`TreeHasher::new`]).
 #[derive(Clone, Debug)]
 pub struct TreeOptions {
-    /// The algorithm.
-    pub algorithm: Algorithm,
     /// Hashing threads (at least 1).
     pub threads: usize,
     /// Walk directories given as operands (otherwise they fail as the GNU
@@ -130,11 +128,16 @@ pub struct TreeOptions {
     pub listed: bool,
 }
 
+impl Default for TreeOptions {
+    fn default() -> Self {
+        TreeOptions::new()
+    }
+}
+
 impl TreeOptions {
     /// Defaults: one thread per available core, sorted, not recursive.
-    pub fn new(algorithm: Algorithm) -> Self {
+    pub fn new() -> Self {
         TreeOptions {
-            algorithm,
             threads: TreeOptions::available_threads(),
             recursive: false,
             order: Order::Sorted,
@@ -176,6 +179,7 @@ impl TreeOptions {
 /// ```
 #[derive(Clone)]
 pub struct TreeHasher {
+    algorithm: Algorithm,
     options: TreeOptions,
     #[cfg(feature = "cache")]
     cache: Option<Arc<CacheSession>>,
@@ -185,12 +189,13 @@ pub struct TreeHasher {
 impl TreeHasher {
     /// A run with `algorithm` and [`TreeOptions::new`]'s defaults.
     pub fn new(algorithm: Algorithm) -> Self {
-        Self::with_options(TreeOptions::new(algorithm))
+        Self::with_options(algorithm, TreeOptions::new())
     }
 
-    /// A run with these options.
-    pub fn with_options(options: TreeOptions) -> Self {
+    /// A run with `algorithm` and these options.
+    pub fn with_options(algorithm: Algorithm, options: TreeOptions) -> Self {
         TreeHasher {
+            algorithm,
             options,
             #[cfg(feature = "cache")]
             cache: None,
@@ -259,7 +264,7 @@ impl TreeHasher {
     /// never used or skipped silently.
     #[cfg(feature = "cache")]
     pub fn cache(mut self, cache: &crate::cache::CacheRun) -> Result<Self> {
-        let run = self.options.algorithm;
+        let run = self.algorithm;
         match (cache.session(run), cache.loaded()) {
             (Some(session), _) => self.cache = Some(session.clone()),
             (None, Some(other)) => {
@@ -296,6 +301,11 @@ impl TreeHasher {
         &self.options
     }
 
+    /// The run's algorithm.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
     /// Hashes every operand (walking directories when recursive) and calls
     /// `sink` on the caller's thread for every record, in the run's order.
     ///
@@ -313,7 +323,7 @@ impl TreeHasher {
         let progress = self.progress.as_deref().unwrap_or(&local);
         let files = |options: &TreeOptions| {
             AutoBatchHasher::new(
-                options.algorithm,
+                self.algorithm,
                 options.strategy,
                 options.threads,
                 FileHasher::with_strategy(options.strategy)

@@ -24,9 +24,12 @@ fn tree() -> tempfile::TempDir {
     dir
 }
 
-fn run(options: &TreeOptions, operands: &[Source]) -> Vec<(String, String)> {
+fn run(
+    (algorithm, options): &(Algorithm, TreeOptions),
+    operands: &[Source],
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    TreeHasher::with_options(options.clone())
+    TreeHasher::with_options(*algorithm, options.clone())
         .run(operands, |r| {
             let what = match r.outcome {
                 Outcome::Hashed(h) => h.digest.to_hex(),
@@ -44,11 +47,14 @@ fn run(options: &TreeOptions, operands: &[Source]) -> Vec<(String, String)> {
 fn walked_files_come_sorted_by_path_bytes_with_correct_digests() {
     let dir = tree();
     let root = dir.path();
-    let mut options = TreeOptions::new(Algorithm::Md5);
+    let mut options = TreeOptions::new();
     options.recursive = true;
     for threads in [1, 2, 8] {
         options.threads = threads;
-        let out = run(&options, &[Source::Path(root.to_path_buf())]);
+        let out = run(
+            &(Algorithm::Md5, options.clone()),
+            &[Source::Path(root.to_path_buf())],
+        );
         let names: Vec<_> = out
             .iter()
             .map(|(p, _)| {
@@ -82,9 +88,9 @@ fn operands_keep_their_order_and_failures_their_place() {
         Source::Path(root.join("b")),
         Source::Path(root.join("a.txt")),
     ];
-    let mut options = TreeOptions::new(Algorithm::Sha256);
+    let mut options = TreeOptions::new();
     options.threads = 4;
-    let out = run(&options, &operands);
+    let out = run(&(Algorithm::Sha256, options.clone()), &operands);
     let names: Vec<_> = out.iter().map(|(p, _)| p.clone()).collect();
     let expected: Vec<_> = ["c", "missing", "b", "a.txt"]
         .iter()
@@ -98,11 +104,17 @@ fn operands_keep_their_order_and_failures_their_place() {
 #[test]
 fn unordered_gives_the_same_set() {
     let dir = tree();
-    let mut options = TreeOptions::new(Algorithm::Xxh3);
+    let mut options = TreeOptions::new();
     options.recursive = true;
-    let sorted = run(&options, &[Source::Path(dir.path().to_path_buf())]);
+    let sorted = run(
+        &(Algorithm::Xxh3, options.clone()),
+        &[Source::Path(dir.path().to_path_buf())],
+    );
     options.order = Order::Unordered;
-    let mut unordered = run(&options, &[Source::Path(dir.path().to_path_buf())]);
+    let mut unordered = run(
+        &(Algorithm::Xxh3, options.clone()),
+        &[Source::Path(dir.path().to_path_buf())],
+    );
     unordered.sort();
     assert_eq!(sorted, unordered);
 }
@@ -152,7 +164,7 @@ fn sorted_output_streams_before_the_walk_is_hashed() {
     }
     let seen = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
     let waited_in_vain = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut options = TreeOptions::new(Algorithm::Md5);
+    let mut options = TreeOptions::new();
     options.recursive = true;
     options.threads = 2;
     let mut names = Vec::new();
@@ -206,7 +218,7 @@ fn the_hashing_stage_receives_batches_and_order_survives_any_completion_order() 
         std::fs::write(dir.path().join(format!("f{i:03}")), i.to_string()).unwrap();
     }
     let sizes = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let mut options = TreeOptions::new(Algorithm::Md5);
+    let mut options = TreeOptions::new();
     options.recursive = true;
     options.threads = 1;
     let mut names = Vec::new();
@@ -283,7 +295,7 @@ fn on_a_rotational_disk_files_are_read_in_inode_order_and_printed_in_walk_order(
         (DiskKind::Solid, &walk_order),
     ] {
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let mut options = TreeOptions::new(Algorithm::Md5);
+        let mut options = TreeOptions::new();
         options.recursive = true;
         options.threads = 1;
         options.disk = disk;
@@ -368,12 +380,12 @@ fn listed_files_that_changed_kind_are_errors_and_never_waited_on() {
     let operands: Vec<Source> = names.iter().map(|n| Source::Path(root.join(n))).collect();
     for algorithm in [Algorithm::Md5, Algorithm::Sha256, Algorithm::Xxh3] {
         for verify in [false, true] {
-            let mut options = TreeOptions::new(algorithm);
+            let mut options = TreeOptions::new();
             options.listed = true;
             options.verify = verify;
             let (done, wait) = std::sync::mpsc::channel();
             let (options2, operands2) = (options.clone(), operands.clone());
-            std::thread::spawn(move || done.send(run(&options2, &operands2)));
+            std::thread::spawn(move || done.send(run(&(algorithm, options2), &operands2)));
             let got = wait
                 .recv_timeout(std::time::Duration::from_secs(60))
                 .expect("a listed FIFO made the run wait");

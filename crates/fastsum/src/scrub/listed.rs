@@ -65,7 +65,7 @@ fn scrub_manifest(
         .map(|(_, e)| Source::Path(name::path(&e.path).into_owned()))
         .collect();
     let mut next = 0; // the next entry to say
-    let mut tree = TreeOptions::new(options.algorithm);
+    let mut tree = TreeOptions::new();
     // A list's paths: a FIFO or device there is refused, never waited on
     // or read without end.
     tree.listed = true;

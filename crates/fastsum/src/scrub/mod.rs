@@ -113,7 +113,7 @@ fn reading_hasher(
     // called verified.
     options.from_disk = true;
     options.pace = pace;
-    let mut hasher = TreeHasher::with_options(options);
+    let mut hasher = TreeHasher::with_options(scrub.algorithm, options);
     if let Some(progress) = &scrub.progress {
         hasher = hasher.progress(progress.clone());
     }
@@ -258,7 +258,7 @@ impl Run<'_> {
         let batch = std::mem::take(&mut self.batch);
         self.batch_bytes = 0;
         let operands: Vec<Source> = batch.iter().map(|p| Source::Path(p.path.clone())).collect();
-        let mut options = TreeOptions::new(self.options.algorithm);
+        let mut options = TreeOptions::new();
         // Walked as files, opened as a list's: a FIFO or device that took
         // a file's place is refused, not waited on.
         options.listed = true;
@@ -300,7 +300,7 @@ impl Run<'_> {
     /// as `-r` reads them; what was verified, and the place, are kept
     /// every [`BATCH_FILES`] files or [`BATCH_BYTES`].
     fn scrub_in_one_run(&mut self, roots: &[PathBuf]) -> Result<()> {
-        let mut options = TreeOptions::new(self.options.algorithm);
+        let mut options = TreeOptions::new();
         options.recursive = true;
         options.walk = self.options.walk.clone();
         options.walk.follow_links = false;

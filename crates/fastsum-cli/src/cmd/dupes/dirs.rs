@@ -32,7 +32,11 @@ pub fn run(r: DirsRun<'_>) -> i32 {
     let Some(cache) = crate::term::cache::open(NAME, &r.cache, r.algorithm, r.paths) else {
         return 2;
     };
-    let hasher = crate::term::cached(NAME, TreeHasher::with_options(r.options), &cache);
+    let hasher = crate::term::cached(
+        NAME,
+        TreeHasher::with_options(r.algorithm, r.options),
+        &cache,
+    );
     let counters = Arc::new(fastsum::Progress::default());
     let hasher = hasher.progress(counters.clone());
     let display = crate::term::progress::Display::default();

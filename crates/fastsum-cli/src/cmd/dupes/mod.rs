@@ -183,7 +183,7 @@ fn run_dirs(args: &DupesArgs) -> i32 {
         return 2;
     }
     let algorithm = args.algorithm.or(Algorithm::Blake3);
-    let mut options = fastsum::TreeOptions::new(algorithm);
+    let mut options = fastsum::TreeOptions::new();
     if let Some(threads) = args.jobs.asked() {
         options.threads = threads;
     }

@@ -57,9 +57,9 @@ pub(super) fn fill(
 
 /// Walks the directory `name`, keeping every digest made under it.
 fn walk(run: &mut Run, o: &Options, algorithm: Algorithm, name: &[u8], made: &mut Made) {
-    let mut options = o.tree_options(algorithm);
+    let mut options = o.tree.clone();
     options.walk = Default::default();
-    let mut hasher = TreeHasher::with_options(options);
+    let mut hasher = TreeHasher::with_options(algorithm, options);
     if run.check_cache_serves(algorithm) {
         hasher = run.check_cached(hasher);
     }

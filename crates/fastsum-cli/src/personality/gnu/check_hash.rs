@@ -70,7 +70,7 @@ pub(super) fn prefetch_digests(
                 _ => None,
             })
             .unzip();
-        let mut options = o.tree_options(algorithm);
+        let mut options = o.tree.clone();
         options.recursive = false;
         options.listed = super::hash::listed(run);
         options.order = Order::Unordered;
@@ -85,7 +85,7 @@ pub(super) fn prefetch_digests(
             };
             results[indices[record.operand]] = Some(result);
         };
-        let mut run_tree = run.check_cached(TreeHasher::with_options(options));
+        let mut run_tree = run.check_cached(TreeHasher::with_options(algorithm, options));
         // `more_to_come` says whether the list has lines past this chunk
         // (check.rs): the total is final only with its last chunk.
         if let Some((counters, _)) = &run.progress {

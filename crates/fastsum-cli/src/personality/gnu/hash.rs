@@ -148,7 +148,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
             scope.spawn(|| display.run(&progress));
         }
         let run_tree =
-            TreeHasher::with_options(o.tree_options(o.algorithms.one())).progress(progress.clone());
+            TreeHasher::with_options(o.algorithms.one(), o.tree.clone()).progress(progress.clone());
         let run_tree = crate::term::cached(&who, run_tree, cache);
         let result = match (&o.prune, o.tree.walk.directories) {
             (None, false) => run_tree.run_into(&operands, &mut printer),

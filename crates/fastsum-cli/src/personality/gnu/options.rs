@@ -238,14 +238,6 @@ impl Listed {
 }
 
 impl Options {
-    /// The tree hasher's options, bound to `algorithm` (the run's, or
-    /// the one a checked line names).
-    pub(super) fn tree_options(&self, algorithm: Algorithm) -> TreeOptions {
-        let mut options = self.tree.clone();
-        options.algorithm = algorithm;
-        options
-    }
-
     /// The defaults: `tool`'s, and nothing else asked for.
     pub(super) fn new(tool: Tool) -> Options {
         let algorithm = tool.default_algorithm;
@@ -262,7 +254,7 @@ impl Options {
             algorithms: Algorithms::new(tool),
             binary: -1,
             terminator: b'\n',
-            tree: TreeOptions::new(algorithm),
+            tree: TreeOptions::new(),
             json: false,
             hashdeep: false,
             check_format: None,
