@@ -33,7 +33,7 @@ read, a bad manifest line, usage; with --remove, an action not done).";
 #[command(name = "fastsum contained", version)]
 #[command(after_help = AFTER_HELP)]
 #[command(mut_arg("cache", |a| a.help("Whole-file digests of both sides' trees from and to the checksum cache (PATH only after '=')")))]
-#[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c); a manifest is always compared in its own algorithm, a HOST:PATH archive in this one (default md5)")))]
+#[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c), and which of several digests a file is compared by (else the hardest to forge); a HOST:PATH archive is hashed in it (default md5)")))]
 struct ContainedArgs {
     /// Directories and files whose files are looked for.
     #[arg(required = true, value_name = "SOURCE")]

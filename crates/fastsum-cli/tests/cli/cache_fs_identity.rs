@@ -368,3 +368,56 @@ fn images_of_one_uuid_on_one_loop_device_are_two_file_systems() {
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert!(stderr(&again).contains("1 verified"), "{}", stderr(&again));
 }
+
+/// Helper-24's F4: an overlay over image A, then (A swapped for B, every
+/// stamp field the same) an overlay over B on the same path: overlayfs
+/// gives its upper layer's `f_fsid`, its own device and the lower file's
+/// inode, so the cache answered A's digest for B's file, exit 0. The id
+/// mixes the layers' own ids; the same layers mounted again still hit.
+#[test]
+fn an_overlay_over_another_image_is_another_file_system() {
+    let Some((images, b_digest)) = a_cached_then_b() else {
+        return;
+    };
+    images.swap_in_a();
+    let dir = images.path();
+    for sub in ["up", "work", "ov"] {
+        std::fs::create_dir(dir.join(sub)).unwrap();
+    }
+    let options = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        images.mnt().display(),
+        dir.join("up").display(),
+        dir.join("work").display()
+    );
+    let mount_overlay = || {
+        ok(Command::new("mount")
+            .args(["-t", "overlay", "overlay", "-o", &options])
+            .arg(dir.join("ov")))
+    };
+    if mount_overlay().is_none() {
+        return crate::testenv::skip("no overlayfs here");
+    }
+    let hashed = |cache: &str| {
+        let out = fastsum(dir, &["-r", "-a", "sha256", cache, "--cache-stats", "ov"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        (stdout(&out), stderr(&out))
+    };
+    let (a_line, _) = hashed("--cache=o.db");
+    assert!(!a_line.contains(&b_digest), "{a_line}");
+    let _ = Command::new("umount").arg(dir.join("ov")).status();
+    images.swap_in_b();
+    mount_overlay().expect("the overlay over B");
+    let (b_line, said) = hashed("--cache=o.db");
+    assert_eq!(
+        b_line,
+        format!("SHA256 (ov/{FILE}) = {b_digest}\n"),
+        "{said}"
+    );
+    let _ = Command::new("umount").arg(dir.join("ov")).status();
+    mount_overlay().expect("the overlay over B again");
+    let (again, said) = hashed("--cache=o.db");
+    assert_eq!(again, b_line);
+    assert!(said.contains("1 hit"), "{said}");
+    let _ = Command::new("umount").arg(dir.join("ov")).status();
+}

@@ -44,6 +44,9 @@ impl FsId {
                 return FsId::NONE;
             }
             let id = FsId::of_statfs(&buf);
+            if id.is_known() && buf.f_type as u64 == OVERLAYFS_SUPER_MAGIC {
+                return id.through_overlay(path);
+            }
             match std::fs::metadata(path) {
                 Ok(meta) if id.is_known() => {
                     use std::os::unix::fs::MetadataExt;
@@ -122,6 +125,58 @@ impl FsId {
                 mix.update(&run_nonce().to_le_bytes());
             }
         }
+        FsId::of_mix(&mix)
+    }
+
+    /// This id, told apart by the layers of the overlay `path` is seen
+    /// through (helper-24's F4): overlayfs gives the `f_fsid` of its upper
+    /// layer's file system and its own device, and a lower file's inode,
+    /// so an overlay over image A and one over image C (another UUID, the
+    /// same times), mounted in turn on one path, were one file system to
+    /// the cache. Mixed with each layer's own id ([`FsId::of_path`]: a
+    /// layer on a loop device brings its image) and its directory's
+    /// device and inode; an overlay whose layers cannot all be found gets
+    /// an id of this run alone.
+    #[cfg(target_os = "linux")]
+    fn through_overlay(self, path: &Path) -> FsId {
+        #[cfg(feature = "tree")]
+        let overlay = {
+            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            super::overlay::mounted()
+                .into_iter()
+                .filter(|o| real.starts_with(&o.point))
+                .max_by_key(|o| o.point.as_os_str().len())
+                .filter(|o| !o.unplaced && o.layer_ids.len() == o.layers.len())
+                .map(|o| o.layers.into_iter().zip(o.layer_ids).collect::<Vec<_>>())
+        };
+        // Without the walker no mount table is read: an id of this run.
+        #[cfg(not(feature = "tree"))]
+        let overlay: Option<Vec<(std::path::PathBuf, (u64, u64))>> = {
+            let _ = path;
+            None
+        };
+        let mut mix = blake3::Hasher::new();
+        mix.update(b"fastsum fs identity: overlay\0");
+        mix.update(&self.0.to_le_bytes());
+        match overlay {
+            Some(layers) => {
+                for (layer, (dev, ino)) in &layers {
+                    mix.update(&FsId::of_path(layer).0.to_le_bytes());
+                    mix.update(&dev.to_le_bytes());
+                    mix.update(&ino.to_le_bytes());
+                }
+            }
+            _ => {
+                mix.update(b"this run only\0");
+                mix.update(&run_nonce().to_le_bytes());
+            }
+        }
+        FsId::of_mix(&mix)
+    }
+
+    /// An id from a mix's first eight bytes, never [`FsId::NONE`].
+    #[cfg(target_os = "linux")]
+    fn of_mix(mix: &blake3::Hasher) -> FsId {
         let word = mix.finalize().as_bytes()[..8]
             .try_into()
             .map(u64::from_le_bytes)
@@ -149,6 +204,10 @@ fn loop_sysfs(dev: u64) -> Option<std::path::PathBuf> {
         .into_iter()
         .find(|dir| dir.join("backing_file").is_file())
 }
+
+/// overlayfs's `f_type` (`OVERLAYFS_SUPER_MAGIC`).
+#[cfg(target_os = "linux")]
+const OVERLAYFS_SUPER_MAGIC: u64 = 0x794c_7630;
 
 /// A number of this process alone, for ids no other run may share.
 #[cfg(target_os = "linux")]

@@ -129,17 +129,16 @@ fn read_lines(
         let same_file = group.as_ref().is_some_and(|g| {
             *g.path == *parsed.name && !g.digests.iter().any(|(a, _)| *a == parsed.algorithm)
         });
+        if decided.is_some() && !algorithms.contains(&parsed.algorithm) {
+            return Err(mixes(&algorithms, parsed.algorithm, number));
+        }
         if !same_file {
             if let Some(done) = group.take() {
-                let decider = done.decider(&mut decided, &mut algorithms, given, default);
+                let decider = done.decider(&mut decided, &mut algorithms, given, default)?;
                 done.hand_on(decider, &mut manifest, &mut files, on_entry);
             }
-            if decided.is_some() && !algorithms.contains(&parsed.algorithm) {
-                return Err(format!(
-                    "it mixes {} and {} lines (line {number}): one algorithm per list",
-                    algorithms.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" and "),
-                    parsed.algorithm
-                ));
+            if !algorithms.contains(&parsed.algorithm) && decided.is_some() {
+                return Err(mixes(&algorithms, parsed.algorithm, number));
             }
             group = Some(FileLines {
                 number,
@@ -153,10 +152,24 @@ fn read_lines(
         lines.let_go();
     }
     if let Some(done) = group.take() {
-        let decider = done.decider(&mut decided, &mut algorithms, given, default);
+        let decider = done.decider(&mut decided, &mut algorithms, given, default)?;
         done.hand_on(decider, &mut manifest, &mut files, on_entry);
     }
     finish(manifest, decided, files)
+}
+
+/// A list's algorithms as words: `md5 and sha256`.
+fn names(algorithms: &[Algorithm]) -> String {
+    let words: Vec<String> = algorithms.iter().map(|a| a.to_string()).collect();
+    words.join(" and ")
+}
+
+/// Line `number`'s algorithm is none of the list's.
+fn mixes(algorithms: &[Algorithm], other: Algorithm, number: u64) -> String {
+    format!(
+        "it mixes {} and {other} lines (line {number}): one algorithm per list, or the same several for every file",
+        names(algorithms)
+    )
 }
 
 /// Of the algorithms a list gives each file, the one `diff`,
@@ -176,6 +189,26 @@ pub(crate) fn deciding(algorithms: impl IntoIterator<Item = Algorithm>) -> Optio
         }
     }
     best
+}
+
+/// Whether `decider` may decide a list that also gives digests fastsum
+/// cannot compute (`unknown`: hashdeep's tiger or whirlpool columns, a
+/// `"digests"` member of another name or not a string): where it is
+/// sound (SHA-2, SHA-3, BLAKE2b, BLAKE3, SM3), or named by `-a`. Beside
+/// only MD5, SHA-1 or a CRC, the digest left out might be the one that
+/// tells a forged file (an MD5 collision passed beside a tiger column,
+/// exit 0), so the list is refused, never read as if that were all.
+fn decides_beside_unknown(
+    decider: Algorithm,
+    unknown: &str,
+    given: Option<Algorithm>,
+) -> Result<(), String> {
+    if forge_cost(decider).0 >= 3 || given.is_some() {
+        return Ok(());
+    }
+    Err(format!(
+        "{unknown} cannot be computed here, and {decider} alone is easily forged: give -a {decider} to compare by it"
+    ))
 }
 
 /// How hard a digest of `algorithm` is to forge, comparable: its class
@@ -202,23 +235,36 @@ struct FileLines {
 }
 
 impl FileLines {
-    /// The algorithm the list is read by, set by its first file: `given`
-    /// (`-a`) where that file has it, else [`deciding`] among its
-    /// algorithms, which become the list's.
+    /// The algorithm the list is read by, set by its first file, whose
+    /// algorithms become the list's (every later line must be of one of
+    /// them: a list whose first file has only an MD5 line is an MD5 list,
+    /// and a SHA-256 line further down is refused, never read past):
+    /// `given` (`-a`) among several, else [`deciding`] among them. A list
+    /// of one algorithm is read in it whatever `-a` says (its lines name
+    /// it); a list of several that lacks `given` is refused.
     fn decider(
         &self,
         decided: &mut Option<Algorithm>,
         algorithms: &mut Vec<Algorithm>,
         given: Option<Algorithm>,
         default: Algorithm,
-    ) -> Algorithm {
-        *decided.get_or_insert_with(|| {
-            *algorithms = self.digests.iter().map(|(a, _)| *a).collect();
-            given
-                .filter(|g| algorithms.contains(g))
-                .or_else(|| deciding(algorithms.iter().copied()))
-                .unwrap_or(default)
-        })
+    ) -> Result<Algorithm, String> {
+        if let Some(decided) = *decided {
+            return Ok(decided);
+        }
+        *algorithms = self.digests.iter().map(|(a, _)| *a).collect();
+        let decider = match given {
+            Some(given) if algorithms.len() > 1 && !algorithms.contains(&given) => {
+                return Err(format!(
+                    "its files' digests are {}, not the {given} asked for",
+                    names(algorithms)
+                ))
+            }
+            Some(given) if algorithms.contains(&given) => given,
+            _ => deciding(algorithms.iter().copied()).unwrap_or(default),
+        };
+        *decided = Some(decider);
+        Ok(decider)
     }
 
     /// This file's entry, its `decider` digest: a directory's kept apart,
@@ -409,6 +455,15 @@ fn several_record(
         .into_iter()
         .find(|(a, _)| Some(*a) == pick)
         .ok_or("a record without a digest of a known algorithm")?;
+    let unknown: Vec<&str> = digests
+        .iter()
+        .filter(|member| known(member).is_none())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        let unknown = format!("its {} digests", unknown.join(", "));
+        decides_beside_unknown(algorithm, &unknown, given)?;
+    }
     let mut flat: Vec<(String, Value)> = fields.to_vec();
     flat.push(("digest".to_string(), Value::Text(hex)));
     let digest = json_digest(&flat, path, algorithm);
@@ -492,6 +547,14 @@ fn read_hashdeep(
         .copied()
         .flatten()
         .ok_or("no column to read")?;
+    if columns.contains(&None) {
+        let named = String::from_utf8_lossy(header);
+        let unknown = format!(
+            "digests of its column line ({})",
+            named.trim_start_matches("%%%% ")
+        );
+        decides_beside_unknown(algorithm, &unknown, given)?;
+    }
     let mut manifest = Manifest {
         algorithm,
         entries: Vec::new(),
@@ -500,6 +563,17 @@ fn read_hashdeep(
         problems_unkept: 0,
     };
     while let Some((number, line)) = lines.next_line()? {
+        // Lists joined end to end repeat the header: the same columns
+        // read on; others would be read under the first's (a sha256 taken
+        // into the name, the file compared by its md5), so they are
+        // refused.
+        if line.starts_with(b"%%%%") && line != hashdeep::MAGIC && line != header {
+            return Err(format!(
+                "line {number}: a second column line ({}) unlike the first ({}): one set of columns per list",
+                String::from_utf8_lossy(line),
+                String::from_utf8_lossy(header)
+            ));
+        }
         if line.is_empty() || line.starts_with(b"##") || line.starts_with(b"%%%%") {
             continue;
         }

@@ -264,3 +264,57 @@ fn a_hashdeep_list_is_read_in_its_hardest_column_to_forge() {
     let list = read(&text, Some(Algorithm::Md5)).unwrap();
     assert_eq!(list.entries[0].digest.to_hex(), md5);
 }
+
+/// Helper-24's findings: a list is never read as if the digests it
+/// gives beyond one algorithm were not there. A first file of MD5 alone
+/// makes an MD5 list, and a SHA-256 line further down is refused, not
+/// read past (the collision passed `diff` and `audit`); `-a` naming none
+/// of several is refused, not answered by another; hashdeep lists joined
+/// with other columns are refused (the sha256 was read into the name);
+/// a digest fastsum cannot compute beside only MD5 refuses the list
+/// unless `-a` asks for the MD5, and beside SHA-256 is read past.
+#[test]
+fn digests_beyond_the_one_read_are_refused_never_read_past() {
+    let md5 = "900150983cd24fb0d6963f7d28e17f72";
+    let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    for later in [
+        format!("MD5 (g) = {md5}\nMD5 (f) = {md5}\nSHA256 (f) = {sha}\n"),
+        format!("{md5}  g\nMD5 (f) = {md5}\nSHA256 (f) = {sha}\n"),
+        format!("MD5 (d/) = {md5}\nMD5 (f) = {md5}\nSHA256 (f) = {sha}\n"),
+    ] {
+        let why = read(&later, None).expect_err(&later);
+        assert!(why.contains("mixes md5 and sha256 lines (line 3)"), "{why}");
+        // Asked for SHA-256: refused, or (an untagged MD5 line is not a
+        // SHA-256 one) that line a problem.
+        let asked = read(&later, Some(Algorithm::Sha256));
+        assert!(asked.map_or(true, |m| !m.problems.is_empty()), "{later}");
+    }
+    let both = format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\n");
+    let why = read(&both, Some(Algorithm::Sha1)).unwrap_err();
+    assert!(why.contains("md5 and sha256, not the sha1 asked for"), "{why}");
+    // One algorithm: its lines name it, whatever -a says (as before).
+    assert_eq!(read(&format!("MD5 (a) = {md5}\n"), Some(Algorithm::Sha1)).unwrap().algorithm, Algorithm::Md5);
+
+    let head = |columns: &str| format!("%%%% HASHDEEP-1.0\n%%%% size,{columns},filename\n");
+    let same = format!("{}3,{md5},a\n{}3,{md5},b\n", head("md5"), head("md5"));
+    assert_eq!(read(&same, None).unwrap().entries.len(), 2);
+    let other = format!("{}3,{md5},a\n{}3,{md5},{sha},b\n", head("md5"), head("md5,sha256"));
+    let why = read(&other, None).unwrap_err();
+    assert!(why.starts_with("line 5: a second column line"), "{why}");
+
+    let tiger = "0".repeat(48);
+    let weak = format!("{}3,{md5},{tiger},a\n", head("md5,tiger"));
+    let why = read(&weak, None).unwrap_err();
+    assert!(why.contains("cannot be computed here, and md5 alone"), "{why}");
+    assert_eq!(read(&weak, Some(Algorithm::Md5)).unwrap().entries.len(), 1);
+    let sound = format!("{}3,{md5},{sha},{tiger},a\n", head("md5,sha256,tiger"));
+    assert_eq!(read(&sound, None).unwrap().algorithm, Algorithm::Sha256);
+    for member in [format!("\"tiger\":\"{tiger}\""), "\"sha256\":null".to_string()] {
+        let json = format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",{member}}},\"size\":3}}\n");
+        let why = read(&json, None).unwrap_err();
+        assert!(why.contains("cannot be computed here"), "{member}: {why}");
+        assert_eq!(read(&json, Some(Algorithm::Md5)).unwrap().entries.len(), 1);
+    }
+    let json = format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\",\"tiger\":\"{tiger}\"}}}}\n");
+    assert_eq!(read(&json, None).unwrap().algorithm, Algorithm::Sha256);
+}
