@@ -103,6 +103,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
 fn tree_options(args: &TreeDigestArgs) -> TreeOptions {
     let mut options = TreeOptions::new();
     options.recursive = true;
+    // A file that changed while it was read is an error, never a digest.
+    options.verify = true;
     options.walk = WalkOptions {
         follow_links: args.follow,
         one_file_system: args.one_file_system,

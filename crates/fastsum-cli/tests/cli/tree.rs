@@ -290,9 +290,14 @@ fn files_removed_during_the_walk_are_reported_and_the_rest_hashed() {
         seen.insert(i);
     }
     for line in ours.stderr_str().lines() {
+        // Removed before it was opened: missing; while it was read (its
+        // ctime moved, as unlinking moves it): changed while reading.
         let name = line
             .strip_prefix("fastsum: ")
-            .and_then(|l| l.strip_suffix(": No such file or directory"))
+            .and_then(|l| {
+                l.strip_suffix(": No such file or directory")
+                    .or_else(|| l.strip_suffix(": file changed while reading"))
+            })
             .unwrap_or_else(|| panic!("unexpected message {line:?}"));
         let i: usize = name.trim_start_matches("t/f").parse().unwrap();
         assert_eq!(i % 2, 1, "only removed files may be missing");
@@ -699,4 +704,95 @@ fn several_algorithms_from_one_read_match_one_run_each_and_rhash() {
     assert!(refused
         .stderr_str()
         .contains("several -a and --cache do not go together"));
+}
+
+/// Helper-24's F6 and F7: a writer sets the first byte, then the last,
+/// then clears the last, then the first, over and over, so the state
+/// "first clear, last set" never exists. A read that overlaps the writes
+/// (a torn read) sees it: `-r` printed its digest, `-c` said OK to a list
+/// of it, and `diff` of two trees said no change against a copy of it,
+/// exit 0. Each now either answers a state the file held or says the
+/// file changed while it was read; never the state it never held.
+#[test]
+fn a_file_written_while_read_never_gets_the_digest_of_a_state_it_never_held() {
+    if testenv::lacks(&["python3"]) {
+        return testenv::skip("needs python3 for the states' digests");
+    }
+    const LEN: usize = 32 << 20;
+    let env = TestEnv::new();
+    env.mkdir("tw");
+    env.mkdir("never");
+    let state = |first: u8, last: u8| {
+        let mut bytes = vec![0u8; LEN];
+        bytes[0] = first;
+        bytes[LEN - 1] = last;
+        bytes
+    };
+    env.file(b"tw/f", &state(0, 0));
+    env.file(b"never/f", &state(0, 1));
+    // The digests of the four states, by Python's hashlib.
+    let script = format!(
+        "import hashlib\nfor a, b in ((0,0),(1,0),(1,1),(0,1)):\n    \
+         x = bytearray({LEN}); x[0] = a; x[-1] = b\n    print(hashlib.md5(x).hexdigest())\n"
+    );
+    let digests: Vec<String> = testenv::python(&script, b"")
+        .lines()
+        .map(String::from)
+        .collect();
+    let never = digests[3].clone();
+    env.file(b"never.md5", format!("{never}  tw/f\n").as_bytes());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (path, stop) = (env.path().join("tw/f"), stop.clone());
+        std::thread::spawn(move || {
+            use std::os::unix::fs::FileExt;
+            let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+            let end = (LEN - 1) as u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                for (at, byte) in [(0, 1u8), (end, 1), (end, 0), (0, 0)] {
+                    file.write_at(&[byte], at).unwrap();
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            }
+        })
+    };
+    let (mut answered, mut refused) = (0, 0);
+    for _ in 0..8 {
+        let run = env.fastsum_within(LIMIT, &[b"-r", b"tw"]);
+        match run.status {
+            0 => {
+                let digest = run
+                    .stdout_str()
+                    .split("  ")
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                assert!(digests[..3].contains(&digest), "{}", run.stdout_str());
+                answered += 1;
+            }
+            _ => {
+                assert!(
+                    run.stderr_str().contains("changed while reading"),
+                    "{}",
+                    run.stderr_str()
+                );
+                refused += 1;
+            }
+        }
+        let check = env.fastsum_within(LIMIT, &[b"-c", b"never.md5"]);
+        assert_ne!(check.status, 0, "-c said OK: {}", check.stdout_str());
+        let diff = env.fastsum_within(LIMIT, &[b"diff", b"never", b"tw"]);
+        assert_ne!(diff.status, 0, "diff said no change: {}", diff.stdout_str());
+        let tree = env.fastsum_within(LIMIT, &[b"tree-digest", b"tw"]);
+        if tree.status != 0 {
+            assert!(
+                tree.stderr_str().contains("changed while reading"),
+                "{}",
+                tree.stderr_str()
+            );
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+    assert_eq!(answered + refused, 8);
 }

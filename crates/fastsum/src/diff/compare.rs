@@ -118,41 +118,52 @@ thread_local! {
 
 /// Two files: by size, then byte by byte.
 fn compare_files(old: &mut Found, new: &mut Found) -> Verdict {
-    let open = |cursor: &mut DirectoryCursor, entry: &Found| -> io::Result<(File, u64)> {
-        let path = entry.path.as_deref().expect("a tree entry has a path");
-        let file = cursor.open(path, true)?;
-        let st = crate::fs::stat::fstat(&file)?;
-        if !st.is_file() {
-            // The one rule of listed opens (fs/regular.rs), its words.
-            return match crate::fs::regular::not_regular(&st) {
-                crate::error::ErrorKind::Io(e) => Err(e),
-                other => Err(io::Error::other(other.to_string())),
-            };
-        }
-        Ok((file, st.size))
-    };
+    let open =
+        |cursor: &mut DirectoryCursor, entry: &Found| -> io::Result<(File, crate::fs::FileStamp)> {
+            let path = entry.path.as_deref().expect("a tree entry has a path");
+            let file = cursor.open(path, true)?;
+            let st = crate::fs::stat::fstat(&file)?;
+            if !st.is_file() {
+                // The one rule of listed opens (fs/regular.rs), its words.
+                return match crate::fs::regular::not_regular(&st) {
+                    crate::error::ErrorKind::Io(e) => Err(e),
+                    other => Err(io::Error::other(other.to_string())),
+                };
+            }
+            Ok((file, st))
+        };
     let opened = CURSORS.with(|cursors| {
         let (left, right) = &mut *cursors.borrow_mut();
         (open(left, old), open(right, new))
     });
-    let (mut a, a_len) = match opened.0 {
+    let (mut a, a_stamp) = match opened.0 {
         Ok(x) => x,
         Err(e) => return failed(old, e),
     };
-    let (mut b, b_len) = match opened.1 {
+    let (mut b, b_stamp) = match opened.1 {
         Ok(x) => x,
         Err(e) => return failed(new, e),
     };
-    old.size = Some(a_len);
-    new.size = Some(b_len);
-    if a_len != b_len {
+    old.size = Some(a_stamp.size);
+    new.size = Some(b_stamp.size);
+    if a_stamp.size != b_stamp.size {
         return Verdict::Differs;
     }
-    match same_bytes(&mut a, &mut b, a_len) {
+    let verdict = match same_bytes(&mut a, &mut b, a_stamp.size) {
         Ok(true) => Verdict::Same,
         Ok(false) => Verdict::Differs,
-        Err((which_old, e)) => failed(if which_old { old } else { new }, e),
+        Err((which_old, e)) => return failed(if which_old { old } else { new }, e),
+    };
+    // Bytes compared while a side changed are of no one state of it (a
+    // torn read said "no change" for a state the file never held): the
+    // stamps before and after must agree, as every verified read's do.
+    for (file, before, entry) in [(&a, a_stamp, &*old), (&b, b_stamp, &*new)] {
+        if crate::fs::stat::fstat(file).map_or(true, |after| after != before) {
+            let why = crate::error::ErrorKind::ChangedWhileReading.to_string();
+            return failed(entry, io::Error::other(why));
+        }
     }
+    verdict
 }
 
 /// Whether `a` and `b` hold the same bytes to their ends; both are `len`

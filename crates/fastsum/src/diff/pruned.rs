@@ -122,6 +122,7 @@ fn hash_local(
     let mut walk = options.walk.clone();
     walk.directories = true;
     let hasher = TreeHasher::new(algorithm)
+        .verify(true)
         .recursive(true)
         .threads(options.threads)
         .walk(walk);

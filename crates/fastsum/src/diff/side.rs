@@ -164,6 +164,7 @@ pub(super) fn hash_tree(
     let (tx, rx) = crossbeam_channel::bounded(AHEAD);
     let directories = options.walk.directories;
     let hasher = TreeHasher::new(algorithm)
+        .verify(true)
         .recursive(true)
         .threads(options.threads)
         .walk(options.walk.clone());

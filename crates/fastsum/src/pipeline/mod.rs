@@ -216,6 +216,13 @@ impl TreeHasher {
         self
     }
 
+    /// Verified reads ([`TreeOptions::verify`]): a file that changed
+    /// while it was read is an error, never a digest.
+    pub fn verify(mut self, on: bool) -> Self {
+        self.options.verify = on;
+        self
+    }
+
     /// Walk directories given as operands.
     pub fn recursive(mut self, on: bool) -> Self {
         self.options.recursive = on;

@@ -109,7 +109,9 @@ pub(crate) fn hash_open_with(
         if listed && !stamp.is_file() {
             return Err(not_regular(&stamp));
         }
-        Some(stamp).filter(|s| verify && s.is_file())
+        // A generated file (/proc, /sys) makes its bytes as they are read,
+        // its stat saying 0 or 4096: there is no stamp to hold it to.
+        Some(stamp).filter(|s| verify && s.is_file() && !crate::fs::device::generated(s.dev))
     } else {
         None
     };

@@ -27,6 +27,12 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
         operands,
     } = parsed;
     let tool = run.tool;
+    // fastsum's own mode never prints a digest of a file that changed
+    // while it was read (its stamp before and after must agree): a torn
+    // read's digest is of bytes the file never held at once, and a list
+    // made by `-r` is what later runs trust. The GNU, b3sum and xxhsum
+    // personalities keep their tools' behaviour.
+    o.tree.verify |= tool.kind == ToolKind::Fastsum;
     let length_given = algorithms.length_given();
     o.algorithms = algorithms.resolve(run, tool, o.check)?;
     o.tree.strategy = match (io_mode.as_str(), read_size) {
