@@ -1277,6 +1277,19 @@ const COLLISION: [&str; 2] = [
      e99f33420f577ee8ce54b67080280d1ec69821bcb6a8839396f965ab6ff72a70",
 ];
 
+/// `arc/coll` and `src/coll`, the two halves of [`COLLISION`] (one MD5,
+/// other bytes); the archive's half returned.
+fn collision_in_src_and_arc() -> (TestEnv, Vec<u8>) {
+    let env = TestEnv::new();
+    env.mkdir("src");
+    env.mkdir("arc");
+    let (a, b) = (unhex(COLLISION[0]), unhex(COLLISION[1]));
+    assert_ne!(a, b);
+    env.file(b"arc/coll", &a);
+    env.file(b"src/coll", &b);
+    (env, a)
+}
+
 fn unhex(hex: &str) -> Vec<u8> {
     (0..hex.len())
         .step_by(2)
@@ -1292,13 +1305,7 @@ fn contained_a_hashdeep_list_is_never_decided_by_its_md5_alone() {
     if testenv::lacks(&["md5sum", "sha256sum"]) {
         return testenv::skip("needs md5sum and sha256sum for the list");
     }
-    let env = TestEnv::new();
-    env.mkdir("src");
-    env.mkdir("arc");
-    let (a, b) = (unhex(COLLISION[0]), unhex(COLLISION[1]));
-    assert_ne!(a, b);
-    env.file(b"arc/coll", &a);
-    env.file(b"src/coll", &b);
+    let (env, a) = collision_in_src_and_arc();
     let digest = |tool: &str, path: &str| {
         let out = std::process::Command::new(tool)
             .arg(path)
@@ -1335,13 +1342,7 @@ fn contained_a_hashdeep_list_is_never_decided_by_its_md5_alone() {
 /// contained and unchanged, exit 0.
 #[test]
 fn contained_and_diff_decide_a_several_digest_list_by_its_hardest_digest() {
-    let env = TestEnv::new();
-    env.mkdir("src");
-    env.mkdir("arc");
-    let (a, b) = (unhex(COLLISION[0]), unhex(COLLISION[1]));
-    assert_ne!(a, b);
-    env.file(b"arc/coll", &a);
-    env.file(b"src/coll", &b);
+    let (env, a) = collision_in_src_and_arc();
     for (list, args) in [
         (
             "md5-first.tag",
