@@ -421,3 +421,61 @@ fn an_overlay_over_another_image_is_another_file_system() {
     assert!(said.contains("1 hit"), "{said}");
     let _ = Command::new("umount").arg(dir.join("ov")).status();
 }
+
+/// Helper-25's F3: a loop device over another (loop1 -> loop0 -> the
+/// image), mounted read-only: the backing "file" of loop1 is loop0's
+/// device node, whose times say nothing of the image, so an image
+/// rewritten in place under loop0 kept its id and the cache answered the
+/// old digest, exit 0. The node's own device now brings its image in.
+#[test]
+fn a_loop_device_over_another_follows_the_image_beneath() {
+    // One UUID, so only the image beneath tells A from B.
+    let Some(images) = Images::new(Some("5a1e0000-0000-4000-8000-0000000100f3")) else {
+        crate::testenv::skip("no loop-mounted ext4 here (needs root, mkfs.ext4, loop devices)");
+        return;
+    };
+    images.umount();
+    let Some(upper) = ok(Command::new("losetup").args(["-f", "--show", &images.device])) else {
+        return crate::testenv::skip("no loop device over a loop device here");
+    };
+    let upper = upper.trim().to_string();
+    let mount = || {
+        ok(Command::new("mount")
+            .args(["-o", "ro", &upper])
+            .arg(images.mnt()))
+    };
+    let unmount = || {
+        let _ = Command::new("umount").arg(images.mnt()).status();
+    };
+    mount().expect("the upper loop mounted");
+    let first = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--cache=l.db", "mnt"],
+    );
+    assert!(first.status.success(), "{}", stderr(&first));
+    unmount();
+    let disk = images.path().join("disk.img");
+    std::fs::copy(images.path().join("b.img"), &disk).unwrap();
+    for device in [&images.device, &upper] {
+        assert!(Command::new("blockdev")
+            .args(["--flushbufs", device])
+            .status()
+            .unwrap()
+            .success());
+    }
+    mount().expect("the upper loop mounted again");
+    let b_digest = sha256sum(&images.mnt().join(FILE));
+    let second = fastsum(
+        images.path(),
+        &["-r", "-a", "sha256", "--cache=l.db", "mnt"],
+    );
+    unmount();
+    let _ = Command::new("losetup").args(["-d", &upper]).status();
+    assert_eq!(
+        stdout(&second),
+        format!("SHA256 (mnt/{FILE}) = {b_digest}\n"),
+        "{}",
+        stderr(&second)
+    );
+    assert_ne!(stdout(&first), stdout(&second));
+}

@@ -356,3 +356,61 @@ fn a_list_cut_short_while_it_is_read_is_not_called_verified() {
     let out = env.fastsum_within(Duration::from_secs(60), &[b"-c", b"SUMS"]);
     assert_eq!(out.status, 0, "{}", out.stderr_str());
 }
+
+/// Helper-25's F4: a listed file removed, or renamed over, while `-c`
+/// reads it got "OK", exit 0, on the in-line path (a few files, hashed
+/// one after another): that read took no stamp after it. strace holds
+/// the first read or map of the file for 0.7 s while another thread
+/// changes the file under it; the check must fail, never say OK.
+#[test]
+fn a_listed_file_changed_while_checked_is_never_ok() {
+    if crate::testenv::lacks(&["strace", "md5sum"]) {
+        return crate::testenv::skip("needs strace to hold the read and md5sum for the list");
+    }
+    let env = TestEnv::new();
+    env.mkdir("t");
+    let bytes = crate::testenv::pattern(2_000_000);
+    let other: Vec<u8> = bytes.iter().map(|b| b ^ 0x5a).collect();
+    let target = env.path().join("t/big");
+    for (what, change) in [("removed", 0), ("renamed over", 1)] {
+        std::fs::write(&target, &bytes).unwrap();
+        let list = env.reference("md5sum", &[b"t/big"], b"");
+        env.file(b"c.md5", &list.stdout);
+        let path = target.clone();
+        let other = other.clone();
+        let changer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(400));
+            match change {
+                0 => std::fs::remove_file(&path).unwrap(),
+                _ => {
+                    let new = path.with_file_name(".new");
+                    std::fs::write(&new, &other).unwrap();
+                    std::fs::rename(&new, &path).unwrap();
+                }
+            }
+        });
+        let held = format!(
+            "-e inject=mmap,read,pread64:delay_enter=700000:when=1 -P {}",
+            target.display()
+        );
+        let out = std::process::Command::new("strace")
+            .args([
+                "-f",
+                "-qq",
+                "-o",
+                "/dev/null",
+                "-e",
+                "trace=mmap,read,pread64",
+            ])
+            .args(held.split(' '))
+            .arg(crate::testenv::fastsum_bin())
+            .args(["-c", "c.md5"])
+            .current_dir(env.path())
+            .output()
+            .unwrap();
+        changer.join().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(!said.contains(": OK"), "{what}: {said}");
+        assert_eq!(out.status.code(), Some(1), "{what}: {said}");
+    }
+}

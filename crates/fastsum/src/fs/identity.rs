@@ -50,7 +50,7 @@ impl FsId {
             match std::fs::metadata(path) {
                 Ok(meta) if id.is_known() => {
                     use std::os::unix::fs::MetadataExt;
-                    id.on_loop_device(meta.dev(), || {
+                    id.on_loop_device(meta.dev(), &|| {
                         // SAFETY: an all-zero statvfs is a valid value of
                         // that plain C struct, to be overwritten.
                         let mut vfs: libc::statvfs = unsafe { std::mem::zeroed() };
@@ -96,7 +96,7 @@ impl FsId {
     /// backing file cannot be found (deleted, in another mount namespace)
     /// gets an id of this run alone: never trusted by another run.
     #[cfg(target_os = "linux")]
-    fn on_loop_device(self, dev: u64, read_only: impl FnOnce() -> bool) -> FsId {
+    fn on_loop_device(self, dev: u64, read_only: &dyn Fn() -> bool) -> FsId {
         let Some(sys) = loop_sysfs(dev) else {
             return self;
         };
@@ -115,9 +115,19 @@ impl FsId {
             Ok(file) if !backing.is_empty() && !backing.ends_with(" (deleted)") => {
                 mix.update(&file.dev().to_le_bytes());
                 mix.update(&file.ino().to_le_bytes());
-                if read_only() {
+                let read_only = read_only();
+                if read_only {
                     mix.update(&file.ctime().to_le_bytes());
                     mix.update(&file.ctime_nsec().to_le_bytes());
+                }
+                // A loop device over another (loop1 -> /dev/loop0 -> the
+                // image): the node's times say nothing of the image, so
+                // the device it names brings its own image in (helper-25:
+                // the image rewritten under loop0 kept its id).
+                use std::os::unix::fs::FileTypeExt;
+                if file.file_type().is_block_device() {
+                    let under = FsId(0).on_loop_device(file.rdev(), &|| read_only);
+                    mix.update(&under.0.to_le_bytes());
                 }
             }
             _ => {

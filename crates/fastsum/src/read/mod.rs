@@ -221,12 +221,23 @@ impl FileHasher {
     }
 
     /// Opens a path taken from a list (`open_regular`: regular files
-    /// only, never waiting) and hashes it. Errors carry the path.
+    /// only, never waiting) and hashes it, verified: its stamp when opened
+    /// and when read must agree, or it changed while it was read (a file
+    /// unlinked, renamed over or rewritten during the read got "OK" from
+    /// `-c`). Errors carry the path.
     pub fn hash_listed(&mut self, algorithm: Algorithm, path: &Path) -> Result<Digest> {
         let file = open_regular(path)?;
-        self.hash_counted(algorithm, &file, true)
-            .map(|(digest, _)| digest)
-            .map_err(|kind| Error::with_path(path, kind))
+        let with_path = |kind: ErrorKind| Error::with_path(path, kind);
+        let before = crate::fs::stat::fstat(&file).map_err(|e| with_path(ErrorKind::Io(e)))?;
+        let (digest, size) = self
+            .hash_counted(algorithm, &file, true)
+            .map_err(with_path)?;
+        let after = crate::fs::stat::fstat(&file).map_err(|e| with_path(ErrorKind::Io(e)))?;
+        let generated = crate::fs::device::generated(before.dev);
+        if !generated && (after != before || size != before.size) {
+            return Err(with_path(ErrorKind::ChangedWhileReading));
+        }
+        Ok(digest)
     }
 
     /// Opens and hashes the file at `path`. Errors carry the path.

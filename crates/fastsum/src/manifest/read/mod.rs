@@ -212,18 +212,25 @@ fn decides_beside_unknown(
 }
 
 /// How hard a digest of `algorithm` is to forge, comparable: its class
-/// (no cryptographic claim, broken, weakened, sound), then its length.
+/// (no cryptographic claim, broken, weakened, sound), then its length. A
+/// sound function cut short is only as good as its length: BLAKE2b-8 is
+/// one byte, forged in 256 tries (helper-25: it decided over MD5, and a
+/// forged file passed `diff`, `audit` and `scrub --manifest`), so below
+/// 128 bits it has no claim, and below 224 it ranks with SHA-1.
 fn forge_cost(algorithm: Algorithm) -> (u8, usize) {
     use Algorithm as A;
+    let len = algorithm.output_len();
     let class = match algorithm {
         A::Bsd | A::Sysv | A::Crc | A::Crc32b | A::Crc32 | A::Crc32c | A::Crc64Nvme => 0,
         A::Xxh32 | A::Xxh64 | A::Xxh3 | A::Xxh128 => 0,
         A::Md5 | A::S3Etag { .. } => 1,
         A::Composite { of, .. } => forge_cost(of.algorithm()).0,
         A::Sha1 => 2,
+        _ if len < 16 => 0,
+        _ if len < 28 => 2,
         _ => 3,
     };
-    (class, algorithm.output_len())
+    (class, len)
 }
 
 /// One file's consecutive tagged lines (one line, or one a `-a`): where

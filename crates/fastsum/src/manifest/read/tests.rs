@@ -146,6 +146,14 @@ fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
     assert_eq!(deciding([Algorithm::Md5, Algorithm::Sha1]), Some(Algorithm::Sha1));
     assert_eq!(deciding([Algorithm::Xxh128, Algorithm::Md5]), Some(Algorithm::Md5));
     assert_eq!(deciding([Algorithm::Sha256, Algorithm::Blake3]), Some(Algorithm::Sha256));
+    // A sound function cut short is as weak as its length (helper-25:
+    // BLAKE2b-8 decided over MD5).
+    let cut = |bytes: u8| Algorithm::Blake2b { output_len: bytes };
+    assert_eq!(deciding([Algorithm::Md5, cut(1)]), Some(Algorithm::Md5));
+    assert_eq!(deciding([cut(15), Algorithm::Sha1]), Some(Algorithm::Sha1));
+    assert_eq!(deciding([Algorithm::Md5, cut(16)]), Some(cut(16)));
+    assert_eq!(deciding([Algorithm::Sha256, cut(28)]), Some(Algorithm::Sha256));
+    assert_eq!(deciding([cut(16), cut(28)]), Some(cut(28)));
     for json in [
         format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\"}},\"size\":3}}\n"),
         format!("{{\"path\":\"a\",\"digests\":{{\"sha256\":\"{sha}\",\"md5\":\"{md5}\"}},\"size\":3}}\n"),
