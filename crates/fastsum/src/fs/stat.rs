@@ -215,6 +215,22 @@ impl FileStamp {
         self.kind == kind::FILE
     }
 
+    /// Whether a read of this file can be held to this stamp (a verified
+    /// read): a regular file, not one of a generated file system, whose
+    /// bytes are made as they are read (/proc, /sys: their stat says 0 or
+    /// 4096).
+    pub(crate) fn can_be_verified(&self) -> bool {
+        self.is_file() && !super::device::generated(self.dev)
+    }
+
+    /// Whether `after`, taken on the open descriptor when a read of
+    /// `read` bytes (`None`: a part, not the whole file) ended, shows the
+    /// file as this stamp did when it was opened; else it changed while
+    /// it was read. The one rule of every verified read.
+    pub(crate) fn held_through(&self, after: &FileStamp, read: Option<u64>) -> bool {
+        after == self && read.is_none_or(|n| n == self.size)
+    }
+
     /// Whether it is the stamp of a directory.
     pub fn is_dir(&self) -> bool {
         self.kind == kind::DIRECTORY

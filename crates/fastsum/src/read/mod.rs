@@ -233,8 +233,7 @@ impl FileHasher {
             .hash_counted(algorithm, &file, true)
             .map_err(with_path)?;
         let after = crate::fs::stat::fstat(&file).map_err(|e| with_path(ErrorKind::Io(e)))?;
-        let generated = crate::fs::device::generated(before.dev);
-        if !generated && (after != before || size != before.size) {
+        if before.can_be_verified() && !before.held_through(&after, Some(size)) {
             return Err(with_path(ErrorKind::ChangedWhileReading));
         }
         Ok(digest)

@@ -109,9 +109,7 @@ pub(crate) fn hash_open_with(
         if listed && !stamp.is_file() {
             return Err(not_regular(&stamp));
         }
-        // A generated file (/proc, /sys) makes its bytes as they are read,
-        // its stat saying 0 or 4096: there is no stamp to hold it to.
-        Some(stamp).filter(|s| verify && s.is_file() && !crate::fs::device::generated(s.dev))
+        Some(stamp).filter(|s| verify && s.can_be_verified())
     } else {
         None
     };
@@ -125,7 +123,7 @@ pub(crate) fn hash_open_with(
         return Ok(Hashed::new(digest, size));
     };
     let after = fstat(file)?;
-    if after != before || (span.is_whole() && size != before.size) {
+    if !before.held_through(&after, span.is_whole().then_some(size)) {
         return Err(ErrorKind::ChangedWhileReading);
     }
     Ok(Hashed {

@@ -237,7 +237,7 @@ impl Lane {
             return Ok(hashed);
         };
         let after = fstat(file)?;
-        if after != opened || hashed.size != opened.size {
+        if !opened.held_through(&after, Some(hashed.size)) {
             return Err(ErrorKind::ChangedWhileReading);
         }
         Ok(Hashed {

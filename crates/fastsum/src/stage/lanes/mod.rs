@@ -160,10 +160,7 @@ impl<R: LaneRead> MultiBufferHasher<R> {
             while let Some(job) = self.pending.pop_front() {
                 let result = match Self::open(&mut self.directory, &job) {
                     Ok(Opened::Lane(file, stamp)) => {
-                        // A generated file's bytes are made as they are read (its
-                        // stat says 0 or 4096): there is no stamp to hold.
-                        let verify = job.verify && !crate::fs::device::generated(stamp.dev);
-                        let opened = verify.then_some(stamp);
+                        let opened = (job.verify && stamp.can_be_verified()).then_some(stamp);
                         lane.start(job, file, stamp.size, self.kernel.initial_state(), opened);
                         break;
                     }
