@@ -23,14 +23,14 @@ pub const QUEUE: usize = 1024;
 pub struct Background<T> {
     results: Receiver<T>,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<fastsum::Result<()>>>,
+    thread: Option<JoinHandle<Result<(), fastsum::Error>>>,
 }
 
 impl<T: Send + 'static> Background<T> {
     /// Starts `run`, which sends its results and ends early when the flag
     /// it is given is set.
     pub fn start(
-        run: impl FnOnce(Sender<T>, Arc<AtomicBool>) -> fastsum::Result<()> + Send + 'static,
+        run: impl FnOnce(Sender<T>, Arc<AtomicBool>) -> Result<(), fastsum::Error> + Send + 'static,
     ) -> Self {
         let (tx, results) = crossbeam_channel::bounded(QUEUE);
         let stop = Arc::new(AtomicBool::new(false));
@@ -79,7 +79,7 @@ impl<T: Send + 'static> Background<T> {
         py.detach(|| self.halt(STOP_WAIT));
     }
 
-    fn join(&mut self, py: Python<'_>) -> Option<fastsum::Result<()>> {
+    fn join(&mut self, py: Python<'_>) -> Option<Result<(), fastsum::Error>> {
         let thread = self.thread.take()?;
         let joined = py.detach(|| join_within(thread, STOP_WAIT))?;
         Some(joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))

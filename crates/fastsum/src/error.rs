@@ -260,7 +260,7 @@ impl From<io::Error> for Error {
 }
 
 /// A `Result` whose error is [`Error`].
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {

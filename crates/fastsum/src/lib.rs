@@ -133,7 +133,7 @@ pub mod walk;
 
 pub use algo::{Algorithm, Hasher};
 pub use digest::Digest;
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind};
 pub use fs::device::DiskKind;
 pub use fs::FileStamp;
 // A name's escaping and the one safe open of a path from a list: every

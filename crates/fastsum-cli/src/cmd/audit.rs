@@ -428,7 +428,7 @@ impl Partial {
 
 /// The pairs of (listed, found) paths that the list's `column` matches or
 /// pairs as moved, in a comparison of its own (nothing printed).
-fn matched_by(args: &AuditArgs, list: &List, column: Algorithm) -> fastsum::Result<Pairs> {
+fn matched_by(args: &AuditArgs, list: &List, column: Algorithm) -> Result<Pairs, fastsum::Error> {
     let options = DiffOptions {
         algorithm: Some(column),
         walk: walk_of(args),

@@ -12,7 +12,7 @@ use crate::sshd;
 use sshd::{keygen, start_sshd};
 
 use fastsum::remote::{Method, Remote, RemoteOptions, RemoteRecord};
-use fastsum::{Algorithm, FileHasher, Result};
+use fastsum::{Algorithm, Error, FileHasher};
 
 /// What a remote run answered, its records held (the library's one entry
 /// point streams them).
@@ -23,7 +23,11 @@ struct Listing {
     records: Vec<RemoteRecord>,
 }
 
-fn hash_remote(remote: &Remote, algorithm: Algorithm, options: &RemoteOptions) -> Result<Listing> {
+fn hash_remote(
+    remote: &Remote,
+    algorithm: Algorithm,
+    options: &RemoteOptions,
+) -> Result<Listing, Error> {
     let mut records = Vec::new();
     let run = remote.hash(algorithm, options, &mut |r| records.push(r))?;
     Ok(Listing {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 /// Where and as whom S3 is reached.
 #[derive(Clone, Debug, Default)]
-pub struct S3Config {
+pub(crate) struct S3Config {
     /// The access key id (none: requests go unsigned).
     pub access_key: Option<String>,
     /// The secret access key.
@@ -130,7 +130,7 @@ fn endpoint_of(
 impl S3Config {
     /// The settings as the AWS CLI would find them; `path_style` forces
     /// path-style addressing (`--s3-path-style`).
-    pub fn from_environment(path_style: bool) -> S3Config {
+    pub(crate) fn from_environment(path_style: bool) -> S3Config {
         let profile = env("AWS_PROFILE").unwrap_or_else(|| "default".into());
         let config_names = vec![format!("profile {profile}"), profile.clone()];
         let config = read_section(home_file("AWS_CONFIG_FILE", "config"), &config_names);

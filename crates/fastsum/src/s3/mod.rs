@@ -39,7 +39,7 @@ pub(crate) mod xml;
 
 use std::path::PathBuf;
 
-pub use config::S3Config;
+pub(crate) use config::S3Config;
 pub use keys::S3Url;
 
 /// How S3 sides are reached and decided.

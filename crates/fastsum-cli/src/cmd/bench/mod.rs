@@ -12,6 +12,9 @@ use clap::{CommandFactory, Parser};
 use fastsum::walk::{WalkItem, WalkOptions};
 use fastsum::Algorithm;
 
+/// The bench's results fail with the library's one error type.
+type Result<T, E = fastsum::Error> = std::result::Result<T, E>;
+
 mod export;
 mod strategies;
 #[cfg(test)]

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use fastsum::pipeline::Outcome;
-use fastsum::{Algorithm, Digest, Error, FileHasher, ReadStrategy, Result, Source, TreeHasher};
+use fastsum::{Algorithm, Digest, Error, FileHasher, ReadStrategy, Source, TreeHasher};
+
+use super::Result;
 
 /// A way of computing one digest per file.
 pub trait Strategy: Sync {

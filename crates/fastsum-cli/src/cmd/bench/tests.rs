@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use fastsum::{Algorithm, Digest, Result};
+use fastsum::{Algorithm, Digest};
+
+use super::Result;
 
 use super::export::*;
 use super::strategies::*;

@@ -7,7 +7,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fastsum::{Algorithm, Digest, Error, ErrorKind, Result};
+use fastsum::{Algorithm, Digest, Error, ErrorKind};
+
+use super::Result;
 
 use super::strategies::Strategy;
 
