@@ -45,6 +45,7 @@ mod memory_bounds;
 mod messages;
 mod multibuffer;
 mod opens;
+mod openssl_lists;
 mod remote;
 mod remote_diff;
 mod remote_links;

@@ -55,6 +55,11 @@ pub(super) fn style_of(path: &Path, terminator: u8, algorithm: Algorithm) -> Res
         let Some(parsed) = parser.parse(&line) else {
             return refuse("is not a checksum line");
         };
+        if parsed.tagged {
+            if let Some(look) = foreign_tagged_look(&line) {
+                return refuse(look);
+            }
+        }
         if parsed.tagged && !algorithms.contains(&parsed.algorithm) {
             algorithms.push(parsed.algorithm);
         }
@@ -106,6 +111,21 @@ impl Seen {
     }
 }
 
+/// How a tagged line that `-c` reads is written unlike the BSD lines an
+/// update writes (`TAG (NAME) = DIGEST`, the tag fastsum's): OpenSSL's
+/// `dgst` form, `TAG(NAME)= DIGEST`, or the `SHA2-N` tag coreutils reads
+/// beside SHA256 (OpenSSL writes both). Rewritten, such a list would
+/// change its look under its tools' feet, so it is refused as a comment
+/// is.
+fn foreign_tagged_look(line: &[u8]) -> Option<&'static str> {
+    let line = line.strip_prefix(b"\\").unwrap_or(line);
+    if line.starts_with(b"SHA2-") {
+        return Some("names SHA-2 as SHA2-N (OpenSSL's and coreutils' spelling, not the SHA256 an update writes)");
+    }
+    let open = line.iter().position(|&b| b == b'(')?;
+    (open == 0 || line[open - 1] != b' ').then_some("is in OpenSSL's form, TAG(NAME)= DIGEST")
+}
+
 /// Whether a tagged line's digest (after its last ` = `) is hexadecimal
 /// of `algorithm`'s length (else it is base64).
 fn is_hex_digest(line: &[u8], algorithm: Algorithm) -> bool {
@@ -119,6 +139,28 @@ fn is_hex_digest(line: &[u8], algorithm: Algorithm) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn openssl_looks_are_told_from_bsd_lines() {
+        let hex = "d41d8cd98f00b204e9800998ecf8427e";
+        for bsd in [
+            format!("MD5 (a(b)) = {hex}"),
+            format!("\\MD5 (a\\nb) = {hex}"),
+            format!("BLAKE2b-128 (x) = {hex}"),
+        ] {
+            assert_eq!(foreign_tagged_look(bsd.as_bytes()), None, "{bsd}");
+        }
+        for openssl in [
+            format!("MD5(a) = {hex}"),
+            format!("MD5(a (b))= {hex}"),
+            format!("SHA2-256 (a) = {hex}"),
+        ] {
+            assert!(
+                foreign_tagged_look(openssl.as_bytes()).is_some(),
+                "{openssl}"
+            );
+        }
+    }
 
     #[test]
     fn hex_and_base64_digests_are_told_apart() {

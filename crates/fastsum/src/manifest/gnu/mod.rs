@@ -129,6 +129,9 @@ impl CheckParser {
     /// fastsum's own reading: if `s` starts with a tag fastsum knows: the algorithm (with BLAKE2b's
     /// length) and the offset of what follows the tag and its length suffix.
     fn match_tag(&mut self, s: &[u8]) -> Option<(Algorithm, usize)> {
+        if let Some(found) = sha2_tag(s) {
+            return Some(found);
+        }
         let mut best: Option<Algorithm> = None;
         // rhash --bsd's `CRC32` tag (the CRC-32 of zlib, SFV's) is crc32's.
         for a in Algorithm::ALL {
@@ -416,3 +419,19 @@ fn parse_c_number(s: &[u8]) -> Option<(u64, usize)> {
 
 #[cfg(test)]
 mod tests;
+
+/// `SHA2-224` ... `SHA2-512`, the tags `cksum -a sha2 -c` (coreutils
+/// 9.8 on) reads beside the SHA224 ... SHA512 it writes: the algorithm
+/// and the tag's length, where `s` starts with one and the tag ends there.
+fn sha2_tag(s: &[u8]) -> Option<(Algorithm, usize)> {
+    let bits = s.strip_prefix(b"SHA2-")?.get(..3)?;
+    let algorithm = match bits {
+        b"224" => Algorithm::Sha224,
+        b"256" => Algorithm::Sha256,
+        b"384" => Algorithm::Sha384,
+        b"512" => Algorithm::Sha512,
+        _ => return None,
+    };
+    let end = b"SHA2-".len() + 3;
+    matches!(s.get(end), Some(b' ' | b'(')).then_some((algorithm, end))
+}

@@ -46,6 +46,19 @@ fn any_tag_takes_the_algorithm_from_the_tag() {
     assert_eq!(a, Algorithm::Xxh3);
     let (a, ..) = parse_one(any, &format!("BLAKE2b-128 (f) = {ABC_MD5}")).unwrap();
     assert_eq!(a, Algorithm::Blake2b { output_len: 16 });
+    // SHA2-N, as `cksum -c` reads it and OpenSSL 3's `dgst` writes it,
+    // BSD's look or OpenSSL's; never a longer or an unknown width.
+    let abc_sha256 = Algorithm::Sha256.hash_bytes(b"abc").to_hex();
+    for line in [format!("SHA2-256 (f) = {abc_sha256}"), format!("SHA2-256(f)= {abc_sha256}")] {
+        let (a, hex, name, _) = parse_one(any, &line).unwrap();
+        assert_eq!((a, hex.as_str(), name.as_str()), (Algorithm::Sha256, abc_sha256.as_str(), "f"), "{line}");
+    }
+    let abc_sha512 = Algorithm::Sha512.hash_bytes(b"abc").to_hex();
+    let (a, ..) = parse_one(any, &format!("SHA2-512(f)= {abc_sha512}")).unwrap();
+    assert_eq!(a, Algorithm::Sha512);
+    for bad in ["SHA2-2560 (f) = ", "SHA2-128 (f) = ", "SHA2-256x (f) = "] {
+        assert!(parse_one(any, &format!("{bad}{abc_sha256}")).is_none(), "{bad}");
+    }
 }
 
 #[test]

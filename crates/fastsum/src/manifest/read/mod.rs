@@ -326,7 +326,10 @@ fn untagged_default(first: &[u8]) -> Result<Algorithm, String> {
         .count();
     // `tag` counts bytes of `first`: never past its end.
     let (word, after) = first.split_at_checked(tag).unwrap_or((first, &[]));
-    if tag > 0 && after.starts_with(b" (") && !word.iter().all(u8::is_ascii_hexdigit) {
+    // `TAG (NAME) = ...` (BSD, `--tag`) or `TAG(NAME)= ...` (OpenSSL's
+    // `dgst`, which names SHA-256 `SHA2-256`).
+    let opens = after.starts_with(b" (") || after.starts_with(b"(");
+    if tag > 0 && opens && !word.iter().all(u8::is_ascii_hexdigit) {
         return Ok(Algorithm::Md5);
     }
     let digits = first.iter().take_while(|b| b.is_ascii_hexdigit()).count();
