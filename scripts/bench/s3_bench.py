@@ -1,4 +1,4 @@
-"""Issue 54's speed row (run by scripts/bench/s3, which says how).
+"""The S3 diff's speed row (run by scripts/bench/s3, which says how).
 
 SeaweedFS started here on 127.0.0.1 (scripts/tests/s3_weed.py's start);
 a prefix of N objects: the corpus tree's first N - 10 files plus 10

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A rotational disk, emulated, to measure read ordering where no such disk
-is at hand (issue 16). Benchmarks only: never used by the tests.
+is at hand. Benchmarks only: never used by the tests.
 
     seekdisk.py IMAGE MOUNTPOINT [--seek-ms 8.5] [--rpm 7200] [--mbps 150]
 

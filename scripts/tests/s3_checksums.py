@@ -1,4 +1,4 @@
-"""S3's newer checksums (issue 63.4) against the fake endpoint, run by
+"""S3's newer checksums against the fake endpoint, run by
 s3_suite.py: ChecksumMD5, ChecksumSHA512, ChecksumXXHASH64,
 ChecksumXXHASH3 and ChecksumXXHASH128 (headers x-amz-checksum-md5,
 -sha512, -xxhash64, -xxhash3, -xxhash128), full-object and composite.

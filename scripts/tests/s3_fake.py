@@ -1,4 +1,4 @@
-"""A small S3 endpoint that says what a test tells it to (issue 54.4):
+"""A small S3 endpoint that says what a test tells it to:
 hostile keys, repeated or backward listings, garbage, wrong-length
 checksums, 503 SlowDown, SSE-KMS ETags, multipart objects whose part
 sizes only HeadObject partNumber gives. Plain HTTP on 127.0.0.1; no

@@ -1,5 +1,5 @@
-"""Issue 63's S3 points against the fake endpoint (s3_fake.py), run by
-s3_suite.py. Every expectation is computed here, independently of
+"""What an S3 endpoint may lie about, against the fake endpoint
+(s3_fake.py), run by s3_suite.py. Every expectation is computed here, independently of
 fastsum (hashlib, zlib, and the CRC-64/NVME and CRC-32C of this file,
 checked against their catalogue check values):
 

@@ -1,5 +1,5 @@
-"""The main mode's S3 options and the client's timeouts (issue 54's
-leftovers), against the fake endpoint (s3_fake.py), run by s3_suite.py:
+"""The main mode's S3 options and the client's timeouts,
+against the fake endpoint (s3_fake.py), run by s3_suite.py:
 
 - `fastsum -r --cache=PATH s3://...` keeps what S3 told in the claim cache
   `diff` uses: an unchanged re-run sends no HeadObject, and prints the

@@ -1,4 +1,4 @@
-"""Issue 54's tests of `fastsum diff s3://...` (run by scripts/tests/s3):
+"""The tests of `fastsum diff s3://...` (run by scripts/tests/s3):
 
 1. against a fake endpoint of our own (s3_fake.py): hostile keys never
    reach a path, lies are errors naming the key (exit 2), 503 SlowDown is
@@ -12,7 +12,7 @@
    comparison (Python's, of the local files before and after random
    edits, same-size edits with the mtime put back included).
 
-3. `fastsum contained --in s3://...` (issue 65, s3_contained.py): the
+3. `fastsum contained --in s3://...` (s3_contained.py): the
    same fakes with HEADs that lie (s3c_fake.py), and a seeded
    differential test against SeaweedFS.
 
@@ -365,7 +365,7 @@ if __name__ == "__main__":
         if WEED:
             import s3_weed
             s3_weed.suite(WEED, tmp, run, check, run_main)
-        # `fastsum contained --in s3://` (issue 65): its fake endpoints,
+        # `fastsum contained --in s3://`: its fake endpoints,
         # and its own SeaweedFS where WEED names one.
         # (Without WEED, scripts/tests/s3 says why, once the fakes' part
         # has run.)

@@ -25,7 +25,7 @@ pub fn kind_to_err(
             let message = fastsum::Error::os_message(e);
             // An error made from a kind (not by the OS) gets the errno of
             // its kind, so that `except FileNotFoundError` catches it as
-            // it catches the OS's own (issue 36).
+            // it catches the OS's own.
             match e.raw_os_error().or_else(|| errno_of(e.kind())) {
                 Some(errno) => PyOSError::new_err((errno, message, filename)),
                 None => PyOSError::new_err((None::<i32>, message, filename)),

@@ -1,4 +1,4 @@
-"""`fastsum.contained(src, "s3://bucket/prefix")` (issue 65), against the
+"""`fastsum.contained(src, "s3://bucket/prefix")`, against the
 small S3 endpoint of scripts/tests (s3_fake.py, plain HTTP on 127.0.0.1):
 the answers computed here from the bytes of both sides, and S3's rule
 held (every digest S3 gives of an object must agree)."""

@@ -223,7 +223,7 @@ def test_the_command_on_a_real_cluster_survives_a_killed_worker(real_cluster, od
 
 
 def test_an_unreachable_scheduler_is_one_line_and_status_2(tmp_path):
-    # Issue 36: a traceback after 30 s; now one line after --timeout.
+    # Once a traceback after 30 s; now one line after --timeout.
     import socket
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

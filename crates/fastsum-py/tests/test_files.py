@@ -182,8 +182,8 @@ def test_ctrl_c_stops_a_long_hash_files_promptly(tmp_path):
 
 
 def test_the_iterators_are_exported_as_the_stubs_name_them(tree):
-    # __init__.pyi types hash_tree and diff with these classes (issue 52:
-    # mypy.stubtest holds the stubs to the package's names).
+    # __init__.pyi types hash_tree and diff with these classes
+    # (mypy.stubtest holds the stubs to the package's names).
     root, _ = tree
     walk = fastsum.hash_tree(root)
     assert isinstance(walk, fastsum.TreeIterator)

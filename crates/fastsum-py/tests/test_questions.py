@@ -56,7 +56,7 @@ def test_diff_between_two_trees_matches_an_oracle(tmp_path):
                   c.new_path and os.fsencode(c.new_path)) for c in fastsum.diff(old, new))
     # The oracle: relative paths and bytes of both sides, and their
     # directories (a directory one side lacks is added or removed, its
-    # path ending in /: issue 51.13).
+    # path ending in /).
     def side(root):
         out, dirs = {}, set()
         for dirpath, subdirs, names in os.walk(os.fsencode(root)):
@@ -131,7 +131,7 @@ def test_dupes_equals_grouping_by_bytes(tmp_path):
 
 
 def test_a_missing_operand_raises_file_not_found_everywhere(tmp_path):
-    # Issue 36: diff gave OSError with errno None (missed by `except
+    # diff once gave OSError with errno None (missed by `except
     # FileNotFoundError`), dupes raised nothing.
     missing = str(tmp_path / "missing")
     write(tmp_path, b"here/a", b"a\n")

@@ -1,4 +1,4 @@
-"""The digests S3 keeps (issue 54.1) against independent code: awscrt's
+"""The digests S3 keeps against independent code: awscrt's
 CRC-32C and CRC-64/NVME (the AWS SDKs' own), zlib's CRC-32, hashlib's MD5,
 SHA-1, SHA-256 and SHA-512 and the xxhash package's XXH64, XXH3 and XXH128
 (S3's XXHASH64, XXHASH3, XXHASH128) for the multipart ETag and the

@@ -106,7 +106,7 @@ fn spread_entry(i: usize) -> NewEntry {
     }
 }
 
-/// Issue 35: a run's cache work at 1:1, 1:10 and 1:100 stores to lookups
+/// A run's cache work at 1:1, 1:10 and 1:100 stores to lookups
 /// (a run over mostly unchanged files looks up far more than it stores),
 /// against caches of 10,000 and 3,000,000 entries, the run's root one
 /// directory of 1,000 of them (a run over a sub-tree of a large cached

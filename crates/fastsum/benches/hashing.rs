@@ -157,7 +157,7 @@ fn raw_primitive(name: &str) -> fn(&[u8]) -> [u8; 32] {
 const OVERHEAD_ALGORITHMS: [&str; 3] = ["sha256", "blake3", "xxh3"];
 
 /// fastsum's overhead over the raw hash primitive on the same in-memory
-/// buffer (issue 5; target: within 5%). `overhead_raw` calls the hash
+/// buffer (target: within 5%). `overhead_raw` calls the hash
 /// crate directly; `overhead_hash_bytes` goes through the `Algorithm`
 /// dispatch, the `StreamHasher` wrapper and `Digest`;
 /// `overhead_hash_reader` adds `FileHasher`'s read loop over a `Cursor`

@@ -1,8 +1,7 @@
-//! Every escaping of a file's name, in one place (issue 52.4), two rules:
+//! Every escaping of a file's name, in one place, two rules:
 //!
-//! * a report line's or a message's (issue 51.17,
-//!   [`write_report_escaped`]): no name may forge a line, move the cursor
-//!   or recolour a terminal;
+//! * a report line's or a message's ([`write_report_escaped`]): no name
+//!   may forge a line, move the cursor or recolour a terminal;
 //! * a checksum line's, as coreutils and b3sum write it
 //!   ([`write_escaped`], read back by [`unescape`]): `\\`, `\n`, `\r`
 //!   only, byte for byte as the original tools.

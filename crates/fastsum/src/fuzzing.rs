@@ -247,7 +247,7 @@ mod targets {
                 }
             }
             for line in lines(input) {
-                // S3's answers (issue 54): ETags and x-amz-checksum values.
+                // S3's answers: ETags and x-amz-checksum values.
                 let text = String::from_utf8_lossy(line);
                 let _ = crate::Digest::from_etag(&text);
                 let _ = crate::Digest::from_s3_checksum(&text);
@@ -258,7 +258,7 @@ mod targets {
         });
     }
 
-    /// The parsers of signed lists (issue 55.2): signatures, keys,
+    /// The parsers of signed lists: signatures, keys,
     /// allowed_signers, clearsigned text, a Release's Valid-Until; the
     /// input taken as each, against the seeds' real keys and signatures.
     #[cfg(feature = "signed")]
@@ -315,7 +315,7 @@ mod targets {
         });
     }
 
-    /// Every list `fastsum -c` reads entry by entry (issue 55.1): told
+    /// Every list `fastsum -c` reads entry by entry: told
     /// from the content, then read as each format; the explanation of a
     /// list in none, and the names that give an algorithm.
     #[test]
@@ -353,7 +353,7 @@ mod targets {
         });
     }
 
-    /// A scrub's resume note (issue 51.1) never panics the parser, and is
+    /// A scrub's resume note never panics the parser, and is
     /// trusted only in the one form a scrub writes, with a past time.
     #[test]
     #[cfg(feature = "cache")]
@@ -384,7 +384,7 @@ mod targets {
         assert!(decoded.into_inner() >= 3);
     }
 
-    /// S3's answers (issue 54): ListObjectsV2 pages, GetObjectAttributes,
+    /// S3's answers: ListObjectsV2 pages, GetObjectAttributes,
     /// error bodies, `x-amz-checksum-*` values and ETags, and the keys a
     /// listing gives, taken below a prefix: no panic, and a key accepted
     /// is a plain relative path.

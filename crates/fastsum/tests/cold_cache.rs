@@ -1,4 +1,4 @@
-//! Runs over files that are not in the page cache (issue 16): the prefetch
+//! Runs over files that are not in the page cache: the prefetch
 //! stage must not change a digest, and with `drop_cold` the files that were
 //! cold before the run are dropped from the cache after it, while files
 //! that were warm stay.

@@ -7,7 +7,7 @@
 //! A hashdeep list may carry several digests a file (md5 and sha256):
 //! every column fastsum computes is checked, each in a comparison of its
 //! own, and a file matched (or moved) by one column but not by all is
-//! "partially matched": named, counted, and the audit fails (issue 51.9).
+//! "partially matched": named, counted, and the audit fails.
 //! hashdeep 4.4 says "Hash collision" there and still passes the audit:
 //! fastsum is stricter.
 
@@ -182,7 +182,7 @@ fn walk_of(args: &AuditArgs) -> WalkOptions {
 }
 
 /// The list's columns no comparison checked (hashdeep's tiger, whirlpool),
-/// said: such an audit never passes (hostile review of issue 51.9).
+/// said: such an audit never passes (a wrong digest there goes unseen).
 fn unchecked_columns(list: &List) -> Vec<u8> {
     match list.unchecked.get() {
         0 => Vec::new(),
@@ -252,7 +252,7 @@ fn event_lines(args: &AuditArgs, event: Judged) -> (Vec<u8>, Vec<u8>) {
                 ]),
                 _ => parts.push(LinePart::Name(&old)),
             }
-            // Names escaped as every report line escapes them (issue 51.17).
+            // Names escaped as every report line escapes them: no forged lines.
             let mut line = Vec::new();
             LinePart::write_line(&mut line, &parts, true);
             (line, Vec::new())

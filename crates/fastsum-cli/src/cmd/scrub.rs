@@ -25,7 +25,7 @@ use crate::term::output::{Buffering, Output};
 /// `fastsum -r --json --stamps` stand in for the cache.
 #[derive(Parser, Debug)]
 #[command(name = "fastsum scrub", version)]
-// Trees or a list, one of the two: the usage line shows it (issue 55.4).
+// Trees or a list, one of the two: the usage line shows it.
 #[command(group(clap::ArgGroup::new("what").required(true).args(["paths", "manifest"])))]
 #[command(mut_arg("algorithm", |a| a.help("The algorithm of the recorded digests (as the runs that recorded them used: `fastsum -r --cache`'s default is md5)").default_value("md5")))]
 #[command(mut_arg("cache", |a| a.help("The checksum cache holding the recorded digests (default: the one `--cache` uses; PATH only after '=')")))]

@@ -1,7 +1,7 @@
 //! The progress bar on stderr: shown only on a terminal whose size is
 //! known, only once the work has taken a second, never with
 //! `--no-progress`, never on stdout; it fits the terminal's width, so it
-//! never wraps (issue 55.4).
+//! never wraps.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -182,7 +182,7 @@ impl Display {
         // Bytes where their total is known (dupes' stages), else files
         // (the walk does not stat: that would cost a path lookup a file);
         // see `Reading::bar`. A bar of fixed width, so the line does not
-        // jump as the figures grow (issue 13).
+        // jump as the figures grow.
         let style = |bar: usize| {
             ProgressStyle::with_template(&format!("{{bar:{bar}}} {{msg}}"))
                 .expect("the template is valid")

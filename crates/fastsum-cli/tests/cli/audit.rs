@@ -1,4 +1,4 @@
-//! hashdeep's lists and `fastsum audit` (issue 34.2), differential against
+//! hashdeep's lists and `fastsum audit`, differential against
 //! hashdeep 4.4 (Debian's `hashdeep`) on the same trees: the lists fastsum
 //! writes are hashdeep's lines, hashdeep audits them and passes, and
 //! fastsum's audit of hashdeep's lists counts what `hashdeep -a -v` counts.
@@ -113,7 +113,7 @@ fn fastsum_writes_hashdeeps_lines_and_hashdeep_audits_them() {
         (&["-r", "--format=csv", "t"], "format"),
     ] {
         let out = fastsum(&env, args);
-        // A usage error: 2 in fastsum's own mode (issue 55.4).
+        // A usage error: 2 in fastsum's own mode.
         assert_eq!(out.status, 2, "{args:?}");
         assert!(
             out.stderr_str().contains(said),
@@ -210,7 +210,7 @@ fn audit_counts_what_hashdeep_counts_on_its_own_lists() {
         .contains("none of its columns is md5, sha1 or sha256"));
 }
 
-/// Issue 51.9: in a list of several columns, every column is checked: a
+/// In a list of several columns, every column is checked: a
 /// file whose md5 matches and whose sha256 does not (or the reverse), in
 /// place or moved, is partially matched, named, and fails the audit, as
 /// hashdeep counts it (hashdeep calls it a hash collision).
@@ -293,7 +293,7 @@ fn every_column_of_a_hashdeep_list_is_checked() {
     assert_eq!(count(&out.stdout_str(), "Files partially matched"), 0);
 }
 
-/// Issue 51.10: hashdeep follows symbolic links, to files and to
+/// hashdeep follows symbolic links, to files and to
 /// directories: its list of a tree with links audits clean with fastsum,
 /// fastsum's --format=hashdeep list audits clean with hashdeep, and
 /// --no-follow (-P) leaves the links out and says how many.
@@ -341,7 +341,7 @@ fn symbolic_links_are_followed_as_hashdeep_follows_them() {
     assert!(without.stderr_str().contains("2 symbolic links left out"));
 }
 
-/// The hostile review of issue 51.9: a column fastsum does not compute
+/// A column fastsum does not compute
 /// (hashdeep's tiger) cannot be checked, so the audit never passes; nor
 /// does `-c` call such a file OK on its other columns (it did, exit 0,
 /// with a wrong tiger digest beside a right MD5).

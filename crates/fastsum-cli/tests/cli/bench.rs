@@ -1,4 +1,4 @@
-//! `fastsum bench` (issue 5) against the real binary: JSON read back,
+//! `fastsum bench` against the real binary: JSON read back,
 //! a lying peer caught, clear errors.
 
 use crate::testenv;
@@ -221,7 +221,7 @@ fn cold_runs_say_so_and_still_agree() {
     );
 }
 
-/// Issue 13, 6: xxhsum is a peer for every xxh algorithm (its -H3 lines
+/// xxhsum is a peer for every xxh algorithm (its -H3 lines
 /// are tagged, and still read), and zero iterations are refused.
 #[test]
 fn xxhsum_is_a_peer_for_xxh3_and_zero_iterations_are_refused() {

@@ -1,4 +1,4 @@
-//! The persistent cache (issue 4) against the real binary. The truth is
+//! The persistent cache against the real binary. The truth is
 //! always the digest of the file's current bytes: every case tries to make
 //! the cache answer a stale digest.
 
@@ -335,7 +335,7 @@ fn checking_uses_the_cache_and_still_sees_changes() {
     fs::write(&f, b"check ME").unwrap();
     set_mtime(&f, old);
     // -a md5: without it the list's one file, changed, matches under no
-    // algorithm of its length, and that is said instead (issue 63.8).
+    // algorithm of its length, and that is said instead.
     let third = run(&env, &["-c", "-a", "md5", "list"]);
     assert_eq!(third.stdout_str(), "f: FAILED\n");
     assert_eq!(third.status, 1);
@@ -420,7 +420,7 @@ fn b2(bytes: &[u8], bits: &str) -> String {
 
 #[test]
 fn every_blake2b_length_has_its_own_entries() {
-    // Issue 30.10: the 512-bit digest came back labelled BLAKE2b-256.
+    // The 512-bit digest once came back labelled BLAKE2b-256.
     let env = TestEnv::new();
     env.file(b"f", b"some bytes");
     settle();
@@ -445,7 +445,7 @@ fn a_diff_against_another_algorithms_manifest_never_poisons_the_cache() {
     if crate::testenv::lacks(&["md5sum"]) {
         return;
     }
-    // Issue 30.10: the diff's session was MD5's, it hashed SHA-256 and
+    // Once the diff's session was MD5's: it hashed SHA-256 and
     // stored those digests as MD5; `-r --cache` then printed them as MD5.
     let env = TestEnv::new();
     env.mkdir("d");
@@ -479,8 +479,8 @@ fn a_diff_against_another_algorithms_manifest_never_poisons_the_cache() {
 
 #[test]
 fn generated_files_hash_with_the_cache_as_without_it() {
-    // Issue 30.11: /proc and /sys files (size 0 or 4096, bytes made as they
-    // are read) failed "changed while reading" with --cache.
+    // /proc and /sys files (size 0 or 4096, bytes made as they
+    // are read) once failed "changed while reading" with --cache.
     let env = TestEnv::new();
     for file in ["/proc/version", "/sys/devices/system/cpu/online"] {
         if !Path::new(file).exists() {
@@ -503,7 +503,7 @@ fn generated_files_hash_with_the_cache_as_without_it() {
 
 #[test]
 fn an_interrupted_run_keeps_what_it_learnt() {
-    // Issue 30.16: SIGINT 12 s into `--cache -r /usr` left 0 entries: the
+    // SIGINT 12 s into `--cache -r /usr` left 0 entries: the
     // run stored only at its end. It stores in batches as it goes now.
     use std::io::Read;
     let env = TestEnv::new();

@@ -1,4 +1,4 @@
-//! A stale digest across file systems (issue 63.10): two ext4 images made
+//! A stale digest across file systems: two ext4 images made
 //! by `mkfs.ext4 -d` from trees whose files have the same size, other
 //! bytes and the same times, mounted in turn on one path through one loop
 //! device. Every field of the stamp is the same (kind, size, inode,
@@ -335,7 +335,7 @@ fn a_stamped_list_vouches_only_on_the_file_system_it_was_made_on() {
     );
 }
 
-/// Helper-23's F2: both images made with one UUID (`mkfs.ext4 -U`, as
+/// Both images made with one UUID (`mkfs.ext4 -U`, as
 /// reproducible builds make them), so `f_fsid` is one too, and B written
 /// over A's image file while unmounted: only the loop device's backing
 /// file (its change time, on this read-only mount) tells them apart. The
@@ -369,7 +369,7 @@ fn images_of_one_uuid_on_one_loop_device_are_two_file_systems() {
     assert!(stderr(&again).contains("1 verified"), "{}", stderr(&again));
 }
 
-/// Helper-24's F4: an overlay over image A, then (A swapped for B, every
+/// An overlay over image A, then (A swapped for B, every
 /// stamp field the same) an overlay over B on the same path: overlayfs
 /// gives its upper layer's `f_fsid`, its own device and the lower file's
 /// inode, so the cache answered A's digest for B's file, exit 0. The id
@@ -422,7 +422,7 @@ fn an_overlay_over_another_image_is_another_file_system() {
     let _ = Command::new("umount").arg(dir.join("ov")).status();
 }
 
-/// Helper-25's F3: a loop device over another (loop1 -> loop0 -> the
+/// A loop device over another (loop1 -> loop0 -> the
 /// image), mounted read-only: the backing "file" of loop1 is loop0's
 /// device node, whose times say nothing of the image, so an image
 /// rewritten in place under loop0 kept its id and the cache answered the

@@ -1,4 +1,4 @@
-//! Issue 52.2: the cache path is resolved in one place, so a `--cache`
+//! The cache path is resolved in one place, so a `--cache`
 //! that asks for the default with no `$XDG_CACHE_HOME` or `$HOME` to put it
 //! in is met the same way by every command: one message, no output, the
 //! command's trouble status, nothing hashed. `--update`'s cache, used
@@ -30,7 +30,7 @@ fn every_command_says_the_same_when_the_cache_has_no_home() {
     env.file(b"t.md5", list.as_bytes());
     let cases: [(&[&str], &str, i32); 8] = [
         // Refused before any work: a usage error, 2 under fastsum's own
-        // name as in the subcommands (issue 55.4).
+        // name as in the subcommands.
         (&["-r", "--cache", "t"], "fastsum", 2),
         (&["-c", "--cache", "t.md5"], "fastsum", 2),
         (&["diff", "--cache", "t", "t"], "fastsum diff", 2),

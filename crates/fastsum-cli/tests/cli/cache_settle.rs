@@ -1,4 +1,4 @@
-//! When the cache may trust a stamp (issue 51.4). A write through a shared
+//! When the cache may trust a stamp. A write through a shared
 //! mapping moves mtime only when it first dirties a clean page: later
 //! writes to that page move nothing until the kernel writes it back. So
 //! by default an entry is stored only for a file whose stamp is older than
@@ -121,7 +121,7 @@ fn nothing_on_tmpfs_is_cached_or_stamped() {
     let (listed, _) = fastsum(env.path(), &["-r", "--json", "--stamps", "mnt"], two);
     let _ = Command::new("umount").arg(&mnt).status();
     assert!(said.contains("0 hits, 1 miss"), "{said}");
-    // And the stats say why (issue 62.4).
+    // And the stats say why.
     assert!(
         said.contains("; 1 file not kept (no stamp to trust: tmpfs"),
         "{said}"

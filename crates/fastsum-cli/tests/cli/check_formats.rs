@@ -1,4 +1,4 @@
-//! `fastsum -c` of the lists its peers write (issue 55.1), differential
+//! `fastsum -c` of the lists its peers write, differential
 //! against each tool's own verify on the same tree: rhash (`--sfv`,
 //! `--bsd`, `--simple`), cksfv, hashdeep (every column), `sha256sum
 //! --tag`, md5sum's lines with CRLF ends. The verdicts agree on the tree
@@ -294,7 +294,7 @@ fn formats_are_told_forced_and_explained() {
     );
     let (_, crc) = tool(&env, "rhash", &["--simple", "t/plain"]);
     env.file(b"crc", &crc);
-    // Read as the CRC its file matches (issue 63.8): zlib's CRC-32 is
+    // Read as the CRC its file matches: zlib's CRC-32 is
     // crc32b's checksum too.
     let out = fastsum(&env, &["-c", "crc"]);
     assert_eq!(
@@ -321,7 +321,7 @@ fn formats_are_told_forced_and_explained() {
 }
 
 /// Several -a with --stamps was silently written without stamps, then
-/// refused; each record now carries its stamp (issue 63.9), and `-c`
+/// refused; each record now carries its stamp, and `-c`
 /// reads the list.
 #[test]
 fn stamps_with_several_digests_are_written() {

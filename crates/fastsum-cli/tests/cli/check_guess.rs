@@ -1,4 +1,4 @@
-//! Issue 63.8: `fastsum -c` of an untagged list finds its algorithm where
+//! `fastsum -c` of an untagged list finds its algorithm where
 //! the digests' length fits several (32 digits: MD5, XXH128, BLAKE2b-128;
 //! 16, 40, 64, 128 ...): a list named for its algorithm reads as it, any
 //! other the one algorithm the smallest readable listed file matches under

@@ -1,4 +1,4 @@
-//! `fastsum -c` against lists that lie (issue 51, points 3 and 18): a
+//! `fastsum -c` against lists that lie: a
 //! downloaded SUMS file can name a FIFO, a device, a link to one, a
 //! directory, `/` or `/proc/self/`. fastsum's own -c opens each as a
 //! list's path (regular files only, never waiting) and never walks a
@@ -177,8 +177,7 @@ fn no_generated_mount_below_and_no_standard_input_from_a_line() {
     assert_eq!(out, env.reference("md5sum", &[b"-c", b"DASH"], b""));
 }
 
-/// The third hostile pass over issue 63 (findings 01, 11 and 14): a
-/// hashdeep column line that names a column twice (`size,md5,md5,...`)
+/// A hashdeep column line that names a column twice (`size,md5,md5,...`)
 /// had its second, wrong digest never read (`audit` passed, exit 0); a
 /// section of tiger digests alone (two appended hashdeep runs) was an
 /// "improperly formatted" line, so a corrupted file in it left `-c` at
@@ -233,7 +232,7 @@ fn hashdeep_column_lines_that_hide_a_digest_are_refused() {
     assert_eq!(check.status, 1, "{}", check.stderr_str());
 }
 
-/// The third hostile pass over issue 63 (findings 21 and 22): a Release
+/// A Release
 /// entry reached through a symbolic link out of the list's directory
 /// (`repo/link -> ../out`, entry `link/s`) was read and OK, where
 /// `../out/s` is refused; a `--json` record whose size is no whole number
@@ -357,7 +356,7 @@ fn a_list_cut_short_while_it_is_read_is_not_called_verified() {
     assert_eq!(out.status, 0, "{}", out.stderr_str());
 }
 
-/// Helper-25's F4: a listed file removed, or renamed over, while `-c`
+/// A listed file removed, or renamed over, while `-c`
 /// reads it got "OK", exit 0, on the in-line path (a few files, hashed
 /// one after another): that read took no stamp after it. strace holds
 /// the first read or map of the file for 0.7 s while another thread

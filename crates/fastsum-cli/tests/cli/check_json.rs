@@ -1,4 +1,4 @@
-//! Issue 36, point 8: `fastsum -c --json`, one record per checked line and
+//! `fastsum -c --json`, one record per checked line and
 //! one per list, against the text mode's verdicts on the same list (read
 //! back with Python's json module, an independent parser).
 

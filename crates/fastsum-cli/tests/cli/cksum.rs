@@ -1,4 +1,4 @@
-//! Issue 21: the `cksum` and `sum` personalities, byte-exact with GNU
+//! The `cksum` and `sum` personalities, byte-exact with GNU
 //! coreutils 9.1 (`cksum`, `sum` on PATH are the oracle), and every
 //! personality's write error with standard output on a full device.
 

@@ -1023,8 +1023,8 @@ impl Drop for Unmount {
 
 /// One directory seen by two paths (a bind mount): as the whole source,
 /// refused; below the source (an archive's directory mounted inside it),
-/// refused whole too (hostile pass over issue 65, finding 02: per file, a
-/// hard link pair of the archive slipped through).
+/// refused whole too (per file, a hard link pair of the archive slipped
+/// through).
 #[test]
 fn contained_remove_never_takes_the_archive_entry_seen_through_a_bind_mount() {
     let env = TestEnv::new();

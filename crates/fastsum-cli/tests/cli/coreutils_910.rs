@@ -1,4 +1,4 @@
-//! Issue 33: what changed in md5sum, sha*sum, b2sum, cksum and sum from
+//! What changed in md5sum, sha*sum, b2sum, cksum and sum from
 //! coreutils 9.2 to 9.10, one case (or several) a NEWS entry, each run by
 //! the 9.10 programs scripts/tests/gnu-reference builds and by fastsum's
 //! personalities, with stdout, stderr and status compared byte for byte.

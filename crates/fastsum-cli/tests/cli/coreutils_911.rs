@@ -1,4 +1,4 @@
-//! Issue 55.3: coreutils 9.11 quotes the names in `--check`'s OK/FAILED
+//! coreutils 9.11 quotes the names in `--check`'s OK/FAILED
 //! lines as a shell would need them (`'sp ace': FAILED`, `"quo'te": OK`,
 //! `'new'$'\n''line': FAILED`, bytes beyond ASCII escaped in the C locale
 //! only). fastsum's personalities are run beside the 9.11 programs in

@@ -1,4 +1,4 @@
-//! `fastsum diff` (issue 14) against the corpus's own list of changes and
+//! `fastsum diff` against the corpus's own list of changes and
 //! against mutations whose changes the test knows by construction.
 
 use crate::testenv;
@@ -234,7 +234,7 @@ fn mutations(env: &TestEnv) -> Vec<String> {
         "M\tback\\\\slash".to_string(),
         "A\tbecame-dir/inside".to_string(),
         "D\tbecame-dir".to_string(),
-        // Directories only the new tree has (issue 51.13).
+        // Directories only the new tree has.
         "A\tbecame-dir/".to_string(),
         "A\tmoved/".to_string(),
         "M\tcaf\u{fffd}".to_string(),
@@ -548,7 +548,7 @@ fn the_cache_answers_unchanged_files_and_never_hides_an_edit() {
 
 #[test]
 fn a_manifest_of_absolute_paths_against_another_directory_is_right_or_refused() {
-    // Issue 30.15: `fastsum -r /abs/old > ABS.md5; fastsum diff ABS.md5
+    // `fastsum -r /abs/old > ABS.md5; fastsum diff ABS.md5
     // new/` reported every file moved from /abs/old/... (the probe looked
     // the absolute paths up where they are, and found them there).
     let env = TestEnv::new();
@@ -585,7 +585,7 @@ fn a_manifest_of_absolute_paths_against_another_directory_is_right_or_refused() 
     assert_eq!(as_expected(&out.stdout_str()), expected);
 }
 
-/// Issue 36, point 4: a long `diff` shows the bar `-r` shows on a
+/// A long `diff` shows the bar `-r` shows on a
 /// terminal's stderr; stdout holds the changes only. The work must outlast
 /// the bar's one-second delay on any machine: a 1.5 GiB sparse file hashed
 /// with SM3 against a manifest takes ~4 s here (a 700 MB one took ~2 s,

@@ -1,4 +1,4 @@
-//! `fastsum diff` of two trees and their directories (issue 51.13): a
+//! `fastsum diff` of two trees and their directories: a
 //! directory one side has and the other lacks (an empty one too) is
 //! added or removed, in text, JSON and the plan; `--ignore-directories`
 //! leaves them out. Checked on random trees against the directories

@@ -510,7 +510,7 @@ fn xxhsum_messages_carry_names_as_their_bytes() {
     if crate::testenv::lacks(&["xxhsum"]) {
         return;
     }
-    // Issue 30.14: names that are not UTF-8 came out as U+FFFD in
+    // Names that are not UTF-8 once came out as U+FFFD in
     // messages; xxhsum 0.8.1 prints their bytes.
     let env = TestEnv::new();
     env.file(b"n\xff.txt", b"abc");

@@ -1,4 +1,4 @@
-//! Directory digests (issue 34.3): `fastsum -r --dirs` and `fastsum
+//! Directory digests: `fastsum -r --dirs` and `fastsum
 //! tree-digest` against the reference implementation printed in
 //! docs/DIRECTORY-DIGEST.md (Python's hashlib, run from the document
 //! itself), on a tree with every kind of entry; then the properties the
@@ -264,8 +264,7 @@ fn directory_digests_refuse_what_would_make_them_wrong() {
     let env = TestEnv::new();
     env.mkdir("t/sub");
     env.file(b"t/sub/a", b"a");
-    // Usage errors: 2 in fastsum's own mode as in a subcommand (clap's;
-    // issue 55.4).
+    // Usage errors: 2 in fastsum's own mode as in a subcommand (clap's).
     for (args, status, said) in [
         (
             &["-r", "--dirs", "--max-depth", "1", "t"][..],
@@ -323,7 +322,7 @@ fn check_verifies_directory_lines_from_the_tree_as_it_is_now() {
         .count();
     assert_eq!(dirs, 5);
     // Without --dirs a directory's line names a file, as md5sum reads it
-    // (issue 51.18: a downloaded list must not make fastsum walk a tree).
+    // (a downloaded list must not make fastsum walk a tree).
     let out = fastsum(&env, &["-c", "SUMS"]);
     assert_eq!(out.status, 1, "{}{}", out.stdout_str(), out.stderr_str());
     assert_eq!(

@@ -1,4 +1,4 @@
-//! `fastsum dupes` (issue 15) against an oracle that groups files by their
+//! `fastsum dupes` against an oracle that groups files by their
 //! bytes (Python, in the test), on trees built with every trap.
 
 use crate::testenv;
@@ -444,7 +444,7 @@ fn assert_nothing_lost(before: &Held, after: &Held, what: &str) {
 
 #[test]
 fn one_file_reached_by_two_paths_is_never_its_own_duplicate() {
-    // Issue 30.1: `d d/../d`, `d dl` (dl -> d) and `-L d` with d/y -> x
+    // `d d/../d`, `d dl` (dl -> d) and `-L d` with d/y -> x
     // name one file twice; no action may take the kept file with it.
     let cases: &[(&[&[u8]], &str)] = &[
         (&[b"d", b"d/../d"], "d d/../d"),
@@ -491,7 +491,7 @@ fn one_file_reached_by_two_paths_is_never_its_own_duplicate() {
 
 #[test]
 fn random_trees_with_links_and_overlapping_operands_lose_nothing() {
-    // Issue 30: for random trees with hard links, symlinked directories
+    // For random trees with hard links, symlinked directories
     // and overlapping operands, every action leaves a copy of every
     // content, and no path reads bytes it never held.
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -559,7 +559,7 @@ fn random_trees_with_links_and_overlapping_operands_lose_nothing() {
 
 #[test]
 fn leftovers_of_a_killed_run_are_reported_and_cleared_only_when_safe() {
-    // Issue 30.4: a run killed between making a link under its temporary
+    // A run killed between making a link under its temporary
     // name and renaming it over the member leaves `.fastsum-NAME.PID.tmp`.
     // The pid here is above any kernel's pid_max: that run is over.
     let env = TestEnv::new();
@@ -716,7 +716,7 @@ fn extents(path: &std::path::Path) -> String {
 
 #[test]
 fn reflink_shares_extents_through_the_kernels_comparison() {
-    // Issue 30.3: `--reflink` asks the kernel to compare and share
+    // `--reflink` asks the kernel to compare and share
     // (FIDEDUPERANGE) instead of cloning blindly (FICLONE).
     let Some(xfs) = Xfs::new() else { return };
     let root = xfs.mount.path();
@@ -745,7 +745,7 @@ fn reflink_shares_extents_through_the_kernels_comparison() {
     assert_eq!(std::fs::read(root.join("d")).unwrap(), other);
 }
 
-/// Issue 36, point 4: a long `dupes` shows the bar `-r` shows on a
+/// A long `dupes` shows the bar `-r` shows on a
 /// terminal's stderr, and stdout holds the groups only. The work must
 /// outlast the bar's one-second delay on any machine: two 512 MiB sparse
 /// twins hashed with SM3 on one thread take ~4.5 s here (two 300 MB ones

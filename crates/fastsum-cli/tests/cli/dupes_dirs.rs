@@ -1,4 +1,4 @@
-//! `fastsum dupes --dirs` (issue 34.3) against an oracle that compares
+//! `fastsum dupes --dirs` against an oracle that compares
 //! directories by their bytes (Python: every path below, its kind, and
 //! the bytes or link target of each), a group left out only when it is
 //! one relative path inside every member of a group reported (issue
@@ -119,8 +119,8 @@ fn identical_directories_are_those_an_oracle_finds_by_bytes() {
         first.contains(&"  alias/") != first.contains(&"  t/copy1/"),
         "one name of that directory: {text}"
     );
-    // The src/ group is reported (t/elsewhere/src-copy is one more copy:
-    // issue 51.12), each directory in it once, under one name.
+    // The src/ group is reported (t/elsewhere/src-copy is one more copy,
+    // inside no reported member), each directory in it once, under one name.
     assert!(!text.contains("  alias/src/"), "{text}");
     assert_eq!(text.matches("  t/copy1/src/\n").count(), 1, "{text}");
     assert!(text.contains("  t/elsewhere/src-copy/\n"), "{text}");
@@ -131,7 +131,7 @@ fn identical_directories_are_those_an_oracle_finds_by_bytes() {
     assert!(out.stderr_str().contains("apply to files only"));
 }
 
-/// Issue 51.12: `Y` identical to `C1/A` while `C1` = `C2`: the group
+/// `Y` identical to `C1/A` while `C1` = `C2`: the group
 /// {C1/A, C2/A, Y} is reported (it was hidden); copies inside one member
 /// (`C1/A` = `C1/B`) too; overlapping operands count nothing twice.
 #[test]

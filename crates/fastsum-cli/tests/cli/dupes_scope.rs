@@ -1,4 +1,4 @@
-//! Where `dupes` acts (issue 63.12): never on a file outside every
+//! Where `dupes` acts: never on a file outside every
 //! operand's real path (a symbolic link followed by `-L` led out), never
 //! on a path that is itself a symbolic link, never on one file seen twice
 //! through an overlay (the merged view and a layer under it), and the dry
@@ -456,10 +456,10 @@ fn a_link_or_reflink_the_file_systems_cannot_make_is_said_alike_in_the_dry_run_a
     }
 }
 
-/// Issue 63's dupes findings 08 and 08b. 08: the view's file is the
+/// Two overlay cases. First: the view's file is the
 /// duplicate and its own lower-layer file the kept one: removing the view's
 /// file frees nothing (a whiteout hides it, the layer keeps its bytes) and
-/// changes what the view shows, so it is never acted on. 08b: an overlay
+/// changes what the view shows, so it is never acted on. Second: an overlay
 /// mounted with relative layer paths (`lowerdir=lower`, as mountinfo then
 /// says): its layer's file, a duplicate of a real twin beside it, is still
 /// known as a layer's and never changed under the mounted view.

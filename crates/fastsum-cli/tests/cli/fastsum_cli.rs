@@ -99,7 +99,7 @@ fn check_reads_lists_that_mix_algorithms() {
 #[test]
 fn unknown_algorithm_is_a_usage_error_listing_the_choices() {
     let env = TestEnv::new();
-    // crc32 is one now (zlib's CRC-32, issue 54): a name that is none.
+    // crc32 is one now (zlib's CRC-32, as S3 keeps it): a name that is none.
     let out = env.fastsum("fastsum", &[b"-a", b"crc31", b"x"], b"");
     assert_eq!(out.status, 2);
     let err = out.stderr_str();
@@ -134,7 +134,7 @@ fn personality_comes_from_the_link_name() {
     }
 }
 
-/// Issue 2: files over 4 GiB hash correctly. A sparse file with data at
+/// Files over 4 GiB hash correctly. A sparse file with data at
 /// both ends, past the 32-bit length boundary, against md5sum and xxhsum.
 #[test]
 fn files_over_4_gib_match_the_reference_tools() {

@@ -1,4 +1,4 @@
-//! Issue 36, point 9: `--files0-from=F` (coreutils' du and wc convention)
+//! `--files0-from=F` (coreutils' du and wc convention)
 //! and `--max-depth N` (find's -maxdepth) for `-r`, `diff` and `dupes`,
 //! against find and against the same names given as operands.
 
@@ -123,7 +123,7 @@ fn files0_from_hashes_as_the_same_operands_would() {
         out.stderr_str(),
         "fastsum: -:2: invalid zero-length file name\n"
     );
-    // Issue 51.19: standard input is the list, so a name `-` there is
+    // Standard input is the list, so a name `-` there is
     // refused as du and wc refuse it (never hashed as stdin), the rest done.
     let out = env.fastsum("fastsum", &[b"--files0-from=-"], b"-\0t/top\0");
     assert_eq!(out.status, 1);

@@ -1,4 +1,4 @@
-//! A first hour with no friction (issue 55.4), tried as a new user would:
+//! A first hour with no friction, tried as a new user would:
 //! the hints on a mistyped subcommand and a directory without `-r`, one
 //! exit status for usage errors, the progress bar on terminals of every
 //! size, and what `--help` lists. The personalities are checked against

@@ -1,4 +1,4 @@
-//! The first hour's setup steps (issue 55.4), run as a new user runs them:
+//! The first hour's setup steps, run as a new user runs them:
 //! the guide's manual page step on a fresh `$HOME`, `scripts/install-links`
 //! into a directory that is not there yet, `scripts/test` building where
 //! `CARGO_TARGET_DIR` says, and `scrub`'s usage line.

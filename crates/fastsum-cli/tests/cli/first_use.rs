@@ -1,4 +1,4 @@
-//! What a user meets first (issue 13), against the real binary and the
+//! What a user meets first, against the real binary and the
 //! reference tools.
 
 use crate::testenv;
@@ -31,8 +31,8 @@ fn args<'a>(algorithm: &[&'a str], rest: &[&'a str]) -> Vec<&'a [u8]> {
     out
 }
 
-/// Issue 13, 1: the README's `fastsum -a sha256 *.tar.gz > SUMS &&
-/// fastsum -c SUMS` failed for every algorithm but md5.
+/// The README's `fastsum -a sha256 *.tar.gz > SUMS &&
+/// fastsum -c SUMS` once failed for every algorithm but md5.
 #[test]
 fn every_manifest_fastsum_writes_verifies_with_a_plain_check() {
     let env = TestEnv::new();
@@ -103,7 +103,7 @@ fn tagged_and_untagged_lines_are_the_reference_tools_lines() {
 }
 
 /// When `-c` cannot tell the algorithm of untagged lines (no listed file
-/// to probe: issue 63.8), it says which `-a` to give.
+/// to probe), it says which `-a` to give.
 #[test]
 fn an_untagged_list_of_another_length_says_which_algorithm_to_give() {
     if crate::testenv::lacks(&["md5sum", "sha256sum"]) {
@@ -130,7 +130,7 @@ fn an_untagged_list_of_another_length_says_which_algorithm_to_give() {
 }
 
 /// MD5 and XXH128 are both 128 bits: an untagged 32-digit list is read
-/// as the one its smallest file matches (issue 63.8: xxhsum -H2's lists
+/// as the one its smallest file matches (xxhsum -H2's lists
 /// were every file FAILED), and that reading is said, since a file forged
 /// against XXH128 could choose it; `-a md5` checks it as MD5 whatever the
 /// files say.
@@ -164,7 +164,8 @@ fn untagged_128_bit_lines_are_md5_with_a_md5_and_said_when_read_otherwise() {
     );
 }
 
-/// Issue 13, 3: `fastsum -r` with no operand waited on standard input.
+/// `fastsum -r` with no operand once waited on standard input; it walks
+/// the working directory.
 #[test]
 fn recursive_with_no_operand_walks_the_working_directory() {
     if crate::testenv::lacks(&["md5sum"]) {
@@ -220,7 +221,7 @@ fn wait_for(rx: &std::sync::mpsc::Receiver<Vec<u8>>, seen: &mut Vec<u8>, needle:
     true
 }
 
-/// Issue 13, 2: output streams. A file's line reaches a pipe while the
+/// Output streams. A file's line reaches a pipe while the
 /// next operand (standard input, held open here) is still being read, as
 /// md5sum's does; before, it came only when the whole run was done.
 #[test]
@@ -310,7 +311,7 @@ fn a_line_reaches_a_terminal_before_the_next_operand_is_read() {
     assert!(screen.contains(&format!("{last}  -")), "{screen:?}");
 }
 
-/// Issue 13, 4: symbolic links a walk leaves out are counted on stderr
+/// Symbolic links a walk leaves out are counted on stderr
 /// (with the hint) and listed as skipped in --json; -L follows them.
 #[test]
 fn symlinks_left_out_of_a_walk_are_said_not_dropped_silently() {
@@ -344,7 +345,7 @@ fn symlinks_left_out_of_a_walk_are_said_not_dropped_silently() {
     assert_eq!(followed.stdout_str().lines().count(), 2);
 }
 
-/// Issue 13, 4: the cache options say when they cannot do what was meant.
+/// The cache options say when they cannot do what was meant.
 #[test]
 fn cache_options_never_do_nothing_silently() {
     let env = TestEnv::new();
@@ -385,7 +386,7 @@ fn cache_options_never_do_nothing_silently() {
     }
 }
 
-/// Issue 13, 4: "1 entries", "1 misses" no more.
+/// "1 entries", "1 misses" no more.
 #[test]
 fn counts_agree_with_their_nouns() {
     let env = TestEnv::new();
@@ -411,7 +412,7 @@ fn counts_agree_with_their_nouns() {
     assert_eq!(pruned, "pruned 0 entries\n");
 }
 
-/// Issue 13, 8: every record is the documented JSON (docs/JSON.md, schema
+/// Every record is the documented JSON (docs/JSON.md, schema
 /// 1), read back by Python's json module, not by fastsum.
 #[test]
 fn json_records_are_the_documented_schema() {
@@ -473,7 +474,7 @@ for line in sys.stdin.buffer.read().split(b"\n")[:-1]:
 
 #[test]
 fn option_values_and_a_full_stdout_never_panic() {
-    // Issue 30.18: these panicked (exit 101, 134) or exited 0 silently.
+    // These once panicked (exit 101, 134) or exited 0 silently.
     let env = TestEnv::new();
     env.file(b"a", b"abc");
     let full = || {
@@ -529,7 +530,7 @@ fn option_values_and_a_full_stdout_never_panic() {
 
 #[test]
 fn install_links_never_replaces_a_program_that_is_not_fastsum() {
-    // Issue 30.19: `ln -sf` replaced a cargo-installed b3sum by a link.
+    // `ln -sf` once replaced a cargo-installed b3sum by a link.
     let env = TestEnv::new();
     let bin = env.mkdir("bin");
     std::os::unix::fs::symlink(crate::testenv::fastsum_bin(), bin.join("fastsum")).unwrap();
@@ -578,7 +579,7 @@ fn install_links_never_replaces_a_program_that_is_not_fastsum() {
     assert_eq!(std::fs::canonicalize(bin.join("b3sum")).unwrap(), fastsum);
 }
 
-/// Issue 30.17: a FIFO operand waits for its writer, as md5sum's does, but
+/// A FIFO operand waits for its writer, as md5sum's does, but
 /// the lines before it are out first (`timeout 3 fastsum -r dir fifo ok`
 /// wrote nothing); then it is read whole.
 #[test]
@@ -646,7 +647,7 @@ fn a_check_line_with_a_huge_name_costs_a_small_multiple_of_it() {
     if crate::testenv::lacks(&["md5sum"]) {
         return;
     }
-    // Issue 30.13: a 100 MB name in a check list cost 1.86 GB (19x; GNU
+    // A 100 MB name in a check list once cost 1.86 GB (19x; GNU
     // md5sum 2x): gnulib's quoting was ported with 16 bytes a byte. Under
     // a 250 MB address-space limit a 20 MB name must still be answered, as
     // md5sum answers it.

@@ -1,4 +1,4 @@
-//! Issue 62, point 4: the first hour's frictions. `fastsum help`, the
+//! The first hour's frictions. `fastsum help`, the
 //! subcommands first in `--help`, a quiet mode for every command, the
 //! cache's settle window said, the links' own directory, hashdeep's
 //! absolute names.

@@ -1,4 +1,4 @@
-//! Issue 51.8: fastsum reads every list it writes. On random small trees
+//! fastsum reads every list it writes. On random small trees
 //! (a seeded xorshift: the same trees on every run), for each format
 //! fastsum writes: `-c` of the list passes; `--update` on the unchanged
 //! tree leaves it byte for byte; after random changes (an edit, a
@@ -6,7 +6,7 @@
 //! `--update` writes what a fresh run writes; `diff LIST DIR` reads it
 //! (and finds nothing) and, for hashdeep's, so does `audit`. Every other
 //! tree's first name (in path order) holds a backslash, so its line is
-//! escaped (issue 63.9).
+//! escaped.
 
 use std::fs;
 
@@ -79,13 +79,13 @@ const FORMATS: &[Format] = &[
         check: &[],
         updates: true,
     },
-    // Several -a with stamps (issue 63.9).
+    // Several -a with stamps: --update must keep every digest and the stamps.
     Format {
         write: &["--json", "--stamps", "-a", "md5", "-a", "sha1"],
         check: &[],
         updates: true,
     },
-    // Kept NUL-terminated by --update (issue 51.6).
+    // Kept NUL-terminated by --update.
     Format {
         write: &["-z"],
         check: &["-z"],
@@ -252,7 +252,7 @@ fn round_trip(format: &Format, seed: u64) {
     let mut files = make_tree(&env, &mut rng);
     if seed % 2 == 1 {
         // A first name with a backslash: its line is escaped, and the
-        // list's shape must still be read from its lines (issue 63.9).
+        // list's shape must still be read from its lines.
         env.file(b"t/0\\first", &rng.bytes(seed * 7));
         files.push("t/0\\first".into());
     }

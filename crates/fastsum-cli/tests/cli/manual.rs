@@ -1,4 +1,4 @@
-//! The manual page and the shell completions (issue 13, 7), rendered and
+//! The manual page and the shell completions, rendered and
 //! loaded by the real man, bash, zsh and fish.
 
 use crate::testenv;

@@ -1,4 +1,4 @@
-//! Untrusted lists larger than memory allows (issue 63.11): every reader
+//! Untrusted lists larger than memory allows: every reader
 //! of a list is an error naming the list when memory runs out, never an
 //! abort (`memory allocation of N bytes failed`, SIGABRT), and a list of
 //! empty records costs one line, not one allocation a record. Memory is

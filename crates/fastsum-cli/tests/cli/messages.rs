@@ -1,4 +1,4 @@
-//! Issue 36, points 3 and 5: messages that say what is wrong, once, in
+//! Messages that say what is wrong, once, in
 //! the user's terms, and the JSON recipe that keeps exact names.
 
 use crate::testenv;

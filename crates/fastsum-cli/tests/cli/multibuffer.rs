@@ -1,4 +1,4 @@
-//! Multi-buffer MD5 (issue 6) through the real binary, at every lane width
+//! Multi-buffer MD5 through the real binary, at every lane width
 //! and with the lanes forced off (`FASTSUM_SIMD`), against GNU md5sum:
 //! trees of many files of awkward sizes, plain operands with failures
 //! among them, and `-c` of the manifest.

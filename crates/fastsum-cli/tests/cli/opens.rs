@@ -1,9 +1,9 @@
-//! Every open in the sources, reviewed (issue 51, "make the classes
-//! impossible"): a path taken from a list, a cache or a manifest must be
-//! opened through `fastsum::open_regular` (regular files only, never
-//! waiting) or the pipeline's listed jobs. This test counts the other
-//! opens file by file; a new one fails it until it is added here with the
-//! reason it is not such a path.
+//! Every open in the sources, reviewed, so that no list can make fastsum
+//! wait on a FIFO or read a device: a path taken from a list, a cache or a
+//! manifest must be opened through `fastsum::open_regular` (regular files
+//! only, never waiting) or the pipeline's listed jobs. This test counts the
+//! other opens file by file; a new one fails it until it is added here with
+//! the reason it is not such a path.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Remote trees over SSH (issue 17) against a real OpenSSH server that the
+//! Remote trees over SSH against a real OpenSSH server that the
 //! test starts on 127.0.0.1 at a free port, with its own host key, a
 //! generated user key, authorized_keys and known_hosts in a temporary
 //! directory; no other address is contacted.
@@ -477,7 +477,7 @@ fn upload_self_runs_this_fastsum_there_and_leaves_nothing_behind() {
 
 #[test]
 fn a_sorted_remote_listing_is_printed_as_it_streams() {
-    // Issue 30.9: the listing was read whole before anything was parsed
+    // The listing was once read whole before anything was parsed
     // (a 1 GB stream, 981 MB of memory). A host that sends its listing in
     // order (sort -z) has it printed as it comes: here the host sends two
     // records, then waits until their lines have been seen.

@@ -1,4 +1,4 @@
-//! `fastsum diff` with a remote side (issue 17) against a real OpenSSH
+//! `fastsum diff` with a remote side against a real OpenSSH
 //! server on 127.0.0.1 (sshd.rs): the corpus generator's own list of
 //! changes must come out whichever side is remote and whichever method
 //! hashes it, and a connection dropped mid-stream fails the diff without
@@ -288,7 +288,7 @@ const METHODS: [&str; 4] = ["fastsum", "coreutils", "perl", "python"];
 
 #[test]
 fn a_symlinked_remote_root_lists_what_the_local_walk_lists() {
-    // Issue 30.5: `find "$P"` does not follow a root that is a symlink:
+    // `find "$P"` does not follow a root that is a symlink:
     // the coreutils, perl and python methods gave an empty tree, exit 0.
     let sshd = sshd::start_sshd();
     let env = TestEnv::new();
@@ -354,7 +354,7 @@ fn a_symlinked_remote_root_lists_what_the_local_walk_lists() {
 
 #[test]
 fn an_unreadable_remote_directory_is_an_error_never_a_shorter_tree() {
-    // Issue 30.6: find's status was lost in the pipe: perl, python and bsd
+    // find's status was once lost in the pipe: perl, python and bsd
     // printed the tree without the directory, exit 0. The remote side runs
     // as nobody (root reads everything).
     use std::os::unix::fs::PermissionsExt as _;
@@ -420,7 +420,7 @@ fn an_unreadable_remote_directory_is_an_error_never_a_shorter_tree() {
 
 #[test]
 fn an_upload_to_a_host_that_stops_reading_says_so_and_falls_back() {
-    // Issue 30.8: the write to a closed pipe killed fastsum by SIGPIPE
+    // The write to a closed pipe once killed fastsum by SIGPIPE
     // (exit 141, no message).
     let sshd = sshd::start_sshd();
     let env = TestEnv::new();

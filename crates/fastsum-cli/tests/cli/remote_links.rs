@@ -1,4 +1,4 @@
-//! Issue 36.5: a remote run counts the symbolic links it leaves out, as a
+//! A remote run counts the symbolic links it leaves out, as a
 //! local run does, by every method (against a real OpenSSH server on
 //! 127.0.0.1, sshd.rs). The tree holds a known number of links: to a file,
 //! to a directory (not followed), dangling, with a newline in its name,

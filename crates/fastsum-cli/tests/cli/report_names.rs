@@ -1,4 +1,4 @@
-//! Names that forge report lines or drive the terminal (issue 51.17): a
+//! Names that forge report lines or drive the terminal: a
 //! file named `evil\nmissing\tpasswd`, one holding ESC `[2J`, one holding
 //! U+009B (CSI), through every report that names files (`--update`'s
 //! changes, `audit -v`, `diff`, `scrub -v`, `dupes`). Each line comes out

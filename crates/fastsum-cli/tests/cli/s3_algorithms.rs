@@ -1,4 +1,4 @@
-//! The digests S3 keeps (issue 54.1): crc32, crc32c, crc64nvme, the
+//! The digests S3 keeps: crc32, crc32c, crc64nvme, the
 //! multipart ETag (s3etag) and the composite checksums of CRC-32, CRC-32C,
 //! SHA-1 and SHA-256 for a part size, in hex and in S3's base64, against
 //! Python's independent code (zlib, hashlib, and awscrt's CRCs where the
@@ -260,7 +260,7 @@ fn part_sizes_go_with_s3s_composite_algorithms_only() {
     ] {
         let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         let out = env.fastsum("fastsum", &argv, b"");
-        // A usage error: 2 under fastsum's own name (issue 55.4).
+        // A usage error: 2 under fastsum's own name.
         assert_eq!(out.status, 2, "{args:?}");
         assert!(
             out.stderr_str().contains(says),

@@ -1,4 +1,4 @@
-//! `fastsum scrub` (issue 34.1): real silent corruption, made on a
+//! `fastsum scrub`: real silent corruption, made on a
 //! loop-mounted ext4 by writing a file's block through the device while
 //! the file system is unmounted (its size, inode, mtime and ctime stay as
 //! they were), found and told apart from normal edits; then the long-run

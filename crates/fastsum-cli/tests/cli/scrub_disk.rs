@@ -1,8 +1,7 @@
-//! `fastsum scrub` reads what is on the disk (second hostile pass over
-//! issue 51): a block rotted under a mounted file system, the file's pages
-//! still in the page cache from an earlier read, was read from the cache
-//! and called verified (exit 0) until something evicted it; and what it
-//! says of the list it is given.
+//! `fastsum scrub` reads what is on the disk: a block rotted under a
+//! mounted file system, the file's pages still in the page cache from an
+//! earlier read, was read from the cache and called verified (exit 0) until
+//! something evicted it; and what it says of the list it is given.
 
 use std::path::Path;
 use std::process::Command;

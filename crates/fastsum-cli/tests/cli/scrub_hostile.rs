@@ -1,4 +1,4 @@
-//! `fastsum scrub` tried as a hostile user would (issue 51, points 1-3):
+//! `fastsum scrub` tried as a hostile user would:
 //! corruption made on a loop-mounted ext4 must be found across a resume
 //! from a SIGKILL at random points whatever the operand order, across a
 //! remount on another loop device and other spellings of its path; a
@@ -234,7 +234,7 @@ fn corruption_is_found_on_another_loop_device_and_under_other_spellings() {
 /// The same disk mounted at another place (and on another device): its
 /// roots are found by their file system's id and their path within it,
 /// compared with what was recorded at the first place, never taken as
-/// new (issue 51.2); the corrupted file stays corrupted at either place.
+/// new; the corrupted file stays corrupted at either place.
 #[test]
 fn corruption_is_found_where_the_disk_is_mounted_at_another_place() {
     let Some(fs) = rotted_in_the_second_root() else {
@@ -341,7 +341,7 @@ fn a_file_swapped_for_a_fifo_during_a_paced_scrub_is_refused() {
     }
 }
 
-/// The hostile review of issue 51: a note forged with any past time, a
+/// A note forged with any past time, a
 /// cached run after a remount, and `--older-than` after a scrub that found
 /// corruption each let a corrupted file pass with exit 0.
 #[test]

@@ -1,4 +1,4 @@
-//! Signed lists in one step (issue 55.2): `fastsum -c LIST --signature SIG
+//! Signed lists in one step: `fastsum -c LIST --signature SIG
 //! --key KEY` (and a list carrying its signature, `--key` alone) against
 //! the reference verifiers on keys made here: `minisign -V`, `signify -V`
 //! and `-C`, `ssh-keygen -Y verify`, `gpgv`. Each case (good, another

@@ -1,4 +1,4 @@
-//! OpenPGP signed lists (issue 55.2) against `gpgv` on keys made here
+//! OpenPGP signed lists against `gpgv` on keys made here
 //! (detached and clearsigned: good, another key, changed, an expired
 //! signature, a revoked key, two signed blocks, unsigned text around the
 //! block), and on real data nobody here wrote: this machine's Debian
@@ -132,10 +132,10 @@ fn gpgv_verdicts_are_fastsums() {
     assert_eq!((reference != 0, refused.0), (true, 2), "{}", refused.1);
 }
 
-/// Where gpgv accepts what issue 55 says to refuse, fastsum is stricter
-/// (README says so): a revoked key (gpgv exits 0, REVKEYSIG on its status
-/// line). Two signed blocks in one file: both refuse. Text outside the
-/// block is checked by neither: gpgv ignores it, fastsum says it.
+/// Where gpgv accepts what a signed list must be refused for, fastsum is
+/// stricter (README says so): a revoked key (gpgv exits 0, REVKEYSIG on its
+/// status line). Two signed blocks in one file: both refuse. Text outside
+/// the block is checked by neither: gpgv ignores it, fastsum says it.
 #[test]
 fn fastsum_is_stricter_than_gpgv_where_the_issue_says() {
     let Some(env) = signed_sums() else {

@@ -215,7 +215,7 @@ impl TestEnv {
 
 /// 9.10's `-c` verdict lines (`NAME: OK`, `NAME: FAILED`, `NAME: FAILED
 /// open or read`) with the name quoted as coreutils 9.11 quotes it, the one
-/// thing 9.11 changed for these programs (issue 55.3; coreutils_911.rs
+/// thing 9.11 changed for these programs (coreutils_911.rs
 /// compares that quoting with the 9.11 programs themselves): 9.10's
 /// escapes (a leading `\`, then `\\`, `\n`, `\r`) undone, the name
 /// shell-quoted for the C.UTF-8 locale the tests run in.

@@ -1,4 +1,4 @@
-//! Whole trees (issue 3): recursion against `find | sort | xargs md5sum`,
+//! Whole trees: recursion against `find | sort | xargs md5sum`,
 //! thread counts, special files, links, unreadable and vanishing files,
 //! excludes and `--json`.
 
@@ -113,7 +113,7 @@ fn a_directory_without_recursion_fails_as_md5sum_does() {
     make_tree(&env);
     let ours = env.fastsum_within(LIMIT, &[b"t/Z", b"t", b"t/a0"]);
     assert_eq!(ours.status, 1);
-    // md5sum's message, and what to do (issue 55.4).
+    // md5sum's message, and what to do.
     assert_eq!(ours.stderr_str(), "fastsum: t: Is a directory (use -r)\n");
     assert_eq!(ours.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
 }
@@ -176,7 +176,7 @@ fn symlinks_are_followed_only_with_dash_l_and_a_loop_ends() {
 
     let plain = env.fastsum_within(LIMIT, &[b"-r", b"t"]);
     assert_eq!(plain.status, 0);
-    // Issue 13: left out, but not without a word.
+    // Left out, but not without a word.
     assert_eq!(
         plain.stderr_str(),
         "fastsum: 2 symbolic links left out (-L follows them)\n"
@@ -462,7 +462,7 @@ fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
     let expected = format!("{}  slow\n", hex_md5(b"abc"));
     let (terminal, out) = run_on_a_terminal(&env, "");
     assert!(terminal.contains("0/1 files"), "no bar drawn: {terminal:?}");
-    // Issue 13, 5: no empty field, no ETA it cannot know.
+    // No empty field, no ETA it cannot know.
     assert!(!terminal.contains(", ,"), "{terminal:?}");
     assert!(
         !terminal.contains("ETA"),
@@ -490,7 +490,7 @@ fn the_progress_bar_shows_on_a_terminal_only_and_never_on_stdout() {
     // recursion_matches_sorted_find_xargs_md5sum_at_every_thread_count.
 }
 
-/// `--io-depth`, `--disk` and `--no-cache-pollution` (issue 16) change
+/// `--io-depth`, `--disk` and `--no-cache-pollution` change
 /// how files reach the page cache, and in which order, never what is
 /// printed; bad values are refused.
 #[test]
@@ -588,10 +588,10 @@ fn read_ahead_leaves_a_fifo_operand_alone() {
     }
 }
 
-/// Issue 36, point 4: `fastsum -c` of a long list shows the same bar (a
+/// `fastsum -c` of a long list shows the same bar (a
 /// large sparse file among the listed files keeps the run past the bar's
-/// second: a FIFO, which this test used, is refused by fastsum's -c since
-/// issue 51.3), and stdout holds the verdicts only.
+/// second: a FIFO, which this test used, is refused by fastsum's -c,
+/// never waited on), and stdout holds the verdicts only.
 #[test]
 fn check_shows_the_progress_bar_on_a_terminal_too() {
     if crate::testenv::lacks(&["md5sum"]) {
@@ -625,7 +625,7 @@ fn check_shows_the_progress_bar_on_a_terminal_too() {
     assert!(out.lines().all(|l| l.ends_with(": OK")), "{out}");
 }
 
-/// Issue 36, point 7: several `-a` give each file's digests from one
+/// Several `-a` give each file's digests from one
 /// read: the same lines as one run per algorithm (interleaved per file),
 /// the same digests as `rhash --md5 --sha256`, `-c` checks them all, and
 /// JSON has one record per file with a `digests` object.
@@ -706,7 +706,7 @@ fn several_algorithms_from_one_read_match_one_run_each_and_rhash() {
         .contains("several -a and --cache do not go together"));
 }
 
-/// Helper-24's F6 and F7: a writer sets the first byte, then the last,
+/// A writer sets the first byte, then the last,
 /// then clears the last, then the first, over and over, so the state
 /// "first clear, last set" never exists. A read that overlaps the writes
 /// (a torn read) sees it: `-r` printed its digest, `-c` said OK to a list

@@ -1,4 +1,4 @@
-//! `fastsum -r --update=MANIFEST DIR` (issue 34.2): the manifest brought up
+//! `fastsum -r --update=MANIFEST DIR`: the manifest brought up
 //! to date in place in its own shape, equal to a fresh run's, only the
 //! changed files read again, atomically, and never with a file's record
 //! lost to a bad read.
@@ -134,7 +134,7 @@ fn a_bad_read_leaves_the_manifest_as_it_was() {
     // SAFETY: getuid has no preconditions and cannot fail.
     let uid = (unsafe { libc::getuid() } == 0).then_some(65534);
     if uid.is_some() {
-        // The list is the user's: an update keeps its owner (issue 51.6),
+        // The list is the user's: an update keeps its owner,
         // and refuses one whose owner it cannot keep.
         let chown = std::process::Command::new("chown")
             .arg("65534:65534")
@@ -160,7 +160,7 @@ fn a_bad_read_leaves_the_manifest_as_it_was() {
     );
     assert_eq!(std::fs::read(env.path().join("SUMS")).unwrap(), list);
     // What does not go with it, said.
-    // A usage error is 2 (issue 55.4); a list that cannot be read, 1.
+    // A usage error is 2; a list that cannot be read, 1.
     for (args, status, said) in [
         (
             &["--update=SUMS", "t"][..],
@@ -224,7 +224,7 @@ fn a_list_with_stamps_is_its_own_cache() {
     assert_eq!(out.stdout_str(), "M\tt/f1\n");
 }
 
-/// Issue 51.5: a manifest kept inside the tree it describes is never one
+/// A manifest kept inside the tree it describes is never one
 /// of its own entries, nor is its temporary file (this run's, or one a
 /// killed run left): an update of an unchanged tree leaves it
 /// byte-identical, `-c` of it passes, and it says nothing changed.
@@ -253,9 +253,8 @@ fn a_manifest_inside_its_tree_never_lists_itself_or_its_temporary_file() {
             let update = format!("--update={name}");
             let out = fastsum_in(&env, &site, &["-r", "--cache=../c.db", &update, spelling]);
             // Another spelling of the tree reads no file under the name the
-            // list gives it: refused, the list as it was (the hostile pass
-            // over issue 63: operands that do not read what a list names
-            // never drop its records).
+            // list gives it: refused, the list as it was (operands
+            // that do not read what a list names never drop its records).
             if spelling != "." && out.status == 1 {
                 assert!(
                     out.stderr_str().contains("is listed and still there"),
@@ -293,7 +292,7 @@ fn a_manifest_inside_its_tree_never_lists_itself_or_its_temporary_file() {
     }
 }
 
-/// Issue 51.6-7: the list's link, mode and owner are kept; SIGINT or
+/// The list's link, mode and owner are kept; SIGINT or
 /// SIGTERM during an update leaves the old list and no temporary file;
 /// one a killed run left is removed once its process is gone.
 #[test]
@@ -375,7 +374,7 @@ fn an_update_keeps_link_mode_and_owner_and_cleans_up_when_interrupted() {
     assert!(out.stderr_str().contains("which still runs"));
 }
 
-/// Issue 51.6: an untagged list's algorithm, guessed from its digests'
+/// An untagged list's algorithm, guessed from its digests'
 /// length, is checked against files older than the list: a wrong guess
 /// (XXH128 or BLAKE2b-128 read as MD5, BLAKE2b-160 as SHA-1) stops the
 /// update, names what matches, and leaves the list byte-identical; with
@@ -466,7 +465,7 @@ fn a_list_whose_every_file_changed_is_not_rewritten_in_a_guess() {
     }
 }
 
-/// Issue 51.6: a --dirs list keeps its directory lines (byte-identical on
+/// A --dirs list keeps its directory lines (byte-identical on
 /// an unchanged tree, a fresh --dirs run's lines after a change); a -z
 /// list stays NUL-terminated, names with newlines unescaped, never
 /// rewritten newline-terminated; a hashdeep list follows links as it was

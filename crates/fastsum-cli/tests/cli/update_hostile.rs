@@ -1,6 +1,6 @@
-//! `fastsum -r --update` tried as a hostile user would (second pass over
-//! issue 51): lists whose names are not UTF-8, and what a concurrent or
-//! killed update leaves beside them.
+//! `fastsum -r --update` tried as a hostile user would: lists
+//! whose names are not UTF-8, and what a concurrent or killed update
+//! leaves beside them.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -210,7 +210,7 @@ fn a_wrong_guess_is_refused_when_every_file_is_newer_than_the_list() {
     assert_eq!(out.stdout_str(), "M\tt/a\nM\tt/b\n");
 }
 
-/// The hostile pass over issue 63: `--update` given operands narrower
+/// `--update` given operands narrower
 /// than the list's (a sub-directory, one of two roots) wrote the list
 /// with only what it read and said every other file deleted (`D`), exit
 /// 0, though each was still there: their records were lost. Refused by
@@ -249,12 +249,11 @@ fn an_update_of_part_of_a_lists_tree_never_drops_the_rest() {
     );
 }
 
-/// The third hostile pass over issue 63 (findings 10 and 13): `--update
-/// --base64` rewrote a hex `sha256sum` list in untagged base64, which no
-/// reader (sha256sum, fastsum -c, the next update) takes back; operands
-/// that overlap (`t t/sub`, `t t`) wrote every file under the repeated one
-/// twice, and every later update, diff and audit refused the list. Both
-/// are refused now, the list left byte for byte.
+/// `--update --base64` rewrote a hex `sha256sum` list in untagged base64,
+/// which no reader (sha256sum, fastsum -c, the next update) takes back;
+/// operands that overlap (`t t/sub`, `t t`) wrote every file under the
+/// repeated one twice, and every later update, diff and audit refused the
+/// list. Both are refused now, the list left byte for byte.
 #[test]
 fn an_update_that_would_write_an_unreadable_list_is_refused() {
     let env = TestEnv::new();

@@ -1,10 +1,9 @@
-//! `--update` killed at random points, and run twice at once (issue 51,
-//! "make the classes impossible"): the manifest is always the old list or
-//! the new one, byte for byte, never a mix or a truncation; a run after a
-//! killed one converges to a fresh run's list and leaves no temporary
-//! file behind. Also `--files0-from` read as a stream (issue 51.16): a
-//! list longer than one batch hashes every name, in order, with its
-//! empty names numbered across batches.
+//! `--update` killed at random points, and run twice at once: the manifest
+//! is always the old list or the new one, byte for byte, never a mix or a
+//! truncation; a run after a killed one converges to a fresh run's list and
+//! leaves no temporary file behind. Also `--files0-from` read as a stream:
+//! a list longer than one batch hashes every name, in order, with its empty
+//! names numbered across batches.
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -1,4 +1,4 @@
-//! Issue 63.9: `--update` of every list fastsum writes with several
+//! `--update` of every list fastsum writes with several
 //! digests a file: several `-a` as tagged lines, `--json` records with
 //! `"digests"` (with `--stamps` too), hashdeep's columns. Each must keep
 //! every digest: byte-identical when nothing changed, what a fresh run

@@ -1,4 +1,4 @@
-//! Issue 63.9: `--update` writes a list back in the shape its lines were
+//! `--update` writes a list back in the shape its lines were
 //! parsed in, never the one its first line's raw bytes suggest. A first
 //! name with a backslash escapes the whole line (`\SHA256 (t/0\\x) = ...`):
 //! the list was taken for untagged, a SHA-256 list rewritten as untagged
@@ -172,7 +172,7 @@ fn python_base64_lines(env: &TestEnv) -> Vec<u8> {
     .into_bytes()
 }
 
-/// The hostile pass over issue 63: `--update` rewrote every line in its
+/// `--update` once rewrote every line in its
 /// own default look and dropped what it does not write: base64 digests
 /// became hex, `*` marks spaces, comments were lost, CR LF became LF,
 /// exit 0. A look the update can write (base64, the binary mark, on

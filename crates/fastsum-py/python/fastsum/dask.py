@@ -214,7 +214,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         client = Client(args.scheduler, timeout=args.timeout)
     except (OSError, TimeoutError) as e:
-        # A traceback tells a user nothing they can act on (issue 36).
+        # A traceback tells a user nothing they can act on.
         why = str(e).splitlines()[0] if str(e) else type(e).__name__
         print(f"python -m fastsum.dask: cannot reach the scheduler at {args.scheduler}"
               f" within {args.timeout:g} s: {why}", file=sys.stderr)

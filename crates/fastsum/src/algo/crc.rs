@@ -1,4 +1,4 @@
-//! The CRCs S3 keeps of objects (issue 54): CRC-32 (zlib's), CRC-32C
+//! The CRCs S3 keeps of objects: CRC-32 (zlib's), CRC-32C
 //! (Castagnoli, iSCSI) and CRC-64/NVME (S3's default since 2025), as plain
 //! digests: the CRC alone, big-endian, which is the byte order S3 sends
 //! (`x-amz-checksum-crc32c` is the base64 of these bytes). All three

@@ -1,4 +1,4 @@
-//! Digests of parts, as S3 keeps them for a multipart upload (issue 54):
+//! Digests of parts, as S3 keeps them for a multipart upload:
 //! the **multipart ETag** (the MD5 of the parts' binary MD5s, then `-N`)
 //! and the **composite checksums** (CRC-32, CRC-32C, SHA-1, SHA-256,
 //! SHA-512, XXH64, XXH3 or XXH128 of the parts' binary checksums, then

@@ -7,7 +7,7 @@
 //! A directory's parts cover its names: the first starts at the empty
 //! name, and each ends where the next starts. A part holds at most
 //! [`ROW_MAX`] entries; a store that would make it larger splits it. So a
-//! row's cost is bounded whatever the directory's size (issue 35: one row
+//! row's cost is bounded whatever the directory's size (one row
 //! of a 300,000-entry directory cost SQLite four copies of 27 MB at every
 //! store, and a run that loaded it held it whole).
 //!
@@ -48,7 +48,7 @@ pub struct Entry {
     /// The file's stamp when it was read (identical before and after).
     pub stamp: FileStamp,
     /// The file system it was read on ([`FsId`]: the stamp does not tell
-    /// one file system from another made alike, issue 63.10).
+    /// one file system from another made alike).
     pub fs: FsId,
     /// When the run that read it started.
     pub hashed_at_ns: i64,

@@ -89,7 +89,7 @@ fn a_merge_equals_a_map_updated() {
     }
 }
 
-/// Issue 35: a row never holds more than ROW_MAX entries; one that
+/// A row never holds more than ROW_MAX entries; one that
 /// would is split into rows whose ranges tile the old one, in order,
 /// and hold every entry once.
 #[test]
@@ -148,7 +148,7 @@ fn an_entry_answers_only_its_own_settled_stamp_on_its_own_file_system() {
     let mut other = e.stamp;
     other.ino += 1;
     assert_eq!(e.answer_for(&other, e.fs), None);
-    // Issue 63.10: every stamp field the same, another file system.
+    // Every stamp field the same, another file system: no answer.
     assert_eq!(e.answer_for(&e.stamp, FsId(e.fs.0 + 1)), None);
     assert_eq!(e.answer_for(&e.stamp, FsId::NONE), None);
     let racy = Entry {

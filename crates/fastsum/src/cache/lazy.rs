@@ -1,6 +1,6 @@
 //! A run's entries loaded a row at a time, as the walk reaches them, and
 //! let go once a budget of bytes is held: a run's memory is bounded, not
-//! the tree's (issue 35: loading every entry under the roots up front held
+//! the tree's (loading every entry under the roots up front held
 //! ~128 bytes a file, 122 MiB at 1M files; holding a directory's entries
 //! whole held 27 MB for one of 300,000 files).
 //!

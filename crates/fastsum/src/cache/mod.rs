@@ -11,10 +11,10 @@
 //! **Racy entries** (git's racy-git problem): a file written in the same
 //! timestamp tick as it was hashed can change again without its stamp
 //! changing, and a write through a shared mapping moves mtime only when it
-//! first dirties a clean page, not again until the page is written back
-//! (issue 51.4). So an entry is stored only if the file's mtime and ctime
-//! are at least `settle_window` older than the moment hashing started (the
-//! kernel's dirty expiry plus its writeback interval, 35 s by default),
+//! first dirties a clean page, not again until the page is written back.
+//! So an entry is stored only if the file's mtime and ctime are at least
+//! `settle_window` older than the moment hashing started (the kernel's
+//! dirty expiry plus its writeback interval, 35 s by default),
 //! and never for a file system that is not written back (tmpfs, ramfs) or
 //! that generates its files; a racy file is simply hashed again next time.
 //!

@@ -116,7 +116,7 @@ impl CacheSession {
     /// system under the same stamp but for the device number: the same
     /// file on a file system mounted again, whose bytes changed with no
     /// write the file system knows of. The record is kept (scrub reports
-    /// the corruption), never replaced by the new bytes (issue 51.2). On
+    /// the corruption), never replaced by the new bytes. On
     /// another file system it is another file: recorded anew.
     fn contradicts_record(
         &self,

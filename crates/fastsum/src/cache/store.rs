@@ -20,7 +20,7 @@ use crate::fs::{FileStamp, FsId};
 /// of it (the file is moved aside and rebuilt). 3: rows keyed by the
 /// algorithm with its parameters (format 2 could answer another's). 4: a
 /// directory's entries split into rows of a bounded count. 5: each entry
-/// keeps its file system (`FsId`, issue 63.10: 4 trusted another's).
+/// keeps its file system (`FsId`: 4 trusted another file system's entries).
 pub(crate) const FORMAT_VERSION: &str = "5";
 
 /// One digest to remember.
@@ -150,7 +150,7 @@ impl Cache {
     /// one made; [`Cache::take_notice`] then says so. Damage found later,
     /// while loading or storing, is handled the same way.
     pub fn open(path: &Path) -> Result<Cache> {
-        // SQLite would say "unable to open database file" (issue 36).
+        // SQLite would say "unable to open database file", naming no cause.
         if path.is_dir() {
             let e = std::io::Error::from(std::io::ErrorKind::IsADirectory);
             return Err(Error::with_path(path, ErrorKind::Io(e)));

@@ -51,7 +51,7 @@ fn stored_entries_come_back_only_for_the_same_stamp() {
     assert_eq!(
         snapshot.lookup(&file, &stamp, FsId(10)),
         None,
-        "another file system, the stamp alike (issue 63.10)"
+        "another file system, the stamp alike"
     );
     let other = cache
         .load(Algorithm::Sha1, &[dir.path().to_path_buf()])
@@ -137,9 +137,9 @@ fn many_directories(root: &Path, dirs: usize, per_dir: usize) -> (PathBuf, Vec<N
     (path, entries)
 }
 
-/// Issue 35: a run's entries are loaded a directory at a time and let go
-/// past a budget; every entry still answers after its directory was let go
-/// and loaded again, and only for its own stamp and algorithm.
+/// A run's memory is bounded: its entries are loaded a directory at a
+/// time and let go past a budget; every entry still answers after its
+/// directory was let go and loaded again, and only for its own stamp and algorithm.
 #[test]
 fn directories_loaded_as_asked_stay_within_the_budget_and_answer_alike() {
     let dir = tempfile::tempdir().unwrap();
@@ -269,7 +269,7 @@ fn rows_of(cache: &Cache, dir: &Path) -> Vec<(Vec<u8>, i64, dir_entries::DirEntr
     rows.collect::<rusqlite::Result<_>>().unwrap()
 }
 
-/// Issue 35: a directory's entries are kept in rows of at most ROW_MAX,
+/// A directory's entries are kept in rows of at most ROW_MAX,
 /// whose ranges tile its names, whatever order its batches come in; a
 /// batch rewrites the rows its names fall in, an update replaces, and
 /// every entry answers from a bulk snapshot and from one loaded as asked

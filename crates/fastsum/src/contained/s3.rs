@@ -1,5 +1,5 @@
 //! Objects in S3 below `s3://bucket/prefix` as an archive, decided by
-//! the rule of `diff`'s S3 side (issue 63.1): every digest S3 keeps of an
+//! the rule of `diff`'s S3 side: every digest S3 keeps of an
 //! object (`s3::claim::claims_of`: the single-part ETag that is the MD5,
 //! each full-object and composite checksum, a multipart ETag with its part
 //! sizes) must agree with a source file's bytes, computed here in each
@@ -86,8 +86,7 @@ pub(super) fn match_s3(
     // Only the objects a source file's size could be: the rest are never
     // asked for anything. A key `keys.rs` refuses (outside the prefix, a
     // `.` or `..` component, `//`, not UTF-8) is never asked for either:
-    // a request for it could reach another object (hostile pass over
-    // issue 65, findings 1 and 2), so it holds nothing it can show.
+    // a request for it could reach another object, so it holds nothing it can show.
     let objects: Vec<(&Listed, Option<&String>)> = listing
         .iter()
         .filter(|(o, _)| sizes.binary_search(&o.size).is_ok())

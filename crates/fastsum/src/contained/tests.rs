@@ -142,7 +142,7 @@ fn verify_withholds_a_copy_whose_bytes_differ() {
 
 #[test]
 fn an_archive_bind_mounted_inside_the_source_refuses_the_removal_whole() {
-    // Hostile pass over issue 65, finding 02: src/m is a bind mount of
+    // src/m is a bind mount of
     // arc, which holds h and its hard link hl. No path up from either
     // operand sees it; the shared directory does.
     let dir = tempfile::tempdir().unwrap();

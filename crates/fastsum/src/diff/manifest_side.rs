@@ -3,8 +3,8 @@
 //! where it stands. A list in a file that is in order already (as fastsum
 //! writes them) is read twice and streamed: once to learn its root, its
 //! problems and that it is in order, then again as the diff takes its
-//! entries, so that its memory is what the diff holds unmatched (issue 35:
-//! a 3M-line list held whole took 907 MiB). Any other list (standard
+//! entries, so that its memory is what the diff holds unmatched (a
+//! 3M-line list held whole took 907 MiB). Any other list (standard
 //! input, or out of order) is held and sorted.
 
 use std::fs::File;

@@ -1,7 +1,7 @@
 //! The entries only one side has, paired into moves (the same bytes at
 //! another path), the rest reported as removed and added. Only what could
 //! be a move is unpacked: the smaller side whole, and from the larger one
-//! the files whose size is on the smaller side (issue 51.16: a list
+//! the files whose size is on the smaller side (a list
 //! audited against a tree that lost most of it is never held unpacked).
 
 use std::collections::HashSet;
@@ -103,8 +103,8 @@ fn sized(mut f: Found) -> Found {
 /// The pairs of unmatched entries that are moves. A move onto a directory
 /// only the old side has (x/f -> x), or from a path only the new side has
 /// as a directory (x -> x/f), cannot be done as a rename before the
-/// directories change: an addition and a removal instead (hostile review
-/// of issue 51.13).
+/// directories change: an addition and a removal instead
+/// (the rename would fail).
 fn moves_of(
     removed: &mut [Found],
     added: &mut [Found],

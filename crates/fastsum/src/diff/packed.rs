@@ -2,7 +2,7 @@
 //! manifest read whole to be sorted, the entries only one side has (kept
 //! for moves) and the changes (reported in path order once moves are
 //! known). A record costs its path, its digest's bytes and about a dozen
-//! bytes more, where the structs took ~430 bytes (issue 51.16: a
+//! bytes more, where the structs took ~430 bytes (a
 //! 2M-record hashdeep list audited in 885 MB).
 
 use std::path::PathBuf;

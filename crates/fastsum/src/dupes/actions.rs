@@ -435,7 +435,7 @@ fn held_and_locked(
     // The held entry must not be the kept file's own entry (its
     // directory's device and inode, and the name): a bind mount put over
     // a directory of the path since the checks shows the kept file's
-    // directory there (hostile pass over issue 65, finding 10).
+    // directory there, and removing the member would take the kept file.
     if entry
         .dir_entry()
         .is_some_and(|held| entry_of(&kept.path) == Some(held))
@@ -449,9 +449,9 @@ fn held_and_locked(
     // Both locked (an exclusive flock each, not waited for) from here
     // through the act, and both stat-ed again under the locks: a second
     // run at once whose member is our kept file and whose kept file is
-    // our member (hostile pass over issue 65, finding 05) either finds a
-    // lock and leaves its member, or comes after and finds our member
-    // gone.
+    // our member either finds a lock and leaves its member, or comes after
+    // and finds our member gone: two crosswise runs never take both
+    // copies.
     // One inode (`contained`: a hard link of the archive copy) is locked
     // once: a second lock of it, by this very run, would be refused.
     let locks = (

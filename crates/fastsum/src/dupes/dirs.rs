@@ -6,7 +6,7 @@
 //! member of a group already reported is not reported again (`a/` and
 //! `b/` identical means `a/x/` and `b/x/` are); any other group is, even
 //! when some of its members lie inside reported ones (`y/` a copy of
-//! `a/x/`, or `a/x/` a copy of `a/z/`: issue 51.12). Two names for one
+//! `a/x/`, or `a/x/` a copy of `a/z/`). Two names for one
 //! directory (a symlinked root, a bind mount) are one, and a root named
 //! twice or inside another root is walked once.
 //! A directory with anything unreadable below it has no digest, so it is

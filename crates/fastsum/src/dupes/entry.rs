@@ -2,10 +2,10 @@
 //! once and that directory's real path checked against the [`Scope`],
 //! then the last stat and the change itself made through the open
 //! directory, never by path again. A directory of the path swapped for a
-//! link out of the operands between the checks and the act (the hostile
-//! pass over issue 63.12: `renameat2(RENAME_EXCHANGE)` in a loop made
-//! `--remove` delete files outside every operand) now finds the held
-//! directory, whose real path was checked, or is refused.
+//! link out of the operands between the checks and the act
+//! (`renameat2(RENAME_EXCHANGE)` in a loop once made `--remove` delete
+//! files outside every operand) now finds the held directory, whose real
+//! path was checked, or is refused.
 //!
 //! Off Linux the entry is its path (no `/proc/self/fd` to read a held
 //! directory's real path from).
@@ -112,9 +112,9 @@ impl Entry {
     /// Removes it, if it is still the file `expected` stamps: the name is
     /// first renamed to a temporary name beside it (`RENAME_NOREPLACE`),
     /// the file under that name stat-ed, and only that file unlinked; a
-    /// file renamed onto the name since the last check (hostile pass over
-    /// issue 65, finding 03) is renamed back and left. Should renaming
-    /// back fail, the file stays under the temporary name, which the
+    /// file renamed onto the name since the last check (by another
+    /// process, between the stat and the unlink) is renamed back and left.
+    /// Should renaming back fail, the file stays under the temporary name, which the
     /// error names: it is never removed.
     pub(super) fn remove(&self, expected: &FileStamp) -> io::Result<()> {
         let tmp_name = removal_name();

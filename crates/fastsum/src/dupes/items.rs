@@ -28,7 +28,7 @@ pub(crate) const WHOLE_FILE_READS: usize = 64 * 1024;
 /// Paths in one buffer, in the order they were met: a path each
 /// (24 bytes of `PathBuf`, and an allocation of its own that the
 /// allocator keeps once freed) was the bulk of a 3M-file run's memory
-/// (issue 35: 836 MiB, fclones 826 MiB).
+/// (836 MiB, where fclones took 826 MiB).
 #[derive(Default)]
 pub(crate) struct Paths {
     bytes: Vec<u8>,
@@ -133,7 +133,7 @@ pub(crate) enum Edge {
 pub(super) const NONE: u32 = u32::MAX;
 
 /// An inode still in the running, through the edge stages: 48 bytes, so
-/// that 30,000 of them cost 1.4 MB (issue 15's memory target).
+/// that 30,000 of them cost 1.4 MB.
 #[derive(Clone, Copy)]
 pub(super) struct Item {
     /// Its representative candidate (the inode's first path).

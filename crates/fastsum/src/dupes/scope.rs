@@ -1,4 +1,4 @@
-//! Where an action may act (issue 63.12): one rule, asked for every
+//! Where an action may act: one rule, asked for every
 //! member before anything is done to it, in a dry run too, so that the
 //! dry run says what the run does. A member is never acted on when
 //!

@@ -110,7 +110,7 @@ fn walk_operands(
 /// (the walk hands a directory's files together: one name looked up, not
 /// a whole path); those in the size range, in path byte order. A block of
 /// paths at a time, so that the stamps are never held apart from their
-/// paths for the whole tree (issue 35: paths, stamps and candidates all
+/// paths for the whole tree (paths, stamps and candidates all
 /// at once were the peak of a 1M-file run).
 fn stat_candidates(paths: Paths, options: &DupesOptions<'_>, problems: &Problems) -> Candidates {
     let order = paths.sorted();

@@ -1,4 +1,4 @@
-//! The kind of device a path lives on, for planning reads (issue 16): a
+//! The kind of device a path lives on, for planning reads: a
 //! rotational disk wants few reads, in the order of their place on the
 //! platter; an SSD, NVMe or a virtual disk wants many at once in any order.
 //!
@@ -248,8 +248,8 @@ pub(crate) fn generated(_dev: u64) -> bool {
 }
 
 /// File systems whose pages are never written back (memory only): a write
-/// through a shared mapping there never moves the file's stamp again
-/// (issue 51.4), so no stamp of theirs vouches for the bytes.
+/// through a shared mapping there never moves the file's stamp again,
+/// so no stamp of theirs vouches for the bytes.
 #[cfg(target_os = "linux")]
 const NEVER_WRITTEN_BACK: &[&str] = &["tmpfs", "ramfs", "hugetlbfs"];
 

@@ -1,4 +1,4 @@
-//! Which file system a file is on (issue 63.10): the cache's identity
+//! Which file system a file is on: the cache's identity
 //! rule. A stamp (kind, size, inode, device, mtime, ctime) tells versions
 //! of a file apart on one file system, not file systems apart: two ext4
 //! images made by `mkfs.ext4 -d` in the same second, mounted in turn
@@ -81,8 +81,8 @@ impl FsId {
         FsId(u64::from(words[0]) | (u64::from(words[1]) << 32))
     }
 
-    /// This id, told apart by the image a loop device reads (helper-23's
-    /// F2): two images made with one UUID (`mkfs.ext4 -U`, as
+    /// This id, told apart by the image a loop device reads: two
+    /// images made with one UUID (`mkfs.ext4 -U`, as
     /// reproducible builds make them) give one `f_fsid`, and mounted in
     /// turn through one loop device, files of one size and pinned times
     /// are equal in every stamp field. So on a loop device (or a partition
@@ -122,8 +122,8 @@ impl FsId {
                 }
                 // A loop device over another (loop1 -> /dev/loop0 -> the
                 // image): the node's times say nothing of the image, so
-                // the device it names brings its own image in (helper-25:
-                // the image rewritten under loop0 kept its id).
+                // the device it names brings its own image in (without
+                // it, the image rewritten under loop0 kept its id).
                 use std::os::unix::fs::FileTypeExt;
                 if file.file_type().is_block_device() {
                     let under = FsId(0).on_loop_device(file.rdev(), &|| read_only);
@@ -139,7 +139,7 @@ impl FsId {
     }
 
     /// This id, told apart by the layers of the overlay `path` is seen
-    /// through (helper-24's F4): overlayfs gives the `f_fsid` of its upper
+    /// through: overlayfs gives the `f_fsid` of its upper
     /// layer's file system and its own device, and a lower file's inode,
     /// so an overlay over image A and one over image C (another UUID, the
     /// same times), mounted in turn on one path, were one file system to

@@ -1,5 +1,5 @@
 //! Where a directory is on its file system, whatever that file system is
-//! mounted on (issue 51.2): the file system's id (`f_fsid`, which ext4 and
+//! mounted on: the file system's id (`f_fsid`, which ext4 and
 //! Btrfs derive from the file system's UUID, so it stays the same on
 //! another device or mount point: `super::identity`) and the path within the file system
 //! (the mount's root joined with the path below its mount point, from

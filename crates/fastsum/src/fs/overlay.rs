@@ -1,8 +1,8 @@
 //! The mounted overlays (overlayfs) and their layers, from
 //! `/proc/self/mountinfo`: a file of an overlay's merged view and the
 //! file of a layer under it are one file seen twice (two devices, the same
-//! bytes), and removing the layer's file takes the merged view's with it
-//! (issue 63.12). Docker's and Podman's trees are exactly this.
+//! bytes), and removing the layer's file takes the merged view's with it.
+//! Docker's and Podman's trees are exactly this.
 //!
 //! A layer is known by its directory's device and inode, not its path,
 //! so that a bind mount of a layer (another path, the same directory) is

@@ -1,5 +1,6 @@
-//! The one open of a path taken from a list, a cache or a manifest
-//! (issue 51.3): regular files only, never waiting.
+//! The one open of a path taken from a list, a cache or a manifest:
+//! regular files only, never waiting (a FIFO in a list must not hang the
+//! run).
 
 use std::fs::File;
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! The page cache as fastsum asks about it: is a file's first page there,
-//! read it ahead, drop it (issue 16). Linux system calls behind small safe
+//! read it ahead, drop it. Linux system calls behind small safe
 //! functions; the policy is `pipeline/prefetch.rs`'s. On the portable path
 //! every file counts as resident (so nothing is read ahead) and advice is
 //! not given.

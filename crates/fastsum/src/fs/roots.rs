@@ -1,5 +1,5 @@
-//! Operands that overlap (issue 51.12, 51.5 of the hostile review): a
-//! root named twice, or inside another root, is walked once.
+//! Operands that overlap: a root named twice, or inside another root, is
+//! walked once, so no file is reported twice.
 
 use std::path::PathBuf;
 

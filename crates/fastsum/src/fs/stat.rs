@@ -67,7 +67,7 @@ pub mod kind {
 pub const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// How long after its last change a file's stamp is trusted to say its
-/// bytes did not change (issue 51.4). A write through a shared mapping
+/// bytes did not change. A write through a shared mapping
 /// moves mtime only when it first dirties a clean page; later writes to
 /// that page move nothing until the kernel writes it back and write-protects
 /// it again. So a stamp is trusted only once the kernel has surely written
@@ -255,7 +255,7 @@ impl FileStamp {
     /// Whether `other` is this stamp but for the device number: the same
     /// version of the same file on a file system mounted again (another
     /// loop device, a USB disk under another name), as scrub and the cache
-    /// tell it (issue 51.2). The kind is compared too.
+    /// tell it. The kind is compared too.
     pub(crate) fn is_remount_of(&self, other: &FileStamp) -> bool {
         *self
             == FileStamp {

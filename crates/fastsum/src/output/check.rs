@@ -57,7 +57,7 @@ impl Manifest {
             })
             .collect();
         // A list's paths: regular files only, never waiting (a FIFO,
-        // /dev/zero, a directory are unreadable; issue 51.3).
+        // /dev/zero, a directory are unreadable).
         let mut hasher = TreeHasher::with_options(
             self.algorithm,
             TreeOptions {
@@ -144,7 +144,7 @@ mod tests {
         );
     }
 
-    /// Issue 51.3: a list naming a FIFO, a device or a directory: each is
+    /// A list naming a FIFO, a device or a directory: each is
     /// unreadable at once, never waited on or read without end.
     #[cfg(unix)]
     #[test]

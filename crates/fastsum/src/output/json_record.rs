@@ -67,11 +67,11 @@ pub(crate) fn write_stamp(
 ) {
     use std::io::Write as _;
     // A stamp vouches only when settled, on a file system written back
-    // (issue 51.4).
+    // (a write through a shared mapping may leave it unmoved).
     let settled = |s: &&crate::fs::FileStamp| stamps_before.is_some_and(|t| s.vouches_at(t));
     if let Some(s) = stamp.filter(settled) {
         // The file system's id beside the stamp: two images of one shape
-        // mounted in turn give every stamp field alike (issue 63.10), and a
+        // mounted in turn give every stamp field alike, and a
         // list is trusted as the cache is.
         let fsid = run_fs_id(stamps_before, s.dev, path).0;
         let _ = write!(

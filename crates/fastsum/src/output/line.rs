@@ -24,7 +24,7 @@ impl LinePart<'_> {
     /// terminals and by scripts), a tab is `\t` too (the fields are
     /// tab-separated) and every other control character (C0, DEL, C1, and a
     /// lone byte 0x80-0x9f) is `\xHH`, so no name can forge a line, move
-    /// the cursor or recolour a terminal (issue 51.17). The one rule for
+    /// the cursor or recolour a terminal. The one rule for
     /// every line that names a file.
     pub fn write_line(out: &mut Vec<u8>, parts: &[LinePart<'_>], report: bool) {
         let mut escaped = Vec::new();

@@ -317,7 +317,7 @@ mod tests {
 
     /// Lines for several digests are tagged whatever the single-digest
     /// shape, so that `-c` knows each line's algorithm; `--base64` is
-    /// honoured there too (issue 54: S3's form), and `-c` reads it back.
+    /// honoured there too (S3's form), and `-c` reads it back.
     #[test]
     fn several_digests_as_lines_are_tagged() {
         let mut renderer = Renderer::fastsum(Algorithm::Md5, false);

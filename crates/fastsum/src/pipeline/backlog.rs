@@ -2,7 +2,7 @@
 //! wait in the collector for an earlier one still being hashed, so without
 //! a bound one slow file (or a large directory's cache row being loaded)
 //! let the other workers pile up records behind it, and the peak memory
-//! followed the tree (issue 35: the reorder buffer was the largest single
+//! followed the tree (the reorder buffer was the largest single
 //! allocation of a cached re-run over 1M files, 23 MB).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

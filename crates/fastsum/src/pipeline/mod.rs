@@ -61,7 +61,7 @@ const RESULT_QUEUE: usize = 1024;
 
 /// Prefetch threads unless told otherwise (`--io-depth`): how many opens
 /// and read-ahead requests may wait on the device at once, apart from the
-/// hashing threads. Chosen by measurement (bench/results/BENCHMARKS-LOG.md, issue 16).
+/// hashing threads. Chosen by measurement (bench/results/BENCHMARKS-LOG.md, "Issue 16").
 pub(crate) const DEFAULT_IO_DEPTH: usize = 8;
 
 /// Prefetch threads when an operand is on a rotational disk: one, going

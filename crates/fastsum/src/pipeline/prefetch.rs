@@ -1,5 +1,5 @@
 //! Read-ahead apart from hashing: with a cold page cache the device wants
-//! many reads in flight, while hashing wants one thread per core (issue 16).
+//! many reads in flight, while hashing wants one thread per core.
 //!
 //! A few prefetch threads follow the job stream a bounded distance ahead
 //! of the workers. For each file they open it, probe whether its first

@@ -391,7 +391,7 @@ fn listed_files_that_changed_kind_are_errors_and_never_waited_on() {
                 .expect("a listed FIFO made the run wait");
             let what: Vec<&str> = got.iter().map(|(_, w)| w.as_str()).collect();
             // A directory where a file was: "Is a directory", as md5sum
-            // says of one (issue 51.3); a FIFO: "not a regular file".
+            // says of one; a FIFO: "not a regular file".
             assert_eq!(what[0], "error: Is a directory", "{what:?}");
             let whole =
                 algorithm.hash_bytes(&(0..4_000_000).map(|i| (i % 251) as u8).collect::<Vec<_>>());
@@ -419,7 +419,7 @@ fn nix_mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
-/// Issue 52.1: a run's stages are built for its algorithm, so a cache
+/// A run's stages are built for its algorithm, so a cache
 /// session for another is refused with an error, never skipped silently
 /// or asked for digests of the wrong algorithm.
 #[cfg(feature = "cache")]

@@ -13,7 +13,7 @@ use crate::stage::{BatchHasher, Job, Source, StageResult, MAX_BATCH_FILES};
 /// How long a finished record may wait in a worker for the rest of its
 /// batch before it is sent on its own: a few large files (the tail of the
 /// lanes, `fastsum a.iso b.iso c.iso`) each reach the output as they finish
-/// instead of all at the end (issue 13), while small files still go to the
+/// instead of all at the end, while small files still go to the
 /// collector a batch at a time (one wake-up per batch: on 100,000 small
 /// files, batches of 64 against 8 saved 10% at -j1).
 const HOLD_AT_MOST: Duration = Duration::from_millis(20);

@@ -185,8 +185,8 @@ fn for_each_window(
 /// The caller hands each absorbed window back and the helper unmaps it
 /// before it maps the next: unmapping pages that were just read in (small
 /// folios, each taken off the rmap and the LRU's books) took about 5% of
-/// the hashing thread's time in a cold 1 GiB MD5 (80 ms, `perf record`;
-/// issue 16), while the helper has time to spare.
+/// the hashing thread's time in a cold 1 GiB MD5 (80 ms, `perf record`),
+/// while the helper has time to spare.
 fn for_each_window_prefetched(
     file: &File,
     len: u64,
@@ -208,7 +208,7 @@ fn for_each_window_prefetched(
                 let window = (len - offset).min(WINDOW as u64) as usize;
                 // Cold, populating one window at a time keeps one window's
                 // reads in flight; ask for the next few as well, so the
-                // device has more queued (issue 16). Cached pages make
+                // device has more queued. Cached pages make
                 // this a no-op.
                 let ahead = offset + window as u64;
                 if ahead < len {

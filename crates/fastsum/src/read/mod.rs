@@ -52,8 +52,8 @@ pub(crate) use crate::fs::regular::open_regular;
 pub(crate) const MMAP_THRESHOLD: u64 = 256 * 1024;
 
 /// Files at least this large, hashed with other cores free, have their
-/// next map window populated by a helper thread (issue 6: MD5 of 1 GiB,
-/// 1.417 s without, see bench/results/BENCHMARKS-LOG.md).
+/// next map window populated by a helper thread (MD5 of 1 GiB:
+/// 1.417 s without, bench/results/BENCHMARKS-LOG.md, "Issue 6").
 #[cfg(unix)]
 pub(crate) const PREFETCH_THRESHOLD: u64 = 64 * 1024 * 1024;
 

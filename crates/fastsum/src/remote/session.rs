@@ -203,7 +203,7 @@ fn end_within(child: &mut Child, limit: std::time::Duration) {
 }
 
 /// The transport's complaint with its name in front, once: ssh already
-/// starts its own with "ssh: " (issue 36: "ssh: ssh: Could not resolve").
+/// starts its own with "ssh: " (never "ssh: ssh: Could not resolve").
 fn said_by(program: &str, said: &str) -> String {
     let name = program.rsplit('/').next().unwrap_or(program);
     match said.starts_with(&format!("{name}: ")) {

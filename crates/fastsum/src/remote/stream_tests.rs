@@ -40,7 +40,7 @@ fn a_stream_without_its_trailer_is_never_complete() {
 
 #[test]
 fn a_lying_host_is_refused_with_a_message() {
-    // Issue 30.7: each of these was accepted (or panicked) before.
+    // Each of these was once accepted (or panicked).
     let d = format!("D{A}");
     let twice_end = [END, END].concat();
     let failed_then_end = [FAILED, END].concat();

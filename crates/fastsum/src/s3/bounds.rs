@@ -1,4 +1,4 @@
-//! The one bound on every loop over a server's answers (issue 63.3): a
+//! The one bound on every loop over a server's answers: a
 //! server that lies must end the run with an error naming what it said,
 //! never keep it asking. Pages of a listing must make progress (no token
 //! given twice, however far apart: A, B, A, B ... cycled forever where

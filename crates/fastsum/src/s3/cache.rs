@@ -1,6 +1,6 @@
 //! What S3 said of an object, kept so that an unchanged re-run costs one
 //! listing: keyed by the endpoint (with region, addressing and access
-//! key: issue 63.2, a lying endpoint's claims never answer for another),
+//! key, so that a lying endpoint's claims never answer for another),
 //! bucket, key, ETag, size and LastModified (an object rewritten changes
 //! at least its LastModified, and its ETag with its bytes), in an SQLite
 //! file of its own beside the digest cache. Every claim S3 gave is kept

@@ -6,7 +6,7 @@
 //! with its part sizes (GetObjectAttributes, or HeadObject per
 //! `partNumber` where the server gives no parts there), then a multipart
 //! ETag (`-N`, with the part sizes). `diff` trusts none of them alone: it
-//! compares every one ([`claims_of`], issue 63.1), since MD5 collisions
+//! compares every one ([`claims_of`]), since MD5 collisions
 //! are made in seconds and CRCs are forged in fewer. Never an ETag under
 //! SSE-KMS or SSE-C, which is no digest of the bytes. Anything else is
 //! opaque: the object is never called unchanged on its size alone.
@@ -171,7 +171,7 @@ impl Claim {
     }
 
     /// Whether it can be the claim of an object the listing gives as
-    /// `size` bytes with `etag` (issue 63.2: a cached claim is checked
+    /// `size` bytes with `etag` (a cached claim is checked
     /// against what this run's listing says): an MD5 of the whole object
     /// is the single-part ETag, and parts add up to the object.
     pub(crate) fn agrees_with_listing(&self, size: u64, etag: &str) -> bool {
@@ -189,7 +189,7 @@ impl Claim {
 }
 
 /// Every digest S3 gives of `key` (`size` and `etag` as listed) that
-/// fastsum can compute, the one rule `diff` decides by (issue 63.1): each
+/// fastsum can compute, the one rule `diff` decides by: each
 /// full-object checksum, the single-part ETag that is the MD5, each
 /// composite checksum whose part sizes are to be had; all of them are
 /// compared from one read of the local file, and one that disagrees makes
@@ -254,7 +254,7 @@ pub(crate) fn claims_of(
 /// A checksum S3 gives that fastsum does not know (a newer algorithm):
 /// an opaque claim each, in name order, so that the others never decide
 /// without it (a digest of the bytes that cannot be checked is no
-/// agreement; hostile pass over issue 65).
+/// agreement).
 fn unknown_checksums(head: &Head) -> Vec<Claim> {
     let mut names: Vec<&str> = head
         .headers

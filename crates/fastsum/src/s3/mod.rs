@@ -1,6 +1,6 @@
 //! S3 and the services that speak its API as a side of a diff
 //! (`s3://bucket/prefix`), decided by the checksums S3 keeps of each
-//! object rather than by size and time (issue 54).
+//! object rather than by size and time.
 //!
 //! The listing (ListObjectsV2, every page, bounded by `bounds.rs`) gives
 //! keys, sizes and ETags; a key on both sides with one size is decided by

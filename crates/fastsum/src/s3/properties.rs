@@ -1,4 +1,4 @@
-//! Property tests of the one S3 decision (issue 63, "Done when"): random
+//! Property tests of the one S3 decision: random
 //! sets of claims S3 could give of an object (each agreeing with the
 //! local bytes, one bit off, or opaque; whole-object or composite at
 //! random part sizes) decide as the oracle says, whatever their number

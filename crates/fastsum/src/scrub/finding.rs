@@ -22,7 +22,7 @@ pub enum Finding {
     New,
     /// Recorded on another file system than the one the file is on now
     /// (another image mounted in its place, whatever its stamp): another
-    /// file, not compared, recorded now (issue 63.10).
+    /// file, not compared, recorded now.
     OtherFileSystem,
     /// Verified within `older_than` and unchanged: not read.
     NotDue,

@@ -24,7 +24,7 @@ use crate::stage::Source;
 /// compared: the same file on a file system mounted again (another loop
 /// device, a USB disk under another name) has the same inode, size and
 /// times to the nanosecond and another device, and its bytes must be
-/// compared with the list, not called "changed" (issue 51).
+/// compared with the list, not called "changed".
 fn same(a: &FileStamp, b: &FileStamp) -> bool {
     a.is_remount_of(&FileStamp { kind: a.kind, ..*b })
 }
@@ -108,7 +108,7 @@ fn unstamped(
 /// and digest. A stamp taken on another file system than the file's now
 /// (the list's `"fsid"`; a list without one is judged by the stamp
 /// alone, as before) says nothing of these bytes: another file system,
-/// never corrupted (issue 63.10's rule, `fs::identity`).
+/// never corrupted (the cache's rule, `fs::identity`).
 fn judge(
     listed: &ManifestEntry,
     path: &Path,

@@ -1,5 +1,5 @@
 //! Roots found again where their file system is now mounted elsewhere
-//! (issue 51.2: the same disk under another mount point). Each scrub
+//! (the same disk under another mount point). Each scrub
 //! keeps, in the cache's notes, where each root was under the key of its
 //! place on its file system (`fs::mount`); a root with nothing recorded
 //! under its own path is looked up where it was then, and its files'

@@ -3,7 +3,7 @@
 //! scrub started. A resumed scrub passes over exactly the files whose
 //! entries were stored since then (by the interrupted scrub's reads, or a
 //! later read) and whose stamp is still the stored one; every other file
-//! is read, whatever the order of the operands. Issue 51: the place was
+//! is read, whatever the order of the operands. The place was once
 //! kept as the last path verified and compared as bytes, while the
 //! operands were walked in the order given, so `scrub b a` resumed past
 //! the whole of `a`, and a note set by hand to `ff` passed over
@@ -77,7 +77,7 @@ pub(super) fn resume_state(cache: &Cache, key: &str, now_ns: i64) -> Result<Opti
 }
 
 /// The files scrubs found corrupted and nothing has verified or
-/// rewritten since (hostile review of issue 51: a corrupted entry is left
+/// rewritten since (a corrupted entry is left
 /// as it was, so its time said "verified recently" and `--older-than`
 /// called it not due). Kept in the cache's notes per algorithm, as hex of
 /// their absolute paths; such a file is read by every scrub, never passed

@@ -1,4 +1,4 @@
-//! Signed lists (issue 55.2): a checksum list's signature verified before
+//! Signed lists: a checksum list's signature verified before
 //! any file it names is read, each format through a pure-Rust library made
 //! for it:
 //!

@@ -71,7 +71,7 @@ pub struct WalkOptions {
     pub directories: bool,
     /// A directory on a generated file system (`/proc`, `/sys`, cgroupfs,
     /// mounted anywhere below the root) is an error item, never entered:
-    /// what a directory digest a list asks for needs (issue 51.18).
+    /// what a directory digest a list asks for needs.
     pub refuse_generated: bool,
 }
 
@@ -334,7 +334,7 @@ impl<'a> Walker<'a> {
         let (kind, link_target) = if kind != file_kind::SYMLINK {
             (kind, None)
         } else if !self.options.follow_links {
-            // Reported, not dropped without a word (issue 13): the caller
+            // Reported, not dropped without a word: the caller
             // says how many were left out, and that -L follows them.
             let item = WalkItem::Special {
                 path: name::path_buf(path.to_vec()),

@@ -62,7 +62,7 @@ impl Walker<'_> {
 /// A directory's entries held until their turn, compactly: a directory
 /// of 300,000 files took 150 bytes an entry when each was held with its
 /// whole path (and twice as much while sorting), and the sorted walk
-/// holds every directory on the way down from the root (issue 35). Names
+/// holds every directory on the way down from the root. Names
 /// sit in one buffer; a file is its name's place and two numbers, its
 /// path made when it is handed out; anything else (subdirectories,
 /// special files, errors: few) is held as it was found.

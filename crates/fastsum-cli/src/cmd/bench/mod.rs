@@ -32,7 +32,7 @@ use timer::{
 
 /// The default time all strategies share (`--time` gives each its own):
 /// with a first warm-up and each one's peak-memory run, `fastsum bench` on
-/// a 146 MB file takes under 10 s (it took 35 s at 2 s each; issue 55.4).
+/// a 146 MB file takes under 10 s (it took 35 s at 2 s each).
 const SHARED_TIME: Duration = Duration::from_secs(5);
 
 /// The strategy left out unless named: 64-byte reads show what tiny reads

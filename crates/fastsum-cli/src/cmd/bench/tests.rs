@@ -214,7 +214,7 @@ fn json_strings_escape_control_characters() {
     assert_eq!(json_string("é ok"), "\"é ok\"");
 }
 
-/// Issue 13, 6: an empty file gave NaN% everywhere; a narrow terminal got
+/// An empty file once gave NaN% everywhere; a narrow terminal got
 /// a table wider than itself; a 0% difference inside a ±3% spread was
 /// named "Fastest" with no word of doubt.
 #[test]
@@ -284,7 +284,7 @@ fn reproduce_name(name: &str) -> String {
         .to_string()
 }
 
-/// Issue 55.4: `fastsum bench FILE` took 35 s on a 146 MB file. By
+/// `fastsum bench FILE` once took 35 s on a 146 MB file. By
 /// default every strategy but 64-byte reads runs, sharing 5 s, at least
 /// twice; with the one warm-up and a peak-memory run each, at MD5's
 /// 0.25 s for 146 MB (600 MB/s) the whole run stays under 10 s.

@@ -42,7 +42,7 @@ pub enum Budget {
     /// Iterations until this much time has been spent (at least 3).
     Time(Duration),
     /// The default: iterations until this much time has been spent, at
-    /// least 2 (a share of the whole run's few seconds, issue 55.4).
+    /// least 2 (a share of the whole run's few seconds).
     Share(Duration),
 }
 

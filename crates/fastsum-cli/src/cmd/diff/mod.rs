@@ -226,7 +226,7 @@ impl Printer<'_> {
                     write_json_problem(self.out.stdout_buf(), &path, &error);
                     self.out.commit();
                 }
-                // The name quoted as messages quote names (issue 51.17).
+                // The name quoted as messages quote names: no forged lines.
                 let mut message = b"fastsum diff: ".to_vec();
                 message.extend(Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path)));
                 message.extend_from_slice(format!(": {error}\n").as_bytes());

@@ -305,7 +305,7 @@ fn act(
                 fastsum::name::path_bytes(&acted.member),
                 fastsum::name::path_bytes(&acted.kept),
             );
-            // Report lines escape names, messages quote them (issue 51.17).
+            // Report lines escape names, messages quote them: no name forges a line.
             let quote = |name: &[u8]| {
                 String::from_utf8_lossy(&crate::term::Quoting { utf8: true }.quotef(name))
                     .into_owned()

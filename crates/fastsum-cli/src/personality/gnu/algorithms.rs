@@ -1,11 +1,11 @@
 //! The run's algorithm, from `-a` to the one value every part of the run
-//! reads (issue 52.1). Follow `-a` here: [`Chosen`] is what the options said,
-//! in the order given (`-a`, cksum's families, sum's `-r`/`-s`, `-l`,
-//! `--part-size`, `--base64`); [`Chosen::resolve`] checks it against the tool
-//! and the mode, once, in coreutils' order and words; the [`Algorithms`] it
-//! gives (`Options::algorithms`) is the only place the run's algorithm is
-//! held. The tree hasher, the renderer and the cache are bound to it when
-//! built; `--update` adopts its list's ([`Algorithms::adopt`]).
+//! reads, so no part can use another algorithm. Follow `-a` here: [`Chosen`]
+//! is what the options said, in the order given (`-a`, cksum's families, sum's
+//! `-r`/`-s`, `-l`, `--part-size`, `--base64`); [`Chosen::resolve`] checks it
+//! against the tool and the mode, once, in coreutils' order and words; the
+//! [`Algorithms`] it gives (`Options::algorithms`) is the only place the run's
+//! algorithm is held. The tree hasher, the renderer and the cache are bound to
+//! it when built; `--update` adopts its list's ([`Algorithms::adopt`]).
 
 use fastsum::manifest::gnu::Family;
 use fastsum::Algorithm;
@@ -178,7 +178,7 @@ impl Algorithms {
     /// `--part-size=SIZE`: the algorithm (each of several `-a`) as S3
     /// keeps it for an upload in parts of SIZE: the ETag for MD5 and
     /// s3etag, the composite checksum for CRC-32, CRC-32C, SHA-1 and
-    /// SHA-256 (issue 54). `named`: the `-a` given, each once.
+    /// SHA-256. `named`: the `-a` given, each once.
     fn in_parts(
         &mut self,
         run: &mut Run,

@@ -150,7 +150,7 @@ fn hashed_in_the_pipeline(run: &Run, o: &Options, name: &[u8]) -> bool {
 
 /// Whether the line naming `name` is a directory's digest, to be made
 /// again from its tree: in fastsum's own mode, and only when the user
-/// asks with `-c --dirs` (issue 51.18). A `--dirs` line looks exactly
+/// asks with `-c --dirs`. A `--dirs` line looks exactly
 /// like a hand-written `HEX  DIR/` line, and a downloaded list must not
 /// make fastsum walk `/` or `/proc/self/`: without `--dirs` such a line
 /// names a file, and a directory there is "FAILED open or read", as

@@ -2,8 +2,8 @@
 //! (`-`: standard input), coreutils' convention for `du` and `wc`, so that
 //! `find ... -print0 | fastsum --files0-from=-` takes any name.
 //!
-//! The names are read as a stream, a bounded batch at a time (issue 51.16:
-//! 4M names held at once took 458 MB; `du --files0-from` holds one): the
+//! The names are read as a stream, a bounded batch at a time
+//! (4M names held at once took 458 MB; `du --files0-from` holds one): the
 //! run hashes and prints a batch before it reads the next, in the list's
 //! order.
 
@@ -119,7 +119,7 @@ impl Names {
         }
         if name == b"-" && self.source == b"-" {
             // Standard input is the list: it cannot be an operand too
-            // (issue 51.19; du's and wc's words).
+            // (du's and wc's words).
             run.error(b"when reading file names from stdin, no file name of '-' allowed");
             return true;
         }

@@ -1,4 +1,4 @@
-//! The option parser fuzzed (issue 30): argument vectors (an input split
+//! The option parser fuzzed: argument vectors (an input split
 //! at NUL) through getopt with each tool's option table, and every value
 //! through the number and size parsers the options use. No panic, on any
 //! input; the harness is the library's (`fastsum::fuzzing`).

@@ -1,5 +1,5 @@
-//! The algorithm of an untagged list in fastsum's own mode, in one place
-//! (issue 63.8): [`untagged_algorithm`] decides it for `-c` from the
+//! The algorithm of an untagged list in fastsum's own mode, in one place:
+//! [`untagged_algorithm`] decides it for `-c` from the
 //! list's name, then its digests' length and a probe of one listed file;
 //! `--update` checks its own guess with [`confirm_guess`] from the same
 //! candidates and the same matching. The personalities never guess: they
@@ -270,8 +270,8 @@ const GUESS_CHECKS: usize = 8;
 /// than the list cannot have changed since the list was written, so one
 /// that matches no algorithm shows it wrong too unless another file
 /// matches it. Rewriting the list in a wrong guess would replace every
-/// line: refused, with the algorithms that do match, and nothing changed
-/// (issue 51.6). Only files older than the list were looked at once, so a
+/// line: refused, with the algorithms that do match, and nothing changed.
+/// Only files older than the list were looked at once, so a
 /// list whose files were all touched since (restored from a backup,
 /// copied, checked out) was turned from XXH128 into MD5, every file said
 /// modified, exit 0. Unlike `-c`, the update does not take what matches
@@ -294,7 +294,7 @@ pub(super) fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
         .filter(|a| *a != guess)
         .collect();
     // A file older than the list that matches no algorithm was changed
-    // since (a same-size edit, its mtime put back: issue 51.8), which
+    // since (a same-size edit, its mtime put back), which
     // --update is for; the guess is wrong when another algorithm matches,
     // or when no file at all matches it.
     let (mut confirmed, mut unmatched) = (false, None);

@@ -107,9 +107,10 @@ pub(super) fn digest_named(
 }
 
 /// Whether the files a list names are opened as a list's paths (regular
-/// files only, never waiting: a FIFO, `/dev/zero`): in fastsum's own -c
-/// (issue 51.3). The GNU tools read what the list names, devices too, as
-/// coreutils does (its own tests check `/dev/null`'s line).
+/// files only, never waiting: a FIFO, `/dev/zero`): in fastsum's own -c,
+/// since a list may come from anyone. The GNU tools read what the list
+/// names, devices too, as coreutils does (its own tests check `/dev/null`'s
+/// line).
 pub(super) fn listed(run: &Run) -> bool {
     run.tool.kind == ToolKind::Fastsum
 }
@@ -202,7 +203,7 @@ fn open_cache(run: &mut Run, o: &Options, operands: &[Source]) -> fastsum::cache
 }
 
 /// Prints a run's records as they come, and flushes what it holds whenever
-/// the run waits (issue 13: lines reach a terminal or a pipe as soon as
+/// the run waits (lines reach a terminal or a pipe as soon as
 /// they are next in order, no later than md5sum's would).
 struct Printer<'a> {
     run: &'a mut Run,
@@ -220,7 +221,7 @@ impl Sink for &mut Printer<'_> {
         if let Some(update) = &self.o.update {
             if super::update_file::is_own_file(update, &record.path) {
                 // The list being updated, or its temporary file: never an
-                // entry of the tree it describes (issue 51.5).
+                // entry of the tree it describes.
                 return;
             }
         }

@@ -1,5 +1,5 @@
 //! What fastsum's own mode adds to a failed operand's message, for the
-//! mistakes of a first hour (issue 55.4): a directory given without `-r`
+//! mistakes of a first hour: a directory given without `-r`
 //! (`fastsum: doc: Is a directory (use -r)`), and a subcommand mistyped
 //! (`fastsum dif a b`: `dif` is read as a file, and when there is none the
 //! message is followed by `fastsum: did you mean the subcommand 'diff'?`).

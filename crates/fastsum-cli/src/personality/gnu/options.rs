@@ -331,7 +331,7 @@ impl Options {
     /// `--tag`; for XXH3 always (its untagged line would read as XXH64's);
     /// and in fastsum's own mode for every algorithm but MD5 unless
     /// `--untagged`, as coreutils 9's `cksum -a` does, so that a plain
-    /// `fastsum -c` knows what each line was written with (issue 13: an
+    /// `fastsum -c` knows what each line was written with (an
     /// untagged 64-digit digest could be SHA-256, BLAKE3 or BLAKE2b-256;
     /// 32 digits MD5 or XXH128). MD5, the default, stays md5sum's line.
     pub(super) fn tagged(&self, kind: ToolKind) -> bool {

@@ -1,4 +1,4 @@
-//! The file `--update` writes (issue 51.6-7): beside the list's real file
+//! The file `--update` writes: beside the list's real file
 //! (a symlinked list's target is updated and the link kept), created new
 //! with the old file's mode and owner, and renamed over it in one step, so
 //! the list is always the old one or the new one. The temporary file is

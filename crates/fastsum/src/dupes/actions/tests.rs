@@ -87,7 +87,7 @@ fn links_replace_atomically_and_keep_every_byte() {
 
 #[test]
 fn a_write_during_the_comparison_leaves_the_member_as_it_is() {
-    // Issue 30.2: another process writes to the member while its bytes
+    // Another process writes to the member while its bytes
     // are compared with the kept file's (the seam runs right after the
     // comparison found them equal): nothing may be done to it.
     for action in [Action::Remove, Action::Link, Action::Symlink] {
@@ -128,8 +128,8 @@ fn a_write_during_the_comparison_leaves_the_member_as_it_is() {
 
 #[test]
 fn the_kept_files_inode_is_never_acted_on() {
-    // Issue 30.1 in the library: a group whose members are one file by
-    // two spellings and a hard link of it.
+    // A group whose members are one file by two spellings and a hard
+    // link of it: acting on any of them would lose the kept file's bytes.
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a");
     std::fs::write(&a, b"precious").unwrap();
@@ -173,7 +173,7 @@ fn the_kept_files_inode_is_never_acted_on() {
 
 #[test]
 fn a_directory_swapped_for_a_link_out_after_the_checks_is_no_way_out() {
-    // The hostile pass over issue 63.12: a directory of the member's path
+    // A directory of the member's path
     // swapped for a link to a directory outside every operand between the
     // checks and the act (renameat2 in a loop did it in CI's reach). The
     // act goes through the directory it holds, whose real path it checks.
@@ -227,7 +227,7 @@ fn member(path: &Path) -> Member {
 
 #[test]
 fn two_crosswise_removals_at_once_never_take_both_copies() {
-    // Hostile pass over issue 65, finding 05: run A removes x/f keeping
+    // Run A removes x/f keeping
     // y/g while run B removes y/g keeping x/f. B runs whole inside A's
     // last moment (both A's checks passed, A about to unlink): B finds
     // A's lock and leaves y/g; A removes x/f; one copy stays.
@@ -289,7 +289,7 @@ fn two_identical_removals_at_once_remove_once_and_keep_the_kept_file() {
 
 #[test]
 fn a_file_renamed_onto_the_members_name_just_before_the_unlink_stays() {
-    // Hostile pass over issue 65, finding 03: between the last stat and
+    // Between the last stat and
     // the unlink, another process renames a file holding bytes nowhere
     // else onto the member's name. The removal parks the name, sees
     // another inode under it, renames it back and removes nothing.
@@ -323,7 +323,7 @@ fn a_file_renamed_onto_the_members_name_just_before_the_unlink_stays() {
 
 #[test]
 fn a_bind_mount_over_the_members_directory_never_takes_the_kept_files_entry() {
-    // Hostile pass over issue 65, finding 10: src/d/h is a hard link of
+    // src/d/h is a hard link of
     // the kept arc/h; arc is bind-mounted over src/d after the checks.
     // The held directory is then arc itself: its entry h is the kept
     // file's, and is left.

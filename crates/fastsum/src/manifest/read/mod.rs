@@ -214,7 +214,7 @@ fn decides_beside_unknown(
 /// How hard a digest of `algorithm` is to forge, comparable: its class
 /// (no cryptographic claim, broken, weakened, sound), then its length. A
 /// sound function cut short is only as good as its length: BLAKE2b-8 is
-/// one byte, forged in 256 tries (helper-25: it decided over MD5, and a
+/// one byte, forged in 256 tries (when it decided over MD5, a
 /// forged file passed `diff`, `audit` and `scrub --manifest`), so below
 /// 128 bits it has no claim, and below 224 it ranks with SHA-1.
 fn forge_cost(algorithm: Algorithm) -> (u8, usize) {

@@ -81,7 +81,7 @@ fn ambiguity_and_mixtures_are_errors_that_say_why() {
 
 #[test]
 fn base64_is_strict_and_never_panics() {
-    // Issue 30.12: "====" panicked, "A===" decoded to nothing.
+    // "====" once panicked, and "A===" decoded to nothing.
     for bad in [
         "====",
         "A===",
@@ -106,11 +106,11 @@ fn base64_is_strict_and_never_panics() {
     }
 }
 
-/// Issue 51.8: fastsum reads every list it writes, `diff` and `--update`
+/// fastsum reads every list it writes, `diff` and `--update`
 /// included: several -a's lines (a file's lines one after another) and
 /// records (`"digests"`) read as one algorithm's, `-a`'s if given, else
-/// the hardest to forge whatever their order (helper-23's F1: the first
-/// decided, so a zeroed SHA-256 beside a right MD5 compared as unchanged).
+/// the hardest to forge whatever their order (when the first decided, a
+/// zeroed SHA-256 beside a right MD5 compared as unchanged).
 #[test]
 fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
     let md5 = "900150983cd24fb0d6963f7d28e17f72";
@@ -146,8 +146,8 @@ fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
     assert_eq!(deciding([Algorithm::Md5, Algorithm::Sha1]), Some(Algorithm::Sha1));
     assert_eq!(deciding([Algorithm::Xxh128, Algorithm::Md5]), Some(Algorithm::Md5));
     assert_eq!(deciding([Algorithm::Sha256, Algorithm::Blake3]), Some(Algorithm::Sha256));
-    // A sound function cut short is as weak as its length (helper-25:
-    // BLAKE2b-8 decided over MD5).
+    // A sound function cut short is as weak as its length (BLAKE2b-8
+    // once decided over MD5).
     let cut = |bytes: u8| Algorithm::Blake2b { output_len: bytes };
     assert_eq!(deciding([Algorithm::Md5, cut(1)]), Some(Algorithm::Md5));
     assert_eq!(deciding([cut(15), Algorithm::Sha1]), Some(Algorithm::Sha1));
@@ -169,7 +169,7 @@ fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
     }
 }
 
-/// Issue 51.8: a list written with -z (NUL-terminated, names not
+/// A list written with -z (NUL-terminated, names not
 /// escaped) reads as one written with newlines.
 #[test]
 fn nul_terminated_lists_read() {
@@ -202,7 +202,7 @@ fn blank_and_bad_lines_are_counted_not_held() {
     assert_eq!(m.problems.last().map(|p| p.0), Some(Manifest::PROBLEMS_KEPT as u64 + 1));
 }
 
-/// Issue 63.9: a list of several digests a file read with every digest,
+/// A list of several digests a file read with every digest,
 /// in every format fastsum writes it; a file whose algorithms are not the
 /// first file's is refused with its line.
 #[test]
@@ -273,7 +273,7 @@ fn a_hashdeep_list_is_read_in_its_hardest_column_to_forge() {
     assert_eq!(list.entries[0].digest.to_hex(), md5);
 }
 
-/// Helper-24's findings: a list is never read as if the digests it
+/// A list is never read as if the digests it
 /// gives beyond one algorithm were not there. A first file of MD5 alone
 /// makes an MD5 list, and a SHA-256 line further down is refused, not
 /// read past (the collision passed `diff` and `audit`); `-a` naming none

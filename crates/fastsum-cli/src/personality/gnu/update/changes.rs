@@ -86,7 +86,7 @@ pub(super) fn say_changes(run: &mut Run, old: &Listed, new: Written, path: &Path
             (_, Some(_)) => (b'A', n.next().map_or(&[][..], |b| b.0)),
         };
         counts[usize::from(letter == b'D') + 2 * usize::from(letter == b'M')] += 1;
-        // Names escaped as every report line escapes them (issue 51.17).
+        // Names escaped as every report line escapes them: no forged lines.
         let parts = [
             fastsum::output::line::LinePart::Text(&[letter, b'\t']),
             fastsum::output::line::LinePart::Name(name),

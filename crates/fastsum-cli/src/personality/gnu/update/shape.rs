@@ -1,6 +1,6 @@
 //! What an old list looks like: its shape (tagged or untagged lines,
 //! `--json`, hashdeep), its terminator, and whether it gives several
-//! digests a file (issue 63.9), each decided from its parsed lines.
+//! digests a file, each decided from its parsed lines.
 
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -20,8 +20,8 @@ pub(super) enum Shape {
     Hashdeep,
 }
 
-/// The shape of a list, the one decision `--update` writes it back by
-/// (issue 63.9): hashdeep's header or JSON records from its first line
+/// The shape of a list, the one decision `--update` writes it back by:
+/// hashdeep's header or JSON records from its first line
 /// that is not a comment; checksum lines from how the list reader parses
 /// them, never from their raw look: an escaped first name
 /// (`\SHA256 (a\\b) = ...`) starts a tagged line all the same. A list
