@@ -3,11 +3,12 @@
 //! else is in the personality modules and the `fastsum` library.
 
 mod cmd;
+mod mode;
 mod personality;
 mod term;
 
 use cmd::{audit, bench, cache, contained, diff, dupes, help, manual, remote, scrub, tree_digest};
-use personality::{b3sum, gnu, xxhsum};
+use personality::{b3sum, xxhsum};
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -63,7 +64,7 @@ fn run() -> anyhow::Result<u8> {
     };
     term::threads::install(&base, trouble);
     let status = if let Some(tool) = personality {
-        gnu::run(tool, program, &args)
+        mode::run(tool, program, &args)
     } else if base == "b3sum" {
         b3sum::run(argv)
     } else if xxhsum {
@@ -74,7 +75,7 @@ fn run() -> anyhow::Result<u8> {
         (sub.run)(argv.into_iter().skip(2).collect())
     } else {
         let words: Vec<&'static str> = SUBCOMMANDS.iter().map(|s| s.name).collect();
-        gnu::run_fastsum(program, &args, &words)
+        mode::run_fastsum(program, &args, &words)
     };
     Ok(u8::try_from(status).unwrap_or(1))
 }

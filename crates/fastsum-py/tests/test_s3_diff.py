@@ -1,5 +1,5 @@
-"""`fastsum.diff("s3://bucket/prefix", dir)` and the other order (issue
-54.5), against the small S3 endpoint of scripts/tests (s3_fake.py: plain
+"""`fastsum.diff("s3://bucket/prefix", dir)` and the other order,
+against the small S3 endpoint of scripts/tests (s3_fake.py: plain
 HTTP on 127.0.0.1, objects as the test sets them); the expected changes
 computed here from the bytes of both sides."""
 

@@ -15,8 +15,8 @@ pub(crate) const MAX_DIGEST_LEN: usize = 64;
 /// for the xxHash family, as `xxhsum` prints them by default, and for the
 /// CRCs, as S3 sends them.
 ///
-/// A digest of parts (S3's multipart ETag and composite checksums, issue
-/// 54) also carries the number of parts, written after it as `-N` in
+/// A digest of parts (S3's multipart ETag and composite checksums)
+/// also carries the number of parts, written after it as `-N` in
 /// every form (`hex-N`, `base64-N`, as S3 writes them); two digests are
 /// equal only with the same count (`X-1` is not `X`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -172,8 +172,8 @@ fn other_columns(args: &AuditArgs) -> Result<(List, Option<Algorithm>, Vec<Pairs
     Ok((list, algorithm, agreed))
 }
 
-/// How DIR is walked: symbolic links followed, as hashdeep does (issue
-/// 51.10), unless `--no-follow`.
+/// How DIR is walked: symbolic links followed, as hashdeep does, unless
+/// `--no-follow`.
 fn walk_of(args: &AuditArgs) -> WalkOptions {
     WalkOptions {
         follow_links: !args.no_follow,

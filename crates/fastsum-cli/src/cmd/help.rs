@@ -16,11 +16,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     match args.as_slice() {
-        [] => crate::term::print_all(
-            "fastsum help",
-            crate::personality::gnu::fastsum_help().as_bytes(),
-            0,
-        ),
+        [] => crate::term::print_all("fastsum help", crate::mode::fastsum_help().as_bytes(), 0),
         [flag] if flag == "--help" || flag == "-h" || flag == "help" => {
             crate::term::print_all("fastsum help", USAGE.as_bytes(), 0)
         }

@@ -1,6 +1,7 @@
 //! Which tool fastsum is: the coreutils tools it imitates, chosen by the
 //! name it was invoked under (b3sum and xxhsum are recognised in main.rs).
-//! `gnu` is the coreutils front end, which is also fastsum's own main mode;
+//! The coreutils tools are fastsum's main mode (`crate::mode`) under
+//! their option tables and policy, and `gnu` keeps their `--help` texts;
 //! `b3sum` and `xxhsum` imitate those tools.
 
 pub(crate) mod b3sum;
@@ -15,7 +16,7 @@ pub struct Tool {
     /// The program's official name (`md5sum`), for help and version text.
     pub name: &'static str,
     /// Its algorithm when none is asked for (the run's own is resolved in
-    /// `gnu/algorithms.rs`).
+    /// `mode/algorithms.rs`).
     pub default_algorithm: Algorithm,
     /// What sets it apart.
     pub kind: ToolKind,

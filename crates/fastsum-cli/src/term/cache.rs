@@ -4,7 +4,7 @@
 //! default), and the library's [`CacheRun`] opened for a subcommand
 //! ([`open`]) and finished ([`finish`]), its notices said with the
 //! command's name. The coreutils front end says them its own way
-//! (`personality/gnu/run.rs`).
+//! (`mode/run.rs`).
 
 use std::path::{Path, PathBuf};
 

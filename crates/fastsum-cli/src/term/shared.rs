@@ -3,7 +3,7 @@
 //! read them. A command that says more of an option in its help (what
 //! the algorithm is for, its default) does so with `mut_arg` on its own
 //! arguments; the option itself is declared here only. The coreutils
-//! front end keeps its getopt table (`personality/gnu/options.rs`, byte
+//! front end keeps its getopt table (`mode/options.rs`, byte
 //! for byte coreutils') but reads the values through the same functions.
 
 use std::path::PathBuf;

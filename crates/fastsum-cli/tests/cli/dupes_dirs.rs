@@ -1,8 +1,8 @@
 //! `fastsum dupes --dirs` against an oracle that compares
 //! directories by their bytes (Python: every path below, its kind, and
 //! the bytes or link target of each), a group left out only when it is
-//! one relative path inside every member of a group reported (issue
-//! 51.12: anything else, a copy of a sub-tree elsewhere or two copies
+//! one relative path inside every member of a group reported
+//! (anything else, a copy of a sub-tree elsewhere or two copies
 //! inside one member, is reported).
 
 use crate::testenv::{python, TestEnv};

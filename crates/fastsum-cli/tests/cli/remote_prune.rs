@@ -1,5 +1,4 @@
-//! `fastsum diff` of a tree against a remote host with the cache (issue
-//! 34): the local tree's directory digests go to the host, and a remote
+//! `fastsum diff` of a tree against a remote host with the cache: the local tree's directory digests go to the host, and a remote
 //! fastsum answers a matching sub-tree with one record instead of its
 //! listing. Against a real OpenSSH server on 127.0.0.1: the answer must be
 //! the one a full listing gives (and a local diff of the same trees), in

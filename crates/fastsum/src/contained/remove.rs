@@ -147,9 +147,8 @@ pub(super) fn disjoint(sources: &[PathBuf], archives: &[Archive]) -> Result<(), 
     }
     // A bind mount below the operands shows one directory in both (an
     // archive mounted inside a source, or a source inside an archive),
-    // which no path up from either operand sees (hostile pass over issue
-    // 65, finding 02): any directory found under both, by device and
-    // inode, refuses the run.
+    // which no path up from either operand sees: any directory found
+    // under both, by device and inode, refuses the run.
     let trees = archives.iter().filter_map(|a| match a {
         Archive::Tree(t) => Some(t.as_path()),
         _ => None,

@@ -133,8 +133,7 @@ pub struct DiffOptions<'a> {
     pub progress: Option<Arc<crate::pipeline::Progress>>,
     /// Leave directories out of a comparison of two local trees. By
     /// default a directory one side has and the other lacks (an empty one
-    /// too) is added or removed, as `diff -r` says "Only in" (issue
-    /// 51.13). Manifests and remote listings hold no directories.
+    /// too) is added or removed, as `diff -r` says "Only in". Manifests and remote listings hold no directories.
     pub ignore_directories: bool,
     /// How S3 sides are reached and decided.
     #[cfg(feature = "s3")]

@@ -73,8 +73,8 @@ pub(super) fn out_of_memory(why: &str) -> bool {
 const LONG_LINE: usize = 1 << 20;
 
 /// A list's lines as it is read, numbered from 1, each without its `\n`
-/// (and a `\r` before it): one line held at a time, not the list (issue
-/// 35: a 1M-line manifest read whole held its 174 MB beside the entries
+/// (and a `\r` before it): one line held at a time, not the list
+/// (a 1M-line manifest read whole held its 174 MB beside the entries
 /// made of it).
 pub(super) struct Lines<R> {
     reader: R,

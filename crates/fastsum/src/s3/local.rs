@@ -69,8 +69,8 @@ pub(crate) fn digests_in_forms(
 
 /// Whether the digests of some bytes in the forms of `claims` (as
 /// [`digests_in_forms`] gives them) make those bytes the ones every claim
-/// describes: `Some(false)` when one disagrees (one is enough, issue
-/// 63.1), `None` when none does but one is opaque, else `Some(true)`.
+/// describes: `Some(false)` when one disagrees (one is enough:
+/// every digest S3 gives must agree), `None` when none does but one is opaque, else `Some(true)`.
 pub(crate) fn claims_agree(claims: &[Claim], digests: &[Option<Digest>]) -> Option<bool> {
     let mut opaque = false;
     for (claim, digest) in claims.iter().zip(digests) {

@@ -11,7 +11,7 @@ const MANUAL_URL: &str = "https://www.gnu.org/software/coreutils/manual/coreutil
 const PACKAGE_URL: &str = "https://www.gnu.org/software/coreutils/";
 
 /// The help text, as the coreutils 9.10 tool prints it called as `program`.
-pub(super) fn usage(tool: Tool, program: &[u8]) -> String {
+pub(crate) fn usage(tool: Tool, program: &[u8]) -> String {
     let mut h = Help {
         text: format!(
             "Usage: {} [OPTION]... [FILE]...\n",

@@ -1,5 +1,5 @@
-//! A list of several digests a file (`fastsum -a md5 -a sha256`, issue
-//! 63.9) read with every digest, for `--update` to write it back whole:
+//! A list of several digests a file (`fastsum -a md5 -a sha256`)
+//! read with every digest, for `--update` to write it back whole:
 //! BSD-tagged lines (each file's lines one after another, one per
 //! algorithm), `--json` records with `"digests"`, or a hashdeep list of
 //! several columns. Every file must have the same algorithms in the same

@@ -5,10 +5,10 @@
 use fastsum::pipeline::Order;
 use fastsum::ReadStrategy;
 
-use super::files0::Names;
-use super::options::{looks_like_a_cache, Options};
-use super::parse::Parsed;
-use super::run::Run;
+use crate::mode::files0::Names;
+use crate::mode::options::{looks_like_a_cache, Options};
+use crate::mode::parse::Parsed;
+use crate::mode::run::Run;
 use crate::personality::ToolKind;
 
 /// The options to run with, the operands, and the rest of a
@@ -49,11 +49,10 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
     let update_given = update.is_some();
     if let Some(manifest) = update {
         update_combinations(run, &o)?;
-        super::update::adopt(run, &mut o, &manifest)?;
+        crate::mode::update::adopt(run, &mut o, &manifest)?;
     }
     // hashdeep follows symbolic links, to files and directories: its lists
-    // are written (and updated) as it would write them, unless -P (issue
-    // 51.10).
+    // are written (and updated) as it would write them, unless -P.
     if o.hashdeep && !o.no_follow && !o.check {
         o.tree.walk.follow_links = true;
     }
@@ -78,7 +77,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
         (false, _) => operands,
     };
     if let Some(source) = prune {
-        super::prune::adopt(run, &mut o, &source, &operands)?;
+        crate::mode::prune::adopt(run, &mut o, &source, &operands)?;
     }
     if o.stamps && !o.json {
         return Err(run.usage_error(Some("--stamps needs --json (a stamp is part of a record)")));
@@ -122,7 +121,7 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
     if o.hashdeep && !o.check {
         hashdeep_combinations(run, o)?;
     }
-    super::signed::combinations(run, o)?;
+    crate::mode::check::signed::combinations(run, o)?;
     if o.check_format.is_some() && !o.hashdeep && !o.check {
         let m = "--format reads lists in that format with -c; it writes only --format=hashdeep";
         return Err(run.usage_error(Some(m)));
@@ -266,7 +265,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         || o.tree.walk.follow_links
         || o.tree.walk.one_file_system
         // `-c --dirs`: fastsum's own -c checks directory lines only when
-        // asked (check_hash::is_directory_line).
+        // asked (digests::is_directory_line).
         || (o.tree.walk.directories && !(fastsum && o.check))
         || !o.tree.walk.excludes.is_empty();
     let uses = [

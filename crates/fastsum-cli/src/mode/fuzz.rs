@@ -3,7 +3,7 @@
 //! through the number and size parsers the options use. No panic, on any
 //! input; the harness is the library's (`fastsum::fuzzing`).
 
-use super::options::{parse_decimal, parse_size, specs};
+use crate::mode::options::{parse_decimal, parse_size, specs};
 use crate::personality::ToolKind;
 use crate::term::getopt::Getopt;
 

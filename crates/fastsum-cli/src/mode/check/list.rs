@@ -9,42 +9,45 @@ use std::io::{self, BufRead, BufReader, Read};
 use fastsum::manifest::list::{ListFormat, ListLine, ListReader};
 use fastsum::{Algorithm, Digest, ErrorKind};
 
-use super::check_hash::{prefetch_digests, report_hashed, CheckItem};
-use super::hash::{digest_named, Hashed};
-use super::options::Options;
-use super::run::Run;
-use super::verdict::{self, Tally, Verdict};
+use crate::mode::check::digests::{prefetch_digests, report_hashed, CheckItem};
+use crate::mode::check::verdict::{self, Tally, Verdict};
+use crate::mode::hash::{digest_named, Hashed};
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 
 /// A list read entry by entry.
-pub(super) struct Entries {
+pub(in crate::mode) struct Entries {
     reader: ListReader<BufReader<Box<dyn Read>>>,
     format: ListFormat,
     /// Prefixed to relative paths (a Release file's directory).
     base: Vec<u8>,
     /// Directory digests left unchecked (no `-c --dirs`).
-    pub(super) directories_skipped: u64,
+    pub(in crate::mode) directories_skipped: u64,
 }
 
 /// A list read up to its first entry line (neither blank nor a `#`
 /// comment), to be read again from the start by whatever reads the list.
-pub(super) struct ReadAhead {
+pub(in crate::mode) struct ReadAhead {
     /// The lines before it, all skipped by every reader: counted, not
     /// held.
-    pub(super) skipped: u64,
+    pub(in crate::mode) skipped: u64,
     /// The first entry line as read (with its end), or nothing.
-    pub(super) line: Vec<u8>,
+    pub(in crate::mode) line: Vec<u8>,
     /// What the format is told by: the line without its end, or, for a
     /// line over [`EXCERPT`] bytes twice, its first and last [`EXCERPT`]
     /// bytes (every format is told by a line's start or end; a 200 MB
     /// first line is not held twice).
-    pub(super) first: Option<Vec<u8>>,
+    pub(in crate::mode) first: Option<Vec<u8>>,
 }
 
 /// See [`ReadAhead::first`].
 const EXCERPT: usize = 64 * 1024;
 
 /// Reads `reader` up to and including its first entry line.
-pub(super) fn first_entry(reader: &mut impl BufRead, terminator: u8) -> io::Result<ReadAhead> {
+pub(in crate::mode) fn first_entry(
+    reader: &mut impl BufRead,
+    terminator: u8,
+) -> io::Result<ReadAhead> {
     let mut line = Vec::new();
     let mut skipped = 0;
     loop {
@@ -72,7 +75,11 @@ pub(super) fn first_entry(reader: &mut impl BufRead, terminator: u8) -> io::Resu
 }
 
 impl Entries {
-    pub(super) fn new(reader: Box<dyn Read>, format: ListFormat, checkfile: &[u8]) -> Entries {
+    pub(in crate::mode) fn new(
+        reader: Box<dyn Read>,
+        format: ListFormat,
+        checkfile: &[u8],
+    ) -> Entries {
         let base = match checkfile.iter().rposition(|&b| b == b'/') {
             Some(slash) if format.paths_relative_to_list() && checkfile != b"-" => {
                 checkfile[..=slash].to_vec()
@@ -88,7 +95,7 @@ impl Entries {
     }
 
     /// Why no entry was checked.
-    pub(super) fn explain_none(&self) -> String {
+    pub(in crate::mode) fn explain_none(&self) -> String {
         let format = self.format;
         match format {
             ListFormat::Release => format!(
@@ -104,7 +111,7 @@ impl Entries {
 
     /// The next chunk of entries as check items; `Err` if the list could
     /// not be read; an empty chunk at its end.
-    pub(super) fn next_chunk(
+    pub(in crate::mode) fn next_chunk(
         &mut self,
         o: &Options,
         most: usize,
@@ -189,7 +196,7 @@ fn leaves_through_a_link(base: &[u8], path: &[u8]) -> Option<String> {
 
 /// The digests of the entries' further algorithms (`also`), through the
 /// pipeline as the first ones: `[k][i]` is item `i`'s `k`-th further one.
-pub(super) fn prefetch_also(
+pub(in crate::mode) fn prefetch_also(
     run: &mut Run,
     o: &Options,
     items: &[CheckItem],
@@ -226,7 +233,7 @@ pub(super) fn prefetch_also(
 /// After the first digest matched: the verdict of the entry's size and
 /// its further digests (`prefetched[k]`, or hashed here), each mismatch
 /// said on stderr (not with `--status`).
-pub(super) fn verdict_of_the_rest(
+pub(in crate::mode) fn verdict_of_the_rest(
     run: &mut Run,
     o: &Options,
     name: &[u8],
@@ -266,7 +273,12 @@ pub(super) fn verdict_of_the_rest(
 }
 
 /// `--debug`/`-v`: which format a list was read as.
-pub(super) fn say_format(run: &mut Run, o: &Options, display_name: &[u8], format: ListFormat) {
+pub(in crate::mode) fn say_format(
+    run: &mut Run,
+    o: &Options,
+    display_name: &[u8],
+    format: ListFormat,
+) {
     if o.debug || o.verbose {
         let mut m = run.quoting.quotef(display_name);
         m.extend_from_slice(format!(": read as {}", format.describe()).as_bytes());
@@ -279,7 +291,7 @@ pub(super) fn say_format(run: &mut Run, o: &Options, display_name: &[u8], format
 
 /// An entry of a list in another format than lines that could not be
 /// read: counted as misformatted, and said with why.
-pub(super) fn report_problem(
+pub(in crate::mode) fn report_problem(
     run: &mut Run,
     o: &Options,
     display_name: &[u8],
@@ -302,7 +314,7 @@ pub(super) fn report_problem(
 
 /// An entry the list may not name: counted (the list fails), said with
 /// why whatever `-w` says, and a `"refused"` record with `--json`.
-pub(super) fn report_refused(
+pub(in crate::mode) fn report_refused(
     run: &mut Run,
     o: &Options,
     display_name: &[u8],
@@ -324,7 +336,7 @@ const PROBLEMS_SAID: u64 = 10;
 
 /// A line holding only a digest, in a list named for one file (`file`):
 /// the line that names that file (`HEX  FILE`).
-pub(super) fn lone_line(file: Option<&[u8]>, line: &[u8]) -> Option<Vec<u8>> {
+pub(in crate::mode) fn lone_line(file: Option<&[u8]>, line: &[u8]) -> Option<Vec<u8>> {
     let file = file?;
     if line.is_empty() || !line.iter().all(u8::is_ascii_hexdigit) {
         return None;
@@ -336,7 +348,7 @@ pub(super) fn lone_line(file: Option<&[u8]>, line: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// A list's line without its terminator, nor the CR before a newline.
-pub(super) fn trimmed(line: &[u8], terminator: u8) -> &[u8] {
+pub(in crate::mode) fn trimmed(line: &[u8], terminator: u8) -> &[u8] {
     let line = line.strip_suffix(&[terminator]).unwrap_or(line);
     match terminator {
         b'\n' => line.strip_suffix(b"\r").unwrap_or(line),

@@ -9,7 +9,7 @@
 
 use std::io::{BufRead, BufReader};
 
-use super::run::Run;
+use crate::mode::run::Run;
 
 /// The most names a batch holds, and the most bytes of names: a batch
 /// stays a few MB whatever the list's length (64Ki names of ~100 bytes).

@@ -21,7 +21,7 @@ const PROBE_BYTES: usize = 1 << 20;
 
 /// How an untagged list is read.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Reading {
+pub(in crate::mode) enum Reading {
     /// Named for its algorithm (`XXH128SUMS`, `x.xxh128`, `x.b3`): that
     /// algorithm, no probe.
     Named(Algorithm),
@@ -46,7 +46,7 @@ pub(super) enum Reading {
 /// `digits`-digit digest, the smallest readable regular file among
 /// `listed` (name, digest) is hashed under each algorithm of that length,
 /// and the one it matches under is the list's.
-pub(super) fn untagged_algorithm(
+pub(in crate::mode) fn untagged_algorithm(
     list: &[u8],
     digits: Option<usize>,
     listed: &[(Vec<u8>, Digest)],
@@ -88,7 +88,7 @@ pub(super) fn untagged_algorithm(
 
 /// Why a list whose probed files matched under no candidate is not
 /// checked: `smallest` is the first probed, quoted; `count` how many.
-pub(super) fn none_matched(
+pub(in crate::mode) fn none_matched(
     digits: usize,
     candidates: &[Algorithm],
     smallest: &str,
@@ -104,7 +104,7 @@ pub(super) fn none_matched(
 
 /// A name rule for `--update` (`XXH128SUMS`): the algorithm the list's
 /// name gives an untagged list without `-a`.
-pub(super) fn named(list: &[u8]) -> Option<Algorithm> {
+pub(in crate::mode) fn named(list: &[u8]) -> Option<Algorithm> {
     match untagged_algorithm(list, None, &[]) {
         Reading::Named(algorithm) => Some(algorithm),
         _ => None,
@@ -138,7 +138,7 @@ fn smallest_readable(listed: &[(Vec<u8>, Digest)]) -> Vec<(&[u8], &Digest)> {
 /// `Algorithm::ALL`'s order (MD5 first for 32), then `rhash --simple`'s
 /// CRC-32 for 8 and BLAKE2b of that length: never cksum's and sum's
 /// numbers nor digests of parts.
-pub(super) fn candidates(digits: usize) -> Vec<Algorithm> {
+pub(in crate::mode) fn candidates(digits: usize) -> Vec<Algorithm> {
     let mut all: Vec<Algorithm> = Algorithm::ALL
         .into_iter()
         .filter(|a| {
@@ -160,7 +160,7 @@ pub(super) fn candidates(digits: usize) -> Vec<Algorithm> {
 
 /// `algorithms` as the `-a` a user would type: "md5, xxh128 or blake2b
 /// -l 128".
-pub(super) fn as_options(algorithms: &[Algorithm]) -> String {
+pub(in crate::mode) fn as_options(algorithms: &[Algorithm]) -> String {
     let names: Vec<String> = algorithms
         .iter()
         .map(|a| match a {
@@ -180,7 +180,7 @@ pub(super) fn as_options(algorithms: &[Algorithm]) -> String {
 
 /// `algorithm` as its tag says it, BLAKE2b with its length: `XXH128`,
 /// `BLAKE2b-128`.
-pub(super) fn shown(algorithm: Algorithm) -> String {
+pub(in crate::mode) fn shown(algorithm: Algorithm) -> String {
     match algorithm {
         Algorithm::Blake2b { output_len } if output_len != 64 => {
             format!("BLAKE2b-{}", u32::from(output_len) * 8)
@@ -192,7 +192,7 @@ pub(super) fn shown(algorithm: Algorithm) -> String {
 /// The algorithms of `among` under which the listed file `name` hashes to
 /// `expected` (all of it, or the CRC a line writes alone), opened as `-c`
 /// opens a list's path.
-pub(super) fn matching(
+pub(in crate::mode) fn matching(
     hasher: &mut fastsum::FileHasher,
     name: &[u8],
     expected: &Digest,
@@ -212,7 +212,7 @@ pub(super) fn matching(
 
 /// The length of the hex digest an untagged line (`HEX  NAME` or
 /// `HEX *NAME`, optionally `\`-escaped) starts with, if it is one.
-pub(super) fn untagged_digest_len(line: &[u8]) -> Option<usize> {
+pub(in crate::mode) fn untagged_digest_len(line: &[u8]) -> Option<usize> {
     let line = line.strip_prefix(b"\\").unwrap_or(line);
     let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
     let rest = &line[digits..];
@@ -222,7 +222,7 @@ pub(super) fn untagged_digest_len(line: &[u8]) -> Option<usize> {
 /// The untagged `digits`-digit entries (name, digest) of the first lines
 /// of `reader` (up to [`PROBE_LINES`] or [`PROBE_BYTES`]), which are put
 /// back to be read again: a list on standard input is probed too.
-pub(super) fn read_ahead(
+pub(in crate::mode) fn read_ahead(
     reader: &mut BufReader<Box<dyn Read>>,
     terminator: u8,
     digits: usize,
@@ -244,7 +244,7 @@ pub(super) fn read_ahead(
             false => prefix.extend_from_slice(&line),
         }
         lines += 1;
-        let line = super::check_list::trimmed(&prefix[start..], terminator);
+        let line = crate::mode::check::list::trimmed(&prefix[start..], terminator);
         if line.first().is_none_or(|&b| b == b'#') || untagged_digest_len(line) != Some(digits) {
             continue;
         }
@@ -253,7 +253,9 @@ pub(super) fn read_ahead(
         }
     }
     let rest = std::mem::replace(reader, BufReader::new(Box::new(io::empty())));
-    let again: Box<dyn Read> = Box::new(super::replay::Replay::new(0, terminator, prefix, rest));
+    let again: Box<dyn Read> = Box::new(crate::mode::check::replay::Replay::new(
+        0, terminator, prefix, rest,
+    ));
     *reader = BufReader::with_capacity(64 * 1024, again);
     Ok(listed)
 }
@@ -277,7 +279,7 @@ const GUESS_CHECKS: usize = 8;
 /// modified, exit 0. Unlike `-c`, the update does not take what matches
 /// on its own: a list rewritten under an algorithm a forged file chose
 /// would be lost.
-pub(super) fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
+pub(in crate::mode) fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), String> {
     let Ok(written) = std::fs::metadata(list).and_then(|m| m.modified()) else {
         return Ok(());
     };

@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::super::options::Listed;
-use super::super::run::{Run, Written};
-use super::super::update_file;
+use crate::mode::options::Listed;
+use crate::mode::run::{Run, Written};
+use crate::mode::update::file;
 
 /// A path the old list names twice (its lines disagree or repeat): the
 /// update cannot tell which line was the list's word, so it changes
@@ -97,7 +97,7 @@ pub(super) fn say_changes(run: &mut Run, old: &Listed, new: Written, path: &Path
     let [added, removed, modified, unchanged] = counts;
     let m = format!(
         "{}: updated: {added} added, {removed} removed, {modified} modified, {unchanged} unchanged",
-        update_file::named(path)
+        file::named(path)
     );
     let _ = std::io::stderr().flush();
     run.error(m.as_bytes());

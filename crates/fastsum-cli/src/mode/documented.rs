@@ -3,8 +3,8 @@
 //! (`options::specs`), words from the `--help` text users read, so neither
 //! can drift from the program.
 
-use super::help::gnu_help;
-use super::options::specs;
+use crate::mode::help::gnu_help;
+use crate::mode::options::specs;
 use crate::personality::{Tool, ToolKind};
 use crate::term::getopt::HasArg;
 

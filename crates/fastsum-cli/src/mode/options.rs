@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use fastsum::pipeline::TreeOptions;
 use fastsum::Algorithm;
 
-use super::algorithms::Algorithms;
-use super::run::Run;
+use crate::mode::algorithms::Algorithms;
+use crate::mode::run::Run;
 use crate::personality::{Tool, ToolKind};
 use crate::term::getopt::{HasArg, OptSpec};
 

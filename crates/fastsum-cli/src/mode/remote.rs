@@ -8,9 +8,9 @@ use fastsum::s3::S3Url;
 use fastsum::stage::Hashed;
 use fastsum::ErrorKind;
 
-use super::hash::{hash_operands, print_record};
-use super::options::Options;
-use super::run::Run;
+use crate::mode::hash::{hash_operands, print_record};
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 use crate::personality::ToolKind;
 
 /// Hashes every operand in order: `HOST:PATH` ones on their host (fastsum's
@@ -31,7 +31,7 @@ pub(super) fn hash_operands_and_remotes(run: &mut Run, o: &Options, names: &[Vec
             ok &= hash_operands(run, o, &std::mem::take(&mut local));
         }
         if let Some(url) = s3 {
-            ok &= super::s3::hash_s3_operand(run, o, name, &url);
+            ok &= crate::mode::s3::hash_s3_operand(run, o, name, &url);
         } else if let Some(remote) = remote {
             ok &= hash_remote_operand(run, o, name, &remote);
         }

@@ -11,8 +11,8 @@ use fastsum::pipeline::{Outcome, Record};
 use fastsum::s3::{S3Options, S3Url};
 use fastsum::stage::Hashed;
 
-use super::options::Options;
-use super::run::Run;
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 
 /// Prints the lines of one `s3://` operand; false if any object had
 /// none, or the listing failed.

@@ -7,9 +7,9 @@ use std::io;
 use fastsum::pipeline::{Order, Outcome, Record, TreeHasher};
 use fastsum::{Algorithm, ErrorKind, Source};
 
-use super::hash::Hashed;
-use super::options::Options;
-use super::run::Run;
+use crate::mode::hash::Hashed;
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 use crate::personality::ToolKind;
 
 /// Chunks naming fewer distinct files, of fewer bytes in all, are hashed
@@ -18,7 +18,7 @@ const IN_LINE_FILES: usize = 16;
 const IN_LINE_BYTES: u64 = 16 << 20;
 
 /// One line of a check list that is not a comment or blank.
-pub(super) enum CheckItem {
+pub(in crate::mode) enum CheckItem {
     /// Not a checksum line: its line number, and the tag its `--warn`
     /// warning names.
     Misformatted(u64, &'static str),
@@ -47,7 +47,7 @@ pub(super) enum CheckItem {
 /// the cache in front when it is on), one run per algorithm met; `None`
 /// for the lines left to `digest_named` (standard input, misformatted
 /// lines, and an algorithm whose cache entries could not be loaded).
-pub(super) fn prefetch_digests(
+pub(in crate::mode) fn prefetch_digests(
     run: &mut Run,
     o: &Options,
     items: &[CheckItem],
@@ -72,7 +72,7 @@ pub(super) fn prefetch_digests(
             .unzip();
         let mut options = o.tree.clone();
         options.recursive = false;
-        options.listed = super::hash::listed(run);
+        options.listed = crate::mode::hash::listed(run);
         options.order = Order::Unordered;
         if run.check_cache.is_some() && !run.check_cache_serves(algorithm) {
             continue;
@@ -87,7 +87,7 @@ pub(super) fn prefetch_digests(
         };
         let mut run_tree = run.check_cached(TreeHasher::with_options(algorithm, options));
         // `more_to_come` says whether the list has lines past this chunk
-        // (check.rs): the total is final only with its last chunk.
+        // (check/mod.rs): the total is final only with its last chunk.
         if let Some((counters, _)) = &run.progress {
             run_tree = run_tree.progress(counters.clone());
         }
@@ -106,7 +106,7 @@ pub(super) fn prefetch_digests(
 /// gives (hashdeep's, JSON's), else the files' own; `None` where a file is
 /// read more than once (several algorithms, further digests), and so the
 /// bytes read would pass the total.
-pub(super) fn known_bytes(items: &[CheckItem]) -> Option<u64> {
+pub(in crate::mode) fn known_bytes(items: &[CheckItem]) -> Option<u64> {
     if algorithms_of(items).len() > 1 {
         return None;
     }
@@ -143,9 +143,9 @@ fn algorithms_of(items: &[CheckItem]) -> Vec<Algorithm> {
 }
 
 /// Whether a line's file goes through the pipeline: not standard input,
-/// a name too long to open, or a directory's line (`check_dirs`).
+/// a name too long to open, or a directory's line (`check::dirs`).
 fn hashed_in_the_pipeline(run: &Run, o: &Options, name: &[u8]) -> bool {
-    name != b"-" && !super::hash::too_long(name) && !is_directory_line(run, o, name)
+    name != b"-" && !crate::mode::hash::too_long(name) && !is_directory_line(run, o, name)
 }
 
 /// Whether the line naming `name` is a directory's digest, to be made
@@ -155,7 +155,7 @@ fn hashed_in_the_pipeline(run: &Run, o: &Options, name: &[u8]) -> bool {
 /// make fastsum walk `/` or `/proc/self/`: without `--dirs` such a line
 /// names a file, and a directory there is "FAILED open or read", as
 /// md5sum says. The GNU tools read every name as a file's.
-pub(super) fn is_directory_line(run: &Run, o: &Options, name: &[u8]) -> bool {
+pub(in crate::mode) fn is_directory_line(run: &Run, o: &Options, name: &[u8]) -> bool {
     run.tool.kind == ToolKind::Fastsum
         && o.tree.walk.directories
         && fastsum::manifest::read::Manifest::is_directory_name(name)
@@ -190,7 +190,7 @@ fn few_files(items: &[CheckItem]) -> bool {
 }
 
 /// A prefetched digest as `digest_named` would have reported it.
-pub(super) fn report_hashed(
+pub(in crate::mode) fn report_hashed(
     run: &mut Run,
     name: &[u8],
     result: Result<fastsum::Digest, ErrorKind>,

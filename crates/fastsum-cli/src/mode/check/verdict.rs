@@ -11,12 +11,12 @@ use fastsum::{Algorithm, Digest};
 
 use crate::personality::ToolKind;
 
-use super::options::Options;
-use super::run::Run;
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 
 /// What one checked line came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Verdict {
+pub(in crate::mode) enum Verdict {
     Ok,
     Failed,
     Unreadable,
@@ -26,21 +26,21 @@ pub(super) enum Verdict {
 
 /// What one list's lines came to.
 #[derive(Default)]
-pub(super) struct Tally {
-    pub(super) misformatted: u64,
-    pub(super) mismatched: u64,
-    pub(super) unreadable: u64,
-    pub(super) any_properly_formatted: bool,
-    pub(super) any_matched: bool,
+pub(in crate::mode) struct Tally {
+    pub(in crate::mode) misformatted: u64,
+    pub(in crate::mode) mismatched: u64,
+    pub(in crate::mode) unreadable: u64,
+    pub(in crate::mode) any_properly_formatted: bool,
+    pub(in crate::mode) any_matched: bool,
     /// Lines that matched, and files not there (--ignore-missing).
-    pub(super) matched: u64,
-    pub(super) missing: u64,
+    pub(in crate::mode) matched: u64,
+    pub(in crate::mode) missing: u64,
     /// Entries the list may not name (`ListLine::Refused`): any fails it.
-    pub(super) refused: u64,
+    pub(in crate::mode) refused: u64,
 }
 
 impl Tally {
-    pub(super) fn count(&mut self, verdict: Verdict) {
+    pub(in crate::mode) fn count(&mut self, verdict: Verdict) {
         match verdict {
             Verdict::Ok => (self.any_matched, self.matched) = (true, self.matched + 1),
             Verdict::Failed => self.mismatched += 1,
@@ -54,7 +54,7 @@ impl Tally {
 /// fastsum's own name, the name escaped as coreutils 9.4 to 9.10 escape it
 /// (`\\`, `\n`, `\r`); under a coreutils tool's name, quoted as 9.11
 /// quotes it (`'sp ace': OK`).
-pub(super) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
+pub(in crate::mode) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Verdict) {
     let status: &[u8] = match verdict {
         Verdict::Unreadable => b"FAILED open or read",
         Verdict::Missing => return,
@@ -95,7 +95,7 @@ fn stdout_is_a_terminal() -> bool {
 /// `{"path":…,"algorithm":…,"expected":…,"actual":…,"status":…}`;
 /// `actual` is absent where the file could not be read (then `error`
 /// says why) or was not there (`--ignore-missing`).
-pub(super) fn verdict(
+pub(in crate::mode) fn verdict(
     out: &mut Vec<u8>,
     (name, algorithm, expected, actual): (&[u8], Algorithm, &Digest, Option<&Digest>),
     verdict: Verdict,
@@ -130,7 +130,7 @@ pub(super) fn verdict(
 
 /// `{"list":…,"line":N,"status":"misformatted"}`: a line that is not a
 /// checksum line.
-pub(super) fn misformatted(out: &mut Vec<u8>, list: &[u8], line: u64) {
+pub(in crate::mode) fn misformatted(out: &mut Vec<u8>, list: &[u8], line: u64) {
     out.push(b'{');
     Renderer::write_json_name(out, "list", list);
     let _ = write!(out, ",\"line\":{line},\"status\":\"misformatted\"}}");
@@ -139,7 +139,7 @@ pub(super) fn misformatted(out: &mut Vec<u8>, list: &[u8], line: u64) {
 
 /// `{"list":…,"line":N,"status":"refused"}`: an entry the list may not
 /// name (a path outside its directory).
-pub(super) fn refused(out: &mut Vec<u8>, list: &[u8], line: u64) {
+pub(in crate::mode) fn refused(out: &mut Vec<u8>, list: &[u8], line: u64) {
     out.push(b'{');
     Renderer::write_json_name(out, "list", list);
     let _ = write!(out, ",\"line\":{line},\"status\":\"refused\"}}");
@@ -147,7 +147,7 @@ pub(super) fn refused(out: &mut Vec<u8>, list: &[u8], line: u64) {
 }
 
 /// `{"list":…,"summary":{…}}` after each list: its lines counted by verdict.
-pub(super) fn summary(out: &mut Vec<u8>, list: &[u8], tally: &Tally) {
+pub(in crate::mode) fn summary(out: &mut Vec<u8>, list: &[u8], tally: &Tally) {
     out.push(b'{');
     Renderer::write_json_name(out, "list", list);
     let _ = write!(

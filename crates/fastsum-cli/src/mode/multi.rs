@@ -18,8 +18,8 @@ use fastsum::walk::{SpecialKind, WalkItem};
 use fastsum::{Algorithm, Digest, ErrorKind, FileStamp, Hasher};
 use rayon::prelude::*;
 
-use super::options::Options;
-use super::run::Run;
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 
 /// Files hashed together (in parallel), then printed in order.
 const BATCH: usize = 256;
@@ -40,7 +40,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     let mut symlinks = 0u64;
     for name in names {
         let path = fastsum::name::path(name).into_owned();
-        if super::remote::elsewhere(run, o, name) {
+        if crate::mode::remote::elsewhere(run, o, name) {
             // Never read as a local file named `s3:` or `host:` (it would
             // say "No such file", about the wrong thing).
             ok = false;
@@ -102,7 +102,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
 fn is_own_file(o: &Options, path: &std::path::Path) -> bool {
     o.update
         .as_ref()
-        .is_some_and(|update| super::update_file::is_own_file(update, path))
+        .is_some_and(|update| crate::mode::own_files::is_own_file(update, path))
 }
 
 /// One input's digests (each algorithm's), its size, and its stamp where

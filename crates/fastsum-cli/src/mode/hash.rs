@@ -10,8 +10,8 @@ use fastsum::pipeline::{Outcome, Progress, Record, Sink, TreeHasher};
 use fastsum::walk::SpecialKind;
 use fastsum::{Algorithm, ErrorKind, Source};
 
-use super::options::Options;
-use super::run::{print_cache_stats, say_notices, Run};
+use crate::mode::options::Options;
+use crate::mode::run::{print_cache_stats, say_notices, Run};
 use crate::personality::ToolKind;
 use crate::term::progress;
 
@@ -219,7 +219,7 @@ struct Printer<'a> {
 impl Sink for &mut Printer<'_> {
     fn record(&mut self, record: Record) {
         if let Some(update) = &self.o.update {
-            if super::update_file::is_own_file(update, &record.path) {
+            if crate::mode::own_files::is_own_file(update, &record.path) {
                 // The list being updated, or its temporary file: never an
                 // entry of the tree it describes.
                 return;

@@ -8,42 +8,42 @@ use std::io::{self, BufRead, BufReader, Read};
 use fastsum::manifest::gnu as gnu_lines;
 use fastsum::manifest::list::ListFormat;
 
-use super::check_hash::CheckItem;
-use super::check_list::{self, Entries};
-use super::guess::{self, Reading};
-use super::options::Options;
-use super::replay::Replay;
-use super::run::Run;
-use super::signed;
+use crate::mode::check::digests::CheckItem;
+use crate::mode::check::guess::{self, Reading};
+use crate::mode::check::list::{self, Entries};
+use crate::mode::check::replay::Replay;
+use crate::mode::check::signed;
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 use crate::personality::ToolKind;
 
 /// Lines of a check list read (and their files hashed together) at once.
-pub(super) const CHECK_CHUNK_LINES: usize = 4096;
+pub(in crate::mode) const CHECK_CHUNK_LINES: usize = 4096;
 
 /// One checksum list, read a chunk of lines at a time.
-pub(super) struct List {
-    pub(super) reader: BufReader<Box<dyn Read>>,
+pub(in crate::mode) struct List {
+    pub(in crate::mode) reader: BufReader<Box<dyn Read>>,
     /// fastsum's own mode, a list in another format than lines: read by
     /// the library entry by entry (then `reader` is not read).
-    pub(super) entries: Option<Entries>,
+    pub(in crate::mode) entries: Option<Entries>,
     /// fastsum's own mode: its first entry line, to say what did not fit.
-    pub(super) first: Option<Vec<u8>>,
+    pub(in crate::mode) first: Option<Vec<u8>>,
     /// Lines end here: NUL with fastsum's `-c -z`.
-    pub(super) terminator: u8,
+    pub(in crate::mode) terminator: u8,
     /// fastsum's own mode, a list named for one file (`x.iso.sha256`):
     /// that file, which a line holding only a digest names.
-    pub(super) lone_file: Option<Vec<u8>>,
-    pub(super) is_stdin: bool,
-    pub(super) line: Vec<u8>,
-    pub(super) line_number: u64,
+    pub(in crate::mode) lone_file: Option<Vec<u8>>,
+    pub(in crate::mode) is_stdin: bool,
+    pub(in crate::mode) line: Vec<u8>,
+    pub(in crate::mode) line_number: u64,
     /// fastsum's own mode: the digest length of the first misformatted
     /// line that looks like an untagged line of another algorithm, for a hint.
-    pub(super) other_length: Option<usize>,
-    pub(super) at_end: bool,
-    pub(super) read_failed: bool,
+    pub(in crate::mode) other_length: Option<usize>,
+    pub(in crate::mode) at_end: bool,
+    pub(in crate::mode) read_failed: bool,
     /// Why the read failed, where it is not an I/O error md5sum would
     /// call a read error: a line more than memory holds.
-    pub(super) read_why: Option<String>,
+    pub(in crate::mode) read_why: Option<String>,
     /// fastsum's own mode, a list read from a file: the open file and its
     /// stamp when opened. A list another writer truncated, extended or
     /// rewrote while it was read was checked only in part (or as two
@@ -55,7 +55,7 @@ impl List {
     /// The list at `checkfile` (`-`: standard input); `None` (said) if it
     /// cannot be opened. In fastsum's own mode its format is told from its
     /// first entry line (or `--format`): lines, or entries.
-    pub(super) fn open(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<List> {
+    pub(in crate::mode) fn open(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<List> {
         let is_stdin = checkfile == b"-";
         let signed = run.tool.kind == ToolKind::Fastsum && o.signing.wanted();
         let mut opened = None;
@@ -106,7 +106,7 @@ impl List {
     /// or lines of two versions, and a run that found every line it read
     /// matching must not say so with exit 0. A regular file only: a FIFO's
     /// or a device's stamp says nothing of its bytes.
-    pub(super) fn changed_while_read(&self) -> bool {
+    pub(in crate::mode) fn changed_while_read(&self) -> bool {
         self.opened
             .as_ref()
             .is_some_and(|(file, then)| stamp_of(file).as_ref() != Some(then))
@@ -121,7 +121,7 @@ impl List {
         if reader.fill_buf().is_ok_and(|head| head.contains(&0)) {
             self.terminator = 0;
         }
-        let ahead = match check_list::first_entry(&mut reader, self.terminator) {
+        let ahead = match list::first_entry(&mut reader, self.terminator) {
             Ok(read) => read,
             Err(e) => {
                 self.failed(&e);
@@ -139,7 +139,7 @@ impl List {
         } else {
             checkfile
         };
-        check_list::say_format(run, o, display_name, format);
+        list::say_format(run, o, display_name, format);
         self.first = first;
         let again = Replay::new(ahead.skipped, self.terminator, ahead.line, reader);
         let again: Box<dyn Read> = Box::new(again);
@@ -161,7 +161,7 @@ impl List {
     /// ([`guess::untagged_algorithm`]), said unless it is the run's own;
     /// `None`: the run's parser reads it. `Err`: the probed file matched
     /// under no candidate, said; the list is not checked.
-    pub(super) fn untagged_parser(
+    pub(in crate::mode) fn untagged_parser(
         &mut self,
         run: &mut Run,
         o: &Options,
@@ -228,7 +228,7 @@ impl List {
     }
 
     /// The next chunk of lines, parsed (comments and empty lines skipped).
-    pub(super) fn next_chunk(
+    pub(in crate::mode) fn next_chunk(
         &mut self,
         run: &Run,
         o: &Options,
@@ -264,12 +264,12 @@ impl List {
                     break;
                 }
             }
-            let line = check_list::trimmed(&self.line, self.terminator);
+            let line = list::trimmed(&self.line, self.terminator);
             if line.first().is_none_or(|&b| b == b'#') {
                 continue;
             }
             let len = line.len();
-            let lone = check_list::lone_line(self.lone_file.as_deref(), &line[..len]);
+            let lone = list::lone_line(self.lone_file.as_deref(), &line[..len]);
             let line = lone.as_deref().unwrap_or(&line[..len]);
             let len = line.len();
             let parsed = parser

@@ -10,8 +10,8 @@ use std::io::Read;
 use fastsum::dirdigest::Offers;
 use fastsum::pipeline::Order;
 
-use super::options::Options;
-use super::run::Run;
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 
 /// The most an offer may take: 16 Mi directories of the longest digests
 /// and long paths fit in far less.

@@ -13,16 +13,18 @@ use std::path::Path;
 use fastsum::manifest::read::Manifest;
 use fastsum::Algorithm;
 
-use super::options::{Listed, Options, Update};
-use super::remote::hash_operands_and_remotes;
-use super::run::Run;
-use super::update_file::{self, Aside};
-use super::update_style::{style_of, Style};
+use crate::mode::options::{Listed, Options, Update};
+use crate::mode::remote::hash_operands_and_remotes;
+use crate::mode::run::Run;
+use crate::mode::update::style::{style_of, Style};
+use file::Aside;
 use shape::{head_of, shape_of, Shape};
 
 mod changes;
+pub(super) mod file;
 mod several;
 mod shape;
+pub(super) mod style;
 
 /// `--update=MANIFEST`: reads the manifest and takes its shape and
 /// algorithm(s) for the run; the cache is used (the default one unless
@@ -165,10 +167,12 @@ fn read_old(
     given: Option<Algorithm>,
 ) -> Result<Manifest, String> {
     let untagged = shape == Shape::Untagged && given.is_none();
-    let named = untagged.then(|| super::guess::named(manifest)).flatten();
+    let named = untagged
+        .then(|| crate::mode::check::guess::named(manifest))
+        .flatten();
     let old = Manifest::read(head, given.or(named))?;
     if untagged && named.is_none() {
-        super::guess::confirm_guess(path, &old)?;
+        crate::mode::check::guess::confirm_guess(path, &old)?;
     }
     Ok(old)
 }
@@ -187,7 +191,7 @@ fn listed_answers(
     let list = match read {
         Ok(list) => list,
         Err(why) => {
-            run.error(format!("{}: {why}", update_file::named(path)).as_bytes());
+            run.error(format!("{}: {why}", file::named(path)).as_bytes());
             return Err(1);
         }
     };
@@ -221,7 +225,7 @@ pub(super) fn run_update(
     let Some(update) = &o.update else {
         return false;
     };
-    update_file::clear_stale(&update.path, &mut |said| run.error(said.as_bytes()));
+    file::clear_stale(&update.path, &mut |said| run.error(said.as_bytes()));
     let (file, aside) = match Aside::create(&update.path) {
         Ok(created) => created,
         Err(why) => {
@@ -248,7 +252,7 @@ pub(super) fn run_update(
     }
     run.written = Some(Default::default());
     let hashed = match o.algorithms.several() {
-        true => super::multi::hash_operands(run, o, operands),
+        true => crate::mode::multi::hash_operands(run, o, operands),
         false => hash_operands_and_remotes(run, o, operands),
     };
     let new = run.written.take().unwrap_or_default();
@@ -272,16 +276,13 @@ pub(super) fn run_update(
     };
     if let Some(why) = problem {
         aside.discard();
-        let m = format!(
-            "{}: left as it was: {why}",
-            update_file::named(&update.path)
-        );
+        let m = format!("{}: left as it was: {why}", file::named(&update.path));
         run.error(m.as_bytes());
         return false;
     }
     if let Err(e) = aside.commit() {
         let why = fastsum::Error::os_message(&e);
-        let named = update_file::named(&update.path);
+        let named = file::named(&update.path);
         run.error(format!("{named}: left as it was: {why}").as_bytes());
         return false;
     }
@@ -306,6 +307,6 @@ fn hashdeep_header(run: &mut Run, o: &Options, path: &Path, args: &[Vec<u8>]) {
             run.out.stdout_buf().extend_from_slice(&header);
             run.out.commit();
         }
-        None => super::hash::hashdeep_header(run, o, args),
+        None => crate::mode::hash::hashdeep_header(run, o, args),
     }
 }

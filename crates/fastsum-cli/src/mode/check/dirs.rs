@@ -8,22 +8,22 @@ use std::collections::HashMap;
 
 use fastsum::{Algorithm, Digest, ErrorKind, TreeHasher};
 
-use super::check_hash::{is_directory_line, CheckItem};
-use super::options::Options;
-use super::run::Run;
+use crate::mode::check::digests::{is_directory_line, CheckItem};
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 
 /// Directory digests made so far in this run, by algorithm and path as
 /// the walk spelled it (with its final `/`); `Err` for one that could not
 /// be made, with why.
 #[derive(Default)]
-pub(super) struct Made {
+pub(in crate::mode) struct Made {
     digests: HashMap<(Algorithm, Vec<u8>), Result<Digest, String>>,
 }
 
 /// Fills in the digests of a chunk's directory lines: walked from the top
 /// down (a parent before what is under it), each line answered from what
 /// a walk above it made when it can be.
-pub(super) fn fill(
+pub(in crate::mode) fn fill(
     run: &mut Run,
     o: &Options,
     items: &[CheckItem],

@@ -6,10 +6,10 @@
 use fastsum::pipeline::Order;
 use fastsum::Algorithm;
 
-use super::algorithms::Chosen;
-use super::options::*;
-use super::run::Run;
-use super::{help, MAX_READ_SIZE, MAX_THREADS};
+use crate::mode::algorithms::Chosen;
+use crate::mode::options::*;
+use crate::mode::run::Run;
+use crate::mode::{help, MAX_READ_SIZE, MAX_THREADS};
 use crate::term::getopt::Getopt;
 
 /// What the command line said, before the settings are resolved.

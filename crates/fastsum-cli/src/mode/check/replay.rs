@@ -7,7 +7,7 @@ use std::io::{self, Read};
 /// A reader that gives `blank` empty lines, then `held`, then `rest`.
 /// What it gave is not kept: `held` is let go the moment its last byte is
 /// read (a 200 MB first line is held once, not for the whole run).
-pub(super) struct Replay<R> {
+pub(in crate::mode) struct Replay<R> {
     /// Lines read ahead that every reader skips (blank, `#` comments),
     /// given back as empty lines: counted, never held (a list of a
     /// billion empty lines costs nothing to read ahead), so the line
@@ -20,7 +20,7 @@ pub(super) struct Replay<R> {
 }
 
 impl<R: Read> Replay<R> {
-    pub(super) fn new(blank: u64, terminator: u8, held: Vec<u8>, rest: R) -> Replay<R> {
+    pub(in crate::mode) fn new(blank: u64, terminator: u8, held: Vec<u8>, rest: R) -> Replay<R> {
         Replay {
             blank,
             terminator,

@@ -16,19 +16,23 @@ use fastsum::Algorithm;
 
 /// What every line of a list says about how it is written.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Style {
+pub(in crate::mode) struct Style {
     /// Tagged lines with base64 digests (`--base64`).
-    pub(super) base64: bool,
+    pub(in crate::mode) base64: bool,
     /// Untagged lines with the binary marker (`HEX *NAME`, `-b`).
-    pub(super) binary: bool,
+    pub(in crate::mode) binary: bool,
     /// The algorithms its tagged lines name, each once, in the order met:
     /// more than one is a list of several digests a file (several `-a`).
-    pub(super) algorithms: Vec<Algorithm>,
+    pub(in crate::mode) algorithms: Vec<Algorithm>,
 }
 
 /// The style of the list at `path` (`terminator`-separated lines, read in
 /// `algorithm`), or why it cannot be written back as it is.
-pub(super) fn style_of(path: &Path, terminator: u8, algorithm: Algorithm) -> Result<Style, String> {
+pub(in crate::mode) fn style_of(
+    path: &Path,
+    terminator: u8,
+    algorithm: Algorithm,
+) -> Result<Style, String> {
     let file = fastsum::open_regular(path).map_err(|e| e.kind().to_string())?;
     let mut parser = CheckParser::new(TagPolicy::Any(algorithm));
     let (mut base64, mut binary) = (Seen::default(), Seen::default());

@@ -8,11 +8,11 @@ use std::io::Read;
 
 use fastsum::signed::{self, Refusal, VerifyOptions};
 
-use super::options::Options;
-use super::run::Run;
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 
 /// The options that go with them; `Err` is the exit status.
-pub(super) fn combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+pub(in crate::mode) fn combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
     let s = &o.signing;
     run.refuse_first(&[
         (
@@ -55,7 +55,11 @@ fn os_bytes(path: &std::path::Path) -> Vec<u8> {
 
 /// The list at `checkfile`, its signature verified: the signed text, or
 /// `None` when refused (said, and the run's status made 2).
-pub(super) fn verified_list(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<Vec<u8>> {
+pub(in crate::mode) fn verified_list(
+    run: &mut Run,
+    o: &Options,
+    checkfile: &[u8],
+) -> Option<Vec<u8>> {
     let s = &o.signing;
     let options = VerifyOptions {
         namespace: s.namespace.clone().unwrap_or_else(|| "file".to_owned()),

@@ -42,8 +42,8 @@ pub(super) struct Run {
     /// is not a command line refused (fastsum's exit status 2).
     pub(super) working: bool,
     /// fastsum's own mode: what a failed operand's message adds.
-    pub(super) hints: super::hint::Hints,
-    /// A list's signature was refused (`signed.rs`): the run exits 2.
+    pub(super) hints: crate::mode::hint::Hints,
+    /// A list's signature was refused (`check/signed.rs`): the run exits 2.
     pub(super) signature_refused: bool,
 }
 
@@ -239,7 +239,7 @@ impl Run {
 impl Run {
     /// Whether `-c`'s cache answers `algorithm`, its entries loaded on
     /// first use; quietly not when they cannot be loaded (the lines of
-    /// that algorithm are hashed uncached: `check_hash::prefetch_digests`).
+    /// that algorithm are hashed uncached: `digests::prefetch_digests`).
     /// What the cache has to tell is said.
     pub(super) fn check_cache_serves(&mut self, algorithm: Algorithm) -> bool {
         let Some(mut cache) = self.check_cache.take() else {

@@ -1,20 +1,26 @@
 //! Check mode (`-c`): lists read a chunk at a time, their files hashed
-//! together (`check_hash`; directories' lines: `check_dirs`), each line
+//! together (`digests`; directories' lines: `dirs`), each line
 //! reported as coreutils reports it.
+
+pub(super) mod digests;
+pub(super) mod dirs;
+pub(super) mod guess;
+pub(super) mod list;
+pub(super) mod read;
+pub(super) mod replay;
+pub(super) mod signed;
+pub(super) mod verdict;
 
 use fastsum::manifest::gnu as gnu_lines;
 use fastsum::ErrorKind;
 
-use super::check_dirs;
-use super::check_hash::{known_bytes, prefetch_digests, report_hashed, CheckItem};
-use super::check_list;
-use super::check_read::{List, CHECK_CHUNK_LINES};
-use super::guess;
-use super::hash::{digest_named, Hashed};
-use super::options::Options;
-use super::run::Run;
-use super::verdict::{self, Tally, Verdict};
+use crate::mode::check::digests::{known_bytes, prefetch_digests, report_hashed, CheckItem};
+use crate::mode::check::read::{List, CHECK_CHUNK_LINES};
+use crate::mode::hash::{digest_named, Hashed};
+use crate::mode::options::Options;
+use crate::mode::run::Run;
 use crate::personality::ToolKind;
+use verdict::{Tally, Verdict};
 
 /// The reading of check lines for this run: coreutils keeps its state
 /// from list to list, and so does the parser.
@@ -52,7 +58,7 @@ pub(super) fn check_file(
     };
     let parser = guessed.as_mut().unwrap_or(parser);
     let mut tally = Tally::default();
-    let mut made = check_dirs::Made::default();
+    let mut made = dirs::Made::default();
     // The list is read a chunk of lines at a time; the chunk's files are
     // hashed together through the pipeline (every core, multi-buffer MD5),
     // then its lines are reported in order exactly as one at a time.
@@ -73,8 +79,8 @@ pub(super) fn check_file(
         }
         first = false;
         let mut prefetched = prefetch_digests(run, o, &items);
-        let mut also = check_list::prefetch_also(run, o, &items);
-        check_dirs::fill(run, o, &items, &mut prefetched, &mut made);
+        let mut also = list::prefetch_also(run, o, &items);
+        dirs::fill(run, o, &items, &mut prefetched, &mut made);
         for (index, item) in items.into_iter().enumerate() {
             let rest = also.iter_mut().map(|c| c[index].take()).collect();
             let hashed = (prefetched[index].take(), rest);
@@ -122,10 +128,10 @@ fn report_item(
 ) {
     let (name, algorithm, expected, also, size) = match item {
         CheckItem::Problem(number, why) => {
-            return check_list::report_problem(run, o, display_name, tally, (number, &why))
+            return list::report_problem(run, o, display_name, tally, (number, &why))
         }
         CheckItem::Refused(number, why) => {
-            return check_list::report_refused(run, o, display_name, tally, (number, &why))
+            return list::report_refused(run, o, display_name, tally, (number, &why))
         }
         CheckItem::Misformatted(number, named) => {
             tally.misformatted += 1;
@@ -164,7 +170,7 @@ fn report_item(
         {
             match also.is_empty() && size.is_none() {
                 true => Verdict::Ok,
-                false => check_list::verdict_of_the_rest(run, o, &name, (&also, size), rest),
+                false => list::verdict_of_the_rest(run, o, &name, (&also, size), rest),
             }
         }
         Hashed::Digest(_) => Verdict::Failed,

@@ -10,41 +10,25 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::options::Update;
+use crate::mode::own_files::{aside_name, target_of, ASIDE};
 
 /// The new list being written, and the file it will replace.
-pub(super) struct Aside {
+pub(in crate::mode) struct Aside {
     path: PathBuf,
     target: PathBuf,
 }
 
 /// `path` as a message names it: quoted as coreutils quotes names, so a
 /// list named `L\nfastsum: ...` cannot forge a line of its own.
-pub(super) fn named(path: &Path) -> String {
+pub(in crate::mode) fn named(path: &Path) -> String {
     let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(path));
     String::from_utf8_lossy(&quoted).into_owned()
-}
-
-/// Where the list really is: `list`, or the file its links lead to.
-fn target_of(list: &Path) -> PathBuf {
-    std::fs::canonicalize(list).unwrap_or_else(|_| list.to_path_buf())
-}
-
-/// The temporary name of an update of `target` by the process `pid`,
-/// the list's name kept byte for byte: a lossy name (`\u{fffd}` for a byte
-/// that is not UTF-8) was not known as the list's own, so the list named
-/// its temporary file, a file that no longer exists once renamed.
-fn aside_name(target: &Path, pid: u32) -> PathBuf {
-    let mut name = std::ffi::OsString::from(".");
-    name.push(target.file_name().unwrap_or_default());
-    name.push(format!(".fastsum-update.{pid}"));
-    target.with_file_name(name)
 }
 
 impl Aside {
     /// Creates the new list beside `list`'s real file, with its mode and
     /// owner. `Err` says why nothing can be written.
-    pub(super) fn create(list: &Path) -> Result<(File, Aside), String> {
+    pub(in crate::mode) fn create(list: &Path) -> Result<(File, Aside), String> {
         let target = target_of(list);
         let path = aside_name(&target, std::process::id());
         let said = |e: io::Error| format!("{}: {}", named(&path), fastsum::Error::os_message(&e));
@@ -100,7 +84,7 @@ impl Aside {
     }
 
     /// Puts the new list in the old one's place (one rename).
-    pub(super) fn commit(self) -> io::Result<()> {
+    pub(in crate::mode) fn commit(self) -> io::Result<()> {
         let renamed = std::fs::rename(&self.path, &self.target);
         interrupt::disarm();
         if renamed.is_err() {
@@ -110,44 +94,17 @@ impl Aside {
     }
 
     /// Removes the new list: the old one stays.
-    pub(super) fn discard(self) {
+    pub(in crate::mode) fn discard(self) {
         interrupt::disarm();
         let _ = std::fs::remove_file(&self.path);
     }
-}
-
-/// Whether `path`, met in the tree being hashed, is the list being updated
-/// or a temporary file of an update of it (this run's, or one a killed
-/// run left): never an entry of the list that describes the tree (issue
-/// 51.5: `cd site; fastsum -r --update=SITE.md5` recorded its own
-/// temporary file, so `-c` failed and every run reported changes). The
-/// name is compared first; only a name that matches costs a look at the
-/// directory (the same directory, whatever its spelling).
-pub(super) fn is_own_file(update: &Update, path: &Path) -> bool {
-    let own = |list: &Path| {
-        let (Some(name), Some(own)) = (path.file_name(), list.file_name()) else {
-            return false;
-        };
-        let (name, own) = (name.as_encoded_bytes(), own.as_encoded_bytes());
-        let aside = [&b"."[..], own, b".fastsum-update."].concat();
-        if name != own && !name.starts_with(&aside) {
-            return false;
-        }
-        let directory = |path: &Path| {
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            std::fs::canonicalize(parent.unwrap_or(Path::new(".")))
-        };
-        matches!((directory(path), directory(list)), (Ok(a), Ok(b)) if a == b)
-    };
-    // The list as named, and its real file when it is a link.
-    own(&update.path) || own(&target_of(&update.path))
 }
 
 /// Says, and removes when provably stale, the temporary files that
 /// killed updates of `list` left beside it (`.NAME.fastsum-update.PID`
 /// whose process is gone). One whose process still runs is only said: it
 /// may be another update at work.
-pub(super) fn clear_stale(list: &Path, say: &mut dyn FnMut(String)) {
+pub(in crate::mode) fn clear_stale(list: &Path, say: &mut dyn FnMut(String)) {
     let target = target_of(list);
     let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
         return;
@@ -157,7 +114,7 @@ pub(super) fn clear_stale(list: &Path, say: &mut dyn FnMut(String)) {
     } else {
         dir
     };
-    let prefix = [&b"."[..], name.as_encoded_bytes(), b".fastsum-update."].concat();
+    let prefix = [&b"."[..], name.as_encoded_bytes(), ASIDE].concat();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -230,7 +187,7 @@ mod interrupt {
         }
     }
 
-    pub(super) fn arm(path: &Path) {
+    pub(in crate::mode) fn arm(path: &Path) {
         let Ok(path) = CString::new(path.as_os_str().as_encoded_bytes()) else {
             return;
         };
@@ -246,7 +203,7 @@ mod interrupt {
         }
     }
 
-    pub(super) fn disarm() {
+    pub(in crate::mode) fn disarm() {
         for signal in SIGNALS {
             // SAFETY: restores the default action.
             unsafe { libc::signal(signal, libc::SIG_DFL) };
@@ -261,6 +218,6 @@ mod interrupt {
 
 #[cfg(not(unix))]
 mod interrupt {
-    pub(super) fn arm(_path: &std::path::Path) {}
-    pub(super) fn disarm() {}
+    pub(in crate::mode) fn arm(_path: &std::path::Path) {}
+    pub(in crate::mode) fn disarm() {}
 }

@@ -10,7 +10,7 @@
 use fastsum::manifest::gnu::Family;
 use fastsum::Algorithm;
 
-use super::run::Run;
+use crate::mode::run::Run;
 use crate::personality::{Tool, ToolKind};
 
 /// What the command line said of the algorithm, before it is resolved.
@@ -411,9 +411,9 @@ mod tests {
     use fastsum::algo::parts::PartChecksum;
     use fastsum::Algorithm;
 
-    use super::super::parse::parse;
-    use super::super::run::Run;
     use super::Algorithms;
+    use crate::mode::parse::parse;
+    use crate::mode::run::Run;
     use crate::personality::Tool;
 
     /// The algorithms `args` resolve to, run as `tool` (without `-c`).

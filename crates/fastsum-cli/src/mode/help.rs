@@ -5,12 +5,12 @@ use fastsum::Algorithm;
 use crate::personality::{Tool, ToolKind};
 
 /// The `--help` text of `tool` called as `program`: fastsum's own (in the
-/// layout of coreutils 9.1's), or coreutils 9.10's (`usage.rs`).
+/// layout of coreutils 9.1's), or coreutils 9.10's (`personality/gnu/usage.rs`).
 pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     let program = String::from_utf8_lossy(program);
     let mut s = format!("Usage: {program} [OPTION]... [FILE]...\n");
     if tool.kind != ToolKind::Fastsum {
-        return super::usage::usage(tool, program.as_bytes());
+        return crate::personality::gnu::usage::usage(tool, program.as_bytes());
     }
     s.push_str(&format!(
         "  or:  {program} SUBCOMMAND [ARGS]...  (see {program} help SUBCOMMAND)\n"

@@ -1,5 +1,4 @@
-//! `--update` of a list of several digests a file (several `-a`, issue
-//! 63.9): tagged lines of several algorithms, `--json` records with
+//! `--update` of a list of several digests a file (several `-a`): tagged lines of several algorithms, `--json` records with
 //! `"digests"`, a hashdeep list of several columns. The whole list is read
 //! first, every file's digests, and refused (nothing changed) where one
 //! file's algorithms are not the first's; the run then hashes as several
@@ -13,9 +12,9 @@ use std::path::PathBuf;
 use fastsum::manifest::read::several::Several;
 use fastsum::Algorithm;
 
-use super::super::options::{Listed, Options, Update};
-use super::super::update_style::Style;
-use super::Shape;
+use crate::mode::options::{Listed, Options, Update};
+use crate::mode::update::style::Style;
+use crate::mode::update::Shape;
 
 /// The run takes the list's shape and algorithms; what it should say is
 /// pushed to `notices`; `Err` says why the list cannot be updated (it is
@@ -55,7 +54,7 @@ pub(super) fn adopt(
         notices.push("the cache holds one algorithm's digests: every file of a list of several digests a file is read again".into());
     }
     o.update = Some(Update {
-        stamp: super::list_stamp(&path),
+        stamp: crate::mode::update::list_stamp(&path),
         path,
         read: std::sync::Mutex::new(Some(Listed::Several(list))),
     });
