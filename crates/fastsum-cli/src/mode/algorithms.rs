@@ -58,7 +58,7 @@ impl Chosen {
         };
         self.family = Some(family);
         let a = default_member(family);
-        if run.tool.kind == ToolKind::Fastsum && !self.named.contains(&a) {
+        if run.tool.policy().several_algorithms && !self.named.contains(&a) {
             self.named.push(a);
         }
         Ok(())
@@ -218,7 +218,7 @@ impl Algorithms {
     /// (`rhash --simple`'s and SFV's CRC-32).
     fn refuse_legacy_check(&self, run: &mut Run, check: bool) -> Result<(), i32> {
         let kind = run.tool.kind;
-        let own_crc32b = kind == ToolKind::Fastsum && self.one == Algorithm::Crc32b;
+        let own_crc32b = run.tool.policy().checks_crc32b && self.one == Algorithm::Crc32b;
         if check
             && self.one.is_legacy()
             && !own_crc32b

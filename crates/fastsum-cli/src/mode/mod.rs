@@ -64,8 +64,8 @@ pub fn run_fastsum(program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'static s
 fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'static str]) -> i32 {
     let mut run = Run::new(tool, program);
     // A usage error: GNU's status 1 for the personalities, 2 for fastsum.
-    let refused = |run: &Run, status: i32| match tool.kind {
-        crate::personality::ToolKind::Fastsum if status != 0 && !run.working => 2,
+    let refused = |run: &Run, status: i32| match tool.policy().usage_exits_2 {
+        true if status != 0 && !run.working => 2,
         _ => status,
     };
     let parsed = match parse::parse(&mut run, args) {
@@ -76,11 +76,11 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
         Ok(resolved) => resolved,
         Err(status) => return refused(&run, status),
     };
-    if tool.kind == crate::personality::ToolKind::Fastsum {
+    if tool.policy().quiet_silences_notices {
         // -q silences notices in every mode (as well as -c's OK lines).
         crate::term::set_quiet(o.quiet);
     }
-    if tool.kind == crate::personality::ToolKind::Fastsum && !o.check {
+    if tool.policy().hints && !o.check {
         let first = args.first().map(Vec::as_slice);
         run.hints = hint::Hints::new(o.tree.recursive, first, subcommands);
     }
@@ -137,8 +137,7 @@ fn check_all(run: &mut Run, o: &Options, operands: &[Vec<u8>]) -> bool {
     let mut parser = check::parser(run, o);
     // fastsum's own -c shows the bar -r shows (after a second, on a
     // terminal's stderr); the GNU tools show none, as theirs.
-    let show = run.tool.kind == crate::personality::ToolKind::Fastsum
-        && crate::term::progress::wanted(o.no_progress);
+    let show = run.tool.policy().progress_bar && crate::term::progress::wanted(o.no_progress);
     let display = Arc::new(crate::term::progress::Display::default());
     let counters = Arc::new(fastsum::Progress::default());
     if show {

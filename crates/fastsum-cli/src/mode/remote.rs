@@ -11,7 +11,6 @@ use fastsum::ErrorKind;
 use crate::mode::hash::{hash_operands, print_record};
 use crate::mode::options::Options;
 use crate::mode::run::Run;
-use crate::personality::ToolKind;
 
 /// Hashes every operand in order: `HOST:PATH` ones on their host (fastsum's
 /// own mode), runs of local ones through the pipeline.
@@ -46,7 +45,7 @@ pub(super) fn hash_operands_and_remotes(run: &mut Run, o: &Options, names: &[Vec
 /// mode reads them with `-r`. (s3://B/P would read as the host "s3", a
 /// colon before the first slash: it is S3's, never ssh's.)
 pub(super) fn elsewhere(run: &Run, o: &Options, name: &[u8]) -> bool {
-    run.tool.kind == ToolKind::Fastsum
+    run.tool.policy().remote_operands
         && o.tree.recursive
         && (S3Url::parse(name).is_some() || Remote::parse(name).is_some())
 }

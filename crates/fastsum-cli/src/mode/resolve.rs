@@ -32,7 +32,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
     // read's digest is of bytes the file never held at once, and a list
     // made by `-r` is what later runs trust. The GNU, b3sum and xxhsum
     // personalities keep their tools' behaviour.
-    o.tree.verify |= tool.kind == ToolKind::Fastsum;
+    o.tree.verify |= tool.policy().verified_reads;
     let length_given = algorithms.length_given();
     o.algorithms = algorithms.resolve(run, tool, o.check)?;
     o.tree.strategy = match (io_mode.as_str(), read_size) {

@@ -72,3 +72,68 @@ impl Tool {
         kind: ToolKind::Fastsum,
     };
 }
+
+/// What fastsum's own mode does that the coreutils tools it runs as do
+/// not (their behaviour is coreutils', byte for byte): each difference
+/// one named question, decided here from the tool, once. The mode asks
+/// `run.tool.policy()`, never which tool it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// A refused command line exits 2, as the subcommands' (clap's) do;
+    /// coreutils exits 1.
+    pub usage_exits_2: bool,
+    /// `-q` silences notices in every mode, not only `-c`'s OK lines.
+    pub quiet_silences_notices: bool,
+    /// A failed operand's message may end in a hint (a mistyped
+    /// subcommand, a directory without `-r`).
+    pub hints: bool,
+    /// The progress bar on a terminal's stderr after a second (`-r`, `-c`).
+    pub progress_bar: bool,
+    /// No digest of a file that changed while it was read: its stamp
+    /// before and after must agree (the coreutils tools print what they
+    /// read).
+    pub verified_reads: bool,
+    /// Files a list names are opened as regular files only, never
+    /// waiting (a FIFO, `/dev/zero`); coreutils reads devices too.
+    pub lists_name_regular_files: bool,
+    /// `s3://` and `HOST:PATH` operands, with `-r`.
+    pub remote_operands: bool,
+    /// `-c` reads lists as fastsum's own: any tag it knows, its `--json`
+    /// and hashdeep entries, a list's format from its first entry, the
+    /// algorithm of an untagged list found, signed lists, directories'
+    /// lines with `--dirs`, names escaped in report lines; coreutils
+    /// reads only its tool's lines.
+    pub own_lists: bool,
+    /// `-a` may be given several times (several digests from one read).
+    pub several_algorithms: bool,
+    /// `-c` checks crc32b lines (`rhash --simple`'s and SFV's CRC-32),
+    /// where coreutils refuses every legacy checksum.
+    pub checks_crc32b: bool,
+    /// A write error ends the run at the first failed line, as coreutils
+    /// does for its checked lines; fastsum reports it at exit.
+    pub stops_on_write_error: bool,
+    /// A write error found only at exit is said as coreutils' close_stdout
+    /// says it, "write error" without a cause.
+    pub bare_write_error: bool,
+}
+
+impl Tool {
+    /// This tool's [`Policy`]: fastsum's own mode, or coreutils'.
+    pub const fn policy(self) -> Policy {
+        let own = matches!(self.kind, ToolKind::Fastsum);
+        Policy {
+            usage_exits_2: own,
+            quiet_silences_notices: own,
+            hints: own,
+            progress_bar: own,
+            verified_reads: own,
+            lists_name_regular_files: own,
+            remote_operands: own,
+            own_lists: own,
+            several_algorithms: own,
+            checks_crc32b: own,
+            stops_on_write_error: !own,
+            bare_write_error: !own,
+        }
+    }
+}

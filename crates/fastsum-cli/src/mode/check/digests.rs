@@ -10,7 +10,6 @@ use fastsum::{Algorithm, ErrorKind, Source};
 use crate::mode::hash::Hashed;
 use crate::mode::options::Options;
 use crate::mode::run::Run;
-use crate::personality::ToolKind;
 
 /// Chunks naming fewer distinct files, of fewer bytes in all, are hashed
 /// in line (`prefetch_digests`).
@@ -156,7 +155,7 @@ fn hashed_in_the_pipeline(run: &Run, o: &Options, name: &[u8]) -> bool {
 /// names a file, and a directory there is "FAILED open or read", as
 /// md5sum says. The GNU tools read every name as a file's.
 pub(in crate::mode) fn is_directory_line(run: &Run, o: &Options, name: &[u8]) -> bool {
-    run.tool.kind == ToolKind::Fastsum
+    run.tool.policy().own_lists
         && o.tree.walk.directories
         && fastsum::manifest::read::Manifest::is_directory_name(name)
 }

@@ -26,7 +26,7 @@ use verdict::{Tally, Verdict};
 /// from list to list, and so does the parser.
 pub(super) fn parser(run: &Run, o: &Options) -> gnu_lines::CheckParser {
     let policy = match (run.tool.kind, o.algorithms.family()) {
-        (ToolKind::Fastsum, _) => gnu_lines::TagPolicy::Any(o.algorithms.one()),
+        _ if run.tool.policy().own_lists => gnu_lines::TagPolicy::Any(o.algorithms.one()),
         (ToolKind::Cksum, None) => gnu_lines::TagPolicy::CoreutilsTagged,
         (ToolKind::Cksum, Some(family)) => gnu_lines::TagPolicy::Cksum(family),
         _ => gnu_lines::TagPolicy::Only(o.algorithms.one()),

@@ -15,7 +15,6 @@ use crate::mode::check::replay::Replay;
 use crate::mode::check::signed;
 use crate::mode::options::Options;
 use crate::mode::run::Run;
-use crate::personality::ToolKind;
 
 /// Lines of a check list read (and their files hashed together) at once.
 pub(in crate::mode) const CHECK_CHUNK_LINES: usize = 4096;
@@ -57,7 +56,7 @@ impl List {
     /// first entry line (or `--format`): lines, or entries.
     pub(in crate::mode) fn open(run: &mut Run, o: &Options, checkfile: &[u8]) -> Option<List> {
         let is_stdin = checkfile == b"-";
-        let signed = run.tool.kind == ToolKind::Fastsum && o.signing.wanted();
+        let signed = run.tool.policy().own_lists && o.signing.wanted();
         let mut opened = None;
         let reader: Box<dyn Read> = if signed {
             Box::new(io::Cursor::new(signed::verified_list(run, o, checkfile)?))
@@ -66,7 +65,7 @@ impl List {
         } else {
             match File::open(&*fastsum::name::path(checkfile)) {
                 Ok(f) => {
-                    if run.tool.kind == ToolKind::Fastsum {
+                    if run.tool.policy().own_lists {
                         opened = stamp_of(&f).and_then(|s| Some((f.try_clone().ok()?, s)));
                     }
                     Box::new(f)
@@ -92,7 +91,7 @@ impl List {
             read_why: None,
             opened,
         };
-        if run.tool.kind == ToolKind::Fastsum {
+        if run.tool.policy().own_lists {
             list.terminator = o.terminator;
             let lone = fastsum::manifest::list::names::file_of_list_name(checkfile);
             list.lone_file = lone.filter(|f| !f.contains(&b'\\')).map(<[u8]>::to_vec);
@@ -167,7 +166,7 @@ impl List {
         o: &Options,
         (checkfile, display_name): (&[u8], &[u8]),
     ) -> Result<Option<gnu_lines::CheckParser>, ()> {
-        let own = run.tool.kind == ToolKind::Fastsum && !o.algorithms.specified();
+        let own = run.tool.policy().own_lists && !o.algorithms.specified();
         if !own || self.entries.is_some() || self.read_failed {
             return Ok(None);
         }
@@ -275,8 +274,7 @@ impl List {
             let parsed = parser
                 .parse(line)
                 .filter(|l| !(self.is_stdin && l.name.as_ref() == b"-"));
-            if parsed.is_none() && self.other_length.is_none() && run.tool.kind == ToolKind::Fastsum
-            {
+            if parsed.is_none() && self.other_length.is_none() && run.tool.policy().own_lists {
                 self.other_length = guess::untagged_digest_len(&line[..len]);
             }
             items.push(match parsed {

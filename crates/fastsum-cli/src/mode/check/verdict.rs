@@ -9,8 +9,6 @@ use fastsum::output::line::LinePart;
 use fastsum::output::render::Renderer;
 use fastsum::{Algorithm, Digest};
 
-use crate::personality::ToolKind;
-
 use crate::mode::options::Options;
 use crate::mode::run::Run;
 
@@ -66,7 +64,7 @@ pub(in crate::mode) fn say(run: &mut Run, o: &Options, name: &[u8], verdict: Ver
         return;
     }
     let mut line = Vec::with_capacity(name.len() + 24);
-    if run.tool.kind == ToolKind::Fastsum {
+    if run.tool.policy().own_lists {
         let parts = [
             LinePart::Name(name),
             LinePart::Text(b": "),
