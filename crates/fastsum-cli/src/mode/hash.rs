@@ -12,7 +12,6 @@ use fastsum::{Algorithm, ErrorKind, Source};
 
 use crate::mode::options::Options;
 use crate::mode::run::{print_cache_stats, say_notices, Run};
-use crate::personality::ToolKind;
 use crate::term::progress;
 
 /// How hashing one named input ended.
@@ -112,7 +111,7 @@ pub(super) fn digest_named(
 /// names, devices too, as coreutils does (its own tests check `/dev/null`'s
 /// line).
 pub(super) fn listed(run: &Run) -> bool {
-    run.tool.kind == ToolKind::Fastsum
+    run.tool.policy().lists_name_regular_files
 }
 
 /// Hashes every operand through the library's pipeline (every core; with
@@ -132,7 +131,7 @@ pub(super) fn hash_operands(run: &mut Run, o: &Options, names: &[Vec<u8>]) -> bo
     };
     let progress = Arc::new(Progress::default());
     let display = progress::Display::default();
-    let show_progress = run.tool.kind == ToolKind::Fastsum && progress::wanted(o.no_progress);
+    let show_progress = run.tool.policy().progress_bar && progress::wanted(o.no_progress);
     // SAFETY: isatty only inspects the descriptor number.
     let stdout_is_tty = unsafe { libc::isatty(1) } == 1;
     let who = run.program();
@@ -269,6 +268,7 @@ pub(super) fn print_record(run: &mut Run, o: &Options, record: &Record) -> bool 
     if let (Some(written), Outcome::Hashed(h)) = (&mut run.written, &record.outcome) {
         written.push(
             fastsum::name::path_bytes(&record.path),
+            h.size,
             std::slice::from_ref(&h.digest),
         );
     }

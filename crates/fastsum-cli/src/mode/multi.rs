@@ -152,6 +152,15 @@ fn digests_of(input: &Input, o: &Options) -> Result<Hashed, ErrorKind> {
             false => read_all(&file, algorithms).map_err(ErrorKind::Io)?,
         };
     let after = file.metadata().map(|m| FileStamp::of(&m)).ok();
+    // A verified read, as one algorithm's is (fastsum's own mode): a file
+    // that changed while read gets no digest. Every digest here is of the
+    // one read, but that read can straddle a write (a torn state the file
+    // never held: the several -a path printed and listed such digests,
+    // exit 0).
+    let held = after.is_some_and(|after| before.vouches_for_read(&after, size));
+    if o.tree.verify && !held {
+        return Err(ErrorKind::ChangedWhileReading);
+    }
     let stamp = (meta.is_file() && after == Some(before)).then_some(before);
     Ok(Hashed {
         digests,
@@ -275,7 +284,7 @@ fn print(run: &mut Run, o: &Options, input: &Input, result: Result<Hashed, Error
         }
     };
     if let Some(written) = &mut run.written {
-        written.push(name, &read.digests);
+        written.push(name, read.size, &read.digests);
     }
     // The renderer's format: hashdeep's line, a JSON record, or tagged
     // lines (the algorithms were checked when the options were resolved).

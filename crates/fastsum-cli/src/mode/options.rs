@@ -221,17 +221,17 @@ pub(super) enum Listed {
 
 impl Listed {
     /// Each file's path and digests, in the list's order.
-    pub(super) fn entries(&self) -> Vec<(&[u8], &[fastsum::Digest])> {
+    pub(super) fn entries(&self) -> Vec<(&[u8], Option<u64>, &[fastsum::Digest])> {
         match self {
             Listed::One(list) => list
                 .entries
                 .iter()
-                .map(|e| (&e.path[..], std::slice::from_ref(&e.digest)))
+                .map(|e| (&e.path[..], e.size, std::slice::from_ref(&e.digest)))
                 .collect(),
             Listed::Several(list) => list
                 .entries
                 .iter()
-                .map(|e| (&e.path[..], &e.digests[..]))
+                .map(|e| (&e.path[..], e.size, &e.digests[..]))
                 .collect(),
         }
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use fastsum::cache::CacheRun;
 use fastsum::{Algorithm, FileHasher};
 
-use crate::personality::{Tool, ToolKind};
+use crate::personality::Tool;
 use crate::term::count;
 use crate::term::output::{Buffering, Output};
 
@@ -161,7 +161,7 @@ impl Run {
     /// to a full disk does not run on. (Its `cksum` and `sum` lines are
     /// not checked: their failure is found at exit, `finish`.)
     pub(super) fn stop_if_unwritable(&mut self) {
-        if self.tool.kind == ToolKind::Fastsum {
+        if !self.tool.policy().stops_on_write_error {
             return;
         }
         if !self.write_error_cause {
@@ -183,7 +183,7 @@ impl Run {
             // the stream's error flag set, so close_stream clears errno and
             // the message has no cause ("cksum: write error"): cksum's and
             // sum's own lines and --help, which are not checked line by line.
-            Err(_) if self.tool.kind != ToolKind::Fastsum && !self.write_error_cause => {
+            Err(_) if self.tool.policy().bare_write_error && !self.write_error_cause => {
                 self.error(b"write error");
                 1
             }
@@ -270,27 +270,31 @@ impl Run {
 pub(super) struct Written {
     names: Vec<u8>,
     digests: Vec<fastsum::Digest>,
+    /// Each entry's size: bytes read.
+    sizes: Vec<u64>,
     /// Where each entry's name and digests end.
     entries: Vec<(usize, usize)>,
 }
 
 impl Written {
-    pub(super) fn push(&mut self, name: &[u8], digests: &[fastsum::Digest]) {
+    pub(super) fn push(&mut self, name: &[u8], size: u64, digests: &[fastsum::Digest]) {
+        self.sizes.push(size);
         self.names.extend_from_slice(name);
         self.digests.extend_from_slice(digests);
         self.entries.push((self.names.len(), self.digests.len()));
     }
 
-    /// Each (name, digests), in the order printed.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], &[fastsum::Digest])> {
+    /// Each (name, size, digests), in the order printed.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], u64, &[fastsum::Digest])> {
         let starts = std::iter::once((0, 0)).chain(self.entries.iter().copied());
-        starts
-            .zip(&self.entries)
-            .map(|((name, digest), (name_end, digest_end))| {
+        starts.zip(&self.entries).zip(&self.sizes).map(
+            |(((name, digest), (name_end, digest_end)), size)| {
                 (
                     self.names.get(name..*name_end).unwrap_or_default(),
+                    *size,
                     self.digests.get(digest..*digest_end).unwrap_or_default(),
                 )
-            })
+            },
+        )
     }
 }

@@ -711,8 +711,9 @@ fn several_algorithms_from_one_read_match_one_run_each_and_rhash() {
 /// "first clear, last set" never exists. A read that overlaps the writes
 /// (a torn read) sees it: `-r` printed its digest, `-c` said OK to a list
 /// of it, and `diff` of two trees said no change against a copy of it,
-/// exit 0. Each now either answers a state the file held or says the
-/// file changed while it was read; never the state it never held.
+/// exit 0; several -a printed torn digests too. Each now either answers
+/// a state the file held or says the file changed while it was read;
+/// never the state it never held.
 #[test]
 fn a_file_written_while_read_never_gets_the_digest_of_a_state_it_never_held() {
     if testenv::lacks(&["python3"]) {
@@ -778,6 +779,24 @@ fn a_file_written_while_read_never_gets_the_digest_of_a_state_it_never_held() {
                 );
                 refused += 1;
             }
+        }
+        // Several -a: one read for every digest, verified as one
+        // algorithm's (it printed torn digests, exit 0).
+        let several = env.fastsum_within(LIMIT, &[b"-r", b"-a", b"md5", b"-a", b"sha1", b"tw"]);
+        match several.status {
+            0 => {
+                let out = several.stdout_str();
+                let md5 = out.lines().find_map(|l| l.strip_prefix("MD5 (tw/f) = "));
+                assert!(
+                    md5.is_some_and(|d| digests[..3].iter().any(|s| s == d)),
+                    "{out}"
+                );
+            }
+            _ => assert!(
+                several.stderr_str().contains("changed while reading"),
+                "{}",
+                several.stderr_str()
+            ),
         }
         let check = env.fastsum_within(LIMIT, &[b"-c", b"never.md5"]);
         assert_ne!(check.status, 0, "-c said OK: {}", check.stdout_str());

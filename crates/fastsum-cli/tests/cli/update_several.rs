@@ -285,7 +285,8 @@ fn a_list_whose_files_have_other_algorithms_is_refused_untouched() {
 /// run's MD5 and SHA-256 must be the digests of one version, the one
 /// before the write or the one after (each algorithm reading the file by
 /// itself gave, at some delay, an MD5 of one version beside a SHA-256 of
-/// the other, exit 0).
+/// the other, exit 0), or no digest and "file changed while reading"
+/// where the write fell inside the read.
 #[test]
 fn the_digests_of_a_record_come_from_one_read_of_a_file_written_meanwhile() {
     use std::os::unix::fs::FileExt as _;
@@ -308,7 +309,16 @@ fn the_digests_of_a_record_come_from_one_read_of_a_file_written_meanwhile() {
         });
         let out = fastsum(&env, &["-a", "md5", "-a", "sha256", "big"]);
         writer.join().unwrap();
-        assert_eq!(out.status, 0, "{}", out.stderr_str());
+        // A read the write fell inside: no digest at all (verified reads).
+        if out.status != 0 {
+            assert!(
+                out.stderr_str().contains("big: file changed while reading"),
+                "{}",
+                out.stderr_str()
+            );
+            assert!(out.stdout.is_empty(), "{}", out.stdout_str());
+            continue;
+        }
         let text = out.stdout_str();
         let digest = |tag: &str| {
             let line = text.lines().find(|l| l.starts_with(tag)).expect(tag);

@@ -231,6 +231,17 @@ impl FileStamp {
         after == self && read.is_none_or(|n| n == self.size)
     }
 
+    /// Whether a whole read of `read` bytes, from a file opened under this
+    /// stamp and ending under `after` (both on the open descriptor), is a
+    /// read of one version of the file: the stamp held through it, where
+    /// the file can be verified, true where it cannot (/proc, /sys, not a
+    /// regular file). For a caller that reads a file itself (the CLI's
+    /// several digests from one read): false is "file changed while
+    /// reading", never a digest.
+    pub fn vouches_for_read(&self, after: &FileStamp, read: u64) -> bool {
+        !self.can_be_verified() || self.held_through(after, Some(read))
+    }
+
     /// Whether it is the stamp of a directory.
     pub fn is_dir(&self) -> bool {
         self.kind == kind::DIRECTORY

@@ -14,7 +14,7 @@ use crate::mode::update::file;
 /// update cannot tell which line was the list's word, so it changes
 /// nothing (as diff and audit refuse such a list).
 pub(super) fn listed_twice(old: &Listed) -> Option<String> {
-    let mut paths: Vec<&[u8]> = old.entries().into_iter().map(|(path, _)| path).collect();
+    let mut paths: Vec<&[u8]> = old.entries().into_iter().map(|(path, ..)| path).collect();
     paths.sort_unstable();
     let twice = paths.windows(2).find(|pair| pair[0] == pair[1])?;
     let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
@@ -28,7 +28,7 @@ pub(super) fn listed_twice(old: &Listed) -> Option<String> {
 /// the new list would name it twice, which no reader takes back. Refused,
 /// naming it; nothing is changed.
 pub(super) fn written_twice(new: &Written) -> Option<String> {
-    let mut names: Vec<&[u8]> = new.iter().map(|(name, _)| name).collect();
+    let mut names: Vec<&[u8]> = new.iter().map(|(name, ..)| name).collect();
     names.sort_unstable();
     let twice = names.windows(2).find(|pair| pair[0] == pair[1])?;
     let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
@@ -43,8 +43,8 @@ pub(super) fn written_twice(new: &Written) -> Option<String> {
 /// site/img`): writing the list without it would drop its record and say
 /// it deleted. Refused, naming it; nothing is changed.
 pub(super) fn not_read_but_there(old: &Listed, new: &Written) -> Option<String> {
-    let read: std::collections::HashSet<&[u8]> = new.iter().map(|(name, _)| name).collect();
-    let there = old.entries().into_iter().find(|(path, _)| {
+    let read: std::collections::HashSet<&[u8]> = new.iter().map(|(name, ..)| name).collect();
+    let there = old.entries().into_iter().find(|(path, ..)| {
         !read.contains(path) && std::fs::symlink_metadata(fastsum::name::path(path)).is_ok()
     })?;
     let name = crate::term::Quoting { utf8: true }.quotef(there.0);
@@ -56,11 +56,13 @@ pub(super) fn not_read_but_there(old: &Listed, new: &Written) -> Option<String> 
 
 /// `A\tPATH`, `D\tPATH`, `M\tPATH` in path order on stdout, and the
 /// counts: the old list and the new entries merged in path order (a file
-/// of several digests is modified when any of them changed).
+/// of several digests is modified when any of them changed; a record of
+/// a size is when the size did, as `-c` and `diff` fail it: a record of
+/// the right digest and a wrong size was rewritten and said unchanged).
 pub(super) fn say_changes(run: &mut Run, old: &Listed, new: Written, path: &Path) {
     let mut old = old.entries();
     old.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut new: Vec<(&[u8], &[fastsum::Digest])> = new.iter().collect();
+    let mut new: Vec<(&[u8], u64, &[fastsum::Digest])> = new.iter().collect();
     new.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut counts = [0u64; 4];
     let mut lines = Vec::new();
@@ -69,7 +71,7 @@ pub(super) fn say_changes(run: &mut Run, old: &Listed, new: Written, path: &Path
         let (letter, name) = match (o.peek(), n.peek()) {
             (None, None) => break,
             (Some(a), Some(b)) if a.0 == b.0 => {
-                let changed = a.1 != b.1;
+                let changed = a.2 != b.2 || a.1.is_some_and(|size| size != b.1);
                 let name = a.0;
                 o.next();
                 n.next();
