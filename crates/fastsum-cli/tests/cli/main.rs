@@ -39,6 +39,7 @@ mod first_hour;
 mod first_hour_setup;
 mod first_use;
 mod frictions;
+mod lists_joined_respelled;
 mod lists_round_trip;
 mod manual;
 mod memory_bounds;

@@ -117,7 +117,7 @@ pub(super) fn match_manifest(
 fn named_as(entry: &ManifestEntry) -> (u64, u64) {
     let digest = entry.digest.as_bytes();
     (
-        xxhash_rust::xxh3::xxh3_64(&entry.path),
+        xxhash_rust::xxh3::xxh3_64(&crate::fs::name::listed_key(&entry.path)),
         xxhash_rust::xxh3::xxh3_64(digest),
     )
 }

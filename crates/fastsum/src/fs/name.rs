@@ -71,6 +71,36 @@ pub(crate) fn path_buf(bytes: Vec<u8>) -> PathBuf {
 }
 
 /// Whether `byte` separates path components here (`/`; on Windows `\` too).
+/// A listed path as the file it names, whatever its spelling: `./a`,
+/// `a`, `./././a`, `a//b` and `a/./b` name one file under the list's
+/// root, so they are one key wherever a list's entries are told apart
+/// (a list giving `one` and `./one` two digests said two things of one
+/// file, and `contained` believed one of them). `..` is left as it is
+/// (through a symbolic link it is not its parent's).
+pub(crate) fn listed_key(path: &[u8]) -> Cow<'_, [u8]> {
+    let plain = !path.starts_with(b"./")
+        && !path.windows(2).any(|w| w == b"//")
+        && !path.windows(3).any(|w| w == b"/./")
+        && !path.ends_with(b"/.");
+    if plain {
+        return Cow::Borrowed(path);
+    }
+    let absolute = path.first() == Some(&b'/');
+    let parts: Vec<&[u8]> = path
+        .split(|&b| b == b'/')
+        .filter(|part| !part.is_empty() && *part != b".")
+        .collect();
+    let mut key = Vec::with_capacity(path.len());
+    if absolute {
+        key.push(b'/');
+    }
+    key.extend_from_slice(&parts.join(&b'/'));
+    if path.ends_with(b"/") && !key.ends_with(b"/") {
+        key.push(b'/');
+    }
+    Cow::Owned(key)
+}
+
 pub(crate) fn is_separator(byte: u8) -> bool {
     byte == b'/' || (cfg!(windows) && byte == b'\\')
 }
@@ -81,6 +111,20 @@ pub(crate) const SEPARATOR: u8 = std::path::MAIN_SEPARATOR as u8;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spellings_of_one_listed_file_are_one_key() {
+        for spelling in ["one", "./one", "././one", ".//one"] {
+            assert_eq!(&*listed_key(spelling.as_bytes()), b"one", "{spelling}");
+        }
+        for spelling in ["a/b", "a//b", "./a/./b", "a/b/."] {
+            assert_eq!(&*listed_key(spelling.as_bytes()), b"a/b", "{spelling}");
+        }
+        assert_eq!(&*listed_key(b"/abs//x"), b"/abs/x");
+        assert_eq!(&*listed_key(b"d/"), b"d/");
+        assert_eq!(&*listed_key(b"a/../b"), b"a/../b");
+        assert_ne!(&*listed_key(b"one"), &*listed_key(b"one."));
+    }
 
     #[test]
     fn names_round_trip_through_bytes() {

@@ -229,8 +229,30 @@ impl<R: BufRead> ListReader<R> {
                 ListLine::Problem("not a format read entry by entry".into())
             }
         };
-        Ok(Some((number, read)))
+        Ok(Some((number, joined_list(self.format, line, read))))
     }
+}
+
+/// A line that is not of the list's format but is a checksum line
+/// (`HEX  NAME`, `TAG (NAME) = HEX`) is a list of another format joined
+/// to this one (`cat *.sfv MD5SUMS`): refused, so that the check fails,
+/// never passed over as an improperly formatted line with a warning (a
+/// changed file listed there went unchecked, exit 0, where md5sum -c
+/// fails it). Lists of two formats are checked one by one.
+fn joined_list(format: ListFormat, line: &[u8], read: ListLine) -> ListLine {
+    use super::gnu::{CheckParser, TagPolicy};
+    let ListLine::Problem(why) = read else {
+        return read;
+    };
+    // Untagged digests of any even length parse under BLAKE2b's reading.
+    let any = TagPolicy::Any(Algorithm::Blake2b { output_len: 64 });
+    if CheckParser::new(any).parse(line).is_none() {
+        return ListLine::Problem(why);
+    }
+    ListLine::Refused(format!(
+        "a checksum line in a list read as {}: lists of two formats joined are not read as one (check each by itself)",
+        format.describe()
+    ))
 }
 
 /// A hashdeep list's line: the magic, the column line (kept in

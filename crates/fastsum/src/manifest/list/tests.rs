@@ -95,8 +95,35 @@ fn hashdeep_lists_give_every_column() {
     );
     assert_eq!(problems.len(), 1);
     assert_eq!(problems[0].0, 6);
-    let (none, problems) = read(&format!("{MD5}  a\n"), ListFormat::Hashdeep);
+    let (none, problems) = read("6,zz,a\n", ListFormat::Hashdeep);
     assert!(none.is_empty() && problems[0].1.contains("before the column line"));
+}
+
+#[test]
+fn a_checksum_line_in_a_list_of_another_format_is_refused() {
+    // `cat x.sfv MD5SUMS`, a --json list and an md5sum line, a hashdeep
+    // list and a BSD line: each such line is refused (the check fails),
+    // never an improperly formatted line passed over.
+    let md5_line = format!("{MD5}  a");
+    let bsd_line = format!("MD5 (a) = {MD5}");
+    for (format, line) in [
+        (ListFormat::Sfv, md5_line.clone()),
+        (ListFormat::Json, md5_line.clone()),
+        (ListFormat::Json, bsd_line.clone()),
+        (ListFormat::Hashdeep, bsd_line.clone()),
+        (ListFormat::Hashdeep, md5_line.clone()),
+    ] {
+        let mut reader = ListReader::new(line.as_bytes(), format);
+        let (_, read) = reader.next_line().unwrap().unwrap();
+        match read {
+            ListLine::Refused(why) => assert!(why.contains("two formats joined"), "{why}"),
+            other => panic!("{format:?} {line}: {other:?}"),
+        }
+    }
+    // A line of the list's format that cannot be read stays a problem.
+    let mut reader = ListReader::new(&b"name zz\n"[..], ListFormat::Sfv);
+    let (_, read) = reader.next_line().unwrap().unwrap();
+    assert!(matches!(read, ListLine::Problem(_)), "{read:?}");
 }
 
 #[test]
