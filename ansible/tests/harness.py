@@ -103,10 +103,12 @@ class Ansible:
 
     def play(self, tasks, *flags):
         """One ansible-playbook run on host `local` of TASKS [(module, args,
-        delegate_to or None)]: one start of Ansible for all; their results."""
+        delegate_to or None[, task vars])]: one start of Ansible for all;
+        their results."""
         plays = [{'hosts': 'local', 'gather_facts': False, 'tasks': [
-            dict({module: args, 'ignore_errors': True}, **({'delegate_to': host} if host else {}))
-            for module, args, host in tasks]}]
+            dict({module: args, 'ignore_errors': True}, **({'delegate_to': task[2]} if task[2] else {}),
+                 **({'vars': task[3]} if len(task) > 3 else {}))
+            for task in tasks for module, args in [task[:2]]]}]
         with tempfile.NamedTemporaryFile('w', suffix='.yml', delete=False) as handle:
             json.dump(plays, handle)
         try:

@@ -117,6 +117,7 @@ class Hostile(Pair):
         self.links()
         self.fake_fastsum()
         self.killed_unpack()
+        self.unread_archive()
         self.concurrent_runs()
         self.check_mode_attributes()
         self.full_disk()
@@ -405,6 +406,35 @@ class Hostile(Pair):
             self.kill_at_points(sshd, task, points, src, dest, old, new)
         finally:
             sshd.stop()
+
+    def unread_archive(self):
+        """The unpacking on the host ends before it has read the archive
+        off its standard input (refused at once): the task fails, saying
+        so, the host stays reachable and its files as they were. (When
+        OpenSSH closes the channel before the archive is all written,
+        Ansible gets EPIPE and raised the host unreachable, as in
+        killed_unpack's at-start SIGKILL; here it mostly takes the rest
+        and drops it: test_host_commands.py holds the broken pipe.)"""
+        src = os.path.join(self.work, 'usrc')
+        dest = os.path.join(self.work, 'unread-dest')
+        # Bigger than a pipe's and an ssh channel's windows, not compressible.
+        write(os.path.join(src, 'big'), os.urandom(24 << 20), 0o644)
+        write(os.path.join(dest, 'big'), b'old\n', 0o644)
+        python = os.path.join(self.work, 'unread-python', 'python3')
+        write(python, b'#!/bin/sh\nif [ "$3" = apply ] && [ "$4" = - ]; then echo refused >&2; exit 3; fi\n'
+                      b'exec python3 "$@"\n', 0o755)
+        before = snapshot(dest)
+        task = ('fastsum.deploy.copy', dict(src=src + '/', dest=dest, fastsum_path=self.fastsum,
+                                            fastsum_controller=self.fastsum), 'ssh',
+                {'ansible_python_interpreter': python})
+        result = self.ansible.play([task])[0]
+        self.check(result.get('failed') and 'unpacking on the host failed' in result.get('msg', '') and
+                   snapshot(dest) == before,
+                   'an archive the host does not read: the task fails, nothing changed (%s)'
+                   % result.get('msg', '')[:300])
+        result = self.ansible.play([task[:3]])[0]
+        self.check(not result.get('failed') and snapshot(dest) == snapshot(src),
+                   'then a run that unpacks converges (%s)' % result.get('msg', '')[:300])
 
     def kill_at_points(self, sshd, task, points, src, dest, old, new):  # pylint: disable=too-many-arguments
         """killed_unpack's runs, through SSHD."""

@@ -25,7 +25,7 @@ import re
 import shlex
 import zlib
 
-from ansible.errors import AnsibleActionFail
+from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.module_utils.common.text.converters import to_bytes, to_text
 
 from ansible_collections.fastsum.deploy.plugins.plugin_utils import local_tree
@@ -228,8 +228,19 @@ class HostCommands:
         if self.method == 'fastsum' and self._can_pipe(archive):
             with open(archive, 'rb') as handle:
                 data = handle.read()
-            res = action._low_level_execute_command(python_command(self.python, 'apply', '-'), sudoable=True,
-                                                    in_data=data)
+            try:
+                res = action._low_level_execute_command(python_command(self.python, 'apply', '-'), sudoable=True,
+                                                        in_data=data)
+            except AnsibleConnectionFailure as err:
+                # The host was listed moments ago: an archive not taken
+                # whole (the unpacking ended before it read it, killed or
+                # refused, or the connection broke on the way) is this
+                # task failing, each file old or new, not the host being
+                # unreachable (which Ansible would say and stop the play).
+                raise AnsibleActionFail(
+                    'fastsum.deploy.copy: unpacking on the host failed: the archive (%d bytes) could not all be sent '
+                    '(the unpacking ended before it read it all, or the connection broke); each file there is as '
+                    'it was or as the source has it, and the next run converges: %s' % (len(data), err))
             out = to_text(res.get('stdout', ''), errors='surrogate_or_strict')
             applied = marked(out, 'fastsum-deploy-apply')
             if applied is None:
