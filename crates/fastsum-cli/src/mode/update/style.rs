@@ -64,6 +64,9 @@ pub(in crate::mode) fn style_of(
                 return refuse(look);
             }
         }
+        if !parsed.written_as_fastsum_writes(&line, terminator) {
+            return refuse("is not written as fastsum writes it (lower-case hex, `HEX  NAME` or `TAG (NAME) = HEX`, a name escaped only if it must be)");
+        }
         if parsed.tagged && !algorithms.contains(&parsed.algorithm) {
             algorithms.push(parsed.algorithm);
         }

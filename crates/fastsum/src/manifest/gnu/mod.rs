@@ -67,6 +67,29 @@ impl CheckLine<'_> {
             && actual.parts() == self.expected.parts()
             && actual.as_bytes().starts_with(self.expected.as_bytes())
     }
+
+    /// Whether `line` (this line as read, without its terminator) is byte
+    /// for byte the line fastsum writes for what it says: the one rule
+    /// of what `--update` can write back (upper-case hex, a second space
+    /// before `(`, a name escaped that needs no escape, OpenSSL's
+    /// `TAG(NAME)= HEX`, a shortened tag: each reads as this line and is
+    /// written otherwise, so a rewrite would change the list's look with
+    /// nothing changed). Hex or base64, as the line has it.
+    #[cfg(feature = "tree")]
+    pub fn written_as_fastsum_writes(&self, line: &[u8], terminator: u8) -> bool {
+        let style = match self.tagged {
+            true => LineStyle::Tagged,
+            false => LineStyle::Untagged {
+                binary: self.binary,
+            },
+        };
+        [Encoding::Hex, Encoding::Base64].into_iter().any(|encoding| {
+            let mut out = Vec::with_capacity(line.len() + 1);
+            let digest = (&self.expected, encoding);
+            write_line(&mut out, self.algorithm, digest, &self.name, style, terminator);
+            out.pop() == Some(terminator) && out == line
+        })
+    }
 }
 
 /// Reads the lines of checksum files. Keeps the state coreutils keeps

@@ -8,7 +8,9 @@
 use std::io::BufRead;
 
 use super::super::hashdeep::MAGIC;
-use super::super::json_read::parse_object;
+use super::super::json_read::{parse_object, Value};
+#[cfg(feature = "tree")]
+use super::super::json::write_string;
 use super::super::lines::read_line;
 use super::Manifest;
 
@@ -97,9 +99,60 @@ impl Manifest {
                 if let Some((name, _)) = fields.iter().find(|(k, _)| !WRITTEN_MEMBERS.contains(&k.as_str())) {
                     return unkept(&format!("has the member {name:?}"));
                 }
+                if let Some(how) = written_otherwise(&fields, &line) {
+                    return unkept(how);
+                }
             }
         }
     }
+}
+
+/// How a record (`fields`, read from `line`) is written unlike the
+/// record fastsum writes for what it says, which a rewrite would change
+/// with nothing changed (a list once came back without its spaces and
+/// with its digests in lower case, "0 modified", exit 0): JSON written
+/// otherwise (spaces between members, `\u0061` for `a`, `1e3` ...)
+/// or a digest in upper-case hex (fastsum writes lower case).
+#[cfg(feature = "tree")]
+fn written_otherwise(fields: &[(String, Value)], line: &[u8]) -> Option<&'static str> {
+    fn object(out: &mut Vec<u8>, fields: &[(String, Value)]) {
+        out.push(b'{');
+        for (i, (name, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_string(out, name);
+            out.push(b':');
+            match value {
+                Value::Text(text) => write_string(out, text),
+                Value::Number(number) => out.extend_from_slice(number.as_bytes()),
+                Value::Null => out.extend_from_slice(b"null"),
+                Value::Bool(yes) => out.extend_from_slice(if *yes { b"true" } else { b"false" }),
+                Value::Object(inner) => object(out, inner),
+            }
+        }
+        out.push(b'}');
+    }
+    let upper_hex = |value: &Value| {
+        matches!(value, Value::Text(t) if t.bytes().all(|b| b.is_ascii_hexdigit())
+            && t.bytes().any(|b| b.is_ascii_uppercase()))
+    };
+    let digests = fields.iter().flat_map(|(name, value)| match (name.as_str(), value) {
+        ("digest", value) => vec![value],
+        ("digests", Value::Object(inner)) => inner.iter().map(|(_, v)| v).collect(),
+        _ => Vec::new(),
+    });
+    if digests.into_iter().any(upper_hex) {
+        return Some("has a digest in upper-case hex (fastsum writes lower case)");
+    }
+    let mut written = Vec::with_capacity(line.len());
+    object(&mut written, fields);
+    (written != line).then_some("is JSON written otherwise than fastsum writes it (spaces, escapes or numbers)")
+}
+
+#[cfg(not(feature = "tree"))]
+fn written_otherwise(_: &[(String, Value)], _: &[u8]) -> Option<&'static str> {
+    None
 }
 
 #[cfg(test)]
