@@ -47,7 +47,9 @@ impl Manifest {
     /// Whether fastsum's writer writes this list back line for line, as
     /// `--update` must: `Err` names the first line holding what it would
     /// not (`line N has the member "owner"`, `line N is a comment`,
-    /// `line N starts another section`, `line N ends in CR LF`). Past
+    /// `line N starts another section`, `line N ends in CR LF`, a record
+    /// written otherwise than fastsum writes it: spaces, other escapes,
+    /// upper-case hex). Past
     /// its comments and blank lines, a list of neither JSON records nor
     /// hashdeep lines is not judged here (GNU and BSD lines have their
     /// own rule where they are rewritten). Lines neither reader can read
@@ -137,12 +139,12 @@ fn written_otherwise(fields: &[(String, Value)], line: &[u8]) -> Option<&'static
         matches!(value, Value::Text(t) if t.bytes().all(|b| b.is_ascii_hexdigit())
             && t.bytes().any(|b| b.is_ascii_uppercase()))
     };
-    let digests = fields.iter().flat_map(|(name, value)| match (name.as_str(), value) {
-        ("digest", value) => vec![value],
-        ("digests", Value::Object(inner)) => inner.iter().map(|(_, v)| v).collect(),
-        _ => Vec::new(),
+    let upper = fields.iter().any(|(name, value)| match (name.as_str(), value) {
+        ("digest", value) => upper_hex(value),
+        ("digests", Value::Object(inner)) => inner.iter().any(|(_, v)| upper_hex(v)),
+        _ => false,
     });
-    if digests.into_iter().any(upper_hex) {
+    if upper {
         return Some("has a digest in upper-case hex (fastsum writes lower case)");
     }
     let mut written = Vec::with_capacity(line.len());
