@@ -410,3 +410,55 @@ impl Replace for [u8] {
         [&self[..at], to, &self[at + from.len()..]].concat()
     }
 }
+
+/// hashdeep's own list (Debian's hashdeep 4.4) of two columns is updated
+/// in place; the same list in upper-case hex, which `-c` reads, is
+/// refused by name and left byte-identical (it was rewritten in lower
+/// case with "0 modified", exit 0).
+#[test]
+fn a_hashdeep_list_written_otherwise_is_refused_never_rewritten() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"one\n");
+    env.file(b"t/b", b"two\n");
+    let made = std::process::Command::new("hashdeep")
+        .args(["-c", "md5,sha256", "-l", "-r", "t"])
+        .current_dir(env.path())
+        .output()
+        .expect("hashdeep runs (scripts/tests/install-peers installs it)");
+    assert!(made.status.success());
+    env.file(b"L", &made.stdout);
+    let out = fastsum(&env, &["-r", "--update=L", "t"]);
+    assert_eq!(out.status, 0, "hashdeep's list: {}", out.stderr_str());
+    assert!(
+        out.stderr_str().contains("0 modified, 2 unchanged"),
+        "{}",
+        out.stderr_str()
+    );
+    let kept = std::fs::read(env.path().join("L")).unwrap();
+    let upper: Vec<u8> = kept
+        .split_inclusive(|&b| b == b'\n')
+        .flat_map(|line| match line.first() {
+            Some(b'0'..=b'9') => {
+                let text = String::from_utf8(line.to_vec()).unwrap();
+                let (size, rest) = text.split_once(',').unwrap();
+                let (md5, rest) = rest.split_once(',').unwrap();
+                format!("{size},{},{rest}", md5.to_uppercase()).into_bytes()
+            }
+            _ => line.to_vec(),
+        })
+        .collect();
+    assert_ne!(upper, kept);
+    env.file(b"L", &upper);
+    assert_eq!(fastsum(&env, &["-c", "L"]).status, 0, "-c reads it");
+    let out = fastsum(&env, &["-r", "--update=L", "t"]);
+    assert_eq!(out.status, 1, "{}", out.stderr_str());
+    assert!(
+        out.stderr_str()
+            .contains("is a hashdeep line written otherwise"),
+        "{}",
+        out.stderr_str()
+    );
+    assert!(out.stderr_str().contains("nothing was changed"));
+    assert_eq!(std::fs::read(env.path().join("L")).unwrap(), upper);
+}

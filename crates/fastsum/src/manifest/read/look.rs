@@ -58,6 +58,7 @@ impl Manifest {
         let mut line = Vec::new();
         let mut seen = Seen::Nothing;
         let mut number = 0u64;
+        let mut columns = Vec::new();
         loop {
             let read = read_line(&mut reader, terminator, &mut line)
                 .map_err(|e| crate::error::Error::os_message(&e))?;
@@ -85,7 +86,10 @@ impl Manifest {
                 Seen::Json => Seen::Json,
                 // hashdeep's header: its magic, its columns and the `##`
                 // lines after them, kept as they are.
-                Seen::HashdeepHeader if line.starts_with(b"%%%%") && number <= 2 => seen,
+                Seen::HashdeepHeader if line.starts_with(b"%%%%") && number <= 2 => {
+                    columns = super::super::hashdeep::columns(&line).unwrap_or_default();
+                    seen
+                }
                 Seen::HashdeepHeader if line.starts_with(b"##") => seen,
                 Seen::HashdeepHeader | Seen::HashdeepFiles if line.starts_with(b"%%%%") => {
                     return unkept("starts another section (a second hashdeep run's)")
@@ -104,6 +108,9 @@ impl Manifest {
                 if let Some(how) = written_otherwise(&fields, &line) {
                     return unkept(how);
                 }
+            }
+            if seen == Seen::HashdeepFiles && hashdeep_written_otherwise(&columns, &line) {
+                return unkept("is a hashdeep line written otherwise than fastsum writes it (upper-case hex, a size with leading zeros)");
             }
         }
     }
@@ -150,6 +157,29 @@ fn written_otherwise(fields: &[(String, Value)], line: &[u8]) -> Option<&'static
     let mut written = Vec::with_capacity(line.len());
     object(&mut written, fields);
     (written != line).then_some("is JSON written otherwise than fastsum writes it (spaces, escapes or numbers)")
+}
+
+/// Whether a hashdeep file line (under `columns`) is written unlike
+/// the line fastsum writes for what it says (hashdeep and fastsum write
+/// lower-case hex and a plain size: `--update` rewrote an upper-case list
+/// in lower case, "0 modified", exit 0). A line the reader cannot read is
+/// left to the reader.
+#[cfg(feature = "tree")]
+fn hashdeep_written_otherwise(columns: &[Option<crate::Algorithm>], line: &[u8]) -> bool {
+    use super::super::hashdeep;
+    let Ok((size, digests, name)) = hashdeep::parse_line_all(line, columns) else {
+        return false;
+    };
+    if digests.len() != columns.len() {
+        return false; // columns fastsum does not compute: refused where it reads them
+    }
+    let digests: Vec<_> = digests.iter().map(|(_, d)| d).collect();
+    hashdeep::line(size, &digests, &name).is_some_and(|written| written.strip_suffix(b"\n") != Some(line))
+}
+
+#[cfg(not(feature = "tree"))]
+fn hashdeep_written_otherwise(_: &[Option<crate::Algorithm>], _: &[u8]) -> bool {
+    false
 }
 
 #[cfg(not(feature = "tree"))]
@@ -200,5 +230,20 @@ mod tests {
             Manifest::rewritable(owner.replace('\n', "\0").as_bytes(), 0),
             Err("line 2 has the member \"owner\"".into())
         );
+    }
+
+    #[cfg(feature = "tree")]
+    #[test]
+    fn a_hashdeep_line_written_otherwise_is_named() {
+        let head = "%%%% HASHDEEP-1.0\n%%%% size,md5,filename\n## $ hashdeep\n##\n";
+        let says = |line: &str| said(&format!("{head}{line}\n"));
+        let otherwise = Err("line 5 is a hashdeep line written otherwise than fastsum writes it (upper-case hex, a size with leading zeros)".to_string());
+        let md5 = "d41d8cd98f00b204e9800998ecf8427e";
+        assert_eq!(says(&format!("0,{md5},/t/b")), Ok(()));
+        assert_eq!(says(&format!("0,{},/t/b", md5.to_uppercase())), otherwise);
+        assert_eq!(says(&format!("00,{md5},/t/b")), otherwise);
+        // tiger: not rebuilt here (the reader refuses or reads it).
+        let tiger = "%%%% HASHDEEP-1.0\n%%%% size,md5,tiger,filename\n";
+        assert_eq!(said(&format!("{tiger}0,{},AB,/t/b\n", md5.to_uppercase())), Ok(()));
     }
 }
