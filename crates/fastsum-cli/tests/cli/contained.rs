@@ -39,7 +39,7 @@ def where(root):
     parts = [b"d%d" % rnd.randrange(3) for _ in range(depth)]
     name = rnd.choice(names) + b"-%d" % rnd.randrange(10**6)
     return os.path.join(root, *parts, name)
-sizes = [1, 2, 100, 4095, 4096, 4097, 8191, 8192, 8193, 12345, 70000]
+sizes = [1, 2, 100, 4095, 4096, 4097, 8191, 8192, 8193, 12345, 65536, 65537, 70000]
 contents = [rnd.randbytes(rnd.choice(sizes)) for _ in range(rnd.randrange(12, 20))]
 for c in contents:
     r = rnd.random()

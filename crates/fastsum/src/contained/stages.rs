@@ -12,7 +12,7 @@ use super::answers::{hash_paths, Answers, Problems};
 use super::{Archive, ArchiveCopy, ContainedOptions, ContainedReport, Skipped, Verdict};
 use crate::algo::Algorithm;
 use crate::digest::Digest;
-use crate::dupes::items::{hash_edge, Candidates, Edge, Paths, EDGE};
+use crate::dupes::items::{hash_ends, Candidates, Paths};
 use crate::error::{ErrorKind, Result};
 use crate::fs::dir::DirectoryCursor;
 use crate::fs::{FileId, FileStamp};
@@ -320,12 +320,10 @@ fn match_trees(
         }
     }
     let mut items = candidates_of(src, trees, answers);
-    for edge in [Edge::Prefix, Edge::Suffix] {
-        hash_edges(&mut items, edge, src, &trees.files, answers, problems);
-        keep_shared(&mut items, |a, b| {
-            (a.size, a.prefix, a.suffix).cmp(&(b.size, b.prefix, b.suffix))
-        });
-    }
+    hash_ends_of(&mut items, src, &trees.files, answers, problems);
+    keep_shared(&mut items, |a, b| {
+        (a.size, a.prefix, a.suffix).cmp(&(b.size, b.prefix, b.suffix))
+    });
     hash_whole_items(&mut items, src, &trees.files, options, answers, problems)?;
     keep_shared(&mut items, |a, b| {
         (a.size, a.digest.map(|d| d.as_bytes().to_vec()))
@@ -379,33 +377,34 @@ fn candidates_of(src: &Candidates, trees: &ArchiveFiles, answers: &Answers) -> V
     items
 }
 
-/// One edge's hash of every item (in path order, so a worker's files
-/// share directories); an item that cannot be read is a problem and
-/// leaves the running (a source file's verdict withheld).
-fn hash_edges(
+/// Both ends of every item, and the whole of a short one, in one open
+/// each ([`hash_ends`]; in path order, so a worker's files share
+/// directories); an item that cannot be read is a problem and leaves the
+/// running (a source file's verdict withheld).
+fn hash_ends_of(
     items: &mut Vec<Item>,
-    edge: Edge,
     src: &Candidates,
     archive: &Candidates,
     answers: &mut Answers,
     problems: &Problems,
 ) {
     items.sort_unstable_by_key(|item| (item.archive, item.index));
-    let failed: Vec<(bool, u32)> = items
+    let mut failed: Vec<(bool, u32)> = items
         .par_chunks_mut(64)
         .flat_map_iter(|chunk| {
             let mut cursor = DirectoryCursor::new();
+            let mut buffer = Vec::new();
             let mut failed = Vec::new();
             for item in chunk {
-                if edge == Edge::Suffix && item.size <= EDGE {
-                    // The prefix was the whole file.
-                    continue;
-                }
                 let side = if item.archive { archive } else { src };
                 let path = side.path(item.index as usize);
-                match hash_edge(&mut cursor, path, &side.stamps[item.index as usize], edge) {
-                    Ok(h) if edge == Edge::Prefix => item.prefix = h,
-                    Ok(h) => item.suffix = h,
+                let stamp = &side.stamps[item.index as usize];
+                match hash_ends(&mut cursor, path, stamp, &mut buffer) {
+                    Ok(ends) => {
+                        item.prefix = ends.prefix;
+                        item.suffix = ends.suffix;
+                        item.digest = ends.whole.map(|w| Digest::from_bytes(&w.to_be_bytes()));
+                    }
                     Err(e) => {
                         problems.add(path, e);
                         failed.push((item.archive, item.index));
@@ -420,7 +419,8 @@ fn hash_edges(
             answers.trouble[index as usize] = true;
         }
     }
-    items.retain(|item| !failed.contains(&(item.archive, item.index)));
+    failed.sort_unstable();
+    items.retain(|item| failed.binary_search(&(item.archive, item.index)).is_err());
 }
 
 /// Keeps the items in a run (equal by `order`) that holds both sides.
@@ -435,8 +435,8 @@ fn keep_shared(items: &mut Vec<Item>, order: impl Fn(&Item, &Item) -> std::cmp::
     items.retain(|_| flags.next().unwrap_or(false));
 }
 
-/// The whole-file digest (XXH3-128) of every item: the prefix's, for a
-/// file no longer than an edge; the others through the pipeline.
+/// The whole-file digest (XXH3-128) of every item: a short file's was
+/// taken with its ends; the others through the pipeline.
 fn hash_whole_items(
     items: &mut [Item],
     src: &Candidates,
@@ -445,13 +445,9 @@ fn hash_whole_items(
     answers: &mut Answers,
     problems: &Problems,
 ) -> Result<()> {
-    let mut need = Vec::new();
-    for (n, item) in items.iter_mut().enumerate() {
-        match item.size <= EDGE {
-            true => item.digest = Some(Digest::from_bytes(&item.prefix.to_be_bytes())),
-            false => need.push(n),
-        }
-    }
+    let need: Vec<usize> = (0..items.len())
+        .filter(|&n| items[n].digest.is_none())
+        .collect();
     let paths: Vec<(PathBuf, FileStamp)> = need
         .iter()
         .map(|&n| {
