@@ -32,7 +32,7 @@ read, a bad manifest line, usage; with --remove, an action not done).";
 #[derive(Parser, Debug)]
 #[command(name = "fastsum contained", version)]
 #[command(after_help = AFTER_HELP)]
-#[command(mut_arg("cache", |a| a.help("Whole-file digests of both sides' trees from and to the checksum cache (PATH only after '=')")))]
+#[command(mut_arg("cache", |a| a.help("Whole-file digests of the sources and archive trees from and to the checksum cache, in a manifest's own algorithm too (PATH only after '=')")))]
 #[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c), and which of several digests a file is compared by (else the hardest to forge); a HOST:PATH archive is hashed in it (default md5)")))]
 struct ContainedArgs {
     /// Directories and files whose files are looked for.
@@ -97,8 +97,9 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Err(status) => return status,
     };
     let archives: Vec<Archive> = args.archives.iter().map(|o| Archive::of(o)).collect();
-    // The trees' whole-file stage is XXH3-128's: the cache serves it (a
-    // manifest's own algorithm is hashed without it).
+    // The trees' whole-file stage is XXH3-128's, loaded here; a
+    // manifest's or a remote listing's algorithm is loaded by the library
+    // once the list is read, for the source files hashed in it.
     let roots: Vec<PathBuf> = args
         .sources
         .iter()

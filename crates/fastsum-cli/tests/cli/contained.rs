@@ -1113,6 +1113,75 @@ fn contained_cache_answers_unchanged_files_and_is_never_stale() {
     assert_eq!(after.stdout_str(), "src/d/one\n");
 }
 
+/// `--cache` with a manifest archive (the offline disk's catalogue): the
+/// source files are answered in the manifest's own algorithm, so the
+/// second run reads no file (`cache stats`: hits, 0 misses) and answers
+/// as the first; a source file rewritten in place (same size, mtime put
+/// back) is read again and is no longer contained. The list is written by
+/// coreutils' sha256sum, not by fastsum.
+#[test]
+fn contained_cache_answers_the_sources_against_a_manifest_and_is_never_stale() {
+    if testenv::lacks(&["sha256sum"]) {
+        return;
+    }
+    let env = TestEnv::new();
+    env.mkdir("src/d");
+    env.mkdir("arc");
+    let (one, two) = (testenv::pattern(300_000), testenv::pattern(90_000));
+    env.file(b"src/d/one", &one);
+    env.file(b"src/two", &two);
+    env.file(b"arc/one-copy", &one);
+    env.file(b"arc/two-copy", &two);
+    let listed = std::process::Command::new(testenv::reference_path("sha256sum"))
+        .current_dir(env.path())
+        .args(["arc/one-copy", "arc/two-copy"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    env.file(b"arc.sha256", &listed.stdout);
+    std::fs::remove_dir_all(env.path().join("arc")).unwrap();
+    // Entries are stored only for files older than the racy window.
+    std::thread::sleep(Duration::from_millis(2300));
+    let stats = || {
+        let out = fastsum(&env, &["cache", "--cache", "c.sqlite", "stats"]);
+        assert_eq!(out.status, 0, "{}", out.stderr_str());
+        out.stdout_str()
+    };
+    let args = [
+        "contained",
+        "-a",
+        "sha256",
+        "--cache=c.sqlite",
+        "src",
+        "--in",
+        "arc.sha256",
+    ];
+    let first = fastsum(&env, &args);
+    assert_eq!(first.status, 0, "{}", first.stderr_str());
+    assert!(stats().contains(" 0 hits"), "{}", stats());
+    let second = fastsum(&env, &args);
+    assert_eq!(second.status, 0, "{}", second.stderr_str());
+    let warm = stats();
+    assert!(
+        warm.contains(" 0 misses") && !warm.contains(" 0 hits"),
+        "{warm}"
+    );
+    let one_path = env.path().join("src/d/one");
+    let mtime = std::fs::metadata(&one_path).unwrap().modified().unwrap();
+    let mut changed = one.clone();
+    changed[150_000] ^= 0x55;
+    std::fs::write(&one_path, &changed).unwrap();
+    let f = std::fs::File::options()
+        .write(true)
+        .open(&one_path)
+        .unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    let after = fastsum(&env, &args);
+    assert_eq!(after.status, 1, "{}", after.stderr_str());
+    assert_eq!(after.stdout_str(), "src/d/one\n");
+}
+
 /// A list of CRC32 (or any CRC, or a digest under 64 bits) cannot say two
 /// files hold the same bytes: a colliding pair, found here by Python's
 /// zlib in about a second, is refused whole (exit 2, the list named),

@@ -34,12 +34,15 @@ use crate::error::Result;
 pub struct CacheRun {
     /// The file, when open (none: off, or answering from a list); in a
     /// Mutex so that the stages on other threads may borrow the run
-    /// (SQLite's connection is Send, not Sync). Only `&mut self` touches it.
+    /// (SQLite's connection is Send, not Sync); a shared borrow holds it
+    /// only to load a session.
     cache: Option<Mutex<Cache>>,
-    /// One per algorithm loaded, shared with the stages of each run.
-    sessions: Vec<Arc<CacheSession>>,
+    /// One per algorithm loaded, shared with the stages of each run; in
+    /// a Mutex so that a stage that meets a new algorithm (a manifest's,
+    /// found only once it is read) loads it through a shared borrow.
+    sessions: Mutex<Vec<Arc<CacheSession>>>,
     /// What to tell the user, oldest first.
-    notices: Vec<String>,
+    notices: Mutex<Vec<String>>,
 }
 
 impl CacheRun {
@@ -53,9 +56,9 @@ impl CacheRun {
     /// then [`CacheRun::load`]; a session that cannot be loaded is a
     /// notice, and the run goes on without it.
     pub fn open(path: &Path, algorithm: Algorithm, roots: &[PathBuf]) -> Self {
-        let mut run = CacheRun::open_file(path);
+        let run = CacheRun::open_file(path);
         if let Err(e) = run.load(algorithm, roots) {
-            run.notices.push(format!("cache: {e}; going on without it"));
+            run.notice(format!("cache: {e}; going on without it"));
         }
         run
     }
@@ -83,7 +86,7 @@ impl CacheRun {
                 run.cache = Some(Mutex::new(cache));
                 run.take_cache_notice();
             }
-            Err(e) => run.notices.push(format!("cache: {e}; going on without it")),
+            Err(e) => run.notice(format!("cache: {e}; going on without it")),
         }
         run
     }
@@ -91,7 +94,7 @@ impl CacheRun {
     /// The answers of a list's stamped entries (`session`), nothing stored.
     pub(crate) fn answering(session: CacheSession) -> Self {
         CacheRun {
-            sessions: vec![Arc::new(session)],
+            sessions: Mutex::new(vec![Arc::new(session)]),
             ..CacheRun::off()
         }
     }
@@ -100,18 +103,23 @@ impl CacheRun {
     /// directory at a time as the runs reach them): the stages of
     /// `algorithm`'s runs are answered from then on. Nothing to do when
     /// it is loaded already or the file is not open; the error is why it
-    /// could not be (the runs of `algorithm` go uncached).
-    pub fn load(&mut self, algorithm: Algorithm, roots: &[PathBuf]) -> Result<()> {
+    /// could not be (the runs of `algorithm` go uncached). A shared
+    /// borrow: a stage loads the algorithm it meets while the run goes.
+    pub fn load(&self, algorithm: Algorithm, roots: &[PathBuf]) -> Result<()> {
+        let Some(cache) = self.cache.as_ref() else {
+            return Ok(());
+        };
+        let mut cache = cache.lock().expect("not poisoned");
+        // Asked under the file's lock: two stages loading one algorithm
+        // at once load it once.
         if self.serves(algorithm) {
             return Ok(());
         }
-        let Some(cache) = self.cache.as_mut() else {
-            return Ok(());
-        };
-        let cache = cache.get_mut().expect("not poisoned");
         let loaded = cache.session(algorithm, roots);
-        self.take_cache_notice();
-        self.sessions.push(Arc::new(loaded?));
+        if let Some(notice) = cache.take_notice() {
+            self.notice(notice);
+        }
+        self.sessions_held().push(Arc::new(loaded?));
         Ok(())
     }
 
@@ -127,20 +135,33 @@ impl CacheRun {
     }
 
     /// The session of `algorithm`, if loaded.
-    pub(crate) fn session(&self, algorithm: Algorithm) -> Option<&Arc<CacheSession>> {
-        self.sessions.iter().find(|s| s.algorithm() == algorithm)
+    pub(crate) fn session(&self, algorithm: Algorithm) -> Option<Arc<CacheSession>> {
+        let sessions = self.sessions_held();
+        sessions
+            .iter()
+            .find(|s| s.algorithm() == algorithm)
+            .cloned()
     }
 
     /// An algorithm a session is loaded for (to name in a refusal).
     pub(crate) fn loaded(&self) -> Option<Algorithm> {
-        self.sessions.first().map(|s| s.algorithm())
+        self.sessions_held().first().map(|s| s.algorithm())
+    }
+
+    fn sessions_held(&self) -> std::sync::MutexGuard<'_, Vec<Arc<CacheSession>>> {
+        self.sessions.lock().expect("not poisoned")
+    }
+
+    /// Adds `notice` to what the run has to tell.
+    pub(crate) fn notice(&self, notice: String) {
+        self.notices.lock().expect("not poisoned").push(notice);
     }
 
     /// What to tell the user since last asked, oldest first: a damaged
     /// file moved aside, a cache that could not be opened or loaded, a
     /// store that failed. Each is a line without the program's name.
     pub fn take_notices(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notices)
+        std::mem::take(self.notices.get_mut().expect("not poisoned"))
     }
 
     /// Stores what every session learnt (one transaction each, racy
@@ -178,17 +199,18 @@ impl CacheRun {
         &mut self,
         failed: &mut dyn FnMut(&mut Vec<String>, crate::error::Error),
     ) -> Option<RunStats> {
-        let sessions = std::mem::take(&mut self.sessions);
+        let sessions = std::mem::take(self.sessions.get_mut().expect("not poisoned"));
         let mut cache = self.cache.take()?.into_inner().expect("not poisoned");
+        let notices = self.notices.get_mut().expect("not poisoned");
         let mut total: Option<RunStats> = None;
         for session in sessions {
             let finished = session.finish(&mut cache);
             if let Some(notice) = cache.take_notice() {
-                self.notices.push(notice);
+                notices.push(notice);
             }
             match finished {
                 Ok(stats) => *total.get_or_insert_with(RunStats::default) += stats,
-                Err(e) => failed(&mut self.notices, e),
+                Err(e) => failed(notices, e),
             }
         }
         total
@@ -200,7 +222,7 @@ impl CacheRun {
             .as_mut()
             .map(|c| c.get_mut().expect("not poisoned"));
         if let Some(notice) = cache.and_then(Cache::take_notice) {
-            self.notices.push(notice);
+            self.notice(notice);
         }
     }
 }

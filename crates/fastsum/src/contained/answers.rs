@@ -54,7 +54,10 @@ impl Answers {
 /// The digests of `files` (each path with the stamp its stat stage took)
 /// in `algorithm`, in that order, on every core, by `dupes`' own
 /// whole-file stage (`dupes::items::hash_as_staged`: each read only as the
-/// version its stamp names), from the cache where it serves `algorithm`;
+/// version its stamp names), from the cache, `algorithm`'s session loaded
+/// on first use (a manifest's or a remote listing's algorithm is known
+/// only once it is read: its source files are answered as the trees'
+/// are, and one that cannot be loaded is a notice, the files read);
 /// `None` for a file that could not be so read: a problem.
 pub(super) fn hash_paths(
     files: Vec<(PathBuf, FileStamp)>,
@@ -65,8 +68,14 @@ pub(super) fn hash_paths(
     #[allow(unused_mut)]
     let mut hasher = staged_hasher(algorithm, options.threads);
     #[cfg(feature = "cache")]
-    if let Some(cache) = options.cache.filter(|c| c.serves(algorithm)) {
-        hasher = hasher.cache(cache)?;
+    if let Some(cache) = options.cache {
+        // The entries are loaded lazily, a directory at a time, whatever
+        // the prefix (`/`: every source's files may be asked).
+        match cache.load(algorithm, &[PathBuf::from("/")]) {
+            Ok(()) if cache.serves(algorithm) => hasher = hasher.cache(cache)?,
+            Ok(()) => {}
+            Err(e) => cache.notice(format!("cache: {e}; {algorithm} digests read uncached")),
+        }
     }
     hash_as_staged(hasher, files, problems)
 }

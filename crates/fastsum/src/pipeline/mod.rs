@@ -273,7 +273,7 @@ impl TreeHasher {
     pub fn cache(mut self, cache: &crate::cache::CacheRun) -> Result<Self> {
         let run = self.algorithm;
         match (cache.session(run), cache.loaded()) {
-            (Some(session), _) => self.cache = Some(session.clone()),
+            (Some(session), _) => self.cache = Some(session),
             (None, Some(other)) => {
                 return Err(crate::error::Error::new(
                     crate::error::ErrorKind::CacheAlgorithm {
