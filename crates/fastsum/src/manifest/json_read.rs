@@ -22,6 +22,7 @@ pub enum Value {
 /// wrong with it.
 pub fn parse_object(line: &str) -> Result<Vec<(String, Value)>, String> {
     let mut p = Parser {
+        text: line,
         s: line.as_bytes(),
         at: 0,
     };
@@ -35,9 +36,17 @@ pub fn parse_object(line: &str) -> Result<Vec<(String, Value)>, String> {
 }
 
 struct Parser<'a> {
+    /// The line; `s` is its bytes. The parser stops only at ASCII bytes,
+    /// so every piece it takes is a `str` slice of it, never checked again.
+    text: &'a str,
     s: &'a [u8],
     at: usize,
 }
+
+/// Up to this many members a record's keys are compared one by one (a
+/// record holds under a dozen); past it, a set: a hostile line may hold
+/// millions.
+const MEMBERS_SCANNED: usize = 16;
 
 impl Parser<'_> {
     /// `{...}` from here; `nest`: its values may be objects (flat ones).
@@ -52,13 +61,25 @@ impl Parser<'_> {
         // A member named twice is refused: JSON readers disagree on which
         // one counts (this one would take the first, jq and Python's json
         // take the last), so `{"digest":GOOD,"digest":BAD}` must not read
-        // as either. A set, not a scan: a hostile line may hold millions.
-        let mut seen = std::collections::HashSet::new();
+        // as either. A scan of the few members of a record, a set past
+        // `MEMBERS_SCANNED`.
+        let mut seen: Option<std::collections::HashSet<String>> = None;
         loop {
             self.space();
             let at = self.at;
             let key = self.string()?;
-            if !seen.insert(key.clone()) {
+            let again = match &mut seen {
+                Some(set) => !set.insert(key.clone()),
+                None if fields.len() < MEMBERS_SCANNED => fields.iter().any(|(k, _)| *k == key),
+                None => {
+                    let mut set: std::collections::HashSet<String> =
+                        fields.iter().map(|(k, _)| k.clone()).collect();
+                    let again = !set.insert(key.clone());
+                    seen = Some(set);
+                    again
+                }
+            };
+            if again {
                 return Err(format!(
                     "the member {key:?} is given twice (at byte {at}): which one counts is not said"
                 ));
@@ -118,8 +139,8 @@ impl Parser<'_> {
                     self.at += 1;
                 }
                 // Only ASCII digits and signs were taken.
-                let text = String::from_utf8_lossy(self.s.get(start..self.at).unwrap_or_default());
-                Ok(Value::Number(text.into_owned()))
+                let text = self.text.get(start..self.at).unwrap_or_default();
+                Ok(Value::Number(text.to_string()))
             }
             _ => Err(format!("no value at byte {} (records hold no arrays)", self.at)),
         }
@@ -155,14 +176,22 @@ impl Parser<'_> {
     fn raw_string_len(&self) -> usize {
         let rest = self.s.get(self.at..).unwrap_or_default();
         let mut i = 0;
-        while let Some(&b) = rest.get(i) {
-            match b {
-                b'"' => return i,
-                b'\\' => i += 2,
-                _ => i += 1,
+        while let Some(found) = memchr::memchr2(b'"', b'\\', rest.get(i..).unwrap_or_default()) {
+            match rest[i + found] {
+                b'"' => return i + found,
+                _ => i += found + 2,
             }
         }
         rest.len()
+    }
+
+    /// From `self.at` to the next `"` or `\\` (or the end), and moves there.
+    fn plain_run(&mut self) -> &str {
+        let start = self.at;
+        let rest = self.s.get(start..).unwrap_or_default();
+        self.at += memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        // Both ends are ASCII bytes (or the end) of a str: char boundaries.
+        self.text.get(start..self.at).unwrap_or_default()
     }
 
     fn string(&mut self) -> Result<String, String> {
@@ -176,14 +205,8 @@ impl Parser<'_> {
         out.try_reserve_exact(raw)
             .map_err(|_| format!("a string of {raw} bytes is {}", super::lines::TOO_MUCH))?;
         loop {
-            let start = self.at;
-            while !matches!(self.peek(), Some(b'"' | b'\\') | None) {
-                self.at += 1;
-            }
-            out.push_str(
-                std::str::from_utf8(self.s.get(start..self.at).unwrap_or_default())
-                    .map_err(|_| "not UTF-8".to_string())?,
-            );
+            let run = self.plain_run();
+            out.push_str(run);
             match self.next() {
                 Some(b'"') => return Ok(out),
                 Some(b'\\') => {}
@@ -300,6 +323,38 @@ mod tests {
         }
         // path and path_base64 are two members, as fastsum writes them.
         assert!(parse_object(r#"{"path":"a","path_base64":"YQ==","digest":"00"}"#).is_ok());
+        // Past the members compared one by one, the set: a key repeated
+        // on either side of the switch, and at its edge, is still found.
+        for (n, twice) in [(40, 3), (40, 15), (40, 16), (40, 30), (16, 0), (17, 16)] {
+            let mut line: Vec<String> = (0..n).map(|i| format!("\"k{i}\":{i}")).collect();
+            line.push(format!("\"k{twice}\":0"));
+            let line = format!("{{{}}}", line.join(","));
+            let e = parse_object(&line).unwrap_err();
+            assert!(e.contains("\"k"), "{n} {twice}: {e}");
+            let distinct: Vec<String> = (0..n).map(|i| format!("\"k{i}\":{i}")).collect();
+            let fields = parse_object(&format!("{{{}}}", distinct.join(","))).unwrap();
+            assert_eq!(fields.len(), n);
+        }
+    }
+
+    /// Strings with escapes among plain runs read back as Python's json
+    /// writes them (the expected values written out by hand here).
+    #[test]
+    fn escapes_between_plain_runs_read_back() {
+        let fields =
+            parse_object(r#"{"a":"x\"y\\z\u00e9\ud83d\ude00\n","b":"","c":"\\","d":"é\/"}"#)
+                .unwrap();
+        let text = |k: &str| match &fields.iter().find(|(n, _)| n == k).unwrap().1 {
+            Value::Text(t) => t.clone(),
+            v => panic!("{v:?}"),
+        };
+        assert_eq!(text("a"), "x\"y\\z\u{e9}\u{1f600}\n");
+        assert_eq!(text("b"), "");
+        assert_eq!(text("c"), "\\");
+        assert_eq!(text("d"), "é/");
+        for bad in [r#"{"a":"x\"}"#, r#"{"a":"x\q"}"#, r#"{"a":"x"#, r#"{"a":"\u12"}"#] {
+            assert!(parse_object(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
