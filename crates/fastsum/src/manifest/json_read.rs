@@ -177,8 +177,8 @@ impl Parser<'_> {
         let rest = self.s.get(self.at..).unwrap_or_default();
         let mut i = 0;
         while let Some(found) = memchr::memchr2(b'"', b'\\', rest.get(i..).unwrap_or_default()) {
-            match rest[i + found] {
-                b'"' => return i + found,
+            match rest.get(i + found) {
+                Some(b'"') => return i + found,
                 _ => i += found + 2,
             }
         }
