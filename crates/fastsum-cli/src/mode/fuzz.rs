@@ -3,7 +3,8 @@
 //! through the number and size parsers the options use. No panic, on any
 //! input; the harness is the library's (`fastsum::fuzzing`).
 
-use crate::mode::options::{parse_decimal, parse_size, specs};
+use crate::mode::flags::specs;
+use crate::mode::options::{parse_decimal, parse_size};
 use crate::personality::ToolKind;
 use crate::term::getopt::Getopt;
 

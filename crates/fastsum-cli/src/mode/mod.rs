@@ -12,8 +12,8 @@ use crate::personality::Tool;
 
 mod algorithms;
 mod check;
-pub mod documented;
 mod files0;
+pub mod flags;
 #[cfg(test)]
 mod fuzz;
 mod hash;

@@ -61,6 +61,65 @@ fn the_man_page_renders_without_warnings_and_lists_every_option() {
     }
 }
 
+/// Every word `--help` says of an option is in the man page: none cut off
+/// (a line of words that starts with `--cache` is not a new option), and
+/// an option listed twice (`--format=hashdeep`, `--format=NAME`) keeps both.
+#[test]
+fn the_man_page_says_all_that_help_says_of_each_option() {
+    let env = TestEnv::new();
+    let help = env.fastsum("fastsum", &[b"--help"], b"").stdout_str();
+    let page = env.fastsum("fastsum", &[b"man"], b"");
+    env.file(b"fastsum.1", &page.stdout);
+    let out = Command::new("man")
+        .args(["-l", "fastsum.1"])
+        .current_dir(env.path())
+        .env("MANWIDTH", "80")
+        .env("MANPAGER", "cat")
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .expect("man (man-db, installed by scripts/tests/install-peers)");
+    let squeeze = |s: &str| -> String {
+        // groff breaks a word with U+2010: the word is read whole.
+        s.replace("\u{2010}\n", "")
+            .replace(['\u{2010}', '\u{2212}'], "-")
+            .replace(['\u{2018}', '\u{2019}'], "'")
+            .replace(['\u{201c}', '\u{201d}'], "\"")
+            .replace("-\n", "-")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    };
+    let text = squeeze(&String::from_utf8_lossy(&out.stdout));
+    let options = help
+        .split_once("Mandatory arguments")
+        .and_then(|(_, rest)| rest.split_once("\nALGORITHMS"))
+        .map(|(options, _)| options)
+        .expect("the options of --help");
+    let mut checked = 0;
+    for line in options.lines() {
+        // The words: after the option's column on its first line, the
+        // whole of a continuation line.
+        let words = match line.trim_start().starts_with('-') && line.starts_with("  ") {
+            true if !line.starts_with("                  ") => match line.find("--") {
+                Some(at) => match line[at..].find("  ") {
+                    Some(gap) => &line[at + gap..],
+                    None => continue,
+                },
+                None => continue,
+            },
+            _ if line.starts_with("                        ") => line,
+            _ => continue,
+        };
+        let words = squeeze(words);
+        if words.is_empty() {
+            continue;
+        }
+        assert!(text.contains(&words), "the man page lacks: {line}");
+        checked += 1;
+    }
+    assert!(checked > 100, "{checked} lines read from --help");
+}
+
 /// What bash's completion function offers for `words`, the last being
 /// completed.
 fn bash_complete(env: &TestEnv, words: &str) -> String {

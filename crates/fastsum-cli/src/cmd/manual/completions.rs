@@ -1,7 +1,7 @@
 //! Completion scripts for bash, zsh and fish.
 
 use super::{algorithm_names, clap_options, subcommand, subcommands};
-use crate::mode::documented::{fastsum_options, DocOption};
+use crate::mode::flags::{fastsum_options, DocOption};
 
 /// Every spelling of fastsum's own options, as typed.
 fn spellings(options: &[DocOption]) -> Vec<String> {

@@ -1,7 +1,7 @@
 //! The manual page, `fastsum.1`, in roff.
 
 use super::{algorithm_names, clap_options, subcommand, subcommands};
-use crate::mode::documented::fastsum_options;
+use crate::mode::flags::fastsum_options;
 
 /// `text` safe in roff: backslashes and hyphens escaped, and a line that
 /// would start with a control character guarded.

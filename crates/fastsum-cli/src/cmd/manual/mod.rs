@@ -1,6 +1,6 @@
 //! `fastsum man` and `fastsum completions SHELL`: the manual page and the
 //! shell completions, made at run time from the option table the parser
-//! uses and the `--help` words (`mode::documented`), and from the table of
+//! uses and the `--help` words (`mode::flags`), and from the table of
 //! subcommands (`crate::SUBCOMMANDS`) with their clap definitions, so they
 //! cannot drift from the program.
 
