@@ -6,8 +6,8 @@ use fastsum::pipeline::Order;
 use fastsum::ReadStrategy;
 
 use crate::mode::files0::Names;
+use crate::mode::flags::Parsed;
 use crate::mode::options::{looks_like_a_cache, Options};
-use crate::mode::parse::Parsed;
 use crate::mode::run::Run;
 use crate::personality::ToolKind;
 
@@ -25,6 +25,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
         update,
         prune,
         operands,
+        info: _,
     } = parsed;
     let tool = run.tool;
     // fastsum's own mode never prints a digest of a file that changed

@@ -6,15 +6,16 @@
 //!
 //! Adding an option is one entry here: names, value, tools, words, and
 //! what it sets; `resolve.rs` then checks it against the others.
+//! It holds one concern, one table: its length is the number of options.
 
 use fastsum::pipeline::Order;
 use fastsum::Algorithm;
 
 use super::Section::{Digest, Info, Many, Verify};
-use super::{said, Flag, Text, Tools};
+use super::{said, Asked, Flag, Parsed, Text, Tools};
 use crate::mode::options::{invalid_value, parse_decimal, parse_length, parse_size, Options};
 use crate::mode::run::Run;
-use crate::mode::{help, MAX_READ_SIZE, MAX_THREADS};
+use crate::mode::{MAX_READ_SIZE, MAX_THREADS};
 
 pub(in crate::mode) static FLAGS: &[Flag] = &[
     // sum's own two, with no place in fastsum's help.
@@ -530,29 +531,20 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     })
     .short(b'w')
     .help(&[said(&["warn about improperly formatted checksum lines"])]),
-    Flag::new("help", Info, |run, _, _| {
-        let text = help::gnu_help(run.tool, &run.program);
-        Err(print_and_exit(run, &text))
+    Flag::new("help", Info, |_, p, _| {
+        p.info = Some(Asked::Help);
+        Ok(())
     })
     .short_in(b'h', Tools::FASTSUM)
     .tools(Tools::ALL)
     .help(&[said(&["display this help and exit"])]),
-    Flag::new("version", Info, |run, _, _| {
-        let text = help::version(run.tool.name);
-        Err(print_and_exit(run, &text))
+    Flag::new("version", Info, |_, p, _| {
+        p.info = Some(Asked::Version);
+        Ok(())
     })
     .tools(Tools::ALL)
     .help(&[said(&["output version information and exit"])]),
 ];
-
-/// `--help`, `--version`: the text on standard output, and the run ends.
-fn print_and_exit(run: &mut Run, text: &str) -> i32 {
-    run.out.out(text.as_bytes());
-    // Found at exit by close_stdout, with no cause.
-    run.write_error_cause = false;
-    run.working = true;
-    run.finish(0)
-}
 
 /// `--format=NAME`: hashdeep's lists written (`hashdeep`), or, with `-c`,
 /// the format lists are read in.
@@ -570,7 +562,7 @@ fn format(run: &mut Run, o: &mut Options, value: &[u8]) -> Result<(), i32> {
 }
 
 /// `--cache[=PATH]`: the cache file (the default one without `=PATH`).
-fn cache(run: &mut Run, p: &mut crate::mode::parse::Parsed, value: Vec<u8>) -> Result<(), i32> {
+fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
     p.cache_without_path = value.is_empty();
     p.o.remote.cache = true;
     let given = (!value.is_empty()).then(|| fastsum::name::path(&value).into_owned());

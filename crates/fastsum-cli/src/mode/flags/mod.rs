@@ -8,12 +8,59 @@
 
 mod defs;
 
-use crate::mode::parse::Parsed;
+use crate::mode::algorithms::Chosen;
+use crate::mode::options::Options;
 use crate::mode::run::Run;
-use crate::personality::ToolKind;
+use crate::personality::{Tool, ToolKind};
 use crate::term::getopt::{HasArg, OptSpec};
 
 pub(super) use defs::FLAGS;
+
+/// What the command line said, before the settings are resolved.
+pub(in crate::mode) struct Parsed {
+    pub(in crate::mode) o: Options,
+    /// `-a`, `-l`, `--part-size`, `--base64`: resolved into
+    /// `o.algorithms` (`algorithms.rs`).
+    pub(in crate::mode) algorithms: Chosen,
+    pub(in crate::mode) read_size: Option<usize>,
+    pub(in crate::mode) io_mode: String,
+    /// `--cache` without `=PATH`.
+    pub(in crate::mode) cache_without_path: bool,
+    /// `--files0-from=F`: the operands are F's NUL-terminated names.
+    pub(in crate::mode) files0_from: Option<Vec<u8>>,
+    /// `--update=MANIFEST`.
+    pub(in crate::mode) update: Option<Vec<u8>>,
+    /// `--prune-matching=FILE`.
+    pub(in crate::mode) prune: Option<Vec<u8>>,
+    pub(in crate::mode) operands: Vec<Vec<u8>>,
+    /// `--help` or `--version` just read: printed, and the run ends.
+    pub(in crate::mode) info: Option<Asked>,
+}
+
+/// What `--help` and `--version` ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::mode) enum Asked {
+    Help,
+    Version,
+}
+
+impl Parsed {
+    /// Nothing said yet: `tool`'s defaults.
+    pub(in crate::mode) fn new(tool: Tool) -> Parsed {
+        Parsed {
+            o: Options::new(tool),
+            algorithms: Chosen::default(),
+            read_size: None,
+            io_mode: "auto".to_string(),
+            cache_without_path: false,
+            files0_from: None,
+            update: None,
+            prune: None,
+            operands: Vec::new(),
+            info: None,
+        }
+    }
+}
 
 /// What an option does to the command line read so far: `Err(status)`
 /// ends the run (a bad value, `--help`).
