@@ -129,7 +129,7 @@ impl Names {
 
 /// `cannot open F for reading: CAUSE`, du's words for either failure; the
 /// status to exit with.
-fn cannot_read(run: &mut Run, source: &[u8], e: &std::io::Error) -> i32 {
+pub(super) fn cannot_read(run: &mut Run, source: &[u8], e: &std::io::Error) -> i32 {
     let mut m = b"cannot open ".to_vec();
     m.extend(run.quoting.quote(source));
     m.extend_from_slice(b" for reading: ");

@@ -338,6 +338,63 @@ fn excludes_leave_out_matching_files_and_whole_directories() {
     assert!(bad.stdout.is_empty());
 }
 
+/// `--exclude-from=FILE` leaves out what the same globs given as
+/// `--exclude` leave out (find's listing of the same prunes), skips blank
+/// lines, comments and a CRLF's CR, reads a pipe, and refuses a missing
+/// file, a directory, one too large, and a bad glob in it, naming each.
+#[test]
+fn exclude_from_reads_its_globs_as_excludes_and_refuses_what_it_cannot_read() {
+    let env = TestEnv::new();
+    make_tree(&env);
+    env.file(b"t/a/debug.log", b"log");
+    env.file(b"t/z/trace.log", b"log");
+    env.file(b"globs", b"# logs of every run\n\n*.log\r\n#a b/\na b/\n");
+    let expected = reference_listing(&env, "t", "-name '*.log' -prune -o -path 't/a b' -prune -o");
+    let ours = env.fastsum_within(LIMIT, &[b"-r", b"--exclude-from=globs", b"t"]);
+    assert_eq!(ours.status, 0, "{}", ours.stderr_str());
+    assert_eq!(ours.stdout_str(), String::from_utf8_lossy(&expected));
+    let given = env.fastsum_within(LIMIT, &[b"-r", b"--exclude=*.log", b"--exclude=a b/", b"t"]);
+    assert_eq!(ours.stdout, given.stdout);
+
+    // A pipe, as `--exclude-from=<(...)` gives: read to its end.
+    let fifo = env.path().join("pipe");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let writer = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || std::fs::write(fifo, b"*.log\na b/\n").unwrap()
+    });
+    let piped = env.fastsum_within(LIMIT, &[b"-r", b"--exclude-from", b"pipe", b"t"]);
+    writer.join().unwrap();
+    assert_eq!(piped.stdout, given.stdout, "{}", piped.stderr_str());
+
+    env.file(b"huge", &vec![b'x'; (16 << 20) + 1]);
+    env.file(b"bad", b"ok\na[\n");
+    for (file, says, status) in [
+        (
+            "nope",
+            "cannot open ‘nope’ for reading: No such file or directory",
+            2,
+        ),
+        ("t", "cannot open ‘t’ for reading: Is a directory", 2),
+        ("huge", "‘huge’: more than 16 MiB of exclude patterns", 2),
+        (
+            "bad",
+            "invalid exclude pattern 'a[': unclosed character class; missing ']'",
+            1,
+        ),
+    ] {
+        let arg = format!("--exclude-from={file}");
+        let out = env.fastsum_within(LIMIT, &[b"-r", arg.as_bytes(), b"t"]);
+        assert_eq!(out.stderr_str(), format!("fastsum: {says}\n"), "{file}");
+        assert_eq!(out.status, status, "{file}");
+        assert!(out.stdout.is_empty(), "{file}");
+    }
+}
+
 #[test]
 fn one_file_system_stays_on_the_starting_file_system() {
     use std::os::unix::fs::MetadataExt;

@@ -210,6 +210,13 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     .help(&[said(&[
         "leave out matching paths (gitignore syntax; repeatable)",
     ])]),
+    Flag::new("exclude-from", Many, exclude_from)
+        .value("FILE")
+        .tools(Tools::FASTSUM)
+        .help(&[said(&[
+            "leave out the paths FILE's lines match, each as an",
+            "--exclude (blank lines and lines from # left out)",
+        ])]),
     Flag::new("max-depth", Many, |run, p, v| {
         match parse_decimal(&v).and_then(|n| usize::try_from(n).ok()) {
             Some(n) => p.o.tree.walk.max_depth = Some(n),
@@ -575,3 +582,36 @@ fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
     }
     Ok(())
 }
+
+/// `--exclude-from=FILE`: each of FILE's lines an `--exclude` glob, but
+/// blank ones and comments (`#` first), as in a `.gitignore`. FILE may be
+/// a pipe (`<(...)`); more than [`EXCLUDE_FROM_MAX`] bytes of it is an
+/// error, not a run that holds whatever it is given.
+fn exclude_from(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
+    use std::io::Read;
+    let path = fastsum::name::path(&value).into_owned();
+    let mut text = Vec::new();
+    let read = std::fs::File::open(&path)
+        .and_then(|f| f.take(EXCLUDE_FROM_MAX + 1).read_to_end(&mut text));
+    if let Err(e) = read {
+        return Err(crate::mode::files0::cannot_read(run, &value, &e));
+    }
+    if text.len() as u64 > EXCLUDE_FROM_MAX {
+        let mut m = run.quoting.quote(&value);
+        m.extend_from_slice(b": more than 16 MiB of exclude patterns");
+        run.error(&m);
+        return Err(1);
+    }
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() || line.starts_with(b"#") {
+            continue;
+        }
+        let glob = String::from_utf8_lossy(line).into_owned();
+        p.o.tree.walk.excludes.push(glob);
+    }
+    Ok(())
+}
+
+/// The most of an `--exclude-from` file read: 16 MiB.
+const EXCLUDE_FROM_MAX: u64 = 16 << 20;
