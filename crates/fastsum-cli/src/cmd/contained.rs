@@ -120,7 +120,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let options = ContainedOptions {
         walk: fastsum::walk::WalkOptions {
             one_file_system: args.one_file_system,
-            excludes: args.exclude.exclude.clone(),
+            excludes: args.exclude.globs(),
             ..Default::default()
         },
         threads: args.jobs.asked().unwrap_or(0),

@@ -204,7 +204,7 @@ fn scrub_options(
     }
     options.walk = WalkOptions {
         one_file_system: args.one_file_system,
-        excludes: args.exclude.exclude.clone(),
+        excludes: args.exclude.globs(),
         ..WalkOptions::default()
     };
     options.limit_rate = args.limit_rate;

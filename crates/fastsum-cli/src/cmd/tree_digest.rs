@@ -108,7 +108,7 @@ fn tree_options(args: &TreeDigestArgs) -> TreeOptions {
     options.walk = WalkOptions {
         follow_links: args.follow,
         one_file_system: args.one_file_system,
-        excludes: args.exclude.exclude.clone(),
+        excludes: args.exclude.globs(),
         ..WalkOptions::default()
     };
     if let Some(threads) = args.jobs.asked() {

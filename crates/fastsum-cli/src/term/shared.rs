@@ -3,7 +3,7 @@
 //! read them. A command that says more of an option in its help (what
 //! the algorithm is for, its default) does so with `mut_arg` on its own
 //! arguments; the option itself is declared here only. The coreutils
-//! front end keeps its getopt table (`mode/options.rs`, byte
+//! front end keeps its getopt table (`mode/flags/`, byte
 //! for byte coreutils') but reads the values through the same functions.
 
 use std::path::PathBuf;
@@ -50,12 +50,77 @@ impl CacheArg {
     }
 }
 
-/// `--exclude GLOB`, repeatable (diff, dupes, scrub, tree-digest).
+/// `--exclude GLOB` and `--exclude-from FILE`, repeatable (diff, dupes,
+/// contained, scrub, tree-digest).
 #[derive(Args, Debug, Clone)]
 pub struct Exclude {
     /// Leave out matching paths (gitignore syntax; repeatable).
     #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
+    exclude: Vec<String>,
+    /// Leave out the paths FILE's lines match, each as an --exclude (blank
+    /// lines and lines from # left out; repeatable).
+    #[arg(long, value_name = "FILE", value_parser = parse_exclude_file)]
+    exclude_from: Vec<ExcludeGlobs>,
+}
+
+impl Exclude {
+    /// Every glob asked for, from `--exclude` and the `--exclude-from` files.
+    pub fn globs(&self) -> Vec<String> {
+        let mut globs = self.exclude.clone();
+        for file in &self.exclude_from {
+            globs.extend(file.0.iter().cloned());
+        }
+        globs
+    }
+}
+
+/// The globs of one `--exclude-from` file, read as clap parses it.
+#[derive(Debug, Clone)]
+struct ExcludeGlobs(Vec<String>);
+
+fn parse_exclude_file(path: &str) -> Result<ExcludeGlobs, String> {
+    match read_exclude_file(std::path::Path::new(path)) {
+        Ok(globs) => Ok(ExcludeGlobs(globs)),
+        Err(ExcludeFileError::Io(e)) => Err(fastsum::Error::os_message(&e)),
+        Err(ExcludeFileError::TooLarge) => Err(EXCLUDE_FILE_TOO_LARGE.to_string()),
+    }
+}
+
+/// Why an `--exclude-from` file gave no globs.
+#[derive(Debug)]
+pub enum ExcludeFileError {
+    /// It could not be opened or read.
+    Io(std::io::Error),
+    /// It holds more than [`EXCLUDE_FILE_MAX`] bytes.
+    TooLarge,
+}
+
+/// The most of an `--exclude-from` file read: a run holds no more of it
+/// than this, whatever it is given.
+pub const EXCLUDE_FILE_MAX: u64 = 16 << 20;
+
+/// What a larger file is told.
+pub const EXCLUDE_FILE_TOO_LARGE: &str = "more than 16 MiB of exclude patterns";
+
+/// `--exclude-from=FILE` (fastsum's own mode and the subcommands): each of
+/// FILE's lines a glob as `--exclude` takes it, but blank ones and comments
+/// (`#` first), as in a `.gitignore`, and a CRLF line's CR. FILE may be a
+/// pipe (`<(...)`), read to its end.
+pub fn read_exclude_file(path: &std::path::Path) -> Result<Vec<String>, ExcludeFileError> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(EXCLUDE_FILE_MAX + 1).read_to_end(&mut text))
+        .map_err(ExcludeFileError::Io)?;
+    if text.len() as u64 > EXCLUDE_FILE_MAX {
+        return Err(ExcludeFileError::TooLarge);
+    }
+    Ok(text
+        .split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .filter(|line| !line.is_empty() && !line.starts_with(b"#"))
+        .map(|line| String::from_utf8_lossy(line).into_owned())
+        .collect())
 }
 
 /// `--max-depth N` (diff, dupes).
@@ -145,7 +210,7 @@ impl Walk {
         WalkOptions {
             follow_links: self.follow,
             one_file_system: self.one_file_system,
-            excludes: self.exclude.exclude.clone(),
+            excludes: self.exclude.globs(),
             max_depth: self.max_depth.max_depth,
             ..WalkOptions::default()
         }

@@ -393,6 +393,47 @@ fn exclude_from_reads_its_globs_as_excludes_and_refuses_what_it_cannot_read() {
         assert_eq!(out.status, status, "{file}");
         assert!(out.stdout.is_empty(), "{file}");
     }
+
+    // The subcommands read it the same way: a tree-digest and a diff with
+    // the file answer as with the same --exclude globs.
+    let copied = Command::new("cp")
+        .args(["-a", "t", "t2"])
+        .current_dir(env.path())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    env.file(b"t2/a/debug.log", b"other log");
+    env.file(b"t2/a b/new", b"only here");
+    for args in [
+        &[&b"tree-digest"[..], b"t"][..],
+        &[b"diff", b"t", b"t2"],
+        &[b"dupes", b"t"],
+    ] {
+        let with = |extra: &[&[u8]]| {
+            let mut all: Vec<&[u8]> = args[..1].to_vec();
+            all.extend_from_slice(extra);
+            all.extend_from_slice(&args[1..]);
+            env.fastsum_within(LIMIT, &all)
+        };
+        let from = with(&[b"--exclude-from=globs"]);
+        let given = with(&[b"--exclude=*.log", b"--exclude=a b/"]);
+        let none = with(&[]);
+        assert_eq!(from.stdout_str(), given.stdout_str(), "{args:?}");
+        assert_eq!(from.status, given.status, "{args:?}");
+        if args[0] == b"diff" {
+            assert_eq!(from.status, 0, "{}", from.stderr_str());
+            assert_ne!(none.status, 0, "the excluded paths differ");
+        }
+        let missing = with(&[b"--exclude-from=nope"]);
+        assert_eq!(missing.status, 2, "{args:?}");
+        assert!(
+            missing.stderr_str().contains("'nope'")
+                && missing.stderr_str().contains("No such file or directory"),
+            "{}",
+            missing.stderr_str()
+        );
+        assert!(missing.stdout.is_empty());
+    }
 }
 
 #[test]

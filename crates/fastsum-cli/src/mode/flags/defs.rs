@@ -583,35 +583,22 @@ fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
     Ok(())
 }
 
-/// `--exclude-from=FILE`: each of FILE's lines an `--exclude` glob, but
-/// blank ones and comments (`#` first), as in a `.gitignore`. FILE may be
-/// a pipe (`<(...)`); more than [`EXCLUDE_FROM_MAX`] bytes of it is an
-/// error, not a run that holds whatever it is given.
+/// `--exclude-from=FILE`: FILE's globs (`term::shared`, as the
+/// subcommands read it), or an error naming FILE.
 fn exclude_from(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
-    use std::io::Read;
-    let path = fastsum::name::path(&value).into_owned();
-    let mut text = Vec::new();
-    let read = std::fs::File::open(&path)
-        .and_then(|f| f.take(EXCLUDE_FROM_MAX + 1).read_to_end(&mut text));
-    if let Err(e) = read {
-        return Err(crate::mode::files0::cannot_read(run, &value, &e));
-    }
-    if text.len() as u64 > EXCLUDE_FROM_MAX {
-        let mut m = run.quoting.quote(&value);
-        m.extend_from_slice(b": more than 16 MiB of exclude patterns");
-        run.error(&m);
-        return Err(1);
-    }
-    for line in text.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() || line.starts_with(b"#") {
-            continue;
+    use crate::term::shared::{read_exclude_file, ExcludeFileError, EXCLUDE_FILE_TOO_LARGE};
+    match read_exclude_file(&fastsum::name::path(&value)) {
+        Ok(globs) => p.o.tree.walk.excludes.extend(globs),
+        Err(ExcludeFileError::Io(e)) => {
+            return Err(crate::mode::files0::cannot_read(run, &value, &e))
         }
-        let glob = String::from_utf8_lossy(line).into_owned();
-        p.o.tree.walk.excludes.push(glob);
+        Err(ExcludeFileError::TooLarge) => {
+            let mut m = run.quoting.quote(&value);
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(EXCLUDE_FILE_TOO_LARGE.as_bytes());
+            run.error(&m);
+            return Err(1);
+        }
     }
     Ok(())
 }
-
-/// The most of an `--exclude-from` file read: 16 MiB.
-const EXCLUDE_FROM_MAX: u64 = 16 << 20;
