@@ -104,7 +104,8 @@ pub const EXCLUDE_FILE_TOO_LARGE: &str = "more than 16 MiB of exclude patterns";
 
 /// `--exclude-from=FILE` (fastsum's own mode and the subcommands): each of
 /// FILE's lines a glob as `--exclude` takes it, but blank ones and comments
-/// (`#` first), as in a `.gitignore`, and a CRLF line's CR. FILE may be a
+/// (`#` first) and lines of blanks only, as in a `.gitignore`, a CRLF
+/// line's CR, and a leading byte-order mark. FILE may be a
 /// pipe (`<(...)`), read to its end.
 pub fn read_exclude_file(path: &std::path::Path) -> Result<Vec<String>, ExcludeFileError> {
     use std::io::Read;
@@ -115,10 +116,15 @@ pub fn read_exclude_file(path: &std::path::Path) -> Result<Vec<String>, ExcludeF
     if text.len() as u64 > EXCLUDE_FILE_MAX {
         return Err(ExcludeFileError::TooLarge);
     }
+    // A UTF-8 byte-order mark (a Windows editor's) is not the first
+    // pattern's, as git reads it too.
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&text);
     Ok(text
         .split(|&b| b == b'\n')
         .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-        .filter(|line| !line.is_empty() && !line.starts_with(b"#"))
+        // Blank: empty, or blanks only (empty once gitignore cuts its
+        // trailing blanks), never a pattern that matches every file.
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace) && !line.starts_with(b"#"))
         .map(|line| String::from_utf8_lossy(line).into_owned())
         .collect())
 }

@@ -348,7 +348,12 @@ fn exclude_from_reads_its_globs_as_excludes_and_refuses_what_it_cannot_read() {
     make_tree(&env);
     env.file(b"t/a/debug.log", b"log");
     env.file(b"t/z/trace.log", b"log");
-    env.file(b"globs", b"# logs of every run\n\n*.log\r\n#a b/\na b/\n");
+    // A byte-order mark, a line of blanks (a hostile pass found one left
+    // out every file, exit 0), comments, a CRLF line.
+    env.file(
+        b"globs",
+        b"\xEF\xBB\xBF*.log\n# logs of every run\n\n \t\r\n#a b/\na b/\n",
+    );
     let expected = reference_listing(&env, "t", "-name '*.log' -prune -o -path 't/a b' -prune -o");
     let ours = env.fastsum_within(LIMIT, &[b"-r", b"--exclude-from=globs", b"t"]);
     assert_eq!(ours.status, 0, "{}", ours.stderr_str());
@@ -370,6 +375,26 @@ fn exclude_from_reads_its_globs_as_excludes_and_refuses_what_it_cannot_read() {
     let piped = env.fastsum_within(LIMIT, &[b"-r", b"--exclude-from", b"pipe", b"t"]);
     writer.join().unwrap();
     assert_eq!(piped.stdout, given.stdout, "{}", piped.stderr_str());
+
+    // Patterns that would not mean what gitignore syntax says are refused,
+    // never a listing that leaves out the wrong files: one of only blanks
+    // (it matched every file) and a negation (it was read as a name).
+    for glob in [&b""[..], b" ", b"\t", b"!debug.log"] {
+        let mut arg = b"--exclude=".to_vec();
+        arg.extend_from_slice(glob);
+        let out = env.fastsum_within(LIMIT, &[b"-r", &arg, b"t"]);
+        assert_eq!(out.status, 1, "{glob:?}: {}", out.stderr_str());
+        assert!(out.stdout.is_empty(), "{glob:?}");
+        assert!(
+            out.stderr_str().contains("invalid exclude pattern"),
+            "{}",
+            out.stderr_str()
+        );
+    }
+    env.file(b"negated", b"*.log\n!debug.log\n");
+    let negated = env.fastsum_within(LIMIT, &[b"-r", b"--exclude-from=negated", b"t"]);
+    assert_eq!(negated.status, 1, "{}", negated.stderr_str());
+    assert!(negated.stdout.is_empty());
 
     env.file(b"huge", &vec![b'x'; (16 << 20) + 1]);
     env.file(b"bad", b"ok\na[\n");

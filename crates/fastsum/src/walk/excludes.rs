@@ -27,11 +27,35 @@ pub(super) fn exclude_overrides(
     };
     let mut overrides = ignore::overrides::OverrideBuilder::new(root);
     for glob in excludes {
+        if let Some(cause) = refused(glob) {
+            return Err(Error::new(ErrorKind::InvalidGlob {
+                glob: glob.to_string(),
+                cause: cause.to_string(),
+            }));
+        }
         overrides
             .add(&format!("!{glob}"))
             .map_err(|e| invalid(glob, e))?;
     }
     overrides.build().map_err(|e| invalid("", e))
+}
+
+/// Why `glob` is refused though the matcher would take it: where it
+/// would not mean what gitignore syntax says, it is an error, never a
+/// listing that silently leaves out the wrong files. A pattern of nothing
+/// but blanks is empty once its trailing blanks are cut (gitignore's
+/// rule), and the matcher's empty pattern matches the root: every file
+/// would be left out. A leading `!` is gitignore's negation (bring back
+/// what an earlier pattern left out), which these excludes, each a rule
+/// of its own, cannot express; `\!` names a file that starts with `!`.
+fn refused(glob: &str) -> Option<&'static str> {
+    if glob.chars().all(char::is_whitespace) {
+        return Some("a pattern of only blanks would leave out every file");
+    }
+    if glob.starts_with('!') {
+        return Some("negation ('!') is not supported; '\\!' names a file starting with '!'");
+    }
+    None
 }
 
 /// Whether `path` (a directory if `is_dir`) is left out by `excludes`.
@@ -45,4 +69,29 @@ pub(super) fn is_excluded(
             .matched(crate::fs::name::path(path), is_dir)
             .is_ignore()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Patterns the matcher takes but that would not mean what gitignore
+    /// says are refused; an escaped `!` and a blank inside a name are not.
+    #[test]
+    fn blank_and_negated_patterns_are_refused() {
+        for glob in ["", " ", "\t", " \r", "\u{b}", "!x.txt", "!"] {
+            let err = check_excludes(&[glob.to_string()]).unwrap_err();
+            assert!(
+                matches!(err.kind(), ErrorKind::InvalidGlob { .. }),
+                "{glob:?}"
+            );
+        }
+        for glob in ["\\!bang", "a b", "trail\\ ", "*.log"] {
+            check_excludes(&[glob.to_string()]).unwrap();
+        }
+        let root = Path::new("/t");
+        let o = exclude_overrides(root, &["\\!bang".to_string()]).unwrap();
+        assert!(is_excluded(Some(&o), b"/t/!bang", false));
+        assert!(!is_excluded(Some(&o), b"/t/bang", false));
+    }
 }
