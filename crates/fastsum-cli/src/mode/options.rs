@@ -187,17 +187,27 @@ pub(super) fn parse_size(value: &[u8]) -> Option<usize> {
 }
 
 /// `-l`'s `xnumtoumax(..., XTOINT_MAX_QUIET)`: a decimal number, and one
-/// too large for 64 bits taken as the largest.
-pub(super) fn parse_length(value: &[u8]) -> Option<u64> {
-    match parse_decimal(value) {
-        Some(n) => Some(n),
-        None => {
-            let text = std::str::from_utf8(value).ok()?;
-            let digits = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
-            let digits = digits.strip_prefix('+').unwrap_or(digits);
-            let all_digits = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-            all_digits.then_some(u64::MAX)
-        }
+/// too large for 64 bits taken as the largest. gnulib reads a minus sign
+/// too: minus zero is zero, and any other negative number is out of range
+/// (`Err(Some(cause))`, which coreutils 9.11 names: EOVERFLOW's words).
+pub(super) fn parse_length(value: &[u8]) -> Result<u64, Option<&'static str>> {
+    if let Some(n) = parse_decimal(value) {
+        return Ok(n);
+    }
+    let text = std::str::from_utf8(value).map_err(|_| None)?;
+    let unsigned = text.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let digits_only = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    if let Some(negative) = unsigned.strip_prefix('-') {
+        return match digits_only(negative) {
+            true if negative.bytes().all(|b| b == b'0') => Ok(0),
+            true => Err(Some("Value too large for defined data type")),
+            false => Err(None),
+        };
+    }
+    let digits = unsigned.strip_prefix('+').unwrap_or(unsigned);
+    match digits_only(digits) {
+        true => Ok(u64::MAX),
+        false => Err(None),
     }
 }
 

@@ -125,10 +125,10 @@ impl Run {
 
     /// getopt's complaint (`PROGRAM: unrecognized option ...`, the
     /// program as called), then the "Try" line; exit status 1.
-    pub(super) fn getopt_error(&mut self, message: &str) -> i32 {
+    pub(super) fn getopt_error(&mut self, message: &[u8]) -> i32 {
         let mut line = self.program.clone();
         line.extend_from_slice(b": ");
-        line.extend_from_slice(message.as_bytes());
+        line.extend_from_slice(message);
         line.push(b'\n');
         self.out.err_raw(&line);
         self.usage_error(None)

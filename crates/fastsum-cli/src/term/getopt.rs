@@ -73,13 +73,14 @@ impl<'a> Getopt<'a> {
         self.operands
     }
 
-    fn short(&mut self, arg: &'a [u8], pos: usize) -> Result<Opt, String> {
+    fn short(&mut self, arg: &'a [u8], pos: usize) -> Result<Opt, Vec<u8>> {
         let letter = arg[pos];
         let spec = self.specs.iter().find(|s| s.short == Some(letter));
         let at_end = pos + 1 >= arg.len();
         let Some(spec) = spec else {
             self.advance_cluster(at_end, pos);
-            return Err(format!("invalid option -- '{}'", letter as char));
+            // glibc writes the byte itself (`%c`), not a character.
+            return Err([&b"invalid option -- '"[..], &[letter], b"'"].concat());
         };
         match spec.has_arg {
             HasArg::No => {
@@ -106,10 +107,9 @@ impl<'a> Getopt<'a> {
                             value: Some(value.clone()),
                         })
                     }
-                    None => Err(format!(
-                        "option requires an argument -- '{}'",
-                        letter as char
-                    )),
+                    None => {
+                        Err([&b"option requires an argument -- '"[..], &[letter], b"'"].concat())
+                    }
                 }
             }
         }
@@ -124,7 +124,7 @@ impl<'a> Getopt<'a> {
         }
     }
 
-    fn long(&mut self, body: &'a [u8]) -> Result<Opt, String> {
+    fn long(&mut self, body: &'a [u8]) -> Result<Opt, Vec<u8>> {
         self.index += 1;
         let (name, inline_value) = match body.iter().position(|&b| b == b'=') {
             Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
@@ -143,20 +143,16 @@ impl<'a> Getopt<'a> {
                     .filter(|s| s.long.is_some_and(|l| l.as_bytes().starts_with(name)))
                     .collect();
                 match matches.as_slice() {
-                    [] => {
-                        return Err(format!(
-                            "unrecognized option '--{}'",
-                            String::from_utf8_lossy(body)
-                        ))
-                    }
+                    [] => return Err([&b"unrecognized option '--"[..], body, b"'"].concat()),
                     [one] => **one,
                     many => {
-                        let mut message = format!(
-                            "option '--{}' is ambiguous; possibilities:",
-                            String::from_utf8_lossy(name)
-                        );
+                        // glibc names the whole argument, `=VALUE` too.
+                        let mut message =
+                            [&b"option '--"[..], body, b"' is ambiguous; possibilities:"].concat();
                         for s in many {
-                            message.push_str(&format!(" '--{}'", s.long.unwrap_or_default()));
+                            message.extend_from_slice(
+                                format!(" '--{}'", s.long.unwrap_or_default()).as_bytes(),
+                            );
                         }
                         return Err(message);
                     }
@@ -165,7 +161,9 @@ impl<'a> Getopt<'a> {
         };
         let full = spec.long.unwrap_or_default();
         match (spec.has_arg, inline_value) {
-            (HasArg::No, Some(_)) => Err(format!("option '--{full}' doesn't allow an argument")),
+            (HasArg::No, Some(_)) => {
+                Err(format!("option '--{full}' doesn't allow an argument").into_bytes())
+            }
             (HasArg::No | HasArg::Optional, None) => Ok(Opt {
                 key: spec.key,
                 value: None,
@@ -186,14 +184,14 @@ impl<'a> Getopt<'a> {
                         value: Some(v.clone()),
                     })
                 }
-                None => Err(format!("option '--{full}' requires an argument")),
+                None => Err(format!("option '--{full}' requires an argument").into_bytes()),
             },
         }
     }
 }
 
 impl Iterator for Getopt<'_> {
-    type Item = Result<Opt, String>;
+    type Item = Result<Opt, Vec<u8>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let args = self.args;
@@ -280,6 +278,7 @@ mod tests {
                         o.value.map(|v| String::from_utf8(v).unwrap()),
                     )
                 })
+                .map_err(|e| String::from_utf8(e).unwrap())
             })
             .collect();
         (
@@ -332,6 +331,29 @@ mod tests {
         assert_eq!(
             run(&["--length"]).0,
             vec![Err("option '--length' requires an argument".into())]
+        );
+        // glibc names the whole argument of an ambiguous one, `=VALUE` too.
+        assert_eq!(
+            run(&["--s=1"]).0,
+            vec![Err(
+                "option '--s=1' is ambiguous; possibilities: '--status' '--strict'".into()
+            )]
+        );
+    }
+
+    /// A byte that is not an option is written as the byte it is (glibc's
+    /// `%c`), not re-encoded as the character of that number; the other
+    /// messages keep every byte of the argument.
+    #[test]
+    fn messages_keep_the_arguments_bytes() {
+        let args = vec![b"-\xc3".to_vec(), b"--\xffoo=\xfe".to_vec()];
+        let errors: Vec<Vec<u8>> = Getopt::new(&args, SPECS).filter_map(Result::err).collect();
+        assert_eq!(
+            errors,
+            vec![
+                b"invalid option -- '\xc3'".to_vec(),
+                b"unrecognized option '--\xffoo=\xfe'".to_vec()
+            ]
         );
     }
 }

@@ -92,10 +92,14 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
         // Only a number is checked here; its value once all options are
         // read (only the last -l counts).
         match parse_length(&v) {
-            Some(bits) => p.algorithms.length(bits, v),
-            None => {
+            Ok(bits) => p.algorithms.length(bits, v),
+            Err(cause) => {
                 let mut m = b"invalid length: ".to_vec();
                 m.extend(run.quoting.quote(&v));
+                if let Some(cause) = cause {
+                    m.extend_from_slice(b": ");
+                    m.extend_from_slice(cause.as_bytes());
+                }
                 run.error(&m);
                 return Err(1);
             }

@@ -459,7 +459,7 @@ mod tests {
                     let got: Vec<_> = Getopt::new(&args, &specs).collect();
                     let listed: String = matching.iter().map(|l| format!(" '--{l}'")).collect();
                     let want = format!("option '--{prefix}' is ambiguous; possibilities:{listed}");
-                    assert_eq!(got, vec![Err(want)], "{kind:?}");
+                    assert_eq!(got, vec![Err(want.into_bytes())], "{kind:?}");
                 }
             }
         }
