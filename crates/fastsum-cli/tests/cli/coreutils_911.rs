@@ -300,4 +300,27 @@ fn command_lines_are_read_as_9_11() {
             assert_same(&bin, &env, tool, &[option, b"f"], "C");
         }
     }
+    // A value in a message is quoted with C escapes inside (gnulib's
+    // `quote`): control bytes, backslashes, the closing mark, and bytes
+    // the locale cannot print.
+    let values: &[&[u8]] = &[
+        b"8\n",
+        "é".as_bytes(),
+        b"a\\b",
+        b"it's",
+        b"t\tb",
+        b"\x7f",
+        b"\x01",
+        "8’".as_bytes(),
+        b"\xff",
+        b"\xc3\xa9\xff",
+        "８".as_bytes(),
+        "\u{200b}".as_bytes(),
+    ];
+    for value in values {
+        for locale in ["C", "C.UTF-8"] {
+            assert_same(&bin, &env, "b2sum", &[b"-l", value, b"f"], locale);
+            assert_same(&bin, &env, "cksum", &[b"-a", value, b"f"], locale);
+        }
+    }
 }

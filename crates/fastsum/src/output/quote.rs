@@ -103,7 +103,10 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// [`Quoting::quote`].
+/// [`Quoting::quote`]: gnulib's `locale_quoting_style`, the locale's
+/// quote marks with C escapes inside: a control character as `\n`, `\t`
+/// ... or `\ooo`, a byte the locale cannot print in octal (every byte
+/// past ASCII in the C locale), a backslash and the closing mark escaped.
 fn quote(value: &[u8], utf8: bool) -> Vec<u8> {
     let (l, r): (&[u8], &[u8]) = if utf8 {
         ("‘".as_bytes(), "’".as_bytes())
@@ -111,7 +114,33 @@ fn quote(value: &[u8], utf8: bool) -> Vec<u8> {
         (b"'", b"'")
     };
     let mut out = l.to_vec();
-    out.extend_from_slice(value);
+    for c in (Chars {
+        name: value,
+        utf8,
+        at: 0,
+    }) {
+        match c {
+            Char::Printable(b"\\") => out.extend_from_slice(b"\\\\"),
+            Char::Printable(bytes) if bytes == r => {
+                out.push(b'\\');
+                out.extend_from_slice(bytes);
+            }
+            Char::Printable(bytes) => out.extend_from_slice(bytes),
+            Char::Unprintable(b) => {
+                out.push(b'\\');
+                match b {
+                    0x07 => out.push(b'a'),
+                    0x08 => out.push(b'b'),
+                    0x0c => out.push(b'f'),
+                    b'\n' => out.push(b'n'),
+                    b'\r' => out.push(b'r'),
+                    b'\t' => out.push(b't'),
+                    0x0b => out.push(b'v'),
+                    _ => out.extend_from_slice(format!("{b:03o}").as_bytes()),
+                }
+            }
+        }
+    }
     out.extend_from_slice(r);
     out
 }
@@ -304,5 +333,22 @@ mod tests {
         assert_eq!(q(b"a\n'b"), "'a'$'\\n'\\''b'");
         assert_eq!(q("é".as_bytes()), "é");
         assert_eq!(q(b"standard input"), "'standard input'");
+    }
+
+    /// gnulib's `quote`: C escapes inside the locale's marks (the
+    /// expectations written from gnulib's rules, and held beside the 9.11
+    /// programs by the CLI's `coreutils_911` tests).
+    #[test]
+    fn quote_escapes_as_gnulib_locale_style() {
+        let c = Quoting { utf8: false };
+        let u = Quoting { utf8: true };
+        assert_eq!(c.quote(b"8\n"), b"'8\\n'");
+        assert_eq!(c.quote(b"a\\b"), b"'a\\\\b'");
+        assert_eq!(c.quote(b"it's"), b"'it\\'s'");
+        assert_eq!(c.quote("é".as_bytes()), b"'\\303\\251'");
+        assert_eq!(c.quote(b"\x01\x7f\t"), b"'\\001\\177\\t'");
+        assert_eq!(u.quote("é's".as_bytes()), "‘é's’".as_bytes());
+        assert_eq!(u.quote("a’\n\u{ff}".as_bytes()), "‘a\\’\\nÿ’".as_bytes());
+        assert_eq!(u.quote(b"\xff"), "‘\\377’".as_bytes());
     }
 }
