@@ -41,19 +41,16 @@ pub(super) fn exclude_overrides(
 }
 
 /// Why `glob` is refused though the matcher would take it: where it
-/// would not mean what gitignore syntax says, it is an error, never a
-/// listing that silently leaves out the wrong files. A pattern of nothing
-/// but blanks is empty once its trailing blanks are cut (gitignore's
-/// rule), and the matcher's empty pattern matches the root: every file
-/// would be left out. A leading `!` is gitignore's negation (bring back
-/// what an earlier pattern left out), which these excludes, each a rule
-/// of its own, cannot express; `\!` names a file that starts with `!`.
+/// would leave out what no one asked to, it is an error, never a listing
+/// that silently leaves out every file. A pattern of nothing but blanks is
+/// empty once its trailing blanks are cut (gitignore's rule), and the
+/// matcher's empty pattern matches the root. (A leading `!` is taken as
+/// part of the name, as rsync reads an exclude and as the Ansible
+/// collection passes rsync's: each exclude is a rule of its own, so
+/// gitignore's negation has nothing to bring back.)
 fn refused(glob: &str) -> Option<&'static str> {
     if glob.chars().all(char::is_whitespace) {
         return Some("a pattern of only blanks would leave out every file");
-    }
-    if glob.starts_with('!') {
-        return Some("negation ('!') is not supported; '\\!' names a file starting with '!'");
     }
     None
 }
@@ -75,23 +72,25 @@ pub(super) fn is_excluded(
 mod tests {
     use super::*;
 
-    /// Patterns the matcher takes but that would not mean what gitignore
-    /// says are refused; an escaped `!` and a blank inside a name are not.
+    /// A blank pattern is refused; a leading `!` (escaped or not) and a
+    /// blank inside a name are names.
     #[test]
-    fn blank_and_negated_patterns_are_refused() {
-        for glob in ["", " ", "\t", " \r", "\u{b}", "!x.txt", "!"] {
+    fn blank_patterns_are_refused_and_a_bang_is_a_name() {
+        for glob in ["", " ", "\t", " \r", "\u{b}"] {
             let err = check_excludes(&[glob.to_string()]).unwrap_err();
             assert!(
                 matches!(err.kind(), ErrorKind::InvalidGlob { .. }),
                 "{glob:?}"
             );
         }
-        for glob in ["\\!bang", "a b", "trail\\ ", "*.log"] {
+        for glob in ["\\!bang", "a b", "trail\\ ", "*.log", "!bang"] {
             check_excludes(&[glob.to_string()]).unwrap();
         }
         let root = Path::new("/t");
-        let o = exclude_overrides(root, &["\\!bang".to_string()]).unwrap();
-        assert!(is_excluded(Some(&o), b"/t/!bang", false));
-        assert!(!is_excluded(Some(&o), b"/t/bang", false));
+        for glob in ["\\!bang", "!bang"] {
+            let o = exclude_overrides(root, &[glob.to_string()]).unwrap();
+            assert!(is_excluded(Some(&o), b"/t/!bang", false), "{glob}");
+            assert!(!is_excluded(Some(&o), b"/t/bang", false), "{glob}");
+        }
     }
 }
