@@ -132,7 +132,9 @@ fn b2sum_lengths() {
             b"",
         );
     }
-    for bad in ["12", "abc", "1024", "-8", "", "0x10"] {
+    // A minus sign is read as 9.11 reads it, not as 9.10 (compared with
+    // 9.11 itself in coreutils_911::command_lines_are_read_as_9_11).
+    for bad in ["12", "abc", "1024", "", "0x10"] {
         env.assert_same("b2sum", &[b"-l", bad.as_bytes(), b"plain.txt"], b"");
     }
 }
