@@ -81,8 +81,7 @@ struct ExcludeGlobs(Vec<String>);
 fn parse_exclude_file(path: &str) -> Result<ExcludeGlobs, String> {
     match read_exclude_file(std::path::Path::new(path)) {
         Ok(globs) => Ok(ExcludeGlobs(globs)),
-        Err(ExcludeFileError::Io(e)) => Err(fastsum::Error::os_message(&e)),
-        Err(ExcludeFileError::TooLarge) => Err(EXCLUDE_FILE_TOO_LARGE.to_string()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -99,8 +98,19 @@ pub enum ExcludeFileError {
 /// than this, whatever it is given.
 pub const EXCLUDE_FILE_MAX: u64 = 16 << 20;
 
-/// What a larger file is told.
-pub const EXCLUDE_FILE_TOO_LARGE: &str = "more than 16 MiB of exclude patterns";
+impl std::fmt::Display for ExcludeFileError {
+    /// The cause, as a message after the file's name says it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Io(e) => f.write_str(&fastsum::Error::os_message(e)),
+            Self::TooLarge => write!(
+                f,
+                "more than {} MiB of exclude patterns",
+                EXCLUDE_FILE_MAX >> 20
+            ),
+        }
+    }
+}
 
 /// `--exclude-from=FILE` (fastsum's own mode and the subcommands): each of
 /// FILE's lines a glob as `--exclude` takes it, but blank ones and comments

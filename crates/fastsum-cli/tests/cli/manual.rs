@@ -27,20 +27,26 @@ fn help_options(env: &TestEnv) -> Vec<String> {
     options
 }
 
-#[test]
-fn the_man_page_renders_without_warnings_and_lists_every_option() {
-    let env = TestEnv::new();
+/// `fastsum man` as `man` renders it at 80 columns: its exit status, its
+/// stdout and its stderr (with `--warnings`).
+fn rendered_man(env: &TestEnv) -> std::process::Output {
     let page = env.fastsum("fastsum", &[b"man"], b"");
     assert_eq!(page.status, 0);
     env.file(b"fastsum.1", &page.stdout);
-    let out = Command::new("man")
+    Command::new("man")
         .args(["--warnings", "-l", "fastsum.1"])
         .current_dir(env.path())
         .env("MANWIDTH", "80")
         .env("MANPAGER", "cat")
         .env("LC_ALL", "C.UTF-8")
         .output()
-        .expect("man (man-db, installed by scripts/tests/install-peers)");
+        .expect("man (man-db, installed by scripts/tests/install-peers)")
+}
+
+#[test]
+fn the_man_page_renders_without_warnings_and_lists_every_option() {
+    let env = TestEnv::new();
+    let out = rendered_man(&env);
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "man warned");
     let text = String::from_utf8_lossy(&out.stdout).replace('\u{2010}', "-");
@@ -68,16 +74,7 @@ fn the_man_page_renders_without_warnings_and_lists_every_option() {
 fn the_man_page_says_all_that_help_says_of_each_option() {
     let env = TestEnv::new();
     let help = env.fastsum("fastsum", &[b"--help"], b"").stdout_str();
-    let page = env.fastsum("fastsum", &[b"man"], b"");
-    env.file(b"fastsum.1", &page.stdout);
-    let out = Command::new("man")
-        .args(["-l", "fastsum.1"])
-        .current_dir(env.path())
-        .env("MANWIDTH", "80")
-        .env("MANPAGER", "cat")
-        .env("LC_ALL", "C.UTF-8")
-        .output()
-        .expect("man (man-db, installed by scripts/tests/install-peers)");
+    let out = rendered_man(&env);
     let squeeze = |s: &str| -> String {
         // groff breaks a word with U+2010: the word is read whole.
         s.replace("\u{2010}\n", "")

@@ -13,7 +13,9 @@ use fastsum::Algorithm;
 
 use super::Section::{Digest, Info, Many, Verify};
 use super::{said, Asked, Flag, Parsed, Text, Tools};
-use crate::mode::options::{invalid_value, parse_decimal, parse_length, parse_size, Options};
+use crate::mode::options::{
+    invalid_value, parse_decimal, parse_length, parse_size, Options, ReadMode,
+};
 use crate::mode::run::Run;
 use crate::mode::{MAX_READ_SIZE, MAX_THREADS};
 
@@ -73,7 +75,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
         "xxh128 (BASE64-N with --part-size)",
     ])]),
     Flag::new("binary", Digest, |_, p, _| {
-        p.o.binary = 1;
+        p.o.read_mode = Some(ReadMode::Binary);
         Ok(())
     })
     .short(b'b')
@@ -136,7 +138,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     })
     .tools(Tools::CKSUM),
     Flag::new("text", Digest, |_, p, _| {
-        p.o.binary = 0;
+        p.o.read_mode = Some(ReadMode::Text);
         Ok(())
     })
     .short(b't')
@@ -590,16 +592,16 @@ fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
 /// `--exclude-from=FILE`: FILE's globs (`term::shared`, as the
 /// subcommands read it), or an error naming FILE.
 fn exclude_from(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
-    use crate::term::shared::{read_exclude_file, ExcludeFileError, EXCLUDE_FILE_TOO_LARGE};
+    use crate::term::shared::{read_exclude_file, ExcludeFileError};
     match read_exclude_file(&fastsum::name::path(&value)) {
         Ok(globs) => p.o.tree.walk.excludes.extend(globs),
         Err(ExcludeFileError::Io(e)) => {
             return Err(crate::mode::files0::cannot_read(run, &value, &e))
         }
-        Err(ExcludeFileError::TooLarge) => {
+        Err(e @ ExcludeFileError::TooLarge) => {
             let mut m = run.quoting.quote(&value);
             m.extend_from_slice(b": ");
-            m.extend_from_slice(EXCLUDE_FILE_TOO_LARGE.as_bytes());
+            m.extend_from_slice(e.to_string().as_bytes());
             run.error(&m);
             return Err(1);
         }
