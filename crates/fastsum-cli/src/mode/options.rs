@@ -27,8 +27,8 @@ pub(super) struct Options {
     /// The run's algorithm(s), resolved once (`algorithms.rs`): the only
     /// place it is held.
     pub(super) algorithms: Algorithms,
-    /// -1: not given; 0: text; 1: binary.
-    pub(super) binary: i8,
+    /// `-b`/`-t`, the last given, if either was.
+    pub(super) read_mode: Option<ReadMode>,
     pub(super) terminator: u8,
     /// fastsum's own options for many files. Their `algorithm` is not
     /// the run's: a hasher is built with [`Options::tree_options`], bound
@@ -138,7 +138,7 @@ impl Options {
             untagged: false,
             raw: false,
             algorithms: Algorithms::new(tool),
-            binary: -1,
+            read_mode: None,
             terminator: b'\n',
             tree: TreeOptions::new(),
             json: false,
@@ -270,4 +270,14 @@ impl Signing {
     pub(super) fn wanted(&self) -> bool {
         self.signature.is_some() || self.key.is_some() || self.namespace.is_some()
     }
+}
+
+/// How `-b` and `-t` say a file is read: the `*` or space before a GNU
+/// line's name (the same bytes either way on POSIX).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ReadMode {
+    /// `-t`/`--text`.
+    Text,
+    /// `-b`/`--binary`.
+    Binary,
 }

@@ -7,7 +7,7 @@ use fastsum::ReadStrategy;
 
 use crate::mode::files0::Names;
 use crate::mode::flags::Parsed;
-use crate::mode::options::{looks_like_a_cache, Options};
+use crate::mode::options::{looks_like_a_cache, Options, ReadMode};
 use crate::mode::run::Run;
 use crate::personality::ToolKind;
 
@@ -237,7 +237,7 @@ fn renderer(run: &Run, o: &Options) -> fastsum::output::render::Renderer {
         (false, false, true) => Format::Raw,
         _ if o.tagged(run.tool.kind) => Format::Tagged { base64 },
         _ => Format::Untagged {
-            binary: o.binary == 1,
+            binary: o.read_mode == Some(ReadMode::Binary),
             base64,
         },
     };
@@ -306,11 +306,13 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         Some("the --tag option is meaningless when verifying checksums")
     } else if fastsum && o.untagged && o.check {
         Some("the --untagged option is meaningless when verifying checksums")
-    } else if o.binary >= 0 && o.check {
+    } else if o.read_mode.is_some() && o.check {
         Some("the --binary and --text options are meaningless when verifying checksums")
     } else if let Some(&(_, message)) = uses.iter().find(|(given, _)| *given && !o.check) {
         Some(message)
-    } else if o.binary == 0 && (o.tag || (kind == ToolKind::Cksum && !o.untagged)) {
+    } else if o.read_mode == Some(ReadMode::Text)
+        && (o.tag || (kind == ToolKind::Cksum && !o.untagged))
+    {
         Some(match kind {
             ToolKind::Cksum => "--text mode is only supported with --untagged",
             _ => "--tag does not support --text mode",

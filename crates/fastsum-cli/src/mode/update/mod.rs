@@ -122,7 +122,7 @@ fn adopt_one(
 ) -> Result<(), i32> {
     o.algorithms.adopt(&[old.algorithm], style.base64);
     if style.binary {
-        o.binary = 1;
+        o.read_mode = Some(crate::mode::options::ReadMode::Binary);
     }
     o.terminator = terminator;
     o.json = shape == Shape::Json;
