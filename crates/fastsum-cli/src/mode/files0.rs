@@ -47,12 +47,9 @@ impl Names {
     /// The next batch of names (empty when the list is done). An empty
     /// name is said (`F:N: invalid zero-length file name`, as du says it)
     /// and left out, as is a name `-` when the list is standard input;
-    /// `failed` is set. `Err(status)` if the list cannot be read on.
-    pub(super) fn next_batch(
-        &mut self,
-        run: &mut Run,
-        failed: &mut bool,
-    ) -> Result<Vec<Vec<u8>>, i32> {
+    /// the run's `operand_errors` is set. `Err(status)` if the list cannot
+    /// be read on.
+    pub(super) fn next_batch(&mut self, run: &mut Run) -> Result<Vec<Vec<u8>>, i32> {
         let (mut names, mut bytes) = (Vec::new(), 0);
         while !self.done && names.len() < BATCH_NAMES && bytes < BATCH_BYTES {
             let mut name = Vec::new();
@@ -74,7 +71,7 @@ impl Names {
             }
             self.seen += 1;
             if self.refused(run, &name) {
-                *failed = true;
+                run.operand_errors = true;
                 continue;
             }
             bytes += name.len();
@@ -85,14 +82,10 @@ impl Names {
 
     /// Every name left, in one vector (for the runs that need the whole
     /// set at once: `--update`, `--prune-matching`, `-c`, `--raw`).
-    pub(super) fn read_all(
-        &mut self,
-        run: &mut Run,
-        failed: &mut bool,
-    ) -> Result<Vec<Vec<u8>>, i32> {
+    pub(super) fn read_all(&mut self, run: &mut Run) -> Result<Vec<Vec<u8>>, i32> {
         let mut all = Vec::new();
         loop {
-            let batch = self.next_batch(run, failed)?;
+            let batch = self.next_batch(run)?;
             if batch.is_empty() && self.done {
                 return Ok(all);
             }

@@ -72,7 +72,7 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
         Ok(parsed) => parsed,
         Err(status) => return refused(&run, status),
     };
-    let (mut o, operands, rest) = match resolve::resolve(&mut run, parsed) {
+    let (o, operands, rest) = match resolve::resolve(&mut run, parsed) {
         Ok(resolved) => resolved,
         Err(status) => return refused(&run, status),
     };
@@ -95,9 +95,9 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
     };
     if let Some(rest) = rest {
         drop(operands);
-        ok &= hash_the_rest(&mut run, &mut o, rest);
+        ok &= hash_the_rest(&mut run, &o, rest);
     }
-    let ok = ok && !o.operand_errors;
+    let ok = ok && !run.operand_errors;
     let status = match (run.signature_refused, ok) {
         (true, _) => 2,
         (false, true) => 0,
@@ -108,10 +108,10 @@ fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'sta
 
 /// The rest of a `--files0-from` list, hashed and printed a batch at a
 /// time in the list's order (memory does not grow with the list).
-fn hash_the_rest(run: &mut Run, o: &mut Options, mut rest: files0::Names) -> bool {
+fn hash_the_rest(run: &mut Run, o: &Options, mut rest: files0::Names) -> bool {
     let mut ok = true;
     loop {
-        let batch = match rest.next_batch(run, &mut o.operand_errors) {
+        let batch = match rest.next_batch(run) {
             Ok(batch) => batch,
             Err(_) => return false,
         };

@@ -53,9 +53,6 @@ pub(super) struct Options {
     /// Operands were named: `cksum`'s and `sum`'s lines then end with the
     /// name (`cksum < f` prints none, `cksum -` prints `-`).
     pub(super) names_given: bool,
-    /// An operand could not be taken (an empty name in `--files0-from`):
-    /// the run's status is 1 whatever else happens.
-    pub(super) operand_errors: bool,
     /// `host:path` operands: the transport, a forced method, the remote
     /// fastsum (`-e`, `--remote-method`, `--remote-fastsum`).
     pub(super) remote: fastsum::remote::RemoteOptions,
@@ -150,7 +147,6 @@ impl Options {
             cache_stats: false,
             debug: false,
             names_given: false,
-            operand_errors: false,
             remote: crate::term::remote_options(),
             update: None,
             prune: None,

@@ -215,12 +215,12 @@ fn operands_from(
     }
     let mut list = Names::open(run, source)?;
     let names = match whole {
-        true => list.read_all(run, &mut o.operand_errors)?,
-        false => list.next_batch(run, &mut o.operand_errors)?,
+        true => list.read_all(run)?,
+        false => list.next_batch(run)?,
     };
     if names.is_empty() {
         // Nothing listed: nothing to do (not standard input).
-        return Err(run.finish(i32::from(o.operand_errors)));
+        return Err(run.finish(i32::from(run.operand_errors)));
     }
     o.names_given = true;
     Ok((names, (!list.done()).then_some(list)))

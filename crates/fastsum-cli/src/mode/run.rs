@@ -45,6 +45,9 @@ pub(super) struct Run {
     pub(super) hints: crate::mode::hint::Hints,
     /// A list's signature was refused (`check/signed.rs`): the run exits 2.
     pub(super) signature_refused: bool,
+    /// An operand could not be taken (an empty name in `--files0-from`):
+    /// the run's status is 1 whatever else happens.
+    pub(super) operand_errors: bool,
 }
 
 impl Run {
@@ -69,6 +72,7 @@ impl Run {
             working: false,
             hints: Default::default(),
             signature_refused: false,
+            operand_errors: false,
         }
     }
 
