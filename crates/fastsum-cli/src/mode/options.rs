@@ -88,8 +88,9 @@ pub(super) struct Options {
 pub(super) struct Update {
     pub(super) path: PathBuf,
     /// The old list, when it was read whole already (its stamps answer;
-    /// a list of several digests a file is always).
-    pub(super) read: std::sync::Mutex<Option<Listed>>,
+    /// a list of several digests a file is always): shared with the
+    /// thread that would otherwise read it while the tree is hashed.
+    pub(super) read: Option<std::sync::Arc<Listed>>,
     /// The list's stamp when it was read: another writer's change before
     /// the new list is put in its place (a line appended, the list
     /// replaced) leaves both as they are, never renamed over.

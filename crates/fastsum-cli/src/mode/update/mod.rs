@@ -151,7 +151,7 @@ fn adopt_one(
     o.update = Some(Update {
         stamp: list_stamp(&path),
         path,
-        read: std::sync::Mutex::new(read),
+        read: read.map(std::sync::Arc::new),
     });
     Ok(())
 }
@@ -236,7 +236,7 @@ pub(super) fn run_update(
     // The old list is read whole while the tree is hashed (unless it was
     // read already: a list of several digests a file always is).
     let (path, algorithm) = (update.path.clone(), o.algorithms.one());
-    let read = update.read.lock().ok().and_then(|mut r| r.take());
+    let read = update.read.clone();
     let reading = std::thread::spawn(move || {
         if let Some(list) = read {
             return Ok(list);
@@ -244,7 +244,7 @@ pub(super) fn run_update(
         fastsum::open_regular(&path)
             .map_err(|e| e.kind().to_string())
             .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)))
-            .map(Listed::One)
+            .map(|list| std::sync::Arc::new(Listed::One(list)))
     });
     let stdout = std::mem::replace(&mut run.out, crate::term::output::Output::to_file(file));
     if o.hashdeep {

@@ -56,7 +56,7 @@ pub(super) fn adopt(
     o.update = Some(Update {
         stamp: crate::mode::update::list_stamp(&path),
         path,
-        read: std::sync::Mutex::new(Some(Listed::Several(list))),
+        read: Some(std::sync::Arc::new(Listed::Several(list))),
     });
     Ok(())
 }
