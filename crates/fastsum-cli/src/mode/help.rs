@@ -2,14 +2,14 @@
 
 use fastsum::Algorithm;
 
-use crate::personality::{Tool, ToolKind};
+use crate::personality::Tool;
 
 /// The `--help` text of `tool` called as `program`: fastsum's own (in the
 /// layout of coreutils 9.1's), or coreutils 9.10's (`personality/gnu/usage.rs`).
 pub fn gnu_help(tool: Tool, program: &[u8]) -> String {
     let program = String::from_utf8_lossy(program);
     let mut s = format!("Usage: {program} [OPTION]... [FILE]...\n");
-    if tool.kind != ToolKind::Fastsum {
+    if !tool.policy().own_help {
         return crate::personality::gnu::usage::usage(tool, program.as_bytes());
     }
     s.push_str(&format!(

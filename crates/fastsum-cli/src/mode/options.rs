@@ -227,14 +227,14 @@ impl Options {
     /// `fastsum -c` knows what each line was written with (an
     /// untagged 64-digit digest could be SHA-256, BLAKE3 or BLAKE2b-256;
     /// 32 digits MD5 or XXH128). MD5, the default, stays md5sum's line.
-    pub(super) fn tagged(&self, kind: ToolKind) -> bool {
-        if kind == ToolKind::Cksum {
+    pub(super) fn tagged(&self, tool: Tool) -> bool {
+        if tool.kind == ToolKind::Cksum {
             // coreutils' cksum: tagged unless --untagged came last.
             return !self.untagged;
         }
         self.tag
             || self.algorithms.one() == Algorithm::Xxh3
-            || (kind == ToolKind::Fastsum
+            || (tool.policy().tags_by_default
                 && !self.untagged
                 && self.algorithms.one() != Algorithm::Md5)
     }

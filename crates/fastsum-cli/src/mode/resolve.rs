@@ -9,7 +9,7 @@ use crate::mode::files0::Names;
 use crate::mode::flags::Parsed;
 use crate::mode::options::{looks_like_a_cache, Options, ReadMode};
 use crate::mode::run::Run;
-use crate::personality::ToolKind;
+use crate::personality::{Tool, ToolKind};
 
 /// The options to run with, the operands, and the rest of a
 /// `--files0-from` list still to read (its first batch is in the
@@ -43,7 +43,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
         },
         _ => ReadStrategy::Auto,
     };
-    if let Some(message) = conflict(&o, tool.kind) {
+    if let Some(message) = conflict(&o, tool) {
         return Err(run.usage_error(Some(message)));
     }
     fastsum_combinations(run, &o, length_given)?;
@@ -235,7 +235,7 @@ fn renderer(run: &Run, o: &Options) -> fastsum::output::render::Renderer {
         (true, _, _) => Format::Json,
         (false, true, _) => Format::Hashdeep,
         (false, false, true) => Format::Raw,
-        _ if o.tagged(run.tool.kind) => Format::Tagged { base64 },
+        _ if o.tagged(run.tool) => Format::Tagged { base64 },
         _ => Format::Untagged {
             binary: o.read_mode == Some(ReadMode::Binary),
             base64,
@@ -258,8 +258,8 @@ fn renderer(run: &Run, o: &Options) -> fastsum::output::render::Renderer {
 
 /// The first pair of options coreutils 9.10 refuses together (its order,
 /// its words), after fastsum's own, if any.
-fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
-    let fastsum = kind == ToolKind::Fastsum;
+fn conflict(o: &Options, tool: Tool) -> Option<&'static str> {
+    let (kind, policy) = (tool.kind, tool.policy());
     let walking = o.tree.recursive
         || o.tree.walk.max_depth.is_some()
         || o.tree.order == Order::Unordered
@@ -267,7 +267,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         || o.tree.walk.one_file_system
         // `-c --dirs`: fastsum's own -c checks directory lines only when
         // asked (digests::is_directory_line).
-        || (o.tree.walk.directories && !(fastsum && o.check))
+        || (o.tree.walk.directories && !(policy.own_lists && o.check))
         || !o.tree.walk.excludes.is_empty();
     let uses = [
         (
@@ -284,7 +284,7 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         ),
         (
             // fastsum's own -q also silences notices, in every mode.
-            o.quiet && !fastsum,
+            o.quiet && !policy.quiet_silences_notices,
             "the --quiet option is meaningful only when verifying checksums",
         ),
         (
@@ -300,11 +300,11 @@ fn conflict(o: &Options, kind: ToolKind) -> Option<&'static str> {
         Some("the --cache-stats option is meaningful only with --cache")
     } else if o.algorithms.base64() && o.raw {
         Some("--base64 and --raw are mutually exclusive")
-    } else if o.terminator == 0 && o.check && !fastsum {
+    } else if o.terminator == 0 && o.check && !policy.own_lists {
         Some("the --zero option is not supported when verifying checksums")
     } else if o.tag && o.check {
         Some("the --tag option is meaningless when verifying checksums")
-    } else if fastsum && o.untagged && o.check {
+    } else if policy.refuses_untagged_check && o.untagged && o.check {
         Some("the --untagged option is meaningless when verifying checksums")
     } else if o.read_mode.is_some() && o.check {
         Some("the --binary and --text options are meaningless when verifying checksums")

@@ -101,8 +101,8 @@ pub struct Policy {
     /// `-c` reads lists as fastsum's own: any tag it knows, its `--json`
     /// and hashdeep entries, a list's format from its first entry, the
     /// algorithm of an untagged list found, signed lists, directories'
-    /// lines with `--dirs`, names escaped in report lines; coreutils
-    /// reads only its tool's lines.
+    /// lines with `--dirs`, NUL-ended lines with `-z`, names escaped in
+    /// report lines; coreutils reads only its tool's lines.
     pub own_lists: bool,
     /// `-a` may be given several times (several digests from one read).
     pub several_algorithms: bool,
@@ -115,6 +115,15 @@ pub struct Policy {
     /// A write error found only at exit is said as coreutils' close_stdout
     /// says it, "write error" without a cause.
     pub bare_write_error: bool,
+    /// Lines are tagged (`SHA256 (f) = ...`) unless MD5 or `--untagged`:
+    /// an untagged digest's length fits several algorithms (64 digits:
+    /// SHA-256, BLAKE3, BLAKE2b-256). coreutils' sha*sum write untagged.
+    pub tags_by_default: bool,
+    /// `-c --untagged` is refused as meaningless, where cksum takes it.
+    pub refuses_untagged_check: bool,
+    /// `--help` is fastsum's own (subcommands, every option); else the
+    /// tool's coreutils text.
+    pub own_help: bool,
 }
 
 impl Tool {
@@ -134,6 +143,9 @@ impl Tool {
             checks_crc32b: own,
             stops_on_write_error: !own,
             bare_write_error: !own,
+            tags_by_default: own,
+            refuses_untagged_check: own,
+            own_help: own,
         }
     }
 }
