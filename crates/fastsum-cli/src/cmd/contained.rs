@@ -33,7 +33,7 @@ read, a bad manifest line, usage; with --remove, an action not done).";
 #[command(name = "fastsum contained", version)]
 #[command(after_help = AFTER_HELP)]
 #[command(mut_arg("cache", |a| a.help("Whole-file digests of the sources and archive trees from and to the checksum cache, in a manifest's own algorithm too (PATH only after '=')")))]
-#[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c), and which of several digests a file is compared by (else the hardest to forge); a HOST:PATH archive is hashed in it (default md5)")))]
+#[command(mut_arg("algorithm", |a| a.help("What a manifest's untagged lines are (as for -c), and which of several digests a file is compared by (else all of them); a HOST:PATH archive is hashed in it (default md5)")))]
 struct ContainedArgs {
     /// Directories and files whose files are looked for.
     #[arg(required = true, value_name = "SOURCE")]

@@ -1410,7 +1410,7 @@ fn contained_a_hashdeep_list_is_never_decided_by_its_md5_alone() {
 /// 65/F1: the first algorithm decided, and the colliding file was
 /// contained and unchanged, exit 0.
 #[test]
-fn contained_and_diff_decide_a_several_digest_list_by_its_hardest_digest() {
+fn contained_and_diff_compare_a_several_digest_list_by_each_digest() {
     let (env, a) = collision_in_src_and_arc();
     for (list, args) in [
         (
@@ -1443,6 +1443,77 @@ fn contained_and_diff_decide_a_several_digest_list_by_its_hardest_digest() {
     // The archive's own bytes are contained and unchanged by every list.
     env.file(b"src/coll", &a);
     for list in ["md5-first.tag", "sha-first.tag", "both.json"] {
+        let out = fastsum(&env, &["contained", "src", "--in", list]);
+        assert_eq!(out.status, 0, "{list}: {}", out.stderr_str());
+        let diff = fastsum(&env, &["diff", list, "src"]);
+        assert_eq!(
+            (diff.status, diff.stdout_str()),
+            (0, String::new()),
+            "{list}"
+        );
+    }
+}
+
+/// A list of several digests a file is compared by every one of them:
+/// a pair that collides in the strongest (MD5 beside XXH128, a CRC) but
+/// not in another is told apart by `contained`, `diff` and `audit`, as
+/// `-c` tells it (one line FAILED). The hardest to forge alone passed it,
+/// exit 0, while `-c` of the same list failed.
+#[test]
+fn a_several_digest_list_is_compared_by_every_digest() {
+    let (env, a) = collision_in_src_and_arc();
+    let lists = [
+        (
+            "md5-xxh.tag",
+            &["-r", "-a", "md5", "-a", "xxh128", "arc"][..],
+        ),
+        ("crc-md5.tag", &["-r", "-a", "crc32c", "-a", "md5", "arc"]),
+        (
+            "xxh-md5.json",
+            &["-r", "--json", "-a", "xxh128", "-a", "md5", "arc"],
+        ),
+    ];
+    for (list, args) in lists {
+        let made = fastsum(&env, args);
+        assert_eq!(made.status, 0, "{list}: {}", made.stderr_str());
+        env.file(list.as_bytes(), &made.stdout);
+        let out = fastsum(&env, &["contained", "src", "--in", list]);
+        assert_eq!(
+            (out.status, out.stdout_str()),
+            (1, "src/coll\n".into()),
+            "{list}: {}",
+            out.stderr_str()
+        );
+        let diff = fastsum(&env, &["diff", list, "src"]);
+        assert_eq!(
+            (diff.status, diff.stdout_str()),
+            (1, "M\tcoll\n".into()),
+            "{list}: {}",
+            diff.stderr_str()
+        );
+        // The list's paths are arc/...: audit the tree they name, with
+        // the other file of the pair in place.
+        env.file(b"arc/coll", &unhex(COLLISION[1]));
+        let audit = fastsum(&env, &["audit", list, "."]);
+        assert_ne!(audit.status, 0, "{list}: {}", audit.stdout_str());
+        assert!(
+            audit.stdout_str().contains("Files modified: 1\n"),
+            "{list}: {}",
+            audit.stdout_str()
+        );
+        let check = fastsum(&env, &["-c", list]);
+        assert_eq!(check.status, 1, "{list}: -c agrees: {}", check.stdout_str());
+        env.file(b"arc/coll", &a);
+        let audit = fastsum(&env, &["audit", list, "."]);
+        let said = audit.stdout_str();
+        assert!(
+            said.contains("Files matched: 1\n") && said.contains("Files modified: 0\n"),
+            "{list}: {said}"
+        );
+    }
+    // The archive's own bytes are contained and unchanged by every list.
+    env.file(b"src/coll", &a);
+    for (list, _) in lists {
         let out = fastsum(&env, &["contained", "src", "--in", list]);
         assert_eq!(out.status, 0, "{list}: {}", out.stderr_str());
         let diff = fastsum(&env, &["diff", list, "src"]);

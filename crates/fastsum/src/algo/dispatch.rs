@@ -111,6 +111,10 @@ macro_rules! dispatch {
                 type $H = __h::Parts;
                 $body
             }
+            $crate::Algorithm::Joint { .. } => {
+                type $H = __h::Joint;
+                $body
+            }
         }
     }};
 }
@@ -121,6 +125,7 @@ pub(crate) use dispatch;
 pub(crate) mod hashers {
     pub use crate::algo::blake::{Blake2b, Blake3};
     pub use crate::algo::crc::{Crc32, Crc32c, Crc64Nvme};
+    pub(crate) use crate::algo::joint::Joint;
     pub use crate::algo::legacy::{Bsd, Crc, Crc32b, Sysv};
     #[cfg(feature = "simd")]
     pub use crate::algo::md5::compress as md5_compress;

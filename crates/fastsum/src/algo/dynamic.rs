@@ -38,6 +38,7 @@ enum State {
     Crc64Nvme(h::Crc64Nvme),
     /// Boxed: it holds hashers of its own.
     Parts(Box<h::Parts>),
+    Joint(Box<h::Joint>),
 }
 
 /// An incremental hash of any [`Algorithm`], cloneable mid-stream, whose
@@ -98,6 +99,7 @@ impl Hasher {
             State::Crc32c(s) => s.update(bytes),
             State::Crc64Nvme(s) => s.update(bytes),
             State::Parts(s) => s.update(bytes),
+            State::Joint(s) => s.update(bytes),
         }
     }
 
@@ -129,6 +131,7 @@ impl Hasher {
             State::Crc32c(s) => s.finalize(),
             State::Crc64Nvme(s) => s.finalize(),
             State::Parts(s) => (*s).finalize(),
+            State::Joint(s) => (*s).finalize(),
         }
     }
 
@@ -180,6 +183,12 @@ from_state!(
 impl From<h::Parts> for State {
     fn from(s: h::Parts) -> State {
         State::Parts(Box::new(s))
+    }
+}
+
+impl From<h::Joint> for State {
+    fn from(s: h::Joint) -> State {
+        State::Joint(Box::new(s))
     }
 }
 

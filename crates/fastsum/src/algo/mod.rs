@@ -11,6 +11,7 @@ mod blake;
 mod crc;
 mod dispatch;
 mod dynamic;
+mod joint;
 mod legacy;
 pub(crate) mod md5;
 mod openssl;
@@ -108,6 +109,16 @@ pub enum Algorithm {
         of: PartChecksum,
         /// Bytes a part (the last one may be shorter); never 0.
         part_size: u64,
+    },
+    /// Every digest a list of several gives a file, as one: the BLAKE3 of
+    /// the members' digests one after another, in [`Algorithm::ALL`]'s
+    /// order. What `diff`, `contained`, `audit` and `scrub` compare a
+    /// list of several digests a file by, so that a file is the same only
+    /// when each of its digests agrees (an MD5 collision beside an XXH128,
+    /// the SHAttered pair beside an MD5). Made by [`Algorithm::joint`].
+    Joint {
+        /// Bit `i` set: [`Algorithm::ALL`]`[i]` is a member.
+        set: u32,
     },
 }
 
@@ -212,6 +223,7 @@ impl Algorithm {
             Algorithm::Crc64Nvme => "crc64nvme",
             Algorithm::S3Etag { .. } => "s3etag",
             Algorithm::Composite { of, .. } => of.algorithm().name(),
+            Algorithm::Joint { .. } => "joint",
         }
     }
 
@@ -245,6 +257,7 @@ impl Algorithm {
             Algorithm::Crc64Nvme => "CRC64NVME",
             Algorithm::S3Etag { .. } => "S3ETAG",
             Algorithm::Composite { of, .. } => of.algorithm().tag(),
+            Algorithm::Joint { .. } => "JOINT",
         }
     }
 
@@ -274,6 +287,7 @@ impl Algorithm {
             Algorithm::Crc64Nvme => 8,
             Algorithm::S3Etag { .. } => 16,
             Algorithm::Composite { of, .. } => of.algorithm().output_len(),
+            Algorithm::Joint { .. } => 32,
         }
     }
 
@@ -311,6 +325,54 @@ impl Algorithm {
         )
     }
 
+    /// The one algorithm whose digest is every one of `members`' at once
+    /// ([`Algorithm::Joint`]), or the member itself where they name one.
+    /// `None` for none, and where one is not of [`Algorithm::ALL`] (a
+    /// shorter BLAKE2b, a digest of parts) or is a digest of parts: such
+    /// a set is compared by one member.
+    pub fn joint(members: &[Algorithm]) -> Option<Algorithm> {
+        let mut set = 0u32;
+        for member in members {
+            let at = Algorithm::ALL.iter().position(|a| a == member)?;
+            if member.part_layout().is_some() || *member == Algorithm::S3ETAG {
+                return None;
+            }
+            set |= 1 << at;
+        }
+        match set.count_ones() {
+            0 => None,
+            1 => Algorithm::ALL.get(set.trailing_zeros() as usize).copied(),
+            _ => Some(Algorithm::Joint { set }),
+        }
+    }
+
+    /// The algorithms a digest of this one is made of: a joint one's
+    /// members in [`Algorithm::ALL`]'s order, any other itself.
+    pub fn members(self) -> impl Iterator<Item = Algorithm> {
+        let set = match self {
+            Algorithm::Joint { set } => set,
+            _ => 0,
+        };
+        let own = (!matches!(self, Algorithm::Joint { .. })).then_some(self);
+        let joined = Algorithm::ALL
+            .into_iter()
+            .enumerate()
+            .filter(move |(i, _)| set & (1 << i) != 0)
+            .map(|(_, a)| a);
+        own.into_iter().chain(joined)
+    }
+
+    /// The joint digest ([`Algorithm::Joint`]) of the members' digests,
+    /// given in [`Algorithm::members`]' order: the one place both a list's
+    /// digests and a file's are joined.
+    pub fn joined<'a>(digests: impl IntoIterator<Item = &'a Digest>) -> Digest {
+        let mut hasher = ::blake3::Hasher::new();
+        for digest in digests {
+            hasher.update(digest.as_bytes());
+        }
+        Digest::from_bytes(hasher.finalize().as_bytes())
+    }
+
     /// The valid names, comma separated, for error messages.
     pub fn valid_names() -> String {
         Algorithm::ALL
@@ -342,6 +404,10 @@ impl fmt::Display for Algorithm {
             {
                 let part_size = self.part_layout().map_or(0, |(_, size)| size);
                 write!(f, "{}/{}", self.name(), parts::PartSize(part_size))
+            }
+            Algorithm::Joint { .. } => {
+                let names: Vec<String> = self.members().map(|a| a.to_string()).collect();
+                f.write_str(&names.join("+"))
             }
             a => f.write_str(a.name()),
         }

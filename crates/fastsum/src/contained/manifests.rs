@@ -205,6 +205,12 @@ pub(super) fn match_listed(
 /// in a second). A listed entry has no bytes here to compare, so its
 /// digest alone would decide: such a list is refused whole.
 pub(super) fn too_weak(algorithm: Algorithm) -> Option<String> {
+    if let Algorithm::Joint { .. } = algorithm {
+        // As strong as its strongest member: weak only when each is.
+        let weak: Vec<String> = algorithm.members().filter_map(too_weak).collect();
+        let members = algorithm.members().count();
+        return (weak.len() == members).then(|| weak.join("; "));
+    }
     let crc = matches!(
         algorithm,
         Algorithm::Crc32b

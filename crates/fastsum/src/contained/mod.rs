@@ -40,8 +40,8 @@
 //!   read is of the version its stat named (`dupes::items::is_version_of`):
 //!   a FIFO or device put in a file's place is refused, never waited on;
 //! * a manifest that gives one path **two digests** holds nothing at that
-//!   path (a problem); a list of several digests a file is read by the
-//!   hardest to forge of them (`manifest::read::deciding`).
+//!   path (a problem); a list of several digests a file is compared by
+//!   all of them at once (`manifest::read::compared_by`).
 
 mod answers;
 mod dirs;

@@ -172,15 +172,49 @@ fn mixes(algorithms: &[Algorithm], other: Algorithm, number: u64) -> String {
     )
 }
 
-/// Of the algorithms a list gives each file, the one `diff`,
-/// `contained`, `audit` and `scrub` compare by, unless `-a` names one of
-/// them: the hardest to forge (any cryptographic digest over a CRC or an
-/// xxHash, SHA-1 over MD5, then the longest), the first listed among
-/// equals. The one rule for tagged lines of several `-a`, `--json`
-/// records with `"digests"` and hashdeep's columns: an MD5 collision
-/// never passes where the list also gives SHA-256, whatever the order of
-/// its digests (the first algorithm decided before, and a zeroed SHA-256
-/// beside a right MD5 said "unchanged"). `-c` checks every digest.
+/// What `diff`, `contained`, `audit` and `scrub` compare a list of
+/// `algorithms` a file by: `given` (`-a`) where it names one of them,
+/// else every one at once ([`Algorithm::joint`]: a file is the same only
+/// when each of its digests agrees, as `-c` checks each line), else
+/// (a member a joint digest cannot hold: a shorter BLAKE2b) the hardest
+/// to forge ([`deciding`]). The one rule for tagged lines of several
+/// `-a`, `--json` records with `"digests"` and hashdeep's columns: one
+/// digest deciding let a pair that collides in it pass (the SHAttered
+/// pair in a list of SHA-1 and MD5, an MD5 collision beside XXH128).
+pub(crate) fn compared_by(algorithms: &[Algorithm], given: Option<Algorithm>) -> Option<Algorithm> {
+    if let Some(given) = given.filter(|g| among(*g, algorithms)) {
+        return Some(given);
+    }
+    Algorithm::joint(algorithms).or_else(|| deciding(algorithms.iter().copied()))
+}
+
+/// Whether `given` is one of `algorithms` or all of them at once (a
+/// list's second read is given what its first found).
+fn among(given: Algorithm, algorithms: &[Algorithm]) -> bool {
+    algorithms.contains(&given) || Algorithm::joint(algorithms) == Some(given)
+}
+
+/// A file's digest in `algorithm` from the digests a list gives it (each
+/// with its algorithm): the one of that algorithm, or every member's
+/// joined for a joint one; `Err` names the member it lacks.
+pub(crate) fn digest_as(
+    algorithm: Algorithm,
+    digests: &[(Algorithm, Digest)],
+) -> Result<Digest, Algorithm> {
+    let of = |a: Algorithm| digests.iter().find(|(b, _)| *b == a).map(|(_, d)| *d).ok_or(a);
+    match algorithm {
+        Algorithm::Joint { .. } => {
+            let members: Vec<Digest> = algorithm.members().map(of).collect::<Result<_, _>>()?;
+            Ok(Algorithm::joined(&members))
+        }
+        one => of(one),
+    }
+}
+
+/// Of `algorithms`, the hardest to forge (any cryptographic digest over a
+/// CRC or an xxHash, SHA-1 over MD5, then the longest), the first listed
+/// among equals: what decides where they cannot be compared at once
+/// ([`compared_by`]).
 pub(crate) fn deciding(algorithms: impl IntoIterator<Item = Algorithm>) -> Option<Algorithm> {
     let mut best: Option<Algorithm> = None;
     for algorithm in algorithms {
@@ -225,6 +259,7 @@ fn forge_cost(algorithm: Algorithm) -> (u8, usize) {
         A::Xxh32 | A::Xxh64 | A::Xxh3 | A::Xxh128 => 0,
         A::Md5 | A::S3Etag { .. } => 1,
         A::Composite { of, .. } => forge_cost(of.algorithm()).0,
+        A::Joint { .. } => algorithm.members().map(|m| forge_cost(m).0).max().unwrap_or(0),
         A::Sha1 => 2,
         _ if len < 16 => 0,
         _ if len < 28 => 2,
@@ -246,7 +281,7 @@ impl FileLines {
     /// algorithms become the list's (every later line must be of one of
     /// them: a list whose first file has only an MD5 line is an MD5 list,
     /// and a SHA-256 line further down is refused, never read past):
-    /// `given` (`-a`) among several, else [`deciding`] among them. A list
+    /// `given` (`-a`) among several, else all of them ([`compared_by`]). A list
     /// of one algorithm is read in it whatever `-a` says (its lines name
     /// it); a list of several that lacks `given` is refused.
     fn decider(
@@ -261,22 +296,22 @@ impl FileLines {
         }
         *algorithms = self.digests.iter().map(|(a, _)| *a).collect();
         let decider = match given {
-            Some(given) if algorithms.len() > 1 && !algorithms.contains(&given) => {
+            Some(given) if algorithms.len() > 1 && !among(given, algorithms) => {
                 return Err(format!(
                     "its files' digests are {}, not the {given} asked for",
                     names(algorithms)
                 ))
             }
-            Some(given) if algorithms.contains(&given) => given,
-            _ => deciding(algorithms.iter().copied()).unwrap_or(default),
+            _ => compared_by(algorithms, given).unwrap_or(default),
         };
         *decided = Some(decider);
         Ok(decider)
     }
 
-    /// This file's entry, its `decider` digest: a directory's kept apart,
-    /// a file's handed to `on_entry`; a file without that digest is a
-    /// problem of its first line (never read by another algorithm).
+    /// This file's entry, its `decider` digest (every member's joined,
+    /// for a joint one): a directory's kept apart, a file's handed to
+    /// `on_entry`; a file without one of them is a problem of its first
+    /// line (never read by another algorithm).
     fn hand_on(
         self,
         decider: Algorithm,
@@ -284,12 +319,12 @@ impl FileLines {
         files: &mut u64,
         on_entry: &mut dyn FnMut(ManifestEntry),
     ) {
-        let Some(&(_, digest)) = self.digests.iter().find(|(a, _)| *a == decider) else {
-            manifest.problem(
-                self.number,
-                format!("no {decider} line, which the list's first file has"),
-            );
-            return;
+        let digest = match digest_as(decider, &self.digests) {
+            Ok(digest) => digest,
+            Err(lacked) => {
+                let why = format!("no {lacked} line, which the list's first file has");
+                return manifest.problem(self.number, why);
+            }
         };
         let entry = ManifestEntry {
             path: self.path,
@@ -445,7 +480,7 @@ fn several_digests(fields: &[(String, Value)]) -> Option<&[(String, Value)]> {
 }
 
 /// A several `-a` record read as one algorithm's: `given`'s if it has
-/// it, else the one that decides among them ([`deciding`]).
+/// it, else all of them at once ([`compared_by`]).
 fn several_record(
     fields: &[(String, Value)],
     digests: &[(String, Value)],
@@ -457,14 +492,18 @@ fn several_record(
         _ => None,
     };
     let all: Vec<(Algorithm, String)> = digests.iter().filter_map(known).collect();
+    let algorithms: Vec<Algorithm> = all.iter().map(|(a, _)| *a).collect();
     let pick = match given {
-        Some(given) => Some(given),
-        None => deciding(all.iter().map(|(a, _)| *a)),
+        Some(given) if !among(given, &algorithms) => Some(given),
+        _ => compared_by(&algorithms, given),
     };
-    let (algorithm, hex) = all
-        .into_iter()
-        .find(|(a, _)| Some(*a) == pick)
-        .ok_or("a record without a digest of a known algorithm")?;
+    let (algorithm, hex) = match pick {
+        Some(joint @ Algorithm::Joint { .. }) => (joint, joint_hex(joint, &all)?),
+        _ => all
+            .into_iter()
+            .find(|(a, _)| Some(*a) == pick)
+            .ok_or("a record without a digest of a known algorithm")?,
+    };
     let unknown: Vec<&str> = digests
         .iter()
         .filter(|member| known(member).is_none())
@@ -478,6 +517,20 @@ fn several_record(
     flat.push(("digest".to_string(), Value::Text(hex)));
     let digest = json_digest(&flat, path, algorithm);
     Ok(JsonRecord { algorithm, digest })
+}
+
+/// The joint digest of a record's `"digests"` (each member's checked for
+/// its length), in hex.
+fn joint_hex(joint: Algorithm, all: &[(Algorithm, String)]) -> Result<String, String> {
+    let mut digests = Vec::with_capacity(all.len());
+    for (algorithm, hex) in all {
+        match Digest::from_hex(hex) {
+            Ok(d) if d.len() == algorithm.output_len() => digests.push((*algorithm, d)),
+            _ => return Err(format!("a digest of the wrong length for {algorithm}")),
+        }
+    }
+    let digest = digest_as(joint, &digests).map_err(|a| format!("a record without its {a} digest"))?;
+    Ok(digest.to_hex())
 }
 
 /// A record's entry (and whether it is a directory's) from its digest,
@@ -522,9 +575,8 @@ fn json_stamp(fields: &[(String, Value)], size: u64) -> Option<crate::fs::FileSt
     })
 }
 
-/// A hashdeep list: the column of `given` (`-a`), else the one that
-/// decides among those fastsum computes ([`deciding`]: sha256, then sha1,
-/// then md5); sizes kept.
+/// A hashdeep list: the column of `given` (`-a`), else every column
+/// fastsum computes at once ([`compared_by`]); sizes kept.
 fn read_hashdeep(
     lines: &mut Lines<impl BufRead>,
     given: Option<Algorithm>,
@@ -543,20 +595,14 @@ fn read_hashdeep(
     let header = header.to_vec();
     let header = header.as_slice();
     let columns = hashdeep::columns(header)?;
-    let pick = match given {
-        Some(a) => columns.iter().position(|c| *c == Some(a)).ok_or_else(|| {
-            format!("its columns ({}) have no {a}", String::from_utf8_lossy(header))
-        })?,
-        None => columns
-            .iter()
-            .position(|c| c.is_some() && *c == deciding(columns.iter().flatten().copied()))
-            .ok_or("none of its columns is md5, sha1 or sha256")?,
-    };
-    let algorithm = columns
-        .get(pick)
-        .copied()
-        .flatten()
-        .ok_or("no column to read")?;
+    let known: Vec<Algorithm> = columns.iter().flatten().copied().collect();
+    if let Some(a) = given.filter(|a| !among(*a, &known)) {
+        let named = String::from_utf8_lossy(header);
+        return Err(format!("its columns ({named}) have no {a}"));
+    }
+    let algorithm = compared_by(&known, given).ok_or("none of its columns is md5, sha1 or sha256")?;
+    // The one column read, or none: a joint digest reads them all.
+    let pick = columns.iter().position(|c| *c == Some(algorithm));
     if columns.contains(&None) {
         let named = String::from_utf8_lossy(header);
         let unknown = format!(
@@ -587,7 +633,15 @@ fn read_hashdeep(
         if line.is_empty() || line.starts_with(b"##") || line.starts_with(b"%%%%") {
             continue;
         }
-        match hashdeep::parse_line(line, &columns, pick) {
+        let parsed = match pick {
+            Some(pick) => hashdeep::parse_line(line, &columns, pick),
+            None => hashdeep::parse_line_all(line, &columns).and_then(|(size, all, path)| {
+                let digest = digest_as(algorithm, &all)
+                    .map_err(|a| format!("a line without its {a} digest"))?;
+                Ok((size, digest, path))
+            }),
+        };
+        match parsed {
             Ok((size, digest, path)) => {
                 lines.let_go();
                 files += 1;

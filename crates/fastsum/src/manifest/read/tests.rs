@@ -106,26 +106,35 @@ fn base64_is_strict_and_never_panics() {
     }
 }
 
+/// The BLAKE3 of `hex` digests' bytes one after another (what a joint
+/// digest must be, computed apart from `Algorithm::joined`).
+fn blake3_of(hex: &[&str]) -> Digest {
+    let bytes: Vec<u8> = hex.iter().flat_map(|h| Digest::from_hex(h).unwrap().as_bytes().to_vec()).collect();
+    Digest::from_bytes(blake3::hash(&bytes).as_bytes())
+}
+
 /// fastsum reads every list it writes, `diff` and `--update`
 /// included: several -a's lines (a file's lines one after another) and
 /// records (`"digests"`) read as one algorithm's, `-a`'s if given, else
-/// the hardest to forge whatever their order (when the first decided, a
-/// zeroed SHA-256 beside a right MD5 compared as unchanged).
+/// all of them at once, whatever their order (when one decided, a pair
+/// colliding in it passed beside a digest that told them apart).
 #[test]
-fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
+fn several_digests_read_as_all_at_once_or_as_asked() {
     let md5 = "900150983cd24fb0d6963f7d28e17f72";
     let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     let xxh = "44bc2cf5ad770999";
-    let sha256 = Digest::from_hex(sha).unwrap();
-    for order in [
-        format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nMD5 (b) = {md5}\nSHA256 (b) = {sha}\n"),
-        format!("SHA256 (a) = {sha}\nMD5 (a) = {md5}\nSHA256 (b) = {sha}\nMD5 (b) = {md5}\n"),
-        format!("XXH64 (a) = {xxh}\nSHA256 (a) = {sha}\nMD5 (a) = {md5}\nXXH64 (b) = {xxh}\nSHA256 (b) = {sha}\nMD5 (b) = {md5}\n"),
+    let two = Algorithm::Joint { set: 0b1001 };
+    let three = Algorithm::Joint { set: 0b10_0000_1001 };
+    for (order, algorithm, digest) in [
+        (format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nMD5 (b) = {md5}\nSHA256 (b) = {sha}\n"), two, blake3_of(&[md5, sha])),
+        (format!("SHA256 (a) = {sha}\nMD5 (a) = {md5}\nSHA256 (b) = {sha}\nMD5 (b) = {md5}\n"), two, blake3_of(&[md5, sha])),
+        (format!("XXH64 (a) = {xxh}\nSHA256 (a) = {sha}\nMD5 (a) = {md5}\nXXH64 (b) = {xxh}\nSHA256 (b) = {sha}\nMD5 (b) = {md5}\n"), three, blake3_of(&[md5, sha, xxh])),
     ] {
         let lines = read(&order, None).unwrap();
-        assert_eq!(lines.algorithm, Algorithm::Sha256, "{order}");
+        assert_eq!(lines.algorithm, algorithm, "{order}");
         assert_eq!(lines.entries.len(), 2);
-        assert!(lines.entries.iter().all(|e| e.digest == sha256));
+        assert!(lines.entries.iter().all(|e| e.digest == digest));
+        assert_eq!(algorithm.hash_bytes(b"abc"), digest, "a file of these bytes has it");
         assert!(lines.problems.is_empty());
         let asked = read(&order, Some(Algorithm::Md5)).unwrap();
         assert_eq!(asked.algorithm, Algorithm::Md5);
@@ -138,6 +147,11 @@ fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
     let paths: Vec<&[u8]> = m.entries.iter().map(|e| e.path.as_slice()).collect();
     assert_eq!(paths, [b"a".as_slice(), b"c"]);
     assert_eq!(m.problems, vec![(3, "no sha256 line, which the list's first file has".into())]);
+    // A member a joint digest cannot hold (a shorter BLAKE2b): the
+    // hardest to forge decides.
+    let b2 = "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319";
+    let short = read(&format!("MD5 (a) = {md5}\nBLAKE2b-256 (a) = {b2}\n"), None).unwrap();
+    assert_eq!(short.algorithm, Algorithm::Blake2b { output_len: 32 });
     let twice = read(&format!("MD5 (a) = {md5}\nMD5 (a) = {md5}\n"), None).unwrap();
     assert_eq!(twice.entries.len(), 2);
     // Blake2b-512 is longer than SHA-256; SHA-1 beats MD5; any
@@ -159,8 +173,8 @@ fn several_digests_read_as_the_hardest_to_forge_or_as_asked() {
         format!("{{\"path\":\"a\",\"digests\":{{\"sha256\":\"{sha}\",\"md5\":\"{md5}\"}},\"size\":3}}\n"),
     ] {
         let decided = read(&json, None).unwrap();
-        assert_eq!(decided.algorithm, Algorithm::Sha256);
-        assert_eq!(decided.entries[0].digest, sha256);
+        assert_eq!(decided.algorithm, two);
+        assert_eq!(decided.entries[0].digest, blake3_of(&[md5, sha]));
         assert_eq!(decided.entries[0].size, Some(3));
         let given = read(&json, Some(Algorithm::Md5)).unwrap();
         assert_eq!(given.algorithm, Algorithm::Md5);
@@ -251,16 +265,20 @@ fn several_digests_a_file_are_read_whole_or_refused_by_line() {
 }
 
 #[test]
-fn a_hashdeep_list_is_read_in_its_hardest_column_to_forge() {
-    // Whatever the columns' order, sha256 decides over sha1 and md5 (an
-    // md5 collision must not pass where the list also gives sha256);
-    // `-a` still picks a column by name.
+fn a_hashdeep_list_is_read_in_all_its_columns_at_once() {
+    // Whatever the columns' order, every column fastsum computes is
+    // compared (the SHAttered pair must not pass where the list also
+    // gives md5); `-a` still picks a column by name.
     let (md5, sha1, sha256) = ("0".repeat(32), "1".repeat(40), "2".repeat(64));
+    let md5_sha256 = blake3_of(&[&md5, &sha256]).to_hex();
+    let md5_sha1 = blake3_of(&[&md5, &sha1]).to_hex();
+    let all = blake3_of(&[&md5, &sha1, &sha256]).to_hex();
     for (columns, line, want, digest) in [
-        ("md5,sha256", format!("3,{md5},{sha256},a"), Algorithm::Sha256, &sha256),
-        ("sha256,md5", format!("3,{sha256},{md5},a"), Algorithm::Sha256, &sha256),
-        ("md5,sha1", format!("3,{md5},{sha1},a"), Algorithm::Sha1, &sha1),
-        ("sha1,md5", format!("3,{sha1},{md5},a"), Algorithm::Sha1, &sha1),
+        ("md5,sha256", format!("3,{md5},{sha256},a"), Algorithm::Joint { set: 0b1001 }, &md5_sha256),
+        ("sha256,md5", format!("3,{sha256},{md5},a"), Algorithm::Joint { set: 0b1001 }, &md5_sha256),
+        ("md5,sha1", format!("3,{md5},{sha1},a"), Algorithm::Joint { set: 0b11 }, &md5_sha1),
+        ("sha1,md5", format!("3,{sha1},{md5},a"), Algorithm::Joint { set: 0b11 }, &md5_sha1),
+        ("sha256,sha1,md5", format!("3,{sha256},{sha1},{md5},a"), Algorithm::Joint { set: 0b1011 }, &all),
         ("md5", format!("3,{md5},a"), Algorithm::Md5, &md5),
     ] {
         let text = format!("%%%% HASHDEEP-1.0\n%%%% size,{columns},filename\n##\n{line}\n");
@@ -316,7 +334,7 @@ fn digests_beyond_the_one_read_are_refused_never_read_past() {
     assert!(why.contains("cannot be computed here, and md5 alone"), "{why}");
     assert_eq!(read(&weak, Some(Algorithm::Md5)).unwrap().entries.len(), 1);
     let sound = format!("{}3,{md5},{sha},{tiger},a\n", head("md5,sha256,tiger"));
-    assert_eq!(read(&sound, None).unwrap().algorithm, Algorithm::Sha256);
+    assert_eq!(read(&sound, None).unwrap().algorithm, Algorithm::Joint { set: 0b1001 });
     for member in [format!("\"tiger\":\"{tiger}\""), "\"sha256\":null".to_string()] {
         let json = format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",{member}}},\"size\":3}}\n");
         let why = read(&json, None).unwrap_err();
@@ -324,5 +342,5 @@ fn digests_beyond_the_one_read_are_refused_never_read_past() {
         assert_eq!(read(&json, Some(Algorithm::Md5)).unwrap().entries.len(), 1);
     }
     let json = format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\",\"tiger\":\"{tiger}\"}}}}\n");
-    assert_eq!(read(&json, None).unwrap().algorithm, Algorithm::Sha256);
+    assert_eq!(read(&json, None).unwrap().algorithm, Algorithm::Joint { set: 0b1001 });
 }

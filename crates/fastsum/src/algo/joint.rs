@@ -1,0 +1,64 @@
+//! [`Algorithm::Joint`]: every member's digest from one read, joined.
+
+use super::{Algorithm, Hasher, StreamHasher};
+use crate::digest::Digest;
+
+/// Each member's hash, fed the same bytes.
+#[derive(Clone)]
+pub(crate) struct Joint {
+    members: Vec<Hasher>,
+}
+
+impl StreamHasher for Joint {
+    fn new(algorithm: Algorithm) -> Self {
+        Joint {
+            members: algorithm.members().map(Hasher::new).collect(),
+        }
+    }
+    fn update(&mut self, bytes: &[u8]) {
+        for member in &mut self.members {
+            member.update(bytes);
+        }
+    }
+    fn finalize(self) -> Digest {
+        let digests: Vec<Digest> = self.members.iter().map(Hasher::digest).collect();
+        Algorithm::joined(&digests)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_joint_digest_is_each_members_and_changes_with_any() {
+        let joint = Algorithm::joint(&[Algorithm::Sha256, Algorithm::Md5]).unwrap();
+        assert_eq!(
+            joint,
+            Algorithm::joint(&[Algorithm::Md5, Algorithm::Sha256]).unwrap()
+        );
+        assert_eq!(joint.to_string(), "md5+sha256");
+        let members: Vec<Algorithm> = joint.members().collect();
+        assert_eq!(members, [Algorithm::Md5, Algorithm::Sha256]);
+        // Computed independently: BLAKE3 of MD5 then SHA-256 of "abc".
+        let mut both = Algorithm::Md5.hash_bytes(b"abc").as_bytes().to_vec();
+        both.extend_from_slice(Algorithm::Sha256.hash_bytes(b"abc").as_bytes());
+        let expected = ::blake3::hash(&both);
+        assert_eq!(joint.hash_bytes(b"abc").as_bytes(), expected.as_bytes());
+        let mut h = Hasher::new(joint);
+        h.update(b"a");
+        h.update(b"bc");
+        assert_eq!(h.digest(), joint.hash_bytes(b"abc"));
+        assert_ne!(joint.hash_bytes(b"abd"), joint.hash_bytes(b"abc"));
+        assert_eq!(
+            Algorithm::joint(&[Algorithm::Md5, Algorithm::Md5]),
+            Some(Algorithm::Md5)
+        );
+        assert_eq!(
+            Algorithm::joint(&[Algorithm::Md5, Algorithm::Blake2b { output_len: 32 }]),
+            None
+        );
+        assert_eq!(Algorithm::joint(&[Algorithm::Md5, Algorithm::S3ETAG]), None);
+        assert_eq!(Algorithm::joint(&[]), None);
+    }
+}
