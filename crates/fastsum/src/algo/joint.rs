@@ -54,9 +54,28 @@ mod tests {
             Algorithm::joint(&[Algorithm::Md5, Algorithm::Md5]),
             Some(Algorithm::Md5)
         );
+        // A BLAKE2b of any length is a member (a short one deciding alone
+        // passed a wrong MD5 beside it).
+        let b2 = Algorithm::Blake2b { output_len: 32 };
+        let short = Algorithm::joint(&[b2, Algorithm::Md5]).unwrap();
+        assert_eq!(short.members().collect::<Vec<_>>(), [Algorithm::Md5, b2]);
+        assert_eq!(short.to_string(), "md5+blake2b-256");
+        let mut both = Algorithm::Md5.hash_bytes(b"abc").as_bytes().to_vec();
+        both.extend_from_slice(b2.hash_bytes(b"abc").as_bytes());
         assert_eq!(
-            Algorithm::joint(&[Algorithm::Md5, Algorithm::Blake2b { output_len: 32 }]),
-            None
+            short.hash_bytes(b"abc").as_bytes(),
+            ::blake3::hash(&both).as_bytes()
+        );
+        assert_ne!(
+            Some(short),
+            Algorithm::joint(&[Algorithm::Md5, Algorithm::BLAKE2B])
+        );
+        assert_eq!(Algorithm::joint(&[b2]), Some(b2));
+        let b2_8 = Algorithm::Blake2b { output_len: 1 };
+        assert_eq!(
+            Algorithm::joint(&[b2_8, b2]),
+            None,
+            "two lengths: one decides"
         );
         assert_eq!(Algorithm::joint(&[Algorithm::Md5, Algorithm::S3ETAG]), None);
         assert_eq!(Algorithm::joint(&[]), None);

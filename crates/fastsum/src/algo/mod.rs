@@ -117,7 +117,8 @@ pub enum Algorithm {
     /// when each of its digests agrees (an MD5 collision beside an XXH128,
     /// the SHAttered pair beside an MD5). Made by [`Algorithm::joint`].
     Joint {
-        /// Bit `i` set: [`Algorithm::ALL`]`[i]` is a member.
+        /// Bit `i` (below 25) set: [`Algorithm::ALL`]`[i]` is a member;
+        /// bits 25 and up: its BLAKE2b's length in bytes, where not 64.
         set: u32,
     },
 }
@@ -327,21 +328,29 @@ impl Algorithm {
 
     /// The one algorithm whose digest is every one of `members`' at once
     /// ([`Algorithm::Joint`]), or the member itself where they name one.
-    /// `None` for none, and where one is not of [`Algorithm::ALL`] (a
-    /// shorter BLAKE2b, a digest of parts) or is a digest of parts: such
-    /// a set is compared by one member.
+    /// `None` for none, and where one is a digest of parts or not of
+    /// [`Algorithm::ALL`] but a BLAKE2b of another length (two such
+    /// lengths): such a set is compared by one member.
     pub fn joint(members: &[Algorithm]) -> Option<Algorithm> {
         let mut set = 0u32;
         for member in members {
-            let at = Algorithm::ALL.iter().position(|a| a == member)?;
+            let (at, length) = match *member {
+                Algorithm::Blake2b { output_len } => (6, u32::from(output_len % 64)),
+                m => (Algorithm::ALL.iter().position(|a| *a == m)?, 0),
+            };
             if member.part_layout().is_some() || *member == Algorithm::S3ETAG {
                 return None;
             }
-            set |= 1 << at;
+            let held = set >> JOINT_BLAKE2B_SHIFT;
+            if length != 0 && held != 0 && held != length {
+                return None;
+            }
+            set |= 1 << at | length << JOINT_BLAKE2B_SHIFT;
         }
-        match set.count_ones() {
+        let listed = set & ((1 << JOINT_BLAKE2B_SHIFT) - 1);
+        match listed.count_ones() {
             0 => None,
-            1 => Algorithm::ALL.get(set.trailing_zeros() as usize).copied(),
+            1 => Algorithm::Joint { set }.members().next(),
             _ => Some(Algorithm::Joint { set }),
         }
     }
@@ -354,11 +363,18 @@ impl Algorithm {
             _ => 0,
         };
         let own = (!matches!(self, Algorithm::Joint { .. })).then_some(self);
+        // At most 64: seven bits.
+        let length = (set >> JOINT_BLAKE2B_SHIFT) as u8;
         let joined = Algorithm::ALL
             .into_iter()
             .enumerate()
-            .filter(move |(i, _)| set & (1 << i) != 0)
-            .map(|(_, a)| a);
+            .filter(move |(i, _)| *i < JOINT_BLAKE2B_SHIFT as usize && set & (1 << i) != 0)
+            .map(move |(_, a)| match a {
+                Algorithm::Blake2b { .. } if length != 0 => {
+                    Algorithm::Blake2b { output_len: length }
+                }
+                a => a,
+            });
         own.into_iter().chain(joined)
     }
 
@@ -392,6 +408,10 @@ impl Algorithm {
         crate::algo::dispatch!(self, H => H::oneshot(self, bytes))
     }
 }
+
+/// Where [`Algorithm::Joint`]'s set holds its BLAKE2b's length: past a
+/// bit for each of [`Algorithm::ALL`].
+const JOINT_BLAKE2B_SHIFT: u32 = 25;
 
 impl fmt::Display for Algorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

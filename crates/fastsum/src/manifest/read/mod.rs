@@ -240,8 +240,15 @@ fn decides_beside_unknown(
     if forge_cost(decider).0 >= 3 || given.is_some() {
         return Ok(());
     }
+    let give = match decider {
+        Algorithm::Joint { .. } => {
+            let names: Vec<String> = decider.members().map(|m| format!("-a {m}")).collect();
+            format!("give {} to compare by one of them", names.join(" or "))
+        }
+        one => format!("give -a {one} to compare by it"),
+    };
     Err(format!(
-        "{unknown} cannot be computed here, and {decider} alone is easily forged: give -a {decider} to compare by it"
+        "{unknown} cannot be computed here, and {decider} alone is easily forged: {give}"
     ))
 }
 

@@ -147,11 +147,13 @@ fn several_digests_read_as_all_at_once_or_as_asked() {
     let paths: Vec<&[u8]> = m.entries.iter().map(|e| e.path.as_slice()).collect();
     assert_eq!(paths, [b"a".as_slice(), b"c"]);
     assert_eq!(m.problems, vec![(3, "no sha256 line, which the list's first file has".into())]);
-    // A member a joint digest cannot hold (a shorter BLAKE2b): the
-    // hardest to forge decides.
+    // A shorter BLAKE2b is a member too (deciding alone, it passed a
+    // wrong MD5 beside it).
     let b2 = "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319";
     let short = read(&format!("MD5 (a) = {md5}\nBLAKE2b-256 (a) = {b2}\n"), None).unwrap();
-    assert_eq!(short.algorithm, Algorithm::Blake2b { output_len: 32 });
+    assert_eq!(short.algorithm.to_string(), "md5+blake2b-256");
+    assert_eq!(short.entries[0].digest, blake3_of(&[md5, b2]));
+    assert_eq!(short.algorithm.hash_bytes(b"abc"), blake3_of(&[md5, b2]));
     let twice = read(&format!("MD5 (a) = {md5}\nMD5 (a) = {md5}\n"), None).unwrap();
     assert_eq!(twice.entries.len(), 2);
     // Blake2b-512 is longer than SHA-256; SHA-1 beats MD5; any
