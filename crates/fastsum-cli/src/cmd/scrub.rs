@@ -27,7 +27,7 @@ use crate::term::output::{Buffering, Output};
 #[command(name = "fastsum scrub", version)]
 // Trees or a list, one of the two: the usage line shows it.
 #[command(group(clap::ArgGroup::new("what").required(true).args(["paths", "manifest"])))]
-#[command(mut_arg("algorithm", |a| a.help("The algorithm of the recorded digests (as the runs that recorded them used: `fastsum -r --cache`'s default is md5)").default_value("md5")))]
+#[command(mut_arg("algorithm", |a| a.help("The algorithm of the recorded digests (as the runs that recorded them used: `fastsum -r --cache`'s default is md5); with --manifest, the one of the list's digests to compare by (default: all of them)").default_value("md5")))]
 #[command(mut_arg("cache", |a| a.help("The checksum cache holding the recorded digests (default: the one `--cache` uses; PATH only after '=')")))]
 #[command(mut_arg("exclude", |a| a.help("Leave out matching paths (gitignore syntax; repeatable)")))]
 struct ScrubArgs {
@@ -85,7 +85,10 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(args) => args.quiet.applied(args),
         Err(status) => return status,
     };
-    let mut recorded = match recorded(&args) {
+    // A list is read by `-a` where it names one of its digests (md5 is
+    // only the cache's default: a list of several is compared by all).
+    let given = named.then(|| args.algorithm.named()).flatten();
+    let mut recorded = match recorded(&args, given) {
         Ok(recorded) => recorded,
         Err(status) => return status,
     };
@@ -145,12 +148,12 @@ enum Recorded {
 }
 
 /// Opens the cache, or reads the list; `Err` is the exit status, said.
-fn recorded(args: &ScrubArgs) -> Result<Recorded, i32> {
+fn recorded(args: &ScrubArgs, given: Option<Algorithm>) -> Result<Recorded, i32> {
     if let Some(list) = &args.manifest {
         let read = std::fs::File::open(list)
             .map_err(|e| fastsum::Error::os_message(&e))
             .and_then(|f| {
-                fastsum::manifest::read::Manifest::read(std::io::BufReader::new(f), None)
+                fastsum::manifest::read::Manifest::read(std::io::BufReader::new(f), given)
             });
         // Named as coreutils names files: a list named `L\nfastsum scrub:
         // ...` cannot forge a line.

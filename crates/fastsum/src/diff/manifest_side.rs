@@ -72,7 +72,11 @@ pub(super) fn read_side(
         path: path.to_path_buf(),
         stamp,
         prefix,
-        algorithm: Some(manifest.algorithm),
+        // Read as the first read was, by what `-a` gave: given the list's
+        // algorithm instead, a record the first read refused (a weak digest
+        // beside one fastsum cannot compute) passed the second, and the
+        // lists differed ("it changed while it was read").
+        algorithm,
         entries: order.count,
         max_depth,
     };

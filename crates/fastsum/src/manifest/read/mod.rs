@@ -133,6 +133,14 @@ fn read_lines(
             return Err(mixes(&algorithms, parsed.algorithm, number));
         }
         if !same_file {
+            // The same file again, by an algorithm its lines gave: a file
+            // listed twice, or one digest given twice (then the group it
+            // starts lacks a member, and its problem says which line).
+            let again = group
+                .as_ref()
+                .filter(|g| *g.path == *parsed.name)
+                .and_then(|g| g.line_of(parsed.algorithm))
+                .map(|first| (parsed.algorithm, first, number));
             if let Some(done) = group.take() {
                 let decider = done.decider(&mut decided, &mut algorithms, given, default)?;
                 done.hand_on(decider, &mut manifest, &mut files, on_entry);
@@ -144,10 +152,13 @@ fn read_lines(
                 number,
                 path: held(parsed.name)?,
                 digests: Vec::new(),
+                numbers: Vec::new(),
+                again,
             });
         }
         if let Some(g) = group.as_mut() {
             g.digests.push((parsed.algorithm, parsed.expected));
+            g.numbers.push(number);
         }
         lines.let_go();
     }
@@ -281,9 +292,20 @@ struct FileLines {
     number: u64,
     path: Vec<u8>,
     digests: Vec<(Algorithm, Digest)>,
+    /// Each digest's line number.
+    numbers: Vec<u64>,
+    /// Where this group began by giving the file before's digest again:
+    /// its algorithm, the earlier line and this one.
+    again: Option<(Algorithm, u64, u64)>,
 }
 
 impl FileLines {
+    /// The line that gave this file's `algorithm` digest, if one did.
+    fn line_of(&self, algorithm: Algorithm) -> Option<u64> {
+        let at = self.digests.iter().position(|(a, _)| *a == algorithm)?;
+        self.numbers.get(at).copied()
+    }
+
     /// The algorithm the list is read by, set by its first file, whose
     /// algorithms become the list's (every later line must be of one of
     /// them: a list whose first file has only an MD5 line is an MD5 list,
@@ -329,7 +351,13 @@ impl FileLines {
         let digest = match digest_as(decider, &self.digests) {
             Ok(digest) => digest,
             Err(lacked) => {
-                let why = format!("no {lacked} line, which the list's first file has");
+                let why = match self.again {
+                    Some((twice, first, then)) => format!(
+                        "its {twice} digest is given twice (lines {first} and {then}), and no \
+                         {lacked} line follows the second: one line per digest a file"
+                    ),
+                    None => format!("no {lacked} line, which the list's first file has"),
+                };
                 return manifest.problem(self.number, why);
             }
         };
@@ -501,7 +529,10 @@ fn several_record(
     let all: Vec<(Algorithm, String)> = digests.iter().filter_map(known).collect();
     let algorithms: Vec<Algorithm> = all.iter().map(|(a, _)| *a).collect();
     let pick = match given {
-        Some(given) if !among(given, &algorithms) => Some(given),
+        Some(given) if !algorithms.is_empty() && !among(given, &algorithms) => {
+            let names = names(&algorithms);
+            return Err(format!("its digests are {names}, not the {given} asked for"));
+        }
         _ => compared_by(&algorithms, given),
     };
     let (algorithm, hex) = match pick {

@@ -156,6 +156,18 @@ fn several_digests_read_as_all_at_once_or_as_asked() {
     assert_eq!(short.algorithm.hash_bytes(b"abc"), blake3_of(&[md5, b2]));
     let twice = read(&format!("MD5 (a) = {md5}\nMD5 (a) = {md5}\n"), None).unwrap();
     assert_eq!(twice.entries.len(), 2);
+    // One digest given twice (a file's lines MD5, SHA256, SHA256) is its
+    // line's problem, named as such, never the file's second entry; the
+    // file listed twice whole stays two entries.
+    let repeated = format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nSHA256 (a) = {sha}\nMD5 (b) = {md5}\nSHA256 (b) = {sha}\n");
+    let m = read(&repeated, None).unwrap();
+    let paths: Vec<&[u8]> = m.entries.iter().map(|e| e.path.as_slice()).collect();
+    assert_eq!(paths, [b"a".as_slice(), b"b"]);
+    let why = "its sha256 digest is given twice (lines 2 and 3), and no md5 line follows the second: one line per digest a file";
+    assert_eq!(m.problems, vec![(3, why.into())]);
+    let whole = format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nSHA256 (a) = {sha}\nMD5 (a) = {md5}\n");
+    let m = read(&whole, None).unwrap();
+    assert_eq!((m.entries.len(), m.problems.len()), (2, 0));
     // Blake2b-512 is longer than SHA-256; SHA-1 beats MD5; any
     // cryptographic digest beats xxHash's 128 bits.
     assert_eq!(deciding([Algorithm::Sha256, Algorithm::BLAKE2B]), Some(Algorithm::BLAKE2B));
