@@ -70,12 +70,15 @@ fn scrub_manifest(
     // or read without end.
     tree.listed = true;
     let hasher = reading_hasher(options, pace, tree);
+    // The file systems met, asked once per device (a statfs and a stat a
+    // file cost as much again as a cached run's stats).
+    let mut ids = crate::fs::FsIds::default();
     hasher.run(&operands, |record| {
         let Some(&(at, listed)) = stamped.get(record.operand) else {
             return;
         };
         unstamped(entries, &mut next, at, &mut summary, sink);
-        let finding = judge(listed, &record.path, record.outcome, &mut summary);
+        let finding = judge(listed, &record.path, record.outcome, &mut ids, &mut summary);
         summary.count(&finding);
         sink(&record.path, &finding);
         next = at + 1;
@@ -113,18 +116,20 @@ fn judge(
     listed: &ManifestEntry,
     path: &Path,
     outcome: Outcome,
+    ids: &mut crate::fs::FsIds,
     summary: &mut ScrubSummary,
 ) -> Finding {
     let Some(stamp) = listed.stamp.as_deref().copied() else {
         return Finding::Unstamped;
     };
-    let elsewhere = || listed.fsid != 0 && crate::fs::FsId::of_path(path).0 != listed.fsid;
+    let mut elsewhere =
+        |now: &FileStamp| listed.fsid != 0 && ids.of(now.dev, path).0 != listed.fsid;
     match outcome {
         Outcome::Hashed(hashed) => {
             summary.bytes_read += hashed.size;
             match hashed.stamp {
                 Some(now) if !same(&now, &stamp) => Finding::Changed,
-                Some(_) if elsewhere() => Finding::OtherFileSystem,
+                Some(now) if elsewhere(&now) => Finding::OtherFileSystem,
                 Some(_) if hashed.digest == listed.digest => Finding::Verified,
                 Some(_) => Finding::Corrupted {
                     recorded: listed.digest,
