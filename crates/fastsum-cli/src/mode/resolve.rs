@@ -3,6 +3,7 @@
 //! order and words), and the operands (`-` or `.` when none are given).
 
 use fastsum::pipeline::Order;
+use fastsum::Algorithm;
 use fastsum::ReadStrategy;
 
 use crate::mode::files0::Names;
@@ -109,6 +110,20 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
         ];
         if let Some((_, what)) = refused.iter().find(|(given, _)| *given) {
             let m = format!("several -a and {what} do not go together");
+            return Err(run.usage_error(Some(&m)));
+        }
+        // cksum's and sum's numbers as a tagged line (`CRC (f) = ...`) are
+        // read by nothing: `-c` passed a file on its other lines alone.
+        let numbers = o
+            .algorithms
+            .all()
+            .iter()
+            .find(|a| matches!(a, Algorithm::Crc | Algorithm::Bsd | Algorithm::Sysv));
+        if let Some(legacy) = numbers.filter(|_| !o.json) {
+            let m = format!(
+                "several -a: {legacy}'s numbers cannot be checked from a checksum line (-c refuses \
+                 crc, bsd and sysv, as GNU's cksum does): give --json, or -a crc32b"
+            );
             return Err(run.usage_error(Some(&m)));
         }
     }

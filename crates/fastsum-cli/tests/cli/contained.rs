@@ -1472,7 +1472,55 @@ fn a_several_digest_list_is_compared_by_every_digest() {
             "xxh-md5.json",
             &["-r", "--json", "-a", "xxh128", "-a", "md5", "arc"],
         ),
+        // BLAKE2b of several lengths: each is compared (the hardest to
+        // forge alone decided, and passed the pair beside a wrong XXH128).
+        (
+            "b2s.json",
+            &[
+                "-r",
+                "--json",
+                "-a",
+                "md5",
+                "-a",
+                "xxh128",
+                "-a",
+                "blake2b-8",
+                "-a",
+                "blake2b-16",
+                "arc",
+            ],
+        ),
+        (
+            "b2s.tag",
+            &[
+                "-r",
+                "-a",
+                "md5",
+                "-a",
+                "blake2b-128",
+                "-a",
+                "blake2b-8",
+                "arc",
+            ],
+        ),
+        (
+            "crc-md5.json",
+            &["-r", "--json", "-a", "md5", "-a", "crc", "arc"],
+        ),
     ];
+    // cksum's CRC as a checksum line is read by nothing (`-c` passed the
+    // pair on its MD5 line alone): refused, --json named.
+    let refused = fastsum(&env, &["-r", "-a", "md5", "-a", "crc", "arc"]);
+    assert_eq!(refused.status, 2);
+    assert!(refused.stdout.is_empty());
+    assert!(
+        refused
+            .stderr_str()
+            .contains("crc's numbers cannot be checked from a checksum line")
+            && refused.stderr_str().contains("give --json"),
+        "{}",
+        refused.stderr_str()
+    );
     for (list, args) in lists {
         let made = fastsum(&env, args);
         assert_eq!(made.status, 0, "{list}: {}", made.stderr_str());

@@ -71,11 +71,37 @@ mod tests {
             Algorithm::joint(&[Algorithm::Md5, Algorithm::BLAKE2B])
         );
         assert_eq!(Algorithm::joint(&[b2]), Some(b2));
+        // BLAKE2b of several lengths: each a member, shortest first (one
+        // deciding alone passed an MD5 collision beside a wrong XXH128).
         let b2_8 = Algorithm::Blake2b { output_len: 1 };
+        let b2_16 = Algorithm::Blake2b { output_len: 2 };
+        let lengths =
+            Algorithm::joint(&[Algorithm::Xxh128, b2_16, Algorithm::Md5, b2_8, b2]).unwrap();
         assert_eq!(
-            Algorithm::joint(&[b2_8, b2]),
-            None,
-            "two lengths: one decides"
+            lengths.members().collect::<Vec<_>>(),
+            [Algorithm::Md5, b2_8, b2_16, b2, Algorithm::Xxh128]
+        );
+        assert_eq!(
+            lengths.to_string(),
+            "md5+blake2b-8+blake2b-16+blake2b-256+xxh128"
+        );
+        let mut all = Vec::new();
+        for one in [Algorithm::Md5, b2_8, b2_16, b2, Algorithm::Xxh128] {
+            all.extend_from_slice(one.hash_bytes(b"abc").as_bytes());
+        }
+        assert_eq!(
+            lengths.hash_bytes(b"abc").as_bytes(),
+            ::blake3::hash(&all).as_bytes()
+        );
+        assert_eq!(
+            lengths,
+            Algorithm::joint(&[b2, b2_8, Algorithm::Md5, b2_16, Algorithm::Xxh128, b2_8]).unwrap(),
+            "the order given and repeats aside"
+        );
+        let two = Algorithm::joint(&[b2_8, Algorithm::BLAKE2B]).unwrap();
+        assert_eq!(
+            two.members().collect::<Vec<_>>(),
+            [b2_8, Algorithm::BLAKE2B]
         );
         assert_eq!(Algorithm::joint(&[Algorithm::Md5, Algorithm::S3ETAG]), None);
         assert_eq!(Algorithm::joint(&[]), None);

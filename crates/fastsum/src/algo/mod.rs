@@ -117,9 +117,12 @@ pub enum Algorithm {
     /// when each of its digests agrees (an MD5 collision beside an XXH128,
     /// the SHAttered pair beside an MD5). Made by [`Algorithm::joint`].
     Joint {
-        /// Bit `i` (below 25) set: [`Algorithm::ALL`]`[i]` is a member;
-        /// bits 25 and up: its BLAKE2b's length in bytes, where not 64.
+        /// Bit `i` set: [`Algorithm::ALL`]`[i]` is a member (BLAKE2b's
+        /// bit: one or more BLAKE2b lengths, in `blake2b`).
         set: u32,
+        /// Bit `n - 1` set: BLAKE2b of `n` bytes is a member (a list may
+        /// give several lengths; each is compared, as `-c` checks each).
+        blake2b: u64,
     },
 }
 
@@ -328,52 +331,50 @@ impl Algorithm {
 
     /// The one algorithm whose digest is every one of `members`' at once
     /// ([`Algorithm::Joint`]), or the member itself where they name one.
-    /// `None` for none, and where one is a digest of parts or not of
-    /// [`Algorithm::ALL`] but a BLAKE2b of another length (two such
-    /// lengths): such a set is compared by one member.
+    /// `None` for none, and where one is a digest of parts (S3's ETag, a
+    /// composite checksum) or another joint one.
     pub fn joint(members: &[Algorithm]) -> Option<Algorithm> {
-        let mut set = 0u32;
+        let (mut set, mut blake2b) = (0u32, 0u64);
         for member in members {
-            let (at, length) = match *member {
-                Algorithm::Blake2b { output_len } => (6, u32::from(output_len % 64)),
-                m => (Algorithm::ALL.iter().position(|a| *a == m)?, 0),
-            };
-            if member.part_layout().is_some() || *member == Algorithm::S3ETAG {
-                return None;
+            match *member {
+                Algorithm::Blake2b {
+                    output_len: output_len @ 1..=64,
+                } => {
+                    set |= 1 << JOINT_BLAKE2B_AT;
+                    blake2b |= 1 << (output_len - 1);
+                }
+                m if m.part_layout().is_some() || m == Algorithm::S3ETAG => return None,
+                m => set |= 1 << Algorithm::ALL.iter().position(|a| *a == m)?,
             }
-            let held = set >> JOINT_BLAKE2B_SHIFT;
-            if length != 0 && held != 0 && held != length {
-                return None;
-            }
-            set |= 1 << at | length << JOINT_BLAKE2B_SHIFT;
         }
-        let listed = set & ((1 << JOINT_BLAKE2B_SHIFT) - 1);
-        match listed.count_ones() {
+        let joint = Algorithm::Joint { set, blake2b };
+        match joint.members().count() {
             0 => None,
-            1 => Algorithm::Joint { set }.members().next(),
-            _ => Some(Algorithm::Joint { set }),
+            1 => joint.members().next(),
+            _ => Some(joint),
         }
     }
 
     /// The algorithms a digest of this one is made of: a joint one's
     /// members in [`Algorithm::ALL`]'s order, any other itself.
+    /// A joint one's BLAKE2b members come in the order of their lengths.
     pub fn members(self) -> impl Iterator<Item = Algorithm> {
-        let set = match self {
-            Algorithm::Joint { set } => set,
-            _ => 0,
+        let (set, blake2b) = match self {
+            Algorithm::Joint { set, blake2b } => (set, blake2b),
+            _ => (0, 0),
         };
         let own = (!matches!(self, Algorithm::Joint { .. })).then_some(self);
-        // At most 64: seven bits.
-        let length = (set >> JOINT_BLAKE2B_SHIFT) as u8;
         let joined = Algorithm::ALL
             .into_iter()
             .enumerate()
-            .filter(move |(i, _)| *i < JOINT_BLAKE2B_SHIFT as usize && set & (1 << i) != 0)
-            .map(move |(_, a)| match a {
-                Algorithm::Blake2b { .. } if length != 0 => {
-                    Algorithm::Blake2b { output_len: length }
-                }
-                a => a,
+            .filter(move |(i, _)| *i < 32 && set & (1 << i) != 0)
+            .flat_map(move |(i, a)| {
+                let lengths = (1..=64u8).filter(move |n| blake2b & (1 << (n - 1)) != 0);
+                let one = (i != JOINT_BLAKE2B_AT).then_some(a);
+                let blake2bs = lengths
+                    .filter(move |_| i == JOINT_BLAKE2B_AT)
+                    .map(|output_len| Algorithm::Blake2b { output_len });
+                one.into_iter().chain(blake2bs)
             });
         own.into_iter().chain(joined)
     }
@@ -409,9 +410,12 @@ impl Algorithm {
     }
 }
 
-/// Where [`Algorithm::Joint`]'s set holds its BLAKE2b's length: past a
-/// bit for each of [`Algorithm::ALL`].
-const JOINT_BLAKE2B_SHIFT: u32 = 25;
+/// BLAKE2b's place in [`Algorithm::ALL`]: its bit in a joint set.
+const JOINT_BLAKE2B_AT: usize = 6;
+const _: () = assert!(matches!(
+    Algorithm::ALL[JOINT_BLAKE2B_AT],
+    Algorithm::Blake2b { .. }
+));
 
 impl fmt::Display for Algorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -186,9 +186,9 @@ fn mixes(algorithms: &[Algorithm], other: Algorithm, number: u64) -> String {
 /// What `diff`, `contained`, `audit` and `scrub` compare a list of
 /// `algorithms` a file by: `given` (`-a`) where it names one of them,
 /// else every one at once ([`Algorithm::joint`]: a file is the same only
-/// when each of its digests agrees, as `-c` checks each line), else
-/// (a member a joint digest cannot hold: a shorter BLAKE2b) the hardest
-/// to forge ([`deciding`]). The one rule for tagged lines of several
+/// when each of its digests agrees, as `-c` checks each line, BLAKE2b of
+/// several lengths too), else (a member a joint digest cannot hold: a
+/// digest of parts) the hardest to forge ([`deciding`]). The one rule for tagged lines of several
 /// `-a`, `--json` records with `"digests"` and hashdeep's columns: one
 /// digest deciding let a pair that collides in it pass (the SHAttered
 /// pair in a list of SHA-1 and MD5, an MD5 collision beside XXH128).

@@ -123,8 +123,8 @@ fn several_digests_read_as_all_at_once_or_as_asked() {
     let md5 = "900150983cd24fb0d6963f7d28e17f72";
     let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     let xxh = "44bc2cf5ad770999";
-    let two = Algorithm::Joint { set: 0b1001 };
-    let three = Algorithm::Joint { set: 0b10_0000_1001 };
+    let two = Algorithm::Joint { set: 0b1001, blake2b: 0 };
+    let three = Algorithm::Joint { set: 0b10_0000_1001, blake2b: 0 };
     for (order, algorithm, digest) in [
         (format!("MD5 (a) = {md5}\nSHA256 (a) = {sha}\nMD5 (b) = {md5}\nSHA256 (b) = {sha}\n"), two, blake3_of(&[md5, sha])),
         (format!("SHA256 (a) = {sha}\nMD5 (a) = {md5}\nSHA256 (b) = {sha}\nMD5 (b) = {md5}\n"), two, blake3_of(&[md5, sha])),
@@ -288,11 +288,11 @@ fn a_hashdeep_list_is_read_in_all_its_columns_at_once() {
     let md5_sha1 = blake3_of(&[&md5, &sha1]).to_hex();
     let all = blake3_of(&[&md5, &sha1, &sha256]).to_hex();
     for (columns, line, want, digest) in [
-        ("md5,sha256", format!("3,{md5},{sha256},a"), Algorithm::Joint { set: 0b1001 }, &md5_sha256),
-        ("sha256,md5", format!("3,{sha256},{md5},a"), Algorithm::Joint { set: 0b1001 }, &md5_sha256),
-        ("md5,sha1", format!("3,{md5},{sha1},a"), Algorithm::Joint { set: 0b11 }, &md5_sha1),
-        ("sha1,md5", format!("3,{sha1},{md5},a"), Algorithm::Joint { set: 0b11 }, &md5_sha1),
-        ("sha256,sha1,md5", format!("3,{sha256},{sha1},{md5},a"), Algorithm::Joint { set: 0b1011 }, &all),
+        ("md5,sha256", format!("3,{md5},{sha256},a"), Algorithm::Joint { set: 0b1001, blake2b: 0 }, &md5_sha256),
+        ("sha256,md5", format!("3,{sha256},{md5},a"), Algorithm::Joint { set: 0b1001, blake2b: 0 }, &md5_sha256),
+        ("md5,sha1", format!("3,{md5},{sha1},a"), Algorithm::Joint { set: 0b11, blake2b: 0 }, &md5_sha1),
+        ("sha1,md5", format!("3,{sha1},{md5},a"), Algorithm::Joint { set: 0b11, blake2b: 0 }, &md5_sha1),
+        ("sha256,sha1,md5", format!("3,{sha256},{sha1},{md5},a"), Algorithm::Joint { set: 0b1011, blake2b: 0 }, &all),
         ("md5", format!("3,{md5},a"), Algorithm::Md5, &md5),
     ] {
         let text = format!("%%%% HASHDEEP-1.0\n%%%% size,{columns},filename\n##\n{line}\n");
@@ -348,7 +348,7 @@ fn digests_beyond_the_one_read_are_refused_never_read_past() {
     assert!(why.contains("cannot be computed here, and md5 alone"), "{why}");
     assert_eq!(read(&weak, Some(Algorithm::Md5)).unwrap().entries.len(), 1);
     let sound = format!("{}3,{md5},{sha},{tiger},a\n", head("md5,sha256,tiger"));
-    assert_eq!(read(&sound, None).unwrap().algorithm, Algorithm::Joint { set: 0b1001 });
+    assert_eq!(read(&sound, None).unwrap().algorithm, Algorithm::Joint { set: 0b1001, blake2b: 0 });
     for member in [format!("\"tiger\":\"{tiger}\""), "\"sha256\":null".to_string()] {
         let json = format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",{member}}},\"size\":3}}\n");
         let why = read(&json, None).unwrap_err();
@@ -356,5 +356,5 @@ fn digests_beyond_the_one_read_are_refused_never_read_past() {
         assert_eq!(read(&json, Some(Algorithm::Md5)).unwrap().entries.len(), 1);
     }
     let json = format!("{{\"path\":\"a\",\"digests\":{{\"md5\":\"{md5}\",\"sha256\":\"{sha}\",\"tiger\":\"{tiger}\"}}}}\n");
-    assert_eq!(read(&json, None).unwrap().algorithm, Algorithm::Joint { set: 0b1001 });
+    assert_eq!(read(&json, None).unwrap().algorithm, Algorithm::Joint { set: 0b1001, blake2b: 0 });
 }
