@@ -201,3 +201,66 @@ fn a_record_with_a_member_given_twice_is_malformed_never_ok() {
         }
     }
 }
+
+/// A record that cannot be read or checked beside records that can fails
+/// the check (helper-31's finding 4): passed over as an improperly
+/// formatted line, its file went unchecked with exit 0 — a member given
+/// twice, an empty digest, a digest fastsum does not compute beside a
+/// wrong one it does. As a hashdeep file under a tiger column is refused.
+#[test]
+fn a_record_that_cannot_be_checked_fails_the_check_among_good_ones() {
+    let env = TestEnv::new();
+    env.mkdir("t");
+    env.file(b"t/a", b"a\n");
+    env.file(b"t/b", b"bb\n");
+    let out = env.fastsum(
+        "fastsum",
+        &[b"-r", b"--json", b"-a", b"md5", b"-a", b"sha256", b"t"],
+        b"",
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr_str());
+    let list = out.stdout_str();
+    let (first, second) = list.split_once('\n').unwrap();
+    assert!(second.contains("\"t/b\""), "{list}");
+    // Python's hashlib, not the code under test: t/b's digests.
+    let sha = testenv::python(
+        "import hashlib;print(hashlib.sha256(b'bb\\n').hexdigest(), end='')",
+        b"",
+    );
+    assert!(second.contains(&sha), "{second}");
+    let wrong = "0".repeat(64);
+    let spoiled = [
+        (
+            "a sha256 given twice",
+            second.replacen(&sha, &format!("{sha}\",\"sha256\":\"{wrong}"), 1),
+            "given twice",
+        ),
+        ("an empty sha256", second.replacen(&sha, "", 1), "sha256"),
+        (
+            "a tiger beside a wrong sha256",
+            second.replacen(
+                &sha,
+                &format!("{wrong}\",\"tiger\":\"{}", "0".repeat(48)),
+                1,
+            ),
+            "\"tiger\" digest cannot be checked",
+        ),
+    ];
+    for (what, record, said) in spoiled {
+        assert_ne!(record, second, "{what}");
+        env.file(b"L", format!("{first}\n{record}").as_bytes());
+        let out = env.fastsum("fastsum", &[b"-c", b"L"], b"");
+        assert_eq!(out.status, 1, "{what}: {}", out.stderr_str());
+        assert_eq!(out.stdout_str(), "t/a: OK\n", "{what}");
+        assert!(
+            out.stderr_str().contains(said),
+            "{what}: {}",
+            out.stderr_str()
+        );
+        assert!(
+            !out.stderr_str().contains("improperly formatted"),
+            "{what}: {}",
+            out.stderr_str()
+        );
+    }
+}

@@ -13,9 +13,16 @@ pub(super) fn json_line(line: &[u8]) -> ListLine {
     if line.is_empty() {
         return ListLine::Nothing;
     }
+    // A record that cannot be read or checked fails the check: a list
+    // fastsum wrote holds none, and passed over as an improperly
+    // formatted line (GNU's rule for text lines) its file went unchecked
+    // with exit 0 (a member given twice, an empty digest, a "tiger"). A
+    // line that is no record at all stays a problem (a checksum line
+    // there is refused as a list joined: `joined_list`).
     match json_entry(line) {
         Ok(Some(entry)) => ListLine::Entry(entry),
         Ok(None) => ListLine::Nothing,
+        Err(why) if line.starts_with(b"{") => ListLine::Refused(why),
         Err(why) if super::super::lines::out_of_memory(&why) => ListLine::Refused(why),
         Err(why) => ListLine::Problem(why),
     }
@@ -25,6 +32,9 @@ fn json_entry(line: &[u8]) -> Result<Option<ListEntry>, String> {
     let Some((fields, path)) = record_head(line)? else {
         return Ok(None);
     };
+    if let Some(why) = uncomputed(&fields) {
+        return Err(why);
+    }
     let (digests, directory) = record_digests(&fields)?;
     if directory && path.last() != Some(&b'/') {
         return Err("a directory digest for a name without '/'".into());
@@ -35,6 +45,27 @@ fn json_entry(line: &[u8]) -> Result<Option<ListEntry>, String> {
         size: number_field(&fields, "size"),
         directory,
     }))
+}
+
+/// Why a record's file cannot be checked, where its `"digests"` name one
+/// fastsum does not compute (tiger, `sha2-256`): the file is refused,
+/// never an improperly formatted line passed over with exit 0 (its other
+/// digests unchecked, or a wrong tiger beside them), as under hashdeep's
+/// tiger column.
+fn uncomputed(fields: &[(String, Value)]) -> Option<String> {
+    let inner = fields.iter().find_map(|(k, v)| match v {
+        Value::Object(inner) if k == "digests" => Some(inner),
+        _ => None,
+    })?;
+    let names: Vec<String> = inner
+        .iter()
+        .filter(|(name, _)| name.parse::<Algorithm>().is_err())
+        .map(|(name, _)| format!("{name:?}"))
+        .collect();
+    (!names.is_empty()).then(|| {
+        let names = names.join(" and ");
+        format!("its {names} digest cannot be checked: fastsum does not compute it")
+    })
 }
 
 /// A record's digests, and whether it is a directory's.
