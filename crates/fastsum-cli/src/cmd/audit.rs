@@ -162,7 +162,7 @@ type Pairs = HashSet<(Vec<u8>, Vec<u8>)>;
 /// (its own comparison, first: `matched_by`).
 fn other_columns(args: &AuditArgs) -> Result<(List, Option<Algorithm>, Vec<Pairs>), String> {
     let list = List::of(&args.manifest).map_err(|e| e.to_string())?;
-    let columns = list.columns(args.algorithm.named());
+    let columns = list.columns(args.algorithm.named())?;
     let algorithm = columns.first().copied().or(args.algorithm.named());
     let agreed = columns
         .iter()
@@ -170,6 +170,13 @@ fn other_columns(args: &AuditArgs) -> Result<(List, Option<Algorithm>, Vec<Pairs
         .map(|c| matched_by(args, &list, *c).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
     Ok((list, algorithm, agreed))
+}
+
+/// A path as a message names it (coreutils' quoting: a name cannot
+/// forge a line).
+fn named(path: &std::path::Path) -> String {
+    let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(path));
+    String::from_utf8_lossy(&quoted).into_owned()
 }
 
 /// How DIR is walked: symbolic links followed, as hashdeep does, unless
@@ -188,7 +195,7 @@ fn unchecked_columns(list: &List) -> Vec<u8> {
         0 => Vec::new(),
         n => format!(
             "{NAME}: {}: {} fastsum does not compute (tiger, whirlpool) not checked: the audit cannot pass\n",
-            list.path().display(),
+            named(list.path()),
             crate::term::count(n as u64, "column", "columns")
         )
         .into_bytes(),
@@ -351,7 +358,7 @@ impl List {
     /// The columns to check, the one to report by first: for a hashdeep
     /// list, each column fastsum computes (`given` first, if it is one);
     /// for any other list, only `given` (or none: the list says).
-    fn columns(&self, given: Option<Algorithm>) -> Vec<Algorithm> {
+    fn columns(&self, given: Option<Algorithm>) -> Result<Vec<Algorithm>, String> {
         let mut head = Vec::new();
         if let Ok(file) = fastsum::open_regular(self.path()) {
             let _ = file.take(64 << 10).read_to_end(&mut head);
@@ -360,18 +367,27 @@ impl List {
             .split(|&b| b == b'\n')
             .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
         if lines.next() != Some(fastsum::manifest::hashdeep::Columns::MAGIC) {
-            return given.into_iter().collect();
+            return Ok(given.into_iter().collect());
         }
         let header = lines.find(|l| !l.starts_with(b"##")).unwrap_or_default();
         let read = fastsum::manifest::hashdeep::Columns::read(header).unwrap_or_default();
         let uncomputed = read.iter().filter(|c| c.is_none()).count();
         self.unchecked.set(uncomputed);
         let mut columns: Vec<Algorithm> = read.into_iter().flatten().collect();
-        if let Some(given) = given.filter(|g| columns.contains(g)) {
+        if let Some(given) = given {
+            // A column the list lacks is refused, never reported by another.
+            if !columns.contains(&given) {
+                let names: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+                return Err(format!(
+                    "{}: -a {given}: the list has no {given} column (its columns fastsum computes: {})",
+                    named(self.path()),
+                    names.join(", ")
+                ));
+            }
             columns.retain(|c| *c != given);
             columns.insert(0, given);
         }
-        columns
+        Ok(columns)
     }
 }
 

@@ -94,7 +94,10 @@ fn fastsum_writes_hashdeeps_lines_and_hashdeep_audits_them() {
     }
     // A name hashdeep's format cannot hold: said, the rest written.
     env.file(b"t/new\nline", b"n");
-    let out = fastsum(&env, &["-r", "--format=hashdeep", "t"]);
+    let out = fastsum(
+        &env,
+        &["-r", "--format=hashdeep", "-a", "md5", "-a", "sha256", "t"],
+    );
     assert_eq!(out.status, 1);
     assert!(out
         .stderr_str()
@@ -325,7 +328,10 @@ fn symbolic_links_are_followed_as_hashdeep_follows_them() {
         out.stderr_str()
     );
     // fastsum's list, as hashdeep would write it, and hashdeep audits it.
-    let ours = fastsum(&env, &["-r", "--format=hashdeep", "t"]);
+    let ours = fastsum(
+        &env,
+        &["-r", "--format=hashdeep", "-a", "md5", "-a", "sha256", "t"],
+    );
     assert_eq!(ours.status, 0, "{}", ours.stderr_str());
     assert_eq!(
         file_lines(&ours.stdout_str()).len(),
@@ -435,4 +441,32 @@ fn trouble_never_prints_audit_passed() {
         "{}",
         out.stdout_str()
     );
+}
+
+/// `-a` naming a column the hashdeep list lacks is refused, naming the
+/// columns it has, never an audit reported by another column
+/// (helper-31's finding 5); naming one it has reports by it.
+#[test]
+fn audit_refuses_a_column_the_list_lacks() {
+    let env = TestEnv::new();
+    tree(&env);
+    let list = fastsum(
+        &env,
+        &["-r", "--format=hashdeep", "-a", "md5", "-a", "sha256", "t"],
+    );
+    assert_eq!(list.status, 0, "{}", list.stderr_str());
+    env.file(b"t.hd", &list.stdout);
+    let out = fastsum(&env, &["audit", "-a", "sha1", "t.hd", "t"]);
+    assert_eq!(out.status, 2, "{}", out.stdout_str());
+    assert!(out.stdout.is_empty(), "{}", out.stdout_str());
+    assert!(
+        out.stderr_str()
+            .contains("t.hd: -a sha1: the list has no sha1 column (its columns fastsum computes: md5, sha256)"),
+        "{}",
+        out.stderr_str()
+    );
+    for column in ["md5", "sha256"] {
+        let out = fastsum(&env, &["audit", "-a", column, "t.hd", "t"]);
+        assert_eq!(out.status, 0, "{column}: {}", out.stderr_str());
+    }
 }
