@@ -1,5 +1,6 @@
 use super::*;
 use super::several::Several;
+use super::compare::deciding;
 use crate::digest::decode_base64;
 
 fn read(text: &str, algorithm: Option<Algorithm>) -> Result<Manifest, String> {
