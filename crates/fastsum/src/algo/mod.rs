@@ -369,10 +369,12 @@ impl Algorithm {
             .enumerate()
             .filter(move |(i, _)| *i < 32 && set & (1 << i) != 0)
             .flat_map(move |(i, a)| {
-                let lengths = (1..=64u8).filter(move |n| blake2b & (1 << (n - 1)) != 0);
                 let one = (i != JOINT_BLAKE2B_AT).then_some(a);
-                let blake2bs = lengths
-                    .filter(move |_| i == JOINT_BLAKE2B_AT)
+                // The 64 lengths are looked at for BLAKE2b's place only.
+                let blake2bs = (i == JOINT_BLAKE2B_AT)
+                    .then_some(blake2b)
+                    .into_iter()
+                    .flat_map(|mask| (1..=64u8).filter(move |n| mask & (1 << (n - 1)) != 0))
                     .map(|output_len| Algorithm::Blake2b { output_len });
                 one.into_iter().chain(blake2bs)
             });
