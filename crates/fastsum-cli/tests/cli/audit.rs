@@ -470,3 +470,72 @@ fn audit_refuses_a_column_the_list_lacks() {
         assert_eq!(out.status, 0, "{column}: {}", out.stderr_str());
     }
 }
+
+/// hashdeep reads its column names in any case (`%%%% SIZE,MD5,SHA256,
+/// FILENAME`): every command that reads a hashdeep list reads such a list
+/// as hashdeep audits it, intact and with a file changed (fastsum refused
+/// it whole, with a message that differed between `-c` and `diff`:
+/// helper-31's finding 8).
+#[test]
+fn hashdeep_column_names_are_read_in_any_case_as_hashdeep_reads_them() {
+    if crate::testenv::lacks(&["hashdeep"]) {
+        return;
+    }
+    let env = TestEnv::new();
+    tree(&env);
+    let (status, list) = hashdeep(&env, &["-l", "-c", "md5,sha256", "-r", "t"]);
+    assert_eq!(status, 0);
+    let upper = list.replacen(
+        "%%%% size,md5,sha256,filename",
+        "%%%% SIZE,MD5,Sha256,FILENAME",
+        1,
+    );
+    assert_ne!(upper, list, "hashdeep's header changed: {list}");
+    env.file(b"UP.hd", upper.as_bytes());
+    for changed in [false, true] {
+        if changed {
+            env.file(b"t/plain", b"plaiN\n");
+        }
+        let (theirs, _) = hashdeep(&env, &["-a", "-l", "-k", "UP.hd", "-r", "t"]);
+        assert_eq!(
+            theirs, changed as i32,
+            "hashdeep's audit, changed: {changed}"
+        );
+        let audit = fastsum(&env, &["audit", "UP.hd", "t"]);
+        assert_eq!(
+            audit.status,
+            theirs,
+            "{}{}",
+            audit.stdout_str(),
+            audit.stderr_str()
+        );
+        let check = fastsum(&env, &["-c", "UP.hd"]);
+        assert_eq!(check.status, theirs, "{}", check.stderr_str());
+        assert_eq!(
+            check.stdout_str().matches(": OK\n").count(),
+            7 - changed as usize
+        );
+        assert_eq!(check.stdout_str().contains("t/plain: FAILED\n"), changed);
+        let diff = fastsum(&env, &["diff", "UP.hd", "t"]);
+        assert_eq!(diff.status, theirs, "{}", diff.stderr_str());
+        assert_eq!(diff.stdout_str(), if changed { "M\tplain\n" } else { "" });
+        let contained = fastsum(&env, &["contained", "t", "--in", "UP.hd"]);
+        assert_eq!(contained.status, theirs, "{}", contained.stderr_str());
+    }
+    // A column it does not compute is named as the list writes it.
+    let tiger = list.replacen(
+        "%%%% size,md5,sha256,filename",
+        "%%%% SIZE,MD5,TIGER,FILENAME",
+        1,
+    );
+    env.file(b"TIGER.hd", tiger.as_bytes());
+    let check = fastsum(&env, &["-c", "TIGER.hd"]);
+    assert_eq!(check.status, 1);
+    assert!(
+        check
+            .stderr_str()
+            .contains("its TIGER digest cannot be checked"),
+        "{}",
+        check.stderr_str()
+    );
+}

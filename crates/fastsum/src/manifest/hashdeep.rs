@@ -67,11 +67,15 @@ pub(crate) fn algorithm_of(name: &str) -> Option<Algorithm> {
 
 /// The names, joined by " and ", of a column line's columns fastsum does
 /// not compute (`tiger`, `whirlpool`); `None` when it computes each.
+/// Names are matched as hashdeep matches them: in any case.
 pub(crate) fn uncomputed_names(column_line: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(column_line.strip_prefix(b"%%%% ")?);
     let names: Vec<&str> = text
         .split(',')
-        .filter(|n| !matches!(*n, "size" | "filename") && algorithm_of(n).is_none())
+        .filter(|n| {
+            let n = n.to_ascii_lowercase();
+            !matches!(n.as_str(), "size" | "filename") && algorithm_of(&n).is_none()
+        })
         .collect();
     (!names.is_empty()).then(|| names.join(" and "))
 }
@@ -123,12 +127,18 @@ pub(crate) fn line(size: u64, digests: &[&Digest], name: &[u8]) -> Option<Vec<u8
 
 /// The columns a hashdeep file's second header line names: the
 /// algorithms in order (`None` for one fastsum does not compute).
+///
+/// The rule for names: in any case, as hashdeep 4.4 reads them (it audits
+/// `%%%% SIZE,MD5,SHA256,FILENAME` as it audits its own lower-case
+/// header; fastsum refused such a list whole, with a message that
+/// differed between `-c` and `diff`).
 pub(crate) fn columns(header: &[u8]) -> Result<Vec<Option<Algorithm>>, String> {
     let text = std::str::from_utf8(header).map_err(|_| "a header that is not UTF-8")?;
     let fields = text
         .strip_prefix("%%%% ")
         .ok_or("no column line after %%%% HASHDEEP-1.0")?;
-    let names: Vec<&str> = fields.split(',').collect();
+    let lower = fields.to_ascii_lowercase();
+    let names: Vec<&str> = lower.split(',').collect();
     match (names.first(), names.last()) {
         (Some(&"size"), Some(&"filename")) if names.len() >= 3 => {}
         _ => return Err(format!("a column line that is not size,...,filename: {fields}")),
@@ -231,6 +241,12 @@ mod tests {
         assert!(super::line(1, &[&md5], b"new\nline").is_none());
         let tiger = columns(b"%%%% size,tiger,md5,filename").unwrap();
         assert_eq!(tiger, [None, Some(Algorithm::Md5)]);
+        // Names in any case, as hashdeep reads them; twice in two cases is twice.
+        let upper = columns(b"%%%% SIZE,MD5,Sha256,TIGER,FileName").unwrap();
+        assert_eq!(upper, [Some(Algorithm::Md5), Some(Algorithm::Sha256), None]);
+        assert_eq!(uncomputed_names(b"%%%% SIZE,MD5,TIGER,Whirlpool,FILENAME").as_deref(), Some("TIGER and Whirlpool"));
+        assert_eq!(uncomputed_names(b"%%%% Size,MD5,SHA1,filename"), None);
+        assert!(columns(b"%%%% size,MD5,md5,filename").unwrap_err().contains("twice"));
         for bad in [&b"x,abc,name"[..], b"3,zz,name", b"3,", b"3", b"", b"3,900150983cd24fb0d6963f7d28e17f72,"] {
             assert!(parse_line(bad, &columns(b"%%%% size,md5,filename").unwrap(), 0).is_err());
         }
