@@ -172,13 +172,6 @@ fn other_columns(args: &AuditArgs) -> Result<(List, Option<Algorithm>, Vec<Pairs
     Ok((list, algorithm, agreed))
 }
 
-/// A path as a message names it (coreutils' quoting: a name cannot
-/// forge a line).
-fn named(path: &std::path::Path) -> String {
-    let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(path));
-    String::from_utf8_lossy(&quoted).into_owned()
-}
-
 /// How DIR is walked: symbolic links followed, as hashdeep does, unless
 /// `--no-follow`.
 fn walk_of(args: &AuditArgs) -> WalkOptions {
@@ -195,7 +188,7 @@ fn unchecked_columns(list: &List) -> Vec<u8> {
         0 => Vec::new(),
         n => format!(
             "{NAME}: {}: {} fastsum does not compute (tiger, whirlpool) not checked: the audit cannot pass\n",
-            named(list.path()),
+            crate::term::named_path(list.path()),
             crate::term::count(n as u64, "column", "columns")
         )
         .into_bytes(),
@@ -266,8 +259,7 @@ fn event_lines(args: &AuditArgs, event: Judged) -> (Vec<u8>, Vec<u8>) {
         }
         DiffEvent::Problem { path, error } => {
             let mut err = format!("{NAME}: ").into_bytes();
-            let name = fastsum::name::path_bytes(&path);
-            err.extend_from_slice(&crate::term::Quoting { utf8: true }.quotef(name));
+            err.extend_from_slice(crate::term::named_path(&path).as_bytes());
             err.extend_from_slice(format!(": {error}\n").as_bytes());
             (Vec::new(), err)
         }
@@ -380,7 +372,7 @@ impl List {
                 let names: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
                 return Err(format!(
                     "{}: -a {given}: the list has no {given} column (its columns fastsum computes: {})",
-                    named(self.path()),
+                    crate::term::named_path(self.path()),
                     names.join(", ")
                 ));
             }

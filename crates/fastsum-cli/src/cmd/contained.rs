@@ -169,19 +169,14 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
 }
 
-/// A name for a message, quoted as every message's names are.
-fn quote(name: &[u8]) -> String {
-    String::from_utf8_lossy(&crate::term::Quoting { utf8: true }.quotef(name)).into_owned()
-}
-
 /// What could not be read (errors), and what was skipped (notices).
 fn say_problems(report: &ContainedReport, out: &mut Output) {
     for problem in &report.problems {
-        let name = quote(fastsum::name::path_bytes(&problem.path));
+        let name = crate::term::named_path(&problem.path);
         out.err_raw(format!("fastsum contained: {name}: {}\n", problem.error).as_bytes());
     }
     for skipped in &report.skipped {
-        let name = quote(fastsum::name::path_bytes(&skipped.path));
+        let name = crate::term::named_path(&skipped.path);
         let what = skipped.kind.describe();
         out.notice(
             format!("fastsum contained: {name}: skipped: a {what} (not a file's bytes)\n")
@@ -299,13 +294,16 @@ fn remove(report: &ContainedReport, dry_run: bool, json: bool, out: &mut Output)
             ActionOutcome::Done => None,
             ActionOutcome::SameFile | ActionOutcome::SameEntry(_) => Some(format!(
                 "it is its archive copy {} itself",
-                quote(fastsum::name::path_bytes(&acted.kept))
+                crate::term::named_path(&acted.kept)
             )),
             ActionOutcome::Skipped(why) | ActionOutcome::Failed(why) => Some(why.clone()),
         };
         if let Some(why) = &why {
             all_done = false;
-            let line = format!("fastsum contained: {}: not removed: {why}\n", quote(member));
+            let line = format!(
+                "fastsum contained: {}: not removed: {why}\n",
+                crate::term::named(member)
+            );
             out.err_raw(line.as_bytes());
         }
         if json {

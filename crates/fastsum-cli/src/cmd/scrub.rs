@@ -157,8 +157,7 @@ fn recorded(args: &ScrubArgs, given: Option<Algorithm>) -> Result<Recorded, i32>
             });
         // Named as coreutils names files: a list named `L\nfastsum scrub:
         // ...` cannot forge a line.
-        let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(list));
-        let named = String::from_utf8_lossy(&quoted);
+        let named = crate::term::named_path(list);
         let manifest = read.map_err(|why| {
             eprintln!("{NAME}: {named}: {why}");
             2
@@ -253,7 +252,7 @@ impl Printer<'_> {
         match finding {
             Finding::Failed(why) => {
                 err.extend_from_slice(format!("{NAME}: ").as_bytes());
-                err.extend_from_slice(&crate::term::Quoting { utf8: true }.quotef(name));
+                err.extend_from_slice(crate::term::named(name).as_bytes());
                 err.extend_from_slice(format!(": {why}\n").as_bytes());
                 if self.args.json {
                     json_line(&mut line, name, finding);

@@ -14,6 +14,19 @@ pub mod threads;
 /// with the Python package's Dask runner).
 pub use fastsum::output::quote::Quoting;
 
+/// A name as messages show it: coreutils' `quotef` (as in a UTF-8 locale:
+/// the subcommands' messages are UTF-8 text). The one way a subcommand
+/// puts a file's or a list's name in a message, so that a name holding a
+/// newline or ESC cannot forge a line or reach the terminal raw.
+pub fn named(name: &[u8]) -> String {
+    String::from_utf8_lossy(&Quoting { utf8: true }.quotef(name)).into_owned()
+}
+
+/// [`named`] for a path.
+pub fn named_path(path: &std::path::Path) -> String {
+    named(fastsum::name::path_bytes(path))
+}
+
 /// How `HOST:PATH` operands are reached: `FASTSUM_RSH` (as rsync's
 /// `RSYNC_RSH`) or `ssh`, until `-e` says otherwise.
 pub fn remote_options() -> fastsum::remote::RemoteOptions {

@@ -306,10 +306,7 @@ fn act(
                 fastsum::name::path_bytes(&acted.kept),
             );
             // Report lines escape names, messages quote them: no name forges a line.
-            let quote = |name: &[u8]| {
-                String::from_utf8_lossy(&crate::term::Quoting { utf8: true }.quotef(name))
-                    .into_owned()
-            };
+            let quote = crate::term::named;
             let (member, kept) = (quote(member_bytes), quote(kept_bytes));
             let verb_part = format!("{verb}: ");
             match &acted.outcome {

@@ -317,7 +317,7 @@ pub(in crate::mode) fn confirm_guess(list: &Path, old: &Manifest) -> Result<(), 
         };
         let why = format!(
             "its untagged digests were taken for {guess}, but {}{age} does not hash to its line in {guess} ({said}): give -a; nothing was changed",
-            String::from_utf8_lossy(&crate::term::Quoting { utf8: true }.quotef(&entry.path))
+            crate::term::named(&entry.path)
         );
         match (matched.is_empty(), older) {
             (false, _) => return Err(why),

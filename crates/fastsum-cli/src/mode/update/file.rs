@@ -21,8 +21,7 @@ pub(in crate::mode) struct Aside {
 /// `path` as a message names it: quoted as coreutils quotes names, so a
 /// list named `L\nfastsum: ...` cannot forge a line of its own.
 pub(in crate::mode) fn named(path: &Path) -> String {
-    let quoted = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(path));
-    String::from_utf8_lossy(&quoted).into_owned()
+    crate::term::named_path(path)
 }
 
 impl Aside {
