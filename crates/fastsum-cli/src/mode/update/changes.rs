@@ -17,11 +17,8 @@ pub(super) fn listed_twice(old: &Listed) -> Option<String> {
     let mut paths: Vec<&[u8]> = old.entries().into_iter().map(|(path, ..)| path).collect();
     paths.sort_unstable();
     let twice = paths.windows(2).find(|pair| pair[0] == pair[1])?;
-    let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
-    Some(format!(
-        "{} is listed twice",
-        String::from_utf8_lossy(&name)
-    ))
+    let name = crate::term::named(twice[0]);
+    Some(format!("{} is listed twice", name))
 }
 
 /// A file the run read twice (operands that overlap: `t t/sub`, `t ./t`):
@@ -31,10 +28,10 @@ pub(super) fn written_twice(new: &Written) -> Option<String> {
     let mut names: Vec<&[u8]> = new.iter().map(|(name, ..)| name).collect();
     names.sort_unstable();
     let twice = names.windows(2).find(|pair| pair[0] == pair[1])?;
-    let name = crate::term::Quoting { utf8: true }.quotef(twice[0]);
+    let name = crate::term::named(twice[0]);
     Some(format!(
         "{} was read twice (the operands overlap: name each directory once)",
-        String::from_utf8_lossy(&name)
+        name
     ))
 }
 
@@ -47,10 +44,10 @@ pub(super) fn not_read_but_there(old: &Listed, new: &Written) -> Option<String> 
     let there = old.entries().into_iter().find(|(path, ..)| {
         !read.contains(path) && std::fs::symlink_metadata(fastsum::name::path(path)).is_ok()
     })?;
-    let name = crate::term::Quoting { utf8: true }.quotef(there.0);
+    let name = crate::term::named(there.0);
     Some(format!(
         "{} is listed and still there, but was not read (give the operands the list was made of)",
-        String::from_utf8_lossy(&name)
+        name
     ))
 }
 
