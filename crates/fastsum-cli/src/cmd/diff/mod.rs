@@ -15,7 +15,7 @@ use fastsum::output::render::Renderer;
 use fastsum::Algorithm;
 
 use crate::term::output::{Buffering, Output};
-use crate::term::{count, json_string, Quoting};
+use crate::term::{count, json_string};
 
 /// Show what changed between two trees, a tree and a manifest, or two
 /// manifests (`-` is a manifest on standard input); either side may be a
@@ -228,7 +228,7 @@ impl Printer<'_> {
                 }
                 // The name quoted as messages quote names: no forged lines.
                 let mut message = b"fastsum diff: ".to_vec();
-                message.extend(Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path)));
+                message.extend(crate::term::named_path(&path).into_bytes());
                 message.extend_from_slice(format!(": {error}\n").as_bytes());
                 self.out.err_raw(&message);
             }

@@ -59,9 +59,7 @@ pub fn run(r: DirsRun<'_>) -> i32 {
     };
     let mut out = Output::new(Buffering::Line);
     for problem in &report.problems {
-        let name =
-            crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&problem.path));
-        let (path, why) = (String::from_utf8_lossy(&name), &problem.error);
+        let (path, why) = (crate::term::named_path(&problem.path), &problem.error);
         out.err_raw(format!("{NAME}: {path}: {why}\n").as_bytes());
     }
     for group in &report.groups {

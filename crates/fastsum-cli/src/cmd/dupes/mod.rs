@@ -128,13 +128,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
     for problem in &report.problems {
         // A walked name: quoted as every other name dupes prints, so a
         // name holding ESC or a newline cannot reach the terminal raw.
-        let name =
-            crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&problem.path));
-        let message = format!(
-            "fastsum dupes: {}: {}\n",
-            String::from_utf8_lossy(&name),
-            problem.error
-        );
+        let name = crate::term::named_path(&problem.path);
+        let message = format!("fastsum dupes: {name}: {}\n", problem.error);
         out.err_raw(message.as_bytes());
     }
     let action = action_of(&args);
@@ -261,11 +256,9 @@ fn clear_leftovers(
 ) -> bool {
     let mut all_done = true;
     for left in &report.leftovers {
-        let name =
-            crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&left.path));
+        let name = crate::term::named_path(&left.path);
         let what = format!(
-            "fastsum dupes: {}: left over by an interrupted fastsum (pid {})",
-            String::from_utf8_lossy(&name),
+            "fastsum dupes: {name}: left over by an interrupted fastsum (pid {})",
             left.pid
         );
         let line = match action {
@@ -306,8 +299,10 @@ fn act(
                 fastsum::name::path_bytes(&acted.kept),
             );
             // Report lines escape names, messages quote them: no name forges a line.
-            let quote = crate::term::named;
-            let (member, kept) = (quote(member_bytes), quote(kept_bytes));
+            let (member, kept) = (
+                crate::term::named(member_bytes),
+                crate::term::named(kept_bytes),
+            );
             let verb_part = format!("{verb}: ");
             match &acted.outcome {
                 ActionOutcome::Done if action == Action::Remove => {
@@ -336,7 +331,7 @@ fn act(
                     .as_bytes(),
                 ),
                 ActionOutcome::SameEntry(earlier) => {
-                    let earlier = quote(fastsum::name::path_bytes(earlier));
+                    let earlier = crate::term::named(fastsum::name::path_bytes(earlier));
                     out.err_raw(
                         format!(
                             "fastsum dupes: {member}: nothing more to do: it is {earlier} by \

@@ -187,10 +187,9 @@ fn leaves_through_a_link(base: &[u8], path: &[u8]) -> Option<String> {
     if real.starts_with(base.canonicalize().ok()?) {
         return None;
     }
-    let shown = crate::term::Quoting { utf8: true }.quotef(fastsum::name::path_bytes(&path));
     Some(format!(
         "{}: refused: outside the list's directory (through a symbolic link)",
-        String::from_utf8_lossy(&shown)
+        crate::term::named_path(&path)
     ))
 }
 

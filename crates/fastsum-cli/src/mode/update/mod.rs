@@ -33,7 +33,7 @@ pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(
     run.working = true;
     let path = fastsum::name::path(manifest).into_owned();
     let failed = |run: &mut Run, why: &str| {
-        let mut m = crate::term::Quoting { utf8: true }.quotef(manifest);
+        let mut m = crate::term::named(manifest).into_bytes();
         m.extend_from_slice(format!(": {why}").as_bytes());
         run.error(&m);
         Err(1)
