@@ -42,23 +42,23 @@ struct AuditArgs {
     /// The tree to audit.
     dir: PathBuf,
     #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
+    algorithm: crate::cmd::args::AlgorithmArg,
     /// Print each file that did not match (`modified`, `moved`, `new`,
     /// `missing`, then the path); twice: matched files too.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     verbose: u8,
     #[command(flatten)]
-    cache: crate::term::shared::CacheArg,
+    cache: crate::cmd::args::CacheArg,
     #[command(flatten)]
-    jobs: crate::term::shared::Threads,
+    jobs: crate::cmd::args::Threads,
     /// The directory the list's paths start with, when it cannot be told
     /// from the list (what diff's old-root option says).
     #[arg(long, value_name = "PATH")]
     root: Option<PathBuf>,
     #[command(flatten)]
-    bar: crate::term::shared::ProgressBar,
+    bar: crate::cmd::args::ProgressBar,
     #[command(flatten)]
-    quiet: crate::term::shared::Quiet,
+    quiet: crate::cmd::args::Quiet,
     /// Leave symbolic links in DIR out (by default they are followed, to
     /// files and directories, as hashdeep follows them); how many were
     /// left out is said on stderr.

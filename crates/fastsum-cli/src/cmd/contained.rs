@@ -39,7 +39,7 @@ struct ContainedArgs {
     #[arg(required = true, value_name = "SOURCE")]
     sources: Vec<PathBuf>,
     #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
+    algorithm: crate::cmd::args::AlgorithmArg,
     /// Where copies may be: a directory, a manifest (md5sum or sha*sum
     /// lines, BSD tags, fastsum --json, hashdeep), [USER@]HOST:PATH (a
     /// tree hashed there, in -a's algorithm, md5 by default; ./a:b is
@@ -69,20 +69,19 @@ struct ContainedArgs {
     #[arg(long, requires = "remove")]
     dry_run: bool,
     #[command(flatten)]
-    cache: crate::term::shared::CacheArg,
+    cache: crate::cmd::args::CacheArg,
     #[command(flatten)]
-    exclude: crate::term::shared::Exclude,
-    /// Stay on the file system of each tree's root.
-    #[arg(long)]
-    one_file_system: bool,
+    exclude: crate::cmd::args::Exclude,
     #[command(flatten)]
-    remote: crate::term::shared::RemoteArgs,
+    one_file_system: crate::cmd::args::OneFileSystem,
     #[command(flatten)]
-    s3: crate::term::shared::S3Args,
+    remote: crate::cmd::args::RemoteArgs,
     #[command(flatten)]
-    jobs: crate::term::shared::Threads,
+    s3: crate::cmd::args::S3Args,
     #[command(flatten)]
-    quiet: crate::term::shared::Quiet,
+    jobs: crate::cmd::args::Threads,
+    #[command(flatten)]
+    quiet: crate::cmd::args::Quiet,
 }
 
 /// `fastsum contained`'s arguments, for the man page and the completions.
@@ -119,7 +118,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     let options = ContainedOptions {
         walk: fastsum::walk::WalkOptions {
-            one_file_system: args.one_file_system,
+            one_file_system: args.one_file_system.one_file_system,
             excludes: args.exclude.globs(),
             ..Default::default()
         },

@@ -1,6 +1,7 @@
 //! The subcommands (`fastsum diff`, `dupes`, `audit` ...): each parses its
 //! own arguments with clap and calls the library; `main.rs` lists them.
 
+pub(crate) mod args;
 pub(crate) mod audit;
 pub(crate) mod bench;
 pub(crate) mod cache;

@@ -24,7 +24,7 @@ struct RemoteCommandArgs {
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
+    algorithm: crate::cmd::args::AlgorithmArg,
     /// Make everything the command prints printable ASCII lines (hex), for
     /// a runner that reads lines, changes line ends or uses a terminal.
     #[arg(long)]

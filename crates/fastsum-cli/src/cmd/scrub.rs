@@ -34,9 +34,9 @@ struct ScrubArgs {
     /// The trees (or files) to scrub.
     paths: Vec<PathBuf>,
     #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
+    algorithm: crate::cmd::args::AlgorithmArg,
     #[command(flatten)]
-    cache: crate::term::shared::CacheArg,
+    cache: crate::cmd::args::CacheArg,
     /// Scrub the files LIST names against its stamps and digests (a list
     /// written by fastsum -r --json --stamps) instead of the cache's.
     #[arg(long, value_name = "LIST", conflicts_with_all = ["cache", "resume", "older_than", "exclude", "one_file_system"])]
@@ -53,12 +53,11 @@ struct ScrubArgs {
     #[arg(long, value_name = "DURATION", value_parser = crate::term::parse_duration)]
     older_than: Option<std::time::Duration>,
     #[command(flatten)]
-    jobs: crate::term::shared::Threads,
+    jobs: crate::cmd::args::Threads,
     #[command(flatten)]
-    exclude: crate::term::shared::Exclude,
-    /// Stay on the file system of each tree's root.
-    #[arg(long)]
-    one_file_system: bool,
+    exclude: crate::cmd::args::Exclude,
+    #[command(flatten)]
+    one_file_system: crate::cmd::args::OneFileSystem,
     /// Also print verified, new and not-due files.
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
@@ -66,9 +65,9 @@ struct ScrubArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    bar: crate::term::shared::ProgressBar,
+    bar: crate::cmd::args::ProgressBar,
     #[command(flatten)]
-    quiet: crate::term::shared::Quiet,
+    quiet: crate::cmd::args::Quiet,
 }
 
 /// `fastsum scrub`'s arguments, for the man page and the completions.
@@ -205,7 +204,7 @@ fn scrub_options(
         options.threads = threads;
     }
     options.walk = WalkOptions {
-        one_file_system: args.one_file_system,
+        one_file_system: args.one_file_system.one_file_system,
         excludes: args.exclude.globs(),
         ..WalkOptions::default()
     };

@@ -25,32 +25,30 @@ use crate::term::output::{Buffering, Output};
 #[command(mut_arg("algorithm", |a| a.help("The hash algorithm (a hash, not cksum, sum or crc32b)").default_value("blake3")))]
 #[command(mut_arg("cache", |a| a.help("Answer unchanged files from the checksum cache (PATH only after '='): an unchanged tree then costs one walk of its metadata")))]
 #[command(mut_arg("exclude", |a| a.help("Leave out matching paths (gitignore syntax; repeatable): the digest is then the filtered tree's")))]
+#[command(mut_arg("follow", |a| a.help("Follow symbolic links (without it a link counts as its target's text)")))]
 struct TreeDigestArgs {
     /// The trees (directories, or files).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
+    algorithm: crate::cmd::args::AlgorithmArg,
     #[command(flatten)]
-    cache: crate::term::shared::CacheArg,
+    cache: crate::cmd::args::CacheArg,
     #[command(flatten)]
-    jobs: crate::term::shared::Threads,
-    /// Follow symbolic links (without it a link counts as its target's
-    /// text).
-    #[arg(short = 'L', long = "follow")]
-    follow: bool,
-    /// Stay on the file system of each tree's root.
-    #[arg(long)]
-    one_file_system: bool,
+    jobs: crate::cmd::args::Threads,
     #[command(flatten)]
-    exclude: crate::term::shared::Exclude,
+    follow: crate::cmd::args::Follow,
+    #[command(flatten)]
+    one_file_system: crate::cmd::args::OneFileSystem,
+    #[command(flatten)]
+    exclude: crate::cmd::args::Exclude,
     /// Print one JSON object per tree instead of lines.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    bar: crate::term::shared::ProgressBar,
+    bar: crate::cmd::args::ProgressBar,
     #[command(flatten)]
-    quiet: crate::term::shared::Quiet,
+    quiet: crate::cmd::args::Quiet,
 }
 
 /// `fastsum tree-digest`'s arguments, for the man page and the completions.
@@ -106,8 +104,8 @@ fn tree_options(args: &TreeDigestArgs) -> TreeOptions {
     // A file that changed while it was read is an error, never a digest.
     options.verify = true;
     options.walk = WalkOptions {
-        follow_links: args.follow,
-        one_file_system: args.one_file_system,
+        follow_links: args.follow.follow,
+        one_file_system: args.one_file_system.one_file_system,
         excludes: args.exclude.globs(),
         ..WalkOptions::default()
     };

@@ -5,10 +5,10 @@
 //! ([`shared`]).
 
 pub mod cache;
+pub mod exclude_file;
 pub mod getopt;
 pub mod output;
 pub mod progress;
-pub mod shared;
 pub mod threads;
 /// Names in messages as coreutils quotes them (the library's, shared
 /// with the Python package's Dask runner).

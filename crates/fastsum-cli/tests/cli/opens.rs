@@ -22,7 +22,7 @@ const REVIEWED: &[(&str, usize, &str)] = &[
     ("fastsum-cli/src/mode/update/mod.rs", 3, "the manifest being updated"),
     ("fastsum-cli/src/mode/update/file.rs", 1, "the new list, created"),
     ("fastsum-cli/src/cmd/scrub.rs", 1, "the --manifest list itself"),
-    ("fastsum-cli/src/term/shared.rs", 1, "the --exclude-from file itself (an operand; a pipe such as <(...) is read, at most 16 MiB)"),
+    ("fastsum-cli/src/term/exclude_file.rs", 1, "the --exclude-from file itself (an operand; a pipe such as <(...) is read, at most 16 MiB)"),
     ("fastsum-cli/src/personality/xxhsum/check.rs", 2, "the check file; xxhsum -c reads what the list names, as xxhsum does"),
     ("fastsum-cli/src/personality/xxhsum/mod.rs", 1, "xxhsum's operands"),
     ("fastsum-py/src/questions.rs", 1, "the manifest a Python caller names"),

@@ -1,7 +1,8 @@
 //! The stages of `find_contained` (see the module documentation): walk
 //! and stat both sides, keep what sizes allow, short-cut shared inodes,
 //! then the edges and the whole files of the candidates of both sides;
-//! the manifests; last, every stamp taken again.
+//! the manifests; last, every stamp taken again (one concern: one
+//! sequence of stages, a function each).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

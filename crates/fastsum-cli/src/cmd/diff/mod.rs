@@ -34,15 +34,15 @@ struct DiffArgs {
     /// The new side.
     new: PathBuf,
     #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
+    algorithm: crate::cmd::args::AlgorithmArg,
     #[command(flatten)]
-    cache: crate::term::shared::CacheArg,
+    cache: crate::cmd::args::CacheArg,
     #[command(flatten)]
-    jobs: crate::term::shared::Threads,
+    jobs: crate::cmd::args::Threads,
     #[command(flatten)]
-    walk: crate::term::shared::Walk,
+    walk: crate::cmd::args::Walk,
     #[command(flatten)]
-    bar: crate::term::shared::ProgressBar,
+    bar: crate::cmd::args::ProgressBar,
     /// Print nothing: the exit status says it.
     #[arg(short = 'q', long)]
     quiet: bool,
@@ -72,7 +72,7 @@ struct DiffArgs {
     #[arg(long, value_name = "PREFIX")]
     new_root: Option<PathBuf>,
     #[command(flatten)]
-    remote: crate::term::shared::RemoteArgs,
+    remote: crate::cmd::args::RemoteArgs,
     /// Copy this fastsum to a private temporary directory on a remote
     /// host whose `uname -sm` matches, run it there, and remove it.
     #[arg(long)]
@@ -86,7 +86,7 @@ struct DiffArgs {
     #[arg(short = 'v', long)]
     verbose: bool,
     #[command(flatten)]
-    s3: crate::term::shared::S3Args,
+    s3: crate::cmd::args::S3Args,
 }
 
 /// `fastsum diff`'s arguments, for the man page and the completions.

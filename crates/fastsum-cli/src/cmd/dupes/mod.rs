@@ -34,14 +34,14 @@ struct DupesArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     #[command(flatten)]
-    algorithm: crate::term::shared::AlgorithmArg,
+    algorithm: crate::cmd::args::AlgorithmArg,
     /// Report directories whose whole contents are identical (names,
     /// kinds, bytes, link targets; docs/DIRECTORY-DIGEST.md), largest
     /// first, not their sub-directories again.
     #[arg(long)]
     dirs: bool,
     #[command(flatten)]
-    jobs: crate::term::shared::Threads,
+    jobs: crate::cmd::args::Threads,
     /// Leave out files smaller than this (bytes; K, M, G suffixes).
     #[arg(long, value_name = "SIZE", value_parser = crate::term::parse_size)]
     min_size: Option<u64>,
@@ -55,14 +55,14 @@ struct DupesArgs {
     #[arg(long)]
     hard_links: bool,
     #[command(flatten)]
-    walk: crate::term::shared::Walk,
+    walk: crate::cmd::args::Walk,
     /// Compare the bytes of every member with the first's.
     #[arg(long)]
     verify: bool,
     #[command(flatten)]
-    bar: crate::term::shared::ProgressBar,
+    bar: crate::cmd::args::ProgressBar,
     #[command(flatten)]
-    quiet: crate::term::shared::Quiet,
+    quiet: crate::cmd::args::Quiet,
     /// One JSON object per group (JSON Lines, docs/JSON.md).
     #[arg(long)]
     json: bool,
@@ -88,7 +88,7 @@ struct DupesArgs {
     #[arg(long)]
     dry_run: bool,
     #[command(flatten)]
-    cache: crate::term::shared::CacheArg,
+    cache: crate::cmd::args::CacheArg,
 }
 
 /// `fastsum dupes`'s arguments, for the man page and the completions.

@@ -34,7 +34,7 @@ fn algorithm_names() -> Vec<String> {
 /// The long options of a clap command, hidden ones left out: (long,
 /// short, the value's name if it takes one, help), in the order `--help`
 /// lists them (an option a command describes with `mut_arg`, as the
-/// shared groups of `term::shared` are, moves to the end of
+/// shared groups of `cmd::args` are, moves to the end of
 /// `get_arguments` but keeps its place in the help).
 fn clap_options(command: &clap::Command) -> Vec<(String, Option<char>, Option<String>, String)> {
     let mut arguments: Vec<&clap::Arg> = command.get_arguments().collect();

@@ -186,6 +186,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     })
     .short(b'L')
     .tools(Tools::FASTSUM)
+    .subcommand_help("Follow symbolic links (what they point to is compared)")
     .help(&[said(&[
         "follow symbolic links met in directories (without it",
         "they are left out, and counted on stderr)",
@@ -205,6 +206,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
         Ok(())
     })
     .tools(Tools::FASTSUM)
+    .subcommand_help("Stay on the file system of each tree's root")
     .help(&[said(&["stay on the file system of each directory FILE"])]),
     Flag::new("exclude", Many, |_, p, v| {
         let glob = String::from_utf8_lossy(&v).into_owned();
@@ -219,6 +221,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     Flag::new("exclude-from", Many, exclude_from)
         .value("FILE")
         .tools(Tools::FASTSUM)
+        .subcommand_help("Leave out the paths FILE's lines match, each as an --exclude (blank lines and lines from # left out; repeatable)")
         .help(&[said(&[
             "leave out the paths FILE's lines match, each as an",
             "--exclude (blank lines and lines from # left out)",
@@ -232,6 +235,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     })
     .value("N")
     .tools(Tools::FASTSUM)
+    .subcommand_help("Go at most N levels below each directory (1: its own files only; find's maxdepth)")
     .help(&[said(&[
         "go at most N levels below each directory FILE",
         "(1: its own files only), as find -maxdepth",
@@ -352,6 +356,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
         Ok(())
     })
     .tools(Tools::FASTSUM)
+    .subcommand_help("Never show the progress bar (shown on a terminal's stderr after a second otherwise)")
     .help(&[said(&["never show the progress bar"])]),
     Flag::new("rsh", Many, |_, p, v| {
         p.o.remote.set_transport(&String::from_utf8_lossy(&v));
@@ -360,6 +365,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     .short(b'e')
     .value("COMMAND")
     .tools(Tools::FASTSUM)
+    .subcommand_help("The transport for HOST:PATH operands (default ssh, or $FASTSUM_RSH)")
     .help(&[said(&[
         "the transport for HOST:PATH operands (default ssh;",
         "also FASTSUM_RSH)",
@@ -379,6 +385,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
     })
     .value("NAME")
     .tools(Tools::FASTSUM)
+    .subcommand_help("Hash HOST:PATH trees by this method only: fastsum, coreutils, bsd, perl or python (default: the first the host has, in that order)")
     .help(&[said(&[
         "fastsum, coreutils, bsd, perl or python (default:",
         "the first the remote host has, in that order)",
@@ -405,6 +412,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
         Ok(())
     })
     .tools(Tools::FASTSUM)
+    .subcommand_help("S3 operands: stream objects whose only digest is opaque (SSE-KMS, part sizes not to be had) and compare their bytes, instead of leaving them undecided; nothing is stored")
     .help(&[said(&[
         "for s3://BUCKET/PREFIX operands (with -r; lines name",
         "keys below PREFIX): stream and hash an object S3",
@@ -420,6 +428,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
         Ok(())
     })
     .tools(Tools::FASTSUM)
+    .subcommand_help("S3 operands: path-style addressing (ENDPOINT/BUCKET/KEY), as the config's `s3 = addressing_style = path` says (the default for an endpoint that is an IP address or localhost)")
     .help(&[said(&[
         "address s3:// buckets path-style (endpoint/BUCKET/KEY)",
     ])]),
@@ -516,6 +525,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
         Ok(())
     })
     .short_in(b'q', Tools::FASTSUM)
+    .subcommand_help("Print no notices on stderr (summaries of a run without trouble, links left out), only errors and trouble: cron mails only that")
     .help(&[said(&[
         "print no notices (links left out ...), only errors and",
         "trouble, so that cron mails only that; with -c, no OK",
@@ -589,10 +599,10 @@ fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
     Ok(())
 }
 
-/// `--exclude-from=FILE`: FILE's globs (`term::shared`, as the
+/// `--exclude-from=FILE`: FILE's globs (`term::exclude_file`, as the
 /// subcommands read it), or an error naming FILE.
 fn exclude_from(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
-    use crate::term::shared::{read_exclude_file, ExcludeFileError};
+    use crate::term::exclude_file::{read_exclude_file, ExcludeFileError};
     match read_exclude_file(&fastsum::name::path(&value)) {
         Ok(globs) => p.o.tree.walk.excludes.extend(globs),
         Err(ExcludeFileError::Io(e)) => {

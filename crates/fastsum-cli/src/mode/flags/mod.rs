@@ -2,9 +2,11 @@
 //! declared once (`defs.rs`): its names, its value, the tools that take
 //! it, its words in `--help`, and what it does to the parsed command line.
 //! From that one table come the getopt table of each tool (`specs`),
-//! fastsum's `--help` (`write_help`), and the options the man page and the
-//! shell completions list (`fastsum_options`). Nothing reads the help text
-//! back, and an option without a handler does not compile.
+//! fastsum's `--help` (`write_help`), the options the man page and the
+//! shell completions list (`fastsum_options`), and the options the
+//! subcommands share with it (`shared_arg`). Nothing reads the help text
+//! back, and an option without a handler does not compile (one concern,
+//! though a long file: the table's types and everything made from it).
 
 mod defs;
 
@@ -168,6 +170,10 @@ pub(super) struct Flag {
     pub(super) section: Section,
     /// Its entries in fastsum's `--help` (empty: not listed there).
     pub(super) help: &'static [Text],
+    /// Its words in the help of the subcommands that share it
+    /// ([`shared_arg`]), where its first entry's do not fit them (they
+    /// speak of `-c`, or of operands the subcommands do not have).
+    pub(super) subcommand_help: Option<&'static str>,
     pub(super) apply: Apply,
 }
 
@@ -183,6 +189,7 @@ impl Flag {
             tools: Tools::CHECKERS,
             section,
             help: &[],
+            subcommand_help: None,
             apply,
         }
     }
@@ -217,6 +224,12 @@ impl Flag {
 
     pub(super) const fn tools(mut self, tools: Tools) -> Flag {
         self.tools = tools;
+        self
+    }
+
+    /// Its words in the subcommands' help, where `help`'s do not fit them.
+    pub(super) const fn subcommand_help(mut self, words: &'static str) -> Flag {
+        self.subcommand_help = Some(words);
         self
     }
 
@@ -351,6 +364,55 @@ pub fn fastsum_options() -> Vec<DocOption> {
         .collect()
 }
 
+/// The option of fastsum's own mode that clap calls `id` (its long name
+/// with `_` for `-`), as a subcommand that shares it takes it: its names,
+/// its value's name and its words (`subcommand_help`, else its first
+/// entry in `--help`) come from its one definition here, so
+/// that `diff --exclude` and `fastsum --exclude` cannot drift apart. What
+/// the subcommand reads the value as (a `value_parser`, `Append`) and any
+/// words of its own (`mut_arg`) are the subcommand's (`cmd/args.rs`).
+///
+/// # Panics
+///
+/// When fastsum's own mode has no such option: a mistake in the
+/// subcommands' declarations, met by every test that builds a command
+/// (`every_shared_option_is_one_of_fastsum`).
+pub fn shared_arg(id: &'static str) -> clap::Arg {
+    let long = id.replace('_', "-");
+    let flag = FLAGS
+        .iter()
+        .find(|f| f.long && f.name == long && f.tools.has(ToolKind::Fastsum))
+        .unwrap_or_else(|| panic!("--{long} is not an option of fastsum's own mode"));
+    let help: String = match flag.subcommand_help {
+        Some(words) => words.to_string(),
+        None => {
+            let words = flag
+                .help
+                .first()
+                .map(|text| text.lines.join(" "))
+                .unwrap_or_default();
+            let mut chars = words.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect())
+                .unwrap_or_default()
+        }
+    };
+    let mut arg = clap::Arg::new(id).long(flag.name).help(help);
+    if let Some(letter) = flag.short_for(ToolKind::Fastsum) {
+        arg = arg.short(char::from(letter));
+    }
+    match flag.value {
+        Value::None => arg.action(clap::ArgAction::SetTrue),
+        Value::Required(name) => arg.value_name(name).action(clap::ArgAction::Set),
+        Value::Optional(name) => arg
+            .value_name(name)
+            .num_args(0..=1)
+            .require_equals(true)
+            .action(clap::ArgAction::Set),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +468,36 @@ mod tests {
         let cache = options.iter().find(|o| o.long == "cache").unwrap();
         assert!(cache.optional_value);
         assert!(cache.help.contains("checksum cache"), "{}", cache.help);
+    }
+
+    /// Every long option of fastsum's own mode can be shared with a
+    /// subcommand: its names and value as the table says, and words.
+    #[test]
+    fn every_option_of_fastsum_can_be_shared() {
+        for flag in FLAGS
+            .iter()
+            .filter(|f| f.long && f.tools.has(ToolKind::Fastsum))
+        {
+            let id: &'static str = Box::leak(flag.name.replace('-', "_").into_boxed_str());
+            let arg = shared_arg(id);
+            assert_eq!(arg.get_long(), Some(flag.name));
+            assert_eq!(
+                arg.get_short(),
+                flag.short_for(ToolKind::Fastsum).map(char::from)
+            );
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            assert!(
+                help.starts_with(|c: char| !c.is_lowercase()) && help.len() > 10,
+                "--{}: {help:?}",
+                flag.name
+            );
+            match flag.value {
+                Value::None => assert!(!arg.get_action().takes_values()),
+                Value::Required(name) | Value::Optional(name) => {
+                    assert_eq!(arg.get_value_names().map(|v| v[0].as_str()), Some(name));
+                }
+            }
+        }
     }
 
     /// glibc names an ambiguous prefix's possibilities in the table's
