@@ -48,28 +48,44 @@ impl DiskKind {
     }
 
     /// The kind of each of `paths` (`None`: not a path, such as standard
-    /// input: solid), asking sysfs once per device.
+    /// input: solid), asking sysfs once per device, and stating only the
+    /// first of the paths in a row that share a directory: the others are
+    /// taken to be on its device (a run of 50,000 listed files stated
+    /// them all again only for this; a file bind-mounted alone from
+    /// another disk is read as its neighbours are, which changes how
+    /// reads are planned, never what is read).
     pub(crate) fn resolve_all<'a>(
         self,
         paths: impl IntoIterator<Item = Option<&'a Path>>,
     ) -> Vec<DiskKind> {
         let mut known: Vec<(u64, DiskKind)> = Vec::new();
+        let mut last: Option<(&'a Path, DiskKind)> = None;
         paths
             .into_iter()
             .map(|path| match (self, path) {
                 (DiskKind::Auto, Some(path)) => {
-                    let Some(dev) = device_of(path) else {
-                        return DiskKind::Solid;
-                    };
-                    if let Some(&(_, kind)) = known.iter().find(|(d, _)| *d == dev) {
-                        return kind;
+                    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+                    if let (Some(parent), Some((seen, kind))) = (parent, last) {
+                        if seen == parent {
+                            return kind;
+                        }
                     }
-                    let kind = if rotational_device(dev) {
-                        DiskKind::Rotational
-                    } else {
-                        DiskKind::Solid
+                    let kind = match device_of(path) {
+                        None => DiskKind::Solid,
+                        Some(dev) => match known.iter().find(|(d, _)| *d == dev) {
+                            Some(&(_, kind)) => kind,
+                            None => {
+                                let kind = if rotational_device(dev) {
+                                    DiskKind::Rotational
+                                } else {
+                                    DiskKind::Solid
+                                };
+                                known.push((dev, kind));
+                                kind
+                            }
+                        },
                     };
-                    known.push((dev, kind));
+                    last = parent.map(|parent| (parent, kind));
                     kind
                 }
                 (DiskKind::Auto, None) => DiskKind::Solid,
@@ -201,6 +217,16 @@ mod tests {
         assert_eq!(all, [auto, DiskKind::Solid, DiskKind::Solid]);
         let told = DiskKind::Rotational.resolve_all([Some(here), None]);
         assert_eq!(told, [DiskKind::Rotational, DiskKind::Rotational]);
+        // Paths in a row in one directory are on its first's device; each
+        // new directory is asked again.
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs::write(&a, b"a").unwrap();
+        fs::write(&b, b"b").unwrap();
+        let kind = DiskKind::Auto.resolve(&a);
+        let proc_ = Path::new("/proc/self/status");
+        let row = DiskKind::Auto.resolve_all([Some(a.as_path()), Some(b.as_path()), Some(proc_)]);
+        assert_eq!(row, [kind, kind, DiskKind::Solid]);
     }
 }
 
