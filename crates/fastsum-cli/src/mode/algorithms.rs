@@ -7,6 +7,7 @@
 //! algorithm is held. The tree hasher, the renderer and the cache are bound to
 //! it when built; `--update` adopts its list's ([`Algorithms::adopt`]).
 
+use crate::mode::run::Ended;
 use fastsum::manifest::gnu::Family;
 use fastsum::Algorithm;
 
@@ -52,7 +53,7 @@ pub(super) struct Algorithms {
 impl Chosen {
     /// `-a VALUE` as `kind` reads it: for cksum, one of its names; for
     /// fastsum, any algorithm's name. `Err(status)`: refused, said.
-    pub(super) fn algorithm(&mut self, run: &mut Run, value: &[u8]) -> Result<(), i32> {
+    pub(super) fn algorithm(&mut self, run: &mut Run, value: &[u8]) -> Result<(), Ended> {
         let Some(family) = parse_algorithm(run.tool.kind, value) else {
             return Err(invalid_algorithm(run, value));
         };
@@ -92,7 +93,12 @@ impl Chosen {
     /// The algorithm(s) for `tool` (`check`: with `-c`): `-l` applied,
     /// then `--part-size`, then `-c` refused for cksum's and sum's
     /// numbers. `Err(status)`: refused, said.
-    pub(super) fn resolve(self, run: &mut Run, tool: Tool, check: bool) -> Result<Algorithms, i32> {
+    pub(super) fn resolve(
+        self,
+        run: &mut Run,
+        tool: Tool,
+        check: bool,
+    ) -> Result<Algorithms, Ended> {
         let given = match (self.family, self.sum) {
             (Some(family), _) => default_member(family),
             (None, Some(sum)) => sum,
@@ -184,7 +190,7 @@ impl Algorithms {
         run: &mut Run,
         named: &[Algorithm],
         size: (u64, Vec<u8>),
-    ) -> Result<(), i32> {
+    ) -> Result<(), Ended> {
         let (size, text) = size;
         let wanted = match named.is_empty() {
             true => vec![self.one],
@@ -216,7 +222,7 @@ impl Algorithms {
     /// `-c` with cksum's and sum's numbers, which are not digests:
     /// refused, as coreutils refuses it; fastsum's own `-c` checks crc32b
     /// (`rhash --simple`'s and SFV's CRC-32).
-    fn refuse_legacy_check(&self, run: &mut Run, check: bool) -> Result<(), i32> {
+    fn refuse_legacy_check(&self, run: &mut Run, check: bool) -> Result<(), Ended> {
         let kind = run.tool.kind;
         let own_crc32b = run.tool.policy().checks_crc32b && self.one == Algorithm::Crc32b;
         if check
@@ -225,7 +231,7 @@ impl Algorithms {
             && (kind != ToolKind::Cksum || self.specified)
         {
             run.error(b"--check is not supported with --algorithm={bsd,sysv,crc,crc32b}");
-            return Err(run.finish(1));
+            return Err(run.ended_by_finish(1));
         }
         Ok(())
     }
@@ -239,7 +245,7 @@ fn cksum_length(
     family: Option<Family>,
     length: Option<(u64, Vec<u8>)>,
     check: bool,
-) -> Result<Algorithm, i32> {
+) -> Result<Algorithm, Ended> {
     let family = family.unwrap_or(Family::One(Algorithm::Crc));
     let (bits, text) = length.unwrap_or((0, Vec::new()));
     let invalid = |run: &mut Run, then: &[u8]| {
@@ -247,12 +253,12 @@ fn cksum_length(
         m.extend(run.quoting.quote(&text));
         run.error(&m);
         run.error(then);
-        1
+        Ended(1)
     };
     match family {
         Family::One(_) if bits != 0 => {
             run.error(b"--length is only supported with --algorithm blake2b, sha2, or sha3");
-            Err(1)
+            Err(Ended(1))
         }
         Family::One(a) => Ok(a),
         Family::Sha2 | Family::Sha3 => {
@@ -266,7 +272,7 @@ fn cksum_length(
                     "--algorithm={name} requires specifying --length 224, 256, 384, or 512"
                 );
                 run.error(m.as_bytes());
-                return Err(1);
+                return Err(Ended(1));
             }
             if (!check || !text.is_empty()) && !matches!(bits, 224 | 256 | 384 | 512) {
                 let mut then = b"digest length for ".to_vec();
@@ -314,7 +320,7 @@ fn with_length(
     algorithm: Algorithm,
     bits: u64,
     text: &[u8],
-) -> Result<Algorithm, i32> {
+) -> Result<Algorithm, Ended> {
     if bits > 512 {
         let mut m = b"invalid length: ".to_vec();
         m.extend(run.quoting.quote(text));
@@ -323,14 +329,14 @@ fn with_length(
         m.extend(run.quoting.quote(b"BLAKE2b"));
         m.extend_from_slice(b" is 512 bits");
         run.error(&m);
-        return Err(1);
+        return Err(Ended(1));
     }
     if !bits.is_multiple_of(8) {
         let mut m = b"invalid length: ".to_vec();
         m.extend(run.quoting.quote(text));
         run.error(&m);
         run.error(b"length is not a multiple of 8");
-        return Err(1);
+        return Err(Ended(1));
     }
     match algorithm {
         _ if bits == 0 => Ok(algorithm),
@@ -339,7 +345,7 @@ fn with_length(
         }),
         _ => {
             run.error(b"--length is only supported with --algorithm=blake2b");
-            Err(1)
+            Err(Ended(1))
         }
     }
 }
@@ -385,7 +391,7 @@ pub(super) fn default_member(family: Family) -> Algorithm {
     }
 }
 
-fn invalid_algorithm(run: &mut Run, value: &[u8]) -> i32 {
+fn invalid_algorithm(run: &mut Run, value: &[u8]) -> Ended {
     let mut m = b"invalid argument ".to_vec();
     m.extend(run.quoting.quote(value));
     m.extend_from_slice(b" for ");

@@ -7,6 +7,7 @@
 //! run hashes and prints a batch before it reads the next, in the list's
 //! order.
 
+use crate::mode::run::Ended;
 use std::io::{BufRead, BufReader};
 
 use crate::mode::run::Run;
@@ -27,7 +28,7 @@ pub(super) struct Names {
 
 impl Names {
     /// Opens `source`; `Err(status)` (the message out) if it cannot be.
-    pub(super) fn open(run: &mut Run, source: &[u8]) -> Result<Names, i32> {
+    pub(super) fn open(run: &mut Run, source: &[u8]) -> Result<Names, Ended> {
         run.working = true;
         let reader: Box<dyn BufRead> = match source {
             b"-" => Box::new(BufReader::new(std::io::stdin())),
@@ -49,7 +50,7 @@ impl Names {
     /// and left out, as is a name `-` when the list is standard input;
     /// the run's `operand_errors` is set. `Err(status)` if the list cannot
     /// be read on.
-    pub(super) fn next_batch(&mut self, run: &mut Run) -> Result<Vec<Vec<u8>>, i32> {
+    pub(super) fn next_batch(&mut self, run: &mut Run) -> Result<Vec<Vec<u8>>, Ended> {
         let (mut names, mut bytes) = (Vec::new(), 0);
         while !self.done && names.len() < BATCH_NAMES && bytes < BATCH_BYTES {
             let mut name = Vec::new();
@@ -82,7 +83,7 @@ impl Names {
 
     /// Every name left, in one vector (for the runs that need the whole
     /// set at once: `--update`, `--prune-matching`, `-c`, `--raw`).
-    pub(super) fn read_all(&mut self, run: &mut Run) -> Result<Vec<Vec<u8>>, i32> {
+    pub(super) fn read_all(&mut self, run: &mut Run) -> Result<Vec<Vec<u8>>, Ended> {
         let mut all = Vec::new();
         loop {
             let batch = self.next_batch(run)?;
@@ -122,11 +123,11 @@ impl Names {
 
 /// `cannot open F for reading: CAUSE`, du's words for either failure; the
 /// status to exit with.
-pub(super) fn cannot_read(run: &mut Run, source: &[u8], e: &std::io::Error) -> i32 {
+pub(super) fn cannot_read(run: &mut Run, source: &[u8], e: &std::io::Error) -> Ended {
     let mut m = b"cannot open ".to_vec();
     m.extend(run.quoting.quote(source));
     m.extend_from_slice(b" for reading: ");
     m.extend_from_slice(fastsum::Error::os_message(e).as_bytes());
     run.error(&m);
-    1
+    Ended(1)
 }

@@ -64,7 +64,7 @@ pub fn run_fastsum(program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'static s
 fn run_with(tool: Tool, program: Vec<u8>, args: &[Vec<u8>], subcommands: &[&'static str]) -> i32 {
     let mut run = Run::new(tool, program);
     // A usage error: GNU's status 1 for the personalities, 2 for fastsum.
-    let refused = |run: &Run, status: i32| match tool.policy().usage_exits_2 {
+    let refused = |run: &Run, run::Ended(status)| match tool.policy().usage_exits_2 {
         true if status != 0 && !run.working => 2,
         _ => status,
     };

@@ -1,6 +1,7 @@
 //! The coreutils option table and the parsed options, with the checks
 //! on option values that end a run before any work.
 
+use crate::mode::run::Ended;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -163,7 +164,7 @@ impl Options {
     }
 }
 
-pub(super) fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> i32 {
+pub(super) fn invalid_value(run: &mut Run, what: &str, value: &[u8]) -> Ended {
     let mut m = format!("invalid {what}: ").into_bytes();
     m.extend(run.quoting.quote(value));
     run.error(&m);

@@ -5,13 +5,14 @@
 
 use crate::mode::flags::{self, Asked, Parsed};
 use crate::mode::help;
+use crate::mode::run::Ended;
 use crate::mode::run::Run;
 use crate::term::getopt::Getopt;
 
 /// Reads `args` as `run.tool` takes them; `Err(status)` when the run ends
 /// here (a usage error, `--help`, `--version`: printed where given, as
 /// coreutils does, before any later option is read).
-pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
+pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, Ended> {
     let tool = run.tool;
     let mut p = Parsed::new(tool);
     let specs = flags::specs(tool.kind);
@@ -34,7 +35,7 @@ pub(super) fn parse(run: &mut Run, args: &[Vec<u8>]) -> Result<Parsed, i32> {
             // Found at exit by close_stdout, with no cause.
             run.write_error_cause = false;
             run.working = true;
-            return Err(run.finish(0));
+            return Err(run.ended_by_finish(0));
         }
     }
     p.operands = getopt.into_operands();

@@ -5,6 +5,7 @@
 //! `directory_digest` record instead of its files (its symbolic links
 //! still come, to be counted); the rest is listed as `-r --json` lists it.
 
+use crate::mode::run::Ended;
 use std::io::Read;
 
 use fastsum::dirdigest::Offers;
@@ -24,7 +25,7 @@ pub(super) fn adopt(
     o: &mut Options,
     source: &[u8],
     operands: &[Vec<u8>],
-) -> Result<(), i32> {
+) -> Result<(), Ended> {
     let refused = [
         (
             !o.tree.recursive || !o.json,
@@ -48,7 +49,7 @@ pub(super) fn adopt(
     run.refuse_first(&refused)?;
     if let Some(why) = o.algorithms.one().directory_digest_refusal() {
         run.error(why.as_bytes());
-        return Err(1);
+        return Err(Ended(1));
     }
     run.working = true;
     let mut bytes = Vec::new();
@@ -70,7 +71,7 @@ pub(super) fn adopt(
             let mut m = run.quoting.quote(source);
             m.extend_from_slice(format!(": {why}").as_bytes());
             run.error(&m);
-            Err(1)
+            Err(Ended(1))
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `algorithms.rs`), the read strategy, the conflicts coreutils refuses (in its
 //! order and words), and the operands (`-` or `.` when none are given).
 
+use crate::mode::run::Ended;
 use fastsum::pipeline::Order;
 use fastsum::Algorithm;
 use fastsum::ReadStrategy;
@@ -15,7 +16,7 @@ use crate::personality::{Tool, ToolKind};
 /// The options to run with, the operands, and the rest of a
 /// `--files0-from` list still to read (its first batch is in the
 /// operands); `Err(status)` when a setting cannot be (the message is out).
-pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
+pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, Ended> {
     let Parsed {
         mut o,
         algorithms,
@@ -65,7 +66,7 @@ pub(super) fn resolve(run: &mut Run, parsed: Parsed) -> Result<Resolved, i32> {
     };
     if o.raw && operands.len() > 1 {
         run.error(b"the --raw option is not supported with multiple files");
-        return Err(run.finish(1));
+        return Err(run.ended_by_finish(1));
     }
 
     if cache_without_path {
@@ -95,7 +96,7 @@ pub(super) type Resolved = (Options, Vec<Vec<u8>>, Option<Names>);
 
 /// fastsum's own options that do not go with others: several `-a` (one
 /// read, tagged lines) and `--max-depth` without `-r`.
-fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Result<(), i32> {
+fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Result<(), Ended> {
     if o.algorithms.several() {
         let refused = [
             (o.check, "-c (each line names its own algorithm)"),
@@ -147,7 +148,7 @@ fn fastsum_combinations(run: &mut Run, o: &Options, length_given: bool) -> Resul
 
 /// `--update=MANIFEST`: the manifest says the shape and the algorithm;
 /// a tree is walked in order into it.
-fn update_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+fn update_combinations(run: &mut Run, o: &Options) -> Result<(), Ended> {
     let refused = [
         (!o.tree.recursive, "the --update option is meaningful only with --recursive"),
         (o.check, "--update and -c do not go together"),
@@ -162,7 +163,7 @@ fn update_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
 }
 
 /// `--format=hashdeep`: hashdeep's own algorithms, its own lines.
-fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), Ended> {
     let refused = [
         (
             o.no_follow && o.tree.walk.follow_links,
@@ -188,7 +189,7 @@ fn hashdeep_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
 
 /// `--dirs` (a directory digest line after each directory's files) needs
 /// the whole sorted walk and a hash algorithm.
-fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), Ended> {
     let refused = [
         (
             !o.tree.recursive && !o.check,
@@ -206,7 +207,7 @@ fn dirs_combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
     run.refuse_first(&refused)?;
     if let Some(why) = o.algorithms.one().directory_digest_refusal() {
         run.error(why.as_bytes());
-        return Err(1);
+        return Err(Ended(1));
     }
     Ok(())
 }
@@ -220,7 +221,7 @@ fn operands_from(
     source: &[u8],
     given: Vec<Vec<u8>>,
     whole: bool,
-) -> Result<(Vec<Vec<u8>>, Option<Names>), i32> {
+) -> Result<(Vec<Vec<u8>>, Option<Names>), Ended> {
     if let Some(first) = given.first() {
         let mut m = b"extra operand ".to_vec();
         m.extend(run.quoting.quote(first));
@@ -235,7 +236,7 @@ fn operands_from(
     };
     if names.is_empty() {
         // Nothing listed: nothing to do (not standard input).
-        return Err(run.finish(i32::from(run.operand_errors)));
+        return Err(run.ended_by_finish(i32::from(run.operand_errors)));
     }
     o.names_given = true;
     Ok((names, (!list.done()).then_some(list)))

@@ -11,6 +11,15 @@ use crate::personality::Tool;
 use crate::term::count;
 use crate::term::output::{Buffering, Output};
 
+/// A run that ends early: what it had to say is said (through [`Run`]'s
+/// messages, or `--help` on stdout), and this is the exit status it asks
+/// (a command line refused is mapped to fastsum's 2 once, in
+/// `mode::run_with`). A type of its own so that a count, a length or an
+/// unsaid failure is not taken for an ended run.
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::mode) struct Ended(pub(in crate::mode) i32);
+
 /// One run of a coreutils-style tool.
 pub(super) struct Run {
     pub(super) tool: Tool,
@@ -129,7 +138,7 @@ impl Run {
 
     /// getopt's complaint (`PROGRAM: unrecognized option ...`, the
     /// program as called), then the "Try" line; exit status 1.
-    pub(super) fn getopt_error(&mut self, message: &[u8]) -> i32 {
+    pub(super) fn getopt_error(&mut self, message: &[u8]) -> Ended {
         let mut line = self.program.clone();
         line.extend_from_slice(b": ");
         line.extend_from_slice(message);
@@ -141,14 +150,14 @@ impl Run {
     /// A usage error: the message, then the "Try" line; exit status 1.
     /// The first of `refused` that was given, said as a usage error
     /// (`Err` is the exit status): options that do not go together.
-    pub(super) fn refuse_first(&mut self, refused: &[(bool, &str)]) -> Result<(), i32> {
+    pub(super) fn refuse_first(&mut self, refused: &[(bool, &str)]) -> Result<(), Ended> {
         match refused.iter().find(|(given, _)| *given) {
             Some((_, m)) => Err(self.usage_error(Some(m))),
             None => Ok(()),
         }
     }
 
-    pub(super) fn usage_error(&mut self, message: Option<&str>) -> i32 {
+    pub(super) fn usage_error(&mut self, message: Option<&str>) -> Ended {
         if let Some(m) = message {
             self.error(m.as_bytes());
         }
@@ -156,7 +165,13 @@ impl Run {
         line.extend_from_slice(&self.program);
         line.extend_from_slice(b" --help' for more information.\n");
         self.out.err_raw(&line);
-        1
+        Ended(1)
+    }
+
+    /// The run ends here with `status`: its output flushed (a write that
+    /// failed makes it 1, said, as [`Run::finish`]).
+    pub(super) fn ended_by_finish(&mut self, status: i32) -> Ended {
+        Ended(self.finish(status))
     }
 
     /// coreutils 9.10 checks stdout after each digest line and `-c`

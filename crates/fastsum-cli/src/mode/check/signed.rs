@@ -4,6 +4,7 @@
 //! nothing is checked and the run exits 2; held, who signed is said and
 //! the signed text (never the file read again) is the list checked.
 
+use crate::mode::run::Ended;
 use std::io::Read;
 
 use fastsum::signed::{self, Refusal, VerifyOptions};
@@ -12,7 +13,7 @@ use crate::mode::options::Options;
 use crate::mode::run::Run;
 
 /// The options that go with them; `Err` is the exit status.
-pub(in crate::mode) fn combinations(run: &mut Run, o: &Options) -> Result<(), i32> {
+pub(in crate::mode) fn combinations(run: &mut Run, o: &Options) -> Result<(), Ended> {
     let s = &o.signing;
     run.refuse_first(&[
         (

@@ -8,6 +8,7 @@
 //! what it sets; `resolve.rs` then checks it against the others.
 //! It holds one concern, one table: its length is the number of options.
 
+use crate::mode::run::Ended;
 use fastsum::pipeline::Order;
 use fastsum::Algorithm;
 
@@ -103,7 +104,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
                     m.extend_from_slice(cause.as_bytes());
                 }
                 run.error(&m);
-                return Err(1);
+                return Err(Ended(1));
             }
         }
         Ok(())
@@ -571,7 +572,7 @@ pub(in crate::mode) static FLAGS: &[Flag] = &[
 
 /// `--format=NAME`: hashdeep's lists written (`hashdeep`), or, with `-c`,
 /// the format lists are read in.
-fn format(run: &mut Run, o: &mut Options, value: &[u8]) -> Result<(), i32> {
+fn format(run: &mut Run, o: &mut Options, value: &[u8]) -> Result<(), Ended> {
     use fastsum::manifest::list::ListFormat;
     let name = String::from_utf8_lossy(value);
     o.hashdeep = name == "hashdeep";
@@ -585,7 +586,7 @@ fn format(run: &mut Run, o: &mut Options, value: &[u8]) -> Result<(), i32> {
 }
 
 /// `--cache[=PATH]`: the cache file (the default one without `=PATH`).
-fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
+fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), Ended> {
     p.cache_without_path = value.is_empty();
     p.o.remote.cache = true;
     let given = (!value.is_empty()).then(|| fastsum::name::path(&value).into_owned());
@@ -593,7 +594,7 @@ fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
         Ok(path) => p.o.cache = Some(path),
         Err(m) => {
             run.error(m.as_bytes());
-            return Err(1);
+            return Err(Ended(1));
         }
     }
     Ok(())
@@ -601,7 +602,7 @@ fn cache(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
 
 /// `--exclude-from=FILE`: FILE's globs (`term::exclude_file`, as the
 /// subcommands read it), or an error naming FILE.
-fn exclude_from(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32> {
+fn exclude_from(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), Ended> {
     use crate::term::exclude_file::{read_exclude_file, ExcludeFileError};
     match read_exclude_file(&fastsum::name::path(&value)) {
         Ok(globs) => p.o.tree.walk.excludes.extend(globs),
@@ -613,7 +614,7 @@ fn exclude_from(run: &mut Run, p: &mut Parsed, value: Vec<u8>) -> Result<(), i32
             m.extend_from_slice(b": ");
             m.extend_from_slice(e.to_string().as_bytes());
             run.error(&m);
-            return Err(1);
+            return Err(Ended(1));
         }
     }
     Ok(())

@@ -12,6 +12,7 @@ mod defs;
 
 use crate::mode::algorithms::Chosen;
 use crate::mode::options::Options;
+use crate::mode::run::Ended;
 use crate::mode::run::Run;
 use crate::personality::{Tool, ToolKind};
 use crate::term::getopt::{HasArg, OptSpec};
@@ -66,7 +67,7 @@ impl Parsed {
 
 /// What an option does to the command line read so far: `Err(status)`
 /// ends the run (a bad value, `--help`).
-pub(super) type Apply = fn(&mut Run, &mut Parsed, Vec<u8>) -> Result<(), i32>;
+pub(super) type Apply = fn(&mut Run, &mut Parsed, Vec<u8>) -> Result<(), Ended>;
 
 /// The tools that take an option (a set of [`ToolKind`]s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

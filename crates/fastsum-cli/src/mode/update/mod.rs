@@ -8,6 +8,7 @@
 //! is replaced when a file could not be read: a list must never lose a
 //! file's record because of a bad read.
 
+use crate::mode::run::Ended;
 use std::path::Path;
 
 use fastsum::manifest::read::Manifest;
@@ -29,14 +30,14 @@ pub(super) mod style;
 /// `--update=MANIFEST`: reads the manifest and takes its shape and
 /// algorithm(s) for the run; the cache is used (the default one unless
 /// `--cache=PATH`). `Err` is the exit status, said.
-pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(), i32> {
+pub(super) fn adopt(run: &mut Run, o: &mut Options, manifest: &[u8]) -> Result<(), Ended> {
     run.working = true;
     let path = fastsum::name::path(manifest).into_owned();
     let failed = |run: &mut Run, why: &str| {
         let mut m = crate::term::named(manifest).into_bytes();
         m.extend_from_slice(format!(": {why}").as_bytes());
         run.error(&m);
-        Err(1)
+        Err(Ended(1))
     };
     // A regular file only: it is renamed over at the end. A FIFO was
     // waited on without end, and a link to a pipe (`/dev/stdin`) read
@@ -119,7 +120,7 @@ fn adopt_one(
     style: &Style,
     terminator: u8,
     old: &Manifest,
-) -> Result<(), i32> {
+) -> Result<(), Ended> {
     o.algorithms.adopt(&[old.algorithm], style.base64);
     if style.binary {
         o.read_mode = Some(crate::mode::options::ReadMode::Binary);
@@ -184,7 +185,7 @@ fn listed_answers(
     run: &mut Run,
     path: &Path,
     algorithm: Algorithm,
-) -> Result<(fastsum::cache::CacheRun, Manifest), i32> {
+) -> Result<(fastsum::cache::CacheRun, Manifest), Ended> {
     let read = fastsum::open_regular(path)
         .map_err(|e| e.kind().to_string())
         .and_then(|f| Manifest::read(std::io::BufReader::new(f), Some(algorithm)));
@@ -192,7 +193,7 @@ fn listed_answers(
         Ok(list) => list,
         Err(why) => {
             run.error(format!("{}: {why}", file::named(path)).as_bytes());
-            return Err(1);
+            return Err(Ended(1));
         }
     };
     Ok((list.stamped_answers(), list))
