@@ -386,27 +386,23 @@ fn candidates_of(src: &Candidates, trees: &ArchiveFiles, answers: &Answers) -> V
 /// 4.1-4.3 s with 32, 4.3 s with 64 (hashing both trees whole: 3.9 s).
 const ENDS_IN_FLIGHT: usize = 32;
 
-/// How many reads of ends wait at once: [`ENDS_IN_FLIGHT`] more than the
-/// cores on solid state; on a rotational disk one a core, the head's seeks
-/// being the cost.
+/// How many reads of ends wait at once (`threads` 0: every core):
+/// [`ENDS_IN_FLIGHT`] more than the cores on solid state; on a rotational
+/// disk one a core, the head's seeks being the cost.
 fn ends_readers(items: &[Item], src: &Candidates, archive: &Candidates, threads: usize) -> usize {
-    let threads = threads.max(1);
+    let threads = match threads {
+        0 => crate::TreeOptions::available_threads(),
+        n => n,
+    };
     let first = |archive_side: bool| {
-        items
-            .iter()
-            .find(|item| item.archive == archive_side)
-            .map(|item| {
-                let side = if item.archive { archive } else { src };
-                side.path(item.index as usize)
-            })
+        let item = items.iter().find(|item| item.archive == archive_side)?;
+        let side = if item.archive { archive } else { src };
+        Some(side.path(item.index as usize))
     };
     let rotational = [first(false), first(true)]
         .into_iter()
         .flatten()
-        .any(|path| {
-            crate::fs::device::DiskKind::Auto.resolve(path)
-                == crate::fs::device::DiskKind::Rotational
-        });
+        .any(crate::fs::device::rotational);
     if rotational {
         threads
     } else {

@@ -377,7 +377,7 @@ pub fn fastsum_options() -> Vec<DocOption> {
 ///
 /// When fastsum's own mode has no such option: a mistake in the
 /// subcommands' declarations, met by every test that builds a command
-/// (`every_shared_option_is_one_of_fastsum`).
+/// (`cmd::args`' `every_command_with_shared_options_is_well_formed`).
 pub fn shared_arg(id: &'static str) -> clap::Arg {
     let long = id.replace('_', "-");
     let flag = FLAGS
